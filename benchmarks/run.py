@@ -1,0 +1,74 @@
+"""Run one benchmark suite: ``python benchmarks/run.py NAME [--quick] [--json]``.
+
+Each suite is a module ``benchmarks/suites/NAME.py`` with:
+
+- ``run(quick: bool) -> dict``: does the measuring and returns a JSON-serialisable dict;
+- ``render(result: dict, console) -> None`` (optional): prints rich tables for people.
+
+With ``--json`` exactly one JSON object is printed on stdout (progress, if any, goes to stderr).
+Every result carries ``suite``, ``quick``, ``date`` and ``machine`` so a figure can be traced to its run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+
+def available() -> list[str]:
+    return sorted(p.stem for p in (HERE / "suites").glob("*.py") if not p.stem.startswith("_"))
+
+
+def machine() -> dict:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="benchmarks/run.py", description=__doc__.splitlines()[0])
+    parser.add_argument("name", help="suite name: " + ", ".join(available()))
+    parser.add_argument("--quick", action="store_true", help="small sizes, finishes in under a minute")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    args = parser.parse_args(argv)
+    if args.name not in available():
+        parser.error(f"unknown suite {args.name!r}; choose one of: {', '.join(available())}")
+    suite = importlib.import_module(f"suites.{args.name}")
+    result = suite.run(quick=args.quick)
+    result = {
+        "suite": args.name,
+        "quick": args.quick,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        **result,
+    }
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        from rich.console import Console
+
+        console = Console()
+        render = getattr(suite, "render", None)
+        if render is not None:
+            render(result, console)
+        else:
+            console.print_json(json.dumps(result, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

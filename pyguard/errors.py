@@ -1,0 +1,64 @@
+"""The one error hierarchy of pyguard.
+
+Every error pyguard raises on purpose is a :class:`PyguardError`. Messages name the offending value and say
+what to do about it. The same situation always raises the same type.
+
+    PyguardError
+    ├── ConfigError (also ValueError)        bad configuration: key, value, file
+    ├── InputError (also ValueError)         bad input data: a trace, a recording, a CLI argument
+    │   └── TraceFormatError                 a malformed trace line (carries path and line number)
+    ├── JvmError (also RuntimeError)         the JVM edge: no JDK, jars not built, JVM started without them
+    ├── BudgetError                          the engine was used wrongly (event after the run ended, ...)
+    └── RunError                             a guarded run could not be carried out
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PyguardError",
+    "ConfigError",
+    "InputError",
+    "TraceFormatError",
+    "JvmError",
+    "BudgetError",
+    "RunError",
+]
+
+
+class PyguardError(Exception):
+    """Base class of every error pyguard raises on purpose."""
+
+
+class ConfigError(PyguardError, ValueError):
+    """A configuration value is invalid. The message names the key, the value and what is expected."""
+
+
+class InputError(PyguardError, ValueError):
+    """Input data (a recording, a trace, a CLI argument) is invalid."""
+
+
+class TraceFormatError(InputError):
+    """A trace or recording file is malformed at a given line."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f":{line}"
+            where += ": "
+        super().__init__(where + message)
+        self.path = path
+        self.line = line
+
+
+class JvmError(PyguardError, RuntimeError):
+    """The JVM could not be started or used (no JDK, bridge jars missing, JVM started without them)."""
+
+
+class BudgetError(PyguardError):
+    """The engine was driven incorrectly (for example an event after the run already ended)."""
+
+
+class RunError(PyguardError, RuntimeError):
+    """A guarded run could not be carried out."""

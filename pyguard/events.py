@@ -1,0 +1,151 @@
+"""Typed events: what the Java sensor reports for every model call, and how a run starts and ends.
+
+These models are the contract between the JVM edge (which builds them from the JSON the Java
+``GuardSensor`` sends), the engine (which consumes them one at a time) and the trace format (which writes
+them, one JSON line each). They are pure data: no JVM, no jpype.
+
+Iteration semantics: iteration ``index`` (1-based) is the ``index``-th model call of a run. Its
+``observations`` are the tool results (and any new user message) that arrived in the request of that call
+since the previous model call, i.e. the results of the *previous* iteration's ``tool_calls``. Its
+``tool_calls`` are what the model asked for in its response.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ToolCall",
+    "Observation",
+    "IterationEvent",
+    "Outcome",
+    "RunStart",
+    "RunEnd",
+    "RunRecord",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolCall(_Frozen):
+    """One tool call the model requested."""
+
+    id: str | None = None
+    """The provider's tool call id (may be missing or repeated in recordings)."""
+    name: str
+    """The tool name as the model wrote it (it may not exist: hallucinated names are reported as-is)."""
+    arguments: str = ""
+    """The raw JSON arguments string exactly as the model produced it (may be malformed JSON)."""
+
+
+class Observation(_Frozen):
+    """Something the run saw between two model calls: a tool result, or a new user/system message."""
+
+    kind: Literal["tool", "user", "system"] = "tool"
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    text: str = ""
+    """The full text. Never truncated by pyguard."""
+    is_error: bool = False
+
+
+class IterationEvent(_Frozen):
+    """One model call of a run, as the sensor saw it."""
+
+    run_id: str
+    index: int = Field(ge=1)
+    """1-based number of this model call within the run."""
+    provider: str | None = None
+    model: str | None = None
+    input_tokens: int | None = None
+    """None when the provider reported no usage."""
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    latency_ms: float | None = None
+    finish_reason: str | None = None
+    """LangChain4j FinishReason name (STOP, LENGTH, TOOL_EXECUTION, CONTENT_FILTER, OTHER) or None."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    text: str | None = None
+    """The AI message text of the response, if any."""
+    error: str | None = None
+    """Set when the model call failed (the sensor's onError): the error's class and message."""
+    task_type: str | None = None
+    timestamp_ms: float | None = None
+    """Wall-clock time of the response in epoch milliseconds (None in synthetic events)."""
+
+    @property
+    def is_final(self) -> bool:
+        """True when the model answered without requesting a tool (the loop ends after this call)."""
+        return not self.tool_calls and self.error is None
+
+
+class Outcome(str, Enum):
+    """How a run ended. Exactly one per run. A run stopped by a cap or a stall is never SUCCEEDED."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    EXPIRED = "expired"
+    STALLED = "stalled"
+    ESCALATED = "escalated"
+    CANCELLED = "cancelled"
+    GUARD_ERROR = "guard_error"
+
+
+class RunStart(_Frozen):
+    """The header of a run."""
+
+    run_id: str
+    task_type: str | None = None
+    task: str | None = None
+    """The user's task text, if known."""
+    agent_style: str | None = None
+    """'aiservices', 'agentic', 'executor', or None for recordings."""
+    policy: dict | None = None
+    """The policy configuration used (a dumped config), if any."""
+    started_at_ms: float | None = None
+
+
+class RunEnd(_Frozen):
+    """The footer of a run: its one outcome and why."""
+
+    run_id: str
+    outcome: Outcome
+    reason: str = ""
+    answer: str | None = None
+    """The final answer, or the salvaged last answer of a run stopped early (its outcome still says so)."""
+    iterations: int = 0
+    tool_calls: int = 0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    cost: float | None = None
+    wall_ms: float | None = None
+    evidence: dict = Field(default_factory=dict)
+    success_label: bool | None = None
+    """For recordings: the recorded outcome label (success/reward/resolved), None when unknown."""
+    censored: bool = False
+    """True when the run was cut off before it finished (it still requested tools at its last call)."""
+
+
+class RunRecord(BaseModel):
+    """A whole run in memory: header, iterations, footer (footer may be None for a run still going or cut short)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: RunStart
+    events: list[IterationEvent] = Field(default_factory=list)
+    end: RunEnd | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.start.run_id
+
+    @property
+    def task_type(self) -> str | None:
+        return self.start.task_type
