@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets up everything pyguard needs in this checkout, idempotently:
+#   - a virtual environment in .venv with pyguard installed (editable) and its test dependencies;
+#   - the Java bridge built by Maven, its jar and runtime dependencies copied into pyguard/_jars.
+# Needs: python3 >= 3.11, a JDK >= 17 (JAVA_HOME or java on PATH), Maven (mvn).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "setup: '$1' not found on PATH. $2" >&2; exit 2; }; }
+need python3 "Install Python 3.11 or newer."
+need mvn "Install Maven 3.8+ (Debian: apt-get install maven)."
+need java "Install a JDK 17+ (Debian: apt-get install openjdk-17-jdk) or set JAVA_HOME."
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv" >&2
+  "$PY" -m venv .venv
+fi
+# Reinstall only when pyproject.toml changed since the last install.
+stamp=.venv/.pyguard-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing pyguard and its test dependencies into .venv" >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+  touch "$stamp"
+fi
+echo "setup: building the Java bridge (mvn -q -f java/pom.xml package -DskipTests)" >&2
+mvn -q -B -f java/pom.xml package -DskipTests
