@@ -1,0 +1,117 @@
+"""The result of one guarded run: its outcome and the trace that shows why.
+
+:class:`RunResult` is what :class:`pyguard.guard.Guard` returns and what the pytest plugin's assertions read.
+It can also be built from a recorded run (``RunResult.from_record``), so the same assertions work offline.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pyguard.decisions import Decision
+from pyguard.events import Outcome, RunEnd, RunRecord
+
+__all__ = ["RunResult"]
+
+
+class RunResult(BaseModel):
+    """One run's answer (or salvaged answer), its one outcome, its counts, and its full trace."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    record: RunRecord
+    """The whole trace: header, every iteration event, footer (always present on a result)."""
+    decisions: tuple[Decision, ...] = ()
+    """The guard's decision after each iteration (empty for an unguarded run)."""
+    gains: tuple[float, ...] = ()
+    """Information gain per iteration, as the engine estimated it."""
+    trace_path: str | None = None
+    """Where the JSONL trace was written, if it was."""
+
+    @classmethod
+    def from_record(cls, record: RunRecord, **kwargs) -> "RunResult":
+        if record.end is None:
+            from pyguard.errors import InputError
+
+            raise InputError(f"run {record.run_id!r} has no run_end footer: it is incomplete and has no outcome")
+        return cls(record=record, **kwargs)
+
+    @property
+    def end(self) -> RunEnd:
+        assert self.record.end is not None
+        return self.record.end
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+    @property
+    def task_type(self) -> str | None:
+        return self.record.task_type
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.end.outcome
+
+    @property
+    def succeeded(self) -> bool:
+        return self.end.outcome is Outcome.SUCCEEDED
+
+    @property
+    def answer(self) -> str | None:
+        return self.end.answer
+
+    @property
+    def reason(self) -> str:
+        return self.end.reason
+
+    @property
+    def evidence(self) -> dict:
+        return self.end.evidence
+
+    @property
+    def iterations(self) -> int:
+        return self.end.iterations or len(self.record.events)
+
+    @property
+    def model_calls(self) -> int:
+        return len(self.record.events)
+
+    @property
+    def tool_calls(self) -> int:
+        return self.end.tool_calls or sum(len(e.tool_calls) for e in self.record.events)
+
+    @property
+    def total_tokens(self) -> int | None:
+        if self.end.total_tokens is not None:
+            return self.end.total_tokens
+        totals = [e.total_tokens for e in self.record.events]
+        return None if not totals or any(t is None for t in totals) else sum(totals)  # type: ignore[misc]
+
+    @property
+    def reflections(self) -> list[int]:
+        """Iterations after which the guard injected a reflection."""
+        return [d.iteration for d in self.decisions if d.action.value == "reflect" and d.iteration is not None]
+
+    def action_counts(self) -> Counter[str]:
+        """How often each exact action (tool name + raw arguments) was requested."""
+        return Counter(f"{c.name}({c.arguments})" for e in self.record.events for c in e.tool_calls)
+
+    def summary(self, max_lines: int = 12) -> str:
+        """A few lines for humans: outcome, counts, gains, the most repeated actions."""
+        lines = [
+            f"run {self.run_id}: outcome={self.outcome.value} reason={self.reason or '-'}",
+            f"  model calls={self.model_calls} tool calls={self.tool_calls} total tokens={self.total_tokens}",
+        ]
+        if self.gains:
+            lines.append("  gains: " + " ".join(f"{g:.2f}" for g in self.gains[:40]) + (" ..." if len(self.gains) > 40 else ""))
+        if self.reflections:
+            lines.append(f"  reflections after iterations: {self.reflections}")
+        repeated = [(a, n) for a, n in self.action_counts().most_common(5) if n > 1]
+        for action, n in repeated:
+            lines.append(f"  repeated {n}x: {action[:160]}")
+        if self.answer:
+            lines.append(f"  answer: {self.answer[:200]!r}")
+        return "\n".join(lines[:max_lines])
