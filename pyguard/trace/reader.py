@@ -1,0 +1,154 @@
+"""Read pyguard traces: strict per line, honest about runs that never ended.
+
+- A line that is not a whole, valid record raises :class:`~pyguard.errors.TraceFormatError` naming the file
+  and the line number. Nothing is half-loaded: a record either validates completely or the read fails.
+- The one exception is the *last* line of a file when it has no newline and does not parse: that is the
+  mark of a writer killed mid-write. It is skipped, reported in :attr:`TraceFile.torn_line`, and the run it
+  belonged to simply has no footer.
+- A run with no ``run_end`` footer is returned with ``record.end = None`` (:attr:`TraceRun.complete` is
+  False): never dropped, never taken for a success.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from pyguard.decisions import Decision
+from pyguard.errors import TraceFormatError
+from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
+from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun
+
+__all__ = ["read_trace", "iter_lines", "describe_validation_error"]
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line."""
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            ended = raw.endswith(b"\n")
+            body = raw.rstrip(b"\r\n")
+            if body.strip():
+                yield number, body, ended
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """A pydantic error in one line: ``field.path: message; ...`` (at most five items)."""
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "(record)"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    more = len(exc.errors()) - 5
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.runs: dict[str, TraceRun] = {}
+        self.ended: set[str] = set()
+
+    def fail(self, line: int, message: str) -> TraceFormatError:
+        return TraceFormatError(message, path=self.path, line=line)
+
+    def open_run(self, line: int, run_id: object, what: str) -> TraceRun:
+        if not isinstance(run_id, str):
+            raise self.fail(line, f"{what} record has no string 'run_id' (got {run_id!r}); every record names its run")
+        if run_id in self.ended:
+            raise self.fail(line, f"{what} record for run {run_id!r} after its run_end footer; a run ends once")
+        run = self.runs.get(run_id)
+        if run is None:
+            raise self.fail(line, f"{what} record for run {run_id!r} before its run_start header")
+        return run
+
+    def validate(self, line: int, model: type, data: dict, what: str):  # noqa: ANN202
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise self.fail(line, f"invalid {what} record: {describe_validation_error(exc)}") from None
+
+    def feed(self, line: int, obj: dict) -> None:
+        kind = obj.pop("type", None)
+        if kind not in RECORD_TYPES:
+            hint = ""
+            if kind is None and ("messages" in obj or "traj" in obj):
+                hint = " (it looks like an OpenAI run object: load it with format='openai', and keep formats apart)"
+            raise self.fail(line, f"unknown record type {kind!r}; expected one of {', '.join(RECORD_TYPES)}{hint}")
+        if kind == "run_start":
+            self.start(line, obj)
+        elif kind == "iteration":
+            run = self.open_run(line, obj.get("run_id"), "iteration")
+            event = self.validate(line, IterationEvent, obj, "iteration")
+            expected = len(run.record.events) + 1
+            if event.index != expected:
+                raise self.fail(
+                    line,
+                    f"iteration {event.index} of run {event.run_id!r} is out of order: expected {expected}"
+                    " (a record is missing or duplicated)",
+                )
+            run.record.events.append(event)
+        elif kind == "decision":
+            run = self.open_run(line, obj.pop("run_id", None), "decision")
+            decision = self.validate(line, Decision, obj, "decision")
+            last = len(run.record.events)
+            if decision.iteration is None or not 1 <= decision.iteration <= last:
+                raise self.fail(
+                    line,
+                    f"decision of run {run.run_id!r} names iteration {decision.iteration!r}, but iterations"
+                    f" 1..{last} were read so far; a decision follows the iteration it is about",
+                )
+            run.decisions.append(decision)
+        else:
+            run = self.open_run(line, obj.get("run_id"), "run_end")
+            run.record.end = self.validate(line, RunEnd, obj, "run_end")
+            self.ended.add(run.run_id)
+
+    def start(self, line: int, obj: dict) -> None:
+        version = obj.pop("version", None)
+        if version != FORMAT_VERSION:
+            if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+                raise self.fail(line, f"trace format version {version} is newer than this pyguard reads"
+                                      f" ({FORMAT_VERSION}); upgrade pyguard")
+            raise self.fail(line, f"run_start header has version {version!r}; expected {FORMAT_VERSION}")
+        start = self.validate(line, RunStart, obj, "run_start")
+        if start.run_id in self.runs:
+            first = self.runs[start.run_id].first_line
+            raise self.fail(line, f"run {start.run_id!r} starts twice (first at line {first}); run ids must be unique")
+        self.runs[start.run_id] = TraceRun(
+            record=RunRecord(start=start), source=self.path, first_line=line
+        )
+
+
+def read_trace(path: str | os.PathLike[str]) -> TraceFile:
+    """Read one pyguard trace file (runs in header order; incomplete runs included with ``end=None``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise TraceFormatError("no such trace file; pass the path of a .jsonl trace", path=str(p))
+    reader = _Reader(str(p))
+    torn: int | None = None
+    pending: tuple[int, bytes, bool] | None = None
+    for item in iter_lines(p):  # one line behind, to know which line is the last
+        if pending is not None:
+            _feed_line(reader, *pending, is_last=False)
+        pending = item
+    if pending is not None:
+        torn = _feed_line(reader, *pending, is_last=True)
+    return TraceFile(path=str(p), runs=list(reader.runs.values()), torn_line=torn)
+
+
+def _feed_line(reader: _Reader, number: int, raw: bytes, ended: bool, *, is_last: bool) -> int | None:
+    """Parse and feed one line; returns the line number when it is a torn last line that was skipped."""
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        if is_last and not ended:
+            return number
+        raise reader.fail(number, f"not valid JSON ({exc}); a trace line is one whole JSON object") from None
+    if not isinstance(obj, dict):
+        raise reader.fail(number, f"a trace line must be a JSON object, got {type(obj).__name__}")
+    reader.feed(number, obj)
+    return None

@@ -1,0 +1,178 @@
+"""Write pyguard traces as runs go: one line per record, written and flushed at once.
+
+A :class:`TraceWriter` may be shared by many threads (one lock; each record is one ``write`` of one whole
+line followed by a flush), so concurrent runs interleave whole lines in one file. A process killed mid-run
+leaves every record written so far readable; at worst its last line is cut mid-record, and the reader skips
+that torn line and reports the run as incomplete.
+
+The writer refuses records that would make the trace unreadable (an iteration of a run never started, an
+iteration index out of order, a record after the footer), so a mistake shows where it is made.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import BinaryIO
+
+from pyguard.decisions import Decision
+from pyguard.errors import TraceFormatError
+from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
+from pyguard.trace.records import FORMAT_VERSION, encode_record
+
+__all__ = ["TraceWriter", "write_runs"]
+
+
+class TraceWriter:
+    """Append pyguard trace records to a file (or a binary stream), thread-safe, flushed per record.
+
+    ``TraceWriter(path)`` appends to ``path`` (created with its parent folders if needed); pass
+    ``mode="w"`` to start the file afresh. ``fsync=True`` also asks the OS to put every record on disk
+    (survives a machine crash, costs a disk sync per record); without it a killed *process* loses nothing
+    already written. Use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, target: str | os.PathLike[str] | BinaryIO, *, mode: str = "a", fsync: bool = False) -> None:
+        if mode not in ("a", "w"):
+            raise ValueError(f"TraceWriter mode {mode!r} is not supported: use 'a' (append) or 'w' (overwrite)")
+        self._lock = threading.Lock()
+        self._fsync = fsync
+        self._open: dict[str, int] = {}  # run_id -> index of its last iteration written
+        self._ended: set[str] = set()
+        if isinstance(target, (str, os.PathLike)):
+            path = Path(target)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._stream: BinaryIO = open(path, mode + "b")  # noqa: SIM115 - closed in close()
+            self._owns = True
+            self.path: str | None = str(path)
+        else:
+            self._stream = target
+            self._owns = False
+            self.path = getattr(target, "name", None) if isinstance(getattr(target, "name", None), str) else None
+        self._closed = False
+
+    # -- records ---------------------------------------------------------------------------------------
+
+    def start(self, start: RunStart) -> None:
+        """Write the header of a run. Each run id may start once per writer."""
+        line = encode_record("run_start", start, version=FORMAT_VERSION)
+        with self._lock:
+            if start.run_id in self._open or start.run_id in self._ended:
+                raise self._error(f"run {start.run_id!r} was already started in this trace; give each run its own id")
+            self._write(line)
+            self._open[start.run_id] = 0
+
+    def iteration(self, event: IterationEvent) -> None:
+        """Write one model call of a started run; indexes must follow 1, 2, 3, ..."""
+        line = encode_record("iteration", event)
+        with self._lock:
+            last = self._expect_open(event.run_id, "iteration")
+            if event.index != last + 1:
+                raise self._error(
+                    f"iteration {event.index} of run {event.run_id!r} is out of order: the next index is {last + 1}"
+                )
+            self._write(line)
+            self._open[event.run_id] = event.index
+
+    def decision(self, run_id: str, decision: Decision) -> None:
+        """Write the guard's decision after an iteration (``decision.iteration``, or the last one written)."""
+        with self._lock:
+            last = self._expect_open(run_id, "decision")
+            iteration = decision.iteration if decision.iteration is not None else last
+            if not 1 <= iteration <= last:
+                raise self._error(
+                    f"decision after iteration {iteration} of run {run_id!r}: only iterations 1..{last} were written;"
+                    " write the iteration first"
+                )
+            if decision.iteration is None:
+                decision = decision.model_copy(update={"iteration": iteration})
+            self._write(encode_record("decision", decision, run_id=run_id))
+
+    def end(self, end: RunEnd) -> None:
+        """Write the footer of a run; nothing more may be written for it."""
+        line = encode_record("run_end", end)
+        with self._lock:
+            self._expect_open(end.run_id, "run_end")
+            self._write(line)
+            del self._open[end.run_id]
+            self._ended.add(end.run_id)
+
+    def write_run(self, run: RunRecord, decisions: Iterable[Decision] = ()) -> None:
+        """Write a whole run held in memory: header, iterations with their decisions, footer if any."""
+        by_iteration: dict[int, list[Decision]] = {}
+        for d in decisions:
+            by_iteration.setdefault(d.iteration or 0, []).append(d)
+        self.start(run.start)
+        for event in run.events:
+            self.iteration(event)
+            for d in by_iteration.pop(event.index, []):
+                self.decision(run.run_id, d)
+        if by_iteration:
+            raise self._error(
+                f"run {run.run_id!r} has decisions after iterations {sorted(by_iteration)} that it does not have"
+            )
+        if run.end is not None:
+            self.end(run.end)
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+
+    @property
+    def open_runs(self) -> list[str]:
+        """Ids of runs started but not ended (their footer is still to come)."""
+        with self._lock:
+            return list(self._open)
+
+    def close(self) -> None:
+        """Close the file (if this writer opened it). Runs still open stay without a footer: incomplete."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._owns:
+                self._stream.close()
+            else:
+                self._stream.flush()
+
+    def __enter__(self) -> "TraceWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------------------
+
+    def _write(self, line: bytes) -> None:
+        if self._closed:
+            raise self._error("the trace writer is closed; open a new TraceWriter to append more records")
+        self._stream.write(line)
+        self._stream.flush()
+        if self._fsync:
+            os.fsync(self._stream.fileno())
+
+    def _expect_open(self, run_id: str, what: str) -> int:
+        if run_id in self._open:
+            return self._open[run_id]
+        if run_id in self._ended:
+            raise self._error(f"{what} record for run {run_id!r} after its run_end footer; a run ends once")
+        raise self._error(f"{what} record for run {run_id!r}, which was never started: write its run_start first")
+
+    def _error(self, message: str) -> TraceFormatError:
+        return TraceFormatError(message, path=self.path)
+
+
+def write_runs(
+    path: str | os.PathLike[str],
+    runs: Iterable[RunRecord],
+    *,
+    decisions: dict[str, list[Decision]] | None = None,
+    mode: str = "w",
+) -> int:
+    """Write whole runs (for example imported recordings) as a pyguard trace; returns how many were written."""
+    n = 0
+    with TraceWriter(path, mode=mode) as writer:
+        for run in runs:
+            writer.write_run(run, (decisions or {}).get(run.run_id, ()))
+            n += 1
+    return n
