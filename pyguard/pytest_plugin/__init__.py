@@ -1,0 +1,97 @@
+"""pyguard's pytest plugin, registered through the ``pytest11`` entry point (``pyguard = "pyguard.pytest_plugin"``).
+
+Cheap to import: importing it starts no JVM and imports no jpype; the JVM fixtures import the JVM edge lazily,
+the first time a test asks for one. Under pytest-xdist each worker is its own process, so each starts its own JVM.
+
+Options (group "pyguard", each with an ini twin): ``--pyguard-classpath``, ``--pyguard-trace-dir``,
+``--pyguard-policy``, ``--pyguard-keep-traces=failed|all|none``, ``--pyguard-live-image``, ``--pyguard-live-model``.
+Marker: ``@pytest.mark.pyguard(task_type=..., policy=..., max_iterations=...)``, checked at collection.
+Fixtures: ``pyguard_jvm``, ``pyguard_guard``, ``pyguard_runs``, ``pyguard_scripted_model``,
+``pyguard_openai_server``, ``pyguard_live_model``. See docs/pytest-plugin.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pyguard.pytest_plugin.artifacts import RunCollector, keep_traces
+from pyguard.pytest_plugin.fixtures import (
+    pyguard_guard,
+    pyguard_jvm,
+    pyguard_openai_server,
+    pyguard_scripted_model,
+)
+from pyguard.pytest_plugin.live import pyguard_live_model
+from pyguard.pytest_plugin.marker import MARKER_HELP, marker_args
+from pyguard.pytest_plugin.settings import PluginSettings, add_options, settings_from_config
+
+__all__ = [
+    "SETTINGS_KEY",
+    "RUNS_KEY",
+    "settings",
+    "trace_dir",
+    "pytest_addoption",
+    "pytest_configure",
+    "pytest_collection_modifyitems",
+    "pytest_runtest_makereport",
+    "pyguard_runs",
+    "pyguard_jvm",
+    "pyguard_guard",
+    "pyguard_scripted_model",
+    "pyguard_openai_server",
+    "pyguard_live_model",
+]
+
+SETTINGS_KEY = pytest.StashKey[PluginSettings]()
+RUNS_KEY = pytest.StashKey[RunCollector]()
+_TRACE_DIR_KEY = pytest.StashKey[Path]()
+
+
+def settings(config: pytest.Config) -> PluginSettings:
+    """The session's pyguard settings (read from the options and ini keys at configure time)."""
+    return config.stash[SETTINGS_KEY]
+
+
+def trace_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where kept traces go: ``--pyguard-trace-dir``, or ``<pytest basetemp>/pyguard-traces``."""
+    if _TRACE_DIR_KEY not in config.stash:
+        chosen = settings(config).trace_dir
+        config.stash[_TRACE_DIR_KEY] = chosen if chosen is not None else tmp_path_factory.getbasetemp() / "pyguard-traces"
+    return config.stash[_TRACE_DIR_KEY]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER_HELP)
+    config.stash[SETTINGS_KEY] = settings_from_config(config)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("pyguard") is not None:
+            marker_args(item)  # raises pytest.UsageError naming the test and the bad argument
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    report = yield
+    if report.when == "call" and RUNS_KEY in item.stash:
+        s = settings(item.config)
+        if s.keep_traces != "none":
+            keep_traces(item, report, item.stash[RUNS_KEY], item.config.stash[_TRACE_DIR_KEY], s.keep_traces)
+    return report
+
+
+@pytest.fixture
+def pyguard_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> RunCollector:
+    """The RunResults this test produced (``pyguard_guard`` adds its own); kept as a trace if the test fails."""
+    trace_dir(request.config, tmp_path_factory)
+    collector = RunCollector()
+    request.node.stash[RUNS_KEY] = collector
+    return collector

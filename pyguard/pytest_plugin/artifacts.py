@@ -1,0 +1,104 @@
+"""The runs a test produced, and the JSONL trace kept as the artifact of a failed test.
+
+Each test has one :class:`RunCollector` (the ``pyguard_runs`` fixture); ``pyguard_guard`` adds every result it
+produces, and a test may add results it built itself (for example from a recording). When the test's call phase
+ends, :func:`keep_traces` writes the collected runs to ``<trace dir>/<test id>.jsonl`` if the keep mode says so, and
+adds a "pyguard traces" section to the test report with the path and each run's summary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pyguard.errors import InputError
+from pyguard.result import RunResult
+
+__all__ = ["RunCollector", "trace_file_name", "write_trace", "keep_traces", "REPORT_SECTION"]
+
+REPORT_SECTION = "pyguard traces"
+
+
+class RunCollector:
+    """The RunResults one test produced, in order."""
+
+    def __init__(self) -> None:
+        self._results: list[RunResult] = []
+
+    def add(self, result: RunResult) -> RunResult:
+        """Record a result (returned unchanged, so ``r = pyguard_runs.add(guard.run_scenario(...))`` reads well)."""
+        if not isinstance(result, RunResult):
+            raise InputError(
+                f"pyguard_runs.add() takes a pyguard RunResult, got {type(result).__name__}: "
+                "build one with RunResult.from_record(record)"
+            )
+        self._results.append(result)
+        return result
+
+    @property
+    def results(self) -> list[RunResult]:
+        return list(self._results)
+
+    def __iter__(self) -> Iterator[RunResult]:
+        return iter(list(self._results))
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def __getitem__(self, i: int) -> RunResult:
+        return self._results[i]
+
+
+def trace_file_name(nodeid: str) -> str:
+    """A file name for a test id: ``tests/test_a.py::test_x[p-1]`` -> ``tests.test_a.py__test_x-p-1-.jsonl``."""
+    name = nodeid.replace("::", "__").replace("/", ".").replace("\\", ".")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "test"
+    return name[:180] + ".jsonl"
+
+
+def write_trace(path: Path, results: list[RunResult]) -> Path:
+    """Write the runs as one pyguard JSONL trace (overwriting ``path``); returns the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        from pyguard.trace.writer import write_runs
+    except ImportError:  # pragma: no cover - the trace package is part of pyguard; this only guards a partial install
+        with path.open("w", encoding="utf-8") as fh:
+            for r in results:
+                fh.write(json.dumps({"type": "run_start", **r.record.start.model_dump(mode="json")}) + "\n")
+                for e in r.record.events:
+                    fh.write(json.dumps({"type": "iteration", **e.model_dump(mode="json")}) + "\n")
+                fh.write(json.dumps({"type": "run_end", **r.end.model_dump(mode="json")}) + "\n")
+        return path
+    write_runs(path, [r.record for r in results], decisions=_decisions_by_run(results))
+    return path
+
+
+def keep_traces(item: pytest.Item, report: pytest.TestReport, collector: RunCollector | None, trace_dir: Path, keep: str) -> Path | None:
+    """Write the test's runs when ``keep`` says so for this report; add the report section. Returns the path."""
+    if collector is None or not len(collector):
+        return None
+    if keep == "none" or (keep == "failed" and not report.failed):
+        return None
+    path = trace_dir / trace_file_name(item.nodeid)
+    try:
+        write_trace(path, collector.results)
+    except Exception as exc:  # a broken trace must not break the test report
+        report.sections.append((REPORT_SECTION, f"could not write the trace to {path}: {type(exc).__name__}: {exc}"))
+        return None
+    lines = [f"trace of {len(collector)} run(s): {path}"]
+    lines.extend(r.summary() for r in collector)
+    report.sections.append((REPORT_SECTION, "\n".join(lines)))
+    report.user_properties.append(("pyguard_trace", str(path)))
+    return path
+
+
+def _decisions_by_run(results: list[RunResult]) -> dict:
+    out: dict = {}
+    for r in results:
+        kept = [d for d in r.decisions if d.iteration is not None and 1 <= d.iteration <= len(r.record.events)]
+        out.setdefault(r.run_id, []).extend(kept)
+    return out

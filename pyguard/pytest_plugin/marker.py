@@ -1,0 +1,119 @@
+"""The ``@pytest.mark.pyguard(...)`` marker: its arguments, checked when the tests are collected.
+
+    @pytest.mark.pyguard(task_type="lookup", policy="policies/strict.toml", max_iterations=8)
+    def test_agent_converges(pyguard_guard): ...
+
+- ``task_type``: the task type every run of the test's ``pyguard_guard`` gets unless the run names its own;
+- ``policy``: a TOML file (relative to the test file's folder), a dict of ``PolicyConfig`` fields, or a
+  ``PolicyConfig``; it is laid over the session's ``--pyguard-policy``;
+- ``max_iterations``: the hard cap on model calls per run (an int >= 1).
+
+Markers on a class or module apply to every test in it; a marker closer to the test wins key by key. A bad argument
+stops the session with a ``pytest.UsageError`` naming the test, the argument and what is expected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["MARKER", "MARKER_HELP", "MarkerArgs", "marker_args", "parse_marker_kwargs"]
+
+MARKER = "pyguard"
+MARKER_HELP = (
+    "pyguard(task_type=None, policy=None, max_iterations=None): configure the pyguard_guard fixture of this test "
+    "(task type of its runs, a policy TOML file or dict laid over --pyguard-policy, a hard cap on model calls)"
+)
+_ALLOWED = ("task_type", "policy", "max_iterations")
+
+
+class MarkerArgs(BaseModel):
+    """The checked arguments of the test's pyguard markers, merged (closest marker wins key by key)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task_type: str | None = None
+    policy_file: Path | None = None
+    """The marker's policy when it named a TOML file (resolved)."""
+    policy_fields: dict[str, Any] | None = None
+    """The marker's policy when it gave a dict or a PolicyConfig (as its dumped fields)."""
+    max_iterations: int | None = None
+
+
+def marker_args(item: pytest.Item) -> MarkerArgs:
+    """Merge and check the pyguard markers of ``item`` (farthest first, so the closest wins)."""
+    merged: dict[str, Any] = {}
+    for mark in reversed(list(item.iter_markers(MARKER))):
+        if mark.args:
+            raise pytest.UsageError(
+                f"{item.nodeid}: @pytest.mark.pyguard takes keyword arguments only, got positional {mark.args!r}; "
+                f"write e.g. @pytest.mark.pyguard(task_type={mark.args[0]!r})"
+            )
+        merged.update(mark.kwargs)
+    return parse_marker_kwargs(merged, where=item.nodeid, base=Path(str(item.path)).parent)
+
+
+def parse_marker_kwargs(kwargs: dict[str, Any], *, where: str, base: Path) -> MarkerArgs:
+    """Check marker keyword arguments; raises ``pytest.UsageError`` naming the first bad one."""
+
+    def bad(message: str) -> pytest.UsageError:
+        return pytest.UsageError(f"{where}: @pytest.mark.pyguard {message}")
+
+    unknown = sorted(set(kwargs) - set(_ALLOWED))
+    if unknown:
+        raise bad(f"got unknown argument {unknown[0]!r}: the arguments are {', '.join(_ALLOWED)}")
+
+    task_type = kwargs.get("task_type")
+    if task_type is not None and (not isinstance(task_type, str) or not task_type.strip()):
+        raise bad(f"task_type={task_type!r} must be a non-empty string such as 'lookup'")
+
+    max_iterations = kwargs.get("max_iterations")
+    if max_iterations is not None and (
+        isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1
+    ):
+        raise bad(f"max_iterations={max_iterations!r} must be an integer >= 1")
+
+    policy = kwargs.get("policy")
+    policy_file: Path | None = None
+    policy_fields: dict[str, Any] | None = None
+    if policy is None:
+        pass
+    elif isinstance(policy, (str, Path)):
+        policy_file = Path(policy) if Path(policy).is_absolute() else base / policy
+        if not policy_file.is_file():
+            raise bad(f"policy={str(policy)!r} is not a file (looked for {str(policy_file)!r}): give a TOML policy file")
+    elif isinstance(policy, dict):
+        policy_fields = dict(policy)
+    elif isinstance(policy, BaseModel):
+        policy_fields = policy.model_dump()
+    else:
+        raise bad(
+            f"policy={policy!r} must be a TOML file path, a dict of PolicyConfig fields or a PolicyConfig, "
+            f"not {type(policy).__name__}"
+        )
+    if policy_fields is not None:
+        _check_policy_fields(policy_fields, bad)
+
+    return MarkerArgs(
+        task_type=task_type,
+        policy_file=policy_file,
+        policy_fields=policy_fields,
+        max_iterations=max_iterations,
+    )
+
+
+def _check_policy_fields(fields: dict[str, Any], bad) -> None:
+    """Validate a policy dict against ``PolicyConfig`` (imported lazily: the engine is plain Python, no JVM)."""
+    from pydantic import ValidationError
+
+    from pyguard.engine import PolicyConfig
+
+    try:
+        PolicyConfig.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "?"
+        raise bad(f"policy has a bad field {loc!r}: {first['msg']} (got {first.get('input')!r})") from None
