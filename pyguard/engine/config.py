@@ -1,0 +1,292 @@
+"""Configuration of the dynamic budget engine: pydantic models, TOML and pyproject loading.
+
+Every model is frozen, forbids unknown keys and round-trips (``M.model_validate(m.model_dump()) == m``).
+Invalid values raise :class:`pyguard.errors.ConfigError` naming the key, the value and what is expected,
+whether the config comes from Python, a dict or a TOML file.
+
+TOML layout (a plain file, or ``[tool.pyguard]`` in a ``pyproject.toml``)::
+
+    base_budget = 8
+    hard_cap = 40
+    [stall]
+    low_gain_streak = 3
+    [caps]
+    max_total_tokens = 200000
+    max_cost = 2.0
+    [caps.prices."gpt-4o"]
+    input_per_mtok = 2.5
+    output_per_mtok = 10.0
+    [task_types.lookup]
+    base_budget = 4
+    hard_cap = 12
+
+Tables named in :data:`OTHER_SECTIONS` (``check``, ``calibrate``, ...) belong to other pyguard components
+sharing ``[tool.pyguard]`` and are skipped here. A ``[tool.pyguard.policy]`` table, if present, is used instead.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from pyguard.errors import ConfigError
+
+__all__ = [
+    "OTHER_SECTIONS",
+    "Price",
+    "CapsConfig",
+    "NoveltyConfig",
+    "StallConfig",
+    "ReflectionConfig",
+    "TaskTypeConfig",
+    "BudgetSettings",
+    "PolicyConfig",
+    "config_error",
+]
+
+OTHER_SECTIONS: frozenset[str] = frozenset(
+    {"check", "calibrate", "replay", "demo", "jvm", "trace", "guard", "testing", "pytest", "bench"}
+)
+"""Sub-tables of ``[tool.pyguard]`` owned by other components; the policy loader skips them."""
+
+
+def config_error(exc: ValidationError, *, model: str, source: str | None = None) -> ConfigError:
+    """Turn a pydantic ValidationError into a ConfigError naming every bad key and value."""
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err.get("loc", ())) or "<root>"
+        value = err.get("input")
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        msg = err.get("msg", "invalid")
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown key; remove it or check its spelling"
+        lines.append(f"key {key!r} = {shown}: {msg}")
+    where = f" in {source}" if source else ""
+    return ConfigError(f"invalid {model}{where}: " + "; ".join(lines) + ". Fix the value(s) and retry.")
+
+
+class _Config(BaseModel):
+    """Base: frozen, extra keys forbidden, validation errors raised as ConfigError."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise config_error(exc, model=type(self).__name__) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any):  # type: ignore[override]
+        return cls._validate(obj, source=None, **kwargs)
+
+    @classmethod
+    def _validate(cls, obj: Any, *, source: str | None, **kwargs: Any):
+        try:
+            return BaseModel.model_validate.__func__(cls, obj, **kwargs)  # type: ignore[attr-defined]
+        except ValidationError as exc:
+            raise config_error(exc, model=cls.__name__, source=source) from None
+
+
+class Price(_Config):
+    """Price of one model, in currency units (e.g. USD) per million tokens."""
+
+    input_per_mtok: float = Field(ge=0)
+    """Price per million input (prompt) tokens."""
+    output_per_mtok: float = Field(ge=0)
+    """Price per million output (completion) tokens."""
+
+
+class CapsConfig(_Config):
+    """Hard limits, independent of the dynamic budget. ``None`` disables a limit. Any limit reached stops the run
+    (outcome ``expired``). A limit of N means "at most N": the run stops once N is reached."""
+
+    max_model_calls: int | None = Field(default=None, ge=1)
+    """Model calls (iterations) per run."""
+    max_tool_calls: int | None = Field(default=None, ge=1)
+    """Tool calls requested per run, all tools together."""
+    max_tool_calls_per_tool: dict[str, int] = Field(default_factory=dict)
+    """Tool calls per tool name, e.g. ``{"send_email": 3}``."""
+    max_input_tokens: int | None = Field(default=None, ge=1)
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    max_total_tokens: int | None = Field(default=None, ge=1)
+    max_cost: float | None = Field(default=None, gt=0)
+    """Cost per run, computed with ``prices``. Calls of unpriced models count as 0 and are reported in evidence."""
+    prices: dict[str, Price] = Field(default_factory=dict)
+    """Price table by model name; the key ``"*"`` prices any model not listed."""
+    max_wall_s: float | None = Field(default=None, gt=0)
+    """Wall-clock seconds since the run started, measured with the policy's (injectable) clock."""
+    max_identical_actions: int | None = Field(default=None, ge=1)
+    """Times the very same action (tool + canonical arguments) may be requested, whatever it returned."""
+
+    @model_validator(mode="after")
+    def _check_per_tool(self) -> "CapsConfig":
+        for tool, n in self.max_tool_calls_per_tool.items():
+            if n < 1:
+                raise ValueError(f"max_tool_calls_per_tool[{tool!r}] = {n} must be >= 1")
+        return self
+
+
+class NoveltyConfig(_Config):
+    """The default information-gain estimator: hashed character shingles (numpy)."""
+
+    kind: Literal["shingles"] = "shingles"
+    shingle_size: int = Field(default=8, ge=3, le=8)
+    """Characters per shingle (at most 8: a shingle is packed into one 64-bit word)."""
+    mask_volatile: bool = True
+    """Mask timestamps, dates, clock times, UUIDs, long hex ids and durations before comparing."""
+    window_shingles: int = Field(default=1 << 19, ge=1 << 10)
+    """Memory of the estimator: it remembers at least this many distinct shingles (about as many bytes of
+    observation text; the default ~512 KB is more than a 128k-token context) and forgets older ones."""
+
+
+class StallConfig(_Config):
+    """Stall detection thresholds."""
+
+    low_gain_threshold: float = Field(default=0.1, ge=0, le=1)
+    """An iteration whose gain is below this is a low-gain iteration."""
+    low_gain_streak: int = Field(default=3, ge=1)
+    """This many consecutive low-gain iterations is a stall (rule ``low_gain_streak``)."""
+    changed_result_gain: float = Field(default=0.3, ge=0, le=1)
+    """Gain credited to a repeated action whose (masked) result changed: polling, re-run after a change."""
+    normalised_repeats: bool = True
+    """Also treat trivially rewritten arguments (``12345`` vs ``SO-12345``, case, punctuation) as repeats."""
+    error_storm_length: int = Field(default=3, ge=2)
+    """This many consecutive errors of the same kind from the same tool with unchanged inputs is a stall."""
+    cycle_max_period: int = Field(default=4, ge=2)
+    """Longest action cycle (A, B, ..., A, B, ...) reported as a cycle rather than a plain repeat."""
+
+
+class ReflectionConfig(_Config):
+    """How the reflection message is written."""
+
+    max_quote_chars: int = Field(default=300, ge=0)
+    """Longest tool output quoted (as data) in the reflection; longer outputs are cut with a marker."""
+    max_items: int = Field(default=3, ge=1)
+    """Most stall findings listed in one reflection."""
+    mention_budget: bool = True
+    """Tell the model how many model calls it has left."""
+
+
+class TaskTypeConfig(_Config):
+    """Per-task-type overrides of the budget; unset fields fall back to the policy's."""
+
+    base_budget: int | None = Field(default=None, ge=1)
+    hard_cap: int | None = Field(default=None, ge=1)
+    extension: int | None = Field(default=None, ge=0)
+    earn_threshold: float | None = Field(default=None, ge=0, le=1)
+    earn_per_iteration: int | None = Field(default=None, ge=0)
+
+
+class BudgetSettings(_Config):
+    """The budget numbers in force for one run (the policy's, with its task type's overrides applied)."""
+
+    task_type: str | None = None
+    base_budget: int = Field(ge=1)
+    hard_cap: int = Field(ge=1)
+    extension: int = Field(ge=0)
+    earn_threshold: float = Field(ge=0, le=1)
+    earn_per_iteration: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> "BudgetSettings":
+        if self.base_budget > self.hard_cap:
+            raise ValueError(
+                f"base_budget {self.base_budget} exceeds hard_cap {self.hard_cap} "
+                f"(task type {self.task_type!r}); lower base_budget or raise hard_cap"
+            )
+        return self
+
+
+class PolicyConfig(_Config):
+    """The dynamic budget policy. See :mod:`pyguard.engine.policy` for the defaults and why."""
+
+    base_budget: int = Field(default=8, ge=1)
+    """Model calls a run may make before it has earned anything."""
+    hard_cap: int = Field(default=40, ge=1)
+    """The budget never exceeds this, however much the run earns."""
+    earn_threshold: float = Field(default=0.2, ge=0, le=1)
+    """An iteration with at least this gain (and no stall flag) earns budget."""
+    earn_per_iteration: int = Field(default=1, ge=0)
+    """Model calls earned by each productive iteration (1 keeps the remaining budget level while progressing)."""
+    extension: int = Field(default=4, ge=0)
+    """Model calls added when a reflection is injected (only then), capped by hard_cap."""
+    max_reflections: int = Field(default=1, ge=0)
+    """Reflections before a stall stops the run (0: the first stall stops it)."""
+    stall_outcome: Literal["stalled", "escalated"] = "stalled"
+    """Outcome of a run stopped by a stall: ``escalated`` hands it on (with the evidence) instead."""
+    stop_on_fruitless_retry: bool = True
+    """After a reflection, stop at once when the model's next actions only repeat actions already found fruitless."""
+    stall: StallConfig = Field(default_factory=StallConfig)
+    novelty: NoveltyConfig = Field(default_factory=NoveltyConfig)
+    caps: CapsConfig = Field(default_factory=CapsConfig)
+    reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
+    task_types: dict[str, TaskTypeConfig] = Field(default_factory=dict)
+    """Overrides by task type name."""
+
+    @model_validator(mode="after")
+    def _check_budgets(self) -> "PolicyConfig":
+        self.budget_for(None)
+        for name in self.task_types:
+            self.budget_for(name)
+        return self
+
+    def budget_for(self, task_type: str | None) -> BudgetSettings:
+        """The budget numbers for ``task_type`` (policy defaults where the task type sets nothing)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        values: dict[str, Any] = {
+            "task_type": task_type,
+            "base_budget": self.base_budget,
+            "hard_cap": self.hard_cap,
+            "extension": self.extension,
+            "earn_threshold": self.earn_threshold,
+            "earn_per_iteration": self.earn_per_iteration,
+        }
+        if over is not None:
+            values.update({k: v for k, v in over.model_dump().items() if v is not None})
+        try:
+            return BudgetSettings.model_validate(values)
+        except ConfigError as exc:
+            raise ConfigError(f"task type {task_type!r}: {exc}") from None
+
+    # ---- loading and saving -------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str | None = None) -> "PolicyConfig":
+        """Build from a plain dict (e.g. a TOML table), skipping :data:`OTHER_SECTIONS`."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"policy config{' in ' + source if source else ''} must be a table, got {data!r}")
+        if isinstance(data.get("policy"), dict):
+            data = data["policy"]
+        table = {k: v for k, v in data.items() if k not in OTHER_SECTIONS}
+        return cls._validate(table, source=source)
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "PolicyConfig":
+        """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)."""
+        p = Path(path)
+        try:
+            raw = p.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"cannot read policy config {str(p)!r}: {exc.strerror}; check the path") from None
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{str(p)!r} is not valid TOML: {exc}; fix the file") from None
+        if "tool" in data or p.name == "pyproject.toml":
+            tool = data.get("tool", {})
+            if not isinstance(tool, dict) or "pyguard" not in tool:
+                raise ConfigError(f"{str(p)!r} has no [tool.pyguard] table; add one or pass a plain policy TOML file")
+            return cls.from_dict(tool["pyguard"], source=f"{p} [tool.pyguard]")
+        return cls.from_dict(data, source=str(p))
+
+    def to_toml(self) -> str:
+        """This config as TOML text (``from_toml`` of it gives an equal config)."""
+        import tomli_w
+
+        return tomli_w.dumps(self.model_dump(mode="json", exclude_none=True))
