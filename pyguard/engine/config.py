@@ -53,21 +53,39 @@ OTHER_SECTIONS: frozenset[str] = frozenset(
 """Sub-tables of ``[tool.pyguard]`` owned by other components; the policy loader skips them."""
 
 
-def config_error(exc: ValidationError, *, model: str, source: str | None = None) -> ConfigError:
-    """Turn a pydantic ValidationError into a ConfigError naming every bad key and value."""
-    lines = []
+def _items(exc: ValidationError, prefix: tuple = ()) -> list[tuple[str, Any, str]]:
+    """(key, value, message) for every error, flattening errors raised by nested config models."""
+    out: list[tuple[str, Any, str]] = []
     for err in exc.errors():
-        key = ".".join(str(p) for p in err.get("loc", ())) or "<root>"
-        value = err.get("input")
-        shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
+        loc = prefix + tuple(err.get("loc", ()))
+        inner = (err.get("ctx") or {}).get("error")
+        nested = getattr(inner, "items", None)
+        if isinstance(inner, ConfigError) and isinstance(nested, list):
+            for key, value, msg in nested:
+                out.append((".".join(str(p) for p in loc + tuple(key.split("."))) if key else ".".join(map(str, loc)), value, msg))
+            continue
         msg = err.get("msg", "invalid")
         if err.get("type") == "extra_forbidden":
             msg = "unknown key; remove it or check its spelling"
-        lines.append(f"key {key!r} = {shown}: {msg}")
+        elif msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        out.append((".".join(str(p) for p in loc), err.get("input"), msg))
+    return out
+
+
+def config_error(exc: ValidationError, *, model: str, source: str | None = None) -> ConfigError:
+    """Turn a pydantic ValidationError into a ConfigError naming every bad key and value."""
+    items = _items(exc)
+    lines = []
+    for key, value, msg in items:
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        lines.append(f"key {key or '<root>'!r} = {shown}: {msg}" if key else f"{msg}")
     where = f" in {source}" if source else ""
-    return ConfigError(f"invalid {model}{where}: " + "; ".join(lines) + ". Fix the value(s) and retry.")
+    err = ConfigError(f"invalid {model}{where}: " + "; ".join(lines) + ". Fix the value(s) and retry.")
+    err.items = items  # type: ignore[attr-defined]
+    return err
 
 
 class _Config(BaseModel):
@@ -231,9 +249,17 @@ class PolicyConfig(_Config):
 
     @model_validator(mode="after")
     def _check_budgets(self) -> "PolicyConfig":
-        self.budget_for(None)
-        for name in self.task_types:
-            self.budget_for(name)
+        if self.base_budget > self.hard_cap:
+            raise ValueError(
+                f"base_budget {self.base_budget} exceeds hard_cap {self.hard_cap}; lower base_budget or raise hard_cap"
+            )
+        for name, over in self.task_types.items():
+            base = over.base_budget if over.base_budget is not None else self.base_budget
+            cap = over.hard_cap if over.hard_cap is not None else self.hard_cap
+            if base > cap:
+                raise ValueError(
+                    f"task_types.{name}: base_budget {base} exceeds hard_cap {cap}; lower base_budget or raise hard_cap"
+                )
         return self
 
     def budget_for(self, task_type: str | None) -> BudgetSettings:
@@ -249,10 +275,7 @@ class PolicyConfig(_Config):
         }
         if over is not None:
             values.update({k: v for k, v in over.model_dump().items() if v is not None})
-        try:
-            return BudgetSettings.model_validate(values)
-        except ConfigError as exc:
-            raise ConfigError(f"task type {task_type!r}: {exc}") from None
+        return BudgetSettings.model_validate(values)
 
     # ---- loading and saving -------------------------------------------------------------------------------------
 
