@@ -1,0 +1,59 @@
+"""The stored baseline: a :class:`~pyguard.check.summary.RunSetSummary` as JSON.
+
+It keeps counts per task type (runs per outcome, the iteration histogram, per-run token totals), so a later
+run set can be compared with it by a statistical test. The file is versioned (``format``, ``version``) and
+written deterministically (sorted keys) so that it diffs well in a repository.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from pyguard.check.summary import RunSetSummary
+from pyguard.errors import InputError
+
+__all__ = ["write_baseline", "read_baseline", "baseline_json"]
+
+
+def baseline_json(summary: RunSetSummary) -> str:
+    """The baseline file's text for ``summary``."""
+    return json.dumps(summary.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+
+
+def write_baseline(summary: RunSetSummary, path: str | Path) -> Path:
+    """Write ``summary`` as a baseline file at ``path`` (parents created); returns the path."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(baseline_json(summary), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write the baseline {str(path)!r}: {exc.strerror or exc}") from exc
+    return path
+
+
+def read_baseline(path: str | Path) -> RunSetSummary:
+    """Read a baseline written by :func:`write_baseline`; InputError names the file and what is wrong."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the baseline {str(path)!r}: {exc.strerror or exc}; "
+                         "make one with --write-baseline") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"the baseline {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno}): "
+                         "regenerate it with --write-baseline") from exc
+    if not isinstance(data, dict) or data.get("format") != "pyguard-check-baseline":
+        raise InputError(f"{str(path)!r} is not a pyguard check baseline (no \"format\": "
+                         "\"pyguard-check-baseline\"): regenerate it with --write-baseline")
+    try:
+        return RunSetSummary.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise InputError(f"the baseline {str(path)!r} is invalid at {where}: {first['msg']}; "
+                         "regenerate it with --write-baseline") from exc

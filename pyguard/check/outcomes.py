@@ -1,0 +1,149 @@
+"""Where each run's outcome comes from: the trace footer, or a replay of a recording through a policy.
+
+pyguard traces carry their outcome in the ``run_end`` footer. Recordings imported from the OpenAI messages
+format carry only a success label: whether such a run *would have* stalled or expired under a policy is only
+known by replaying it (:func:`pyguard.replay.replay_runs`). That step sits behind one function,
+:func:`replay_outcomes`, and the replayer is injectable so the rest of the gate does not depend on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from pyguard.errors import InputError
+from pyguard.events import Outcome, RunEnd, RunRecord
+from pyguard.check.summary import ALL_TASKS, RunFacts
+
+__all__ = ["Replayer", "needs_replay", "run_tokens", "facts_from_footer", "replay_outcomes", "resolve_runs",
+           "policy_replayer"]
+
+Replayer = Callable[[Sequence[RunRecord]], Sequence[RunEnd]]
+"""Replays runs through a policy and returns one RunEnd per run, in order."""
+
+
+def needs_replay(run: RunRecord, fmt: str | None) -> bool:
+    """True when the run's outcome must come from a replay.
+
+    ``fmt="openai"``: always (recordings carry a label, not a guard outcome); ``"pyguard"``: never (the footer
+    holds the outcome). ``None`` (unknown source): when the run looks like an imported recording — no policy,
+    no agent style in its header, and a footer with a success label or a cut-off (``censored``).
+    """
+    if fmt == "openai":
+        return True
+    if fmt == "pyguard" or run.end is None:
+        return False
+    is_recording = run.start.policy is None and run.start.agent_style is None
+    return is_recording and (run.end.success_label is not None or run.end.censored)
+
+
+def run_tokens(run: RunRecord, iterations: int | None = None) -> int | None:
+    """Total tokens of a run (of its first ``iterations`` model calls when given); None without usage data."""
+    end = run.end
+    if iterations is None and end is not None:
+        if end.total_tokens is not None:
+            return end.total_tokens
+        if end.input_tokens is not None and end.output_tokens is not None:
+            return end.input_tokens + end.output_tokens
+    events = run.events if iterations is None else run.events[:iterations]
+    total, known = 0, False
+    for e in events:
+        if e.total_tokens is not None:
+            total += e.total_tokens
+            known = True
+        elif e.input_tokens is not None or e.output_tokens is not None:
+            total += (e.input_tokens or 0) + (e.output_tokens or 0)
+            known = True
+    return total if known else None
+
+
+def _check_task_type(run: RunRecord) -> None:
+    if run.task_type == ALL_TASKS:
+        raise InputError(f"run {run.run_id!r} has task_type {ALL_TASKS!r}, which pyguard check reserves for "
+                         "all runs together: rename the task type")
+
+
+def facts_from_footer(run: RunRecord) -> RunFacts:
+    """The run's facts as its trace footer records them."""
+    _check_task_type(run)
+    if run.end is None:
+        raise InputError(f"run {run.run_id!r} has no run_end footer (cut short?): complete or drop the run, or "
+                         "pass --format openai to replay it through a policy")
+    end = run.end
+    iterations = end.iterations or len(run.events)
+    return RunFacts(run_id=run.run_id, task_type=run.task_type, outcome=end.outcome, iterations=iterations,
+                    tokens=run_tokens(run))
+
+
+def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFacts]:
+    """Facts of recordings replayed through a policy: where the policy would stop them, and how.
+
+    A replayed run the policy lets finish keeps what the recording says: a replayed SUCCEEDED becomes EXPIRED
+    when the recording was cut off (``censored``) and FAILED when its ``success_label`` is False.
+    """
+    for run in runs:
+        _check_task_type(run)
+    ends = list(replayer(runs))
+    if len(ends) != len(runs):
+        raise InputError(f"the replay returned {len(ends)} outcomes for {len(runs)} runs")
+    facts = []
+    for run, end in zip(runs, ends):
+        outcome = end.outcome
+        if outcome is Outcome.SUCCEEDED and run.end is not None:
+            if run.end.censored:
+                outcome = Outcome.EXPIRED  # the recorded agent was cut off by its own cap
+            elif run.end.success_label is False:
+                outcome = Outcome.FAILED
+        iterations = end.iterations or len(run.events)
+        tokens = end.total_tokens if end.total_tokens is not None else run_tokens(run, iterations)
+        facts.append(RunFacts(run_id=run.run_id, task_type=run.task_type, outcome=outcome, iterations=iterations,
+                              tokens=tokens, replayed=True))
+    return facts
+
+
+def resolve_runs(runs: Sequence[RunRecord], fmt: str | None = None,
+                 make_replayer: Callable[[], Replayer] | None = None) -> list[RunFacts]:
+    """One RunFacts per run, in order: footers where they hold the outcome, a replay where they cannot.
+
+    ``make_replayer`` (a zero-argument factory) is called only if some run needs a replay. Raises InputError
+    when there are no runs, or when runs need a replay and no replayer is available.
+    """
+    if not runs:
+        raise InputError("no runs to check: the input holds no run (check the path and --format)")
+    todo = [i for i, r in enumerate(runs) if needs_replay(r, fmt)]
+    skip = set(todo)
+    facts: list[RunFacts | None] = [None if i in skip else facts_from_footer(r) for i, r in enumerate(runs)]
+    if todo:
+        if make_replayer is None:
+            raise InputError(f"{len(todo)} run(s) (first: {runs[todo[0]].run_id!r}) carry no guard outcome and "
+                             "need a policy replay, which is not available here")
+        for i, f in zip(todo, replay_outcomes([runs[i] for i in todo], make_replayer())):
+            facts[i] = f
+    return [f for f in facts if f is not None]
+
+
+def policy_replayer(config_path: str | Path | None) -> Replayer:
+    """The replayer backed by :mod:`pyguard.replay` and the policy in ``config_path`` (defaults when None)."""
+    try:
+        from pyguard.engine import PolicyConfig
+        from pyguard.replay import replay_runs
+    except ImportError as exc:  # pragma: no cover - depends on the build
+        raise InputError(f"these runs need a policy replay, but pyguard.replay is not available ({exc}): "
+                         "pass pyguard traces (with run_end footers) instead") from exc
+    config = PolicyConfig.from_toml(config_path) if config_path is not None else PolicyConfig()
+
+    def replay(runs: Sequence[RunRecord]) -> list[RunEnd]:
+        results = replay_runs(list(runs), config)
+        return [_as_run_end(r) for r in results]
+
+    return replay
+
+
+def _as_run_end(result: object) -> RunEnd:
+    """Accept what replay_runs returns per run: a RunEnd, a RunRecord, or an object with ``.end``."""
+    if isinstance(result, RunEnd):
+        return result
+    end = getattr(result, "end", None)
+    if isinstance(end, RunEnd):
+        return end
+    raise InputError(f"the replay returned {type(result).__name__}, not a RunEnd: update pyguard.check.outcomes")

@@ -1,0 +1,180 @@
+"""The gate's report in the forms CI needs: one JSON object, JUnit XML, a Markdown comment, rich tables."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from pyguard.check.gate import CheckResult, GateReport
+from pyguard.check.summary import ALL_TASKS, RunSetSummary
+from pyguard.errors import InputError
+from pyguard.events import Outcome
+
+__all__ = ["report_dict", "report_json", "junit_xml", "markdown", "render", "write_text"]
+
+
+def _figure(x: float | None, rate: bool = False) -> str:
+    if x is None:
+        return "–"
+    if rate:
+        return f"{x:.3f}"
+    if float(x).is_integer() and abs(x) >= 1:
+        return f"{int(x)}"
+    return f"{x:.3f}" if abs(x) < 100 else f"{x:.0f}"
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "–"
+    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _is_rate(c: CheckResult) -> bool:
+    return c.name.endswith("_rate")
+
+
+def _against(c: CheckResult) -> str:
+    if c.kind == "threshold":
+        return f"≤ {_figure(c.threshold, _is_rate(c))}"
+    return f"baseline {_figure(c.baseline, _is_rate(c))}"
+
+
+def _shown_outcomes(s: RunSetSummary) -> list[Outcome]:
+    """Outcomes worth a column: the usual three, plus any other that occurred."""
+    usual = (Outcome.SUCCEEDED, Outcome.STALLED, Outcome.EXPIRED)
+    return [o for o in Outcome if o in usual or s.overall.count(o)]
+
+
+def report_dict(report: GateReport) -> dict:
+    """Everything as plain data: verdict, every check, the per-group figures, notes."""
+    return {
+        "passed": report.passed,
+        "exit_code": report.exit_code,
+        "alpha": report.config.alpha,
+        "runs": report.summary.overall.n,
+        "replayed": report.summary.replayed,
+        "config": report.config.model_dump(mode="json"),
+        "checks": [c.model_dump(mode="json") for c in report.checks],
+        "groups": {k: g.figures() for k, g in report.summary.groups.items()},
+        "notes": list(report.notes),
+    }
+
+
+def report_json(report: GateReport) -> str:
+    return json.dumps(report_dict(report), sort_keys=True)
+
+
+def junit_xml(report: GateReport) -> str:
+    """JUnit XML: one testsuite, one testcase per check (``<failure>`` with the check's message when it failed)."""
+    suite = ET.Element("testsuite", name="pyguard check", tests=str(len(report.checks)),
+                       failures=str(len(report.failures)), errors="0", skipped="0")
+    for c in report.checks:
+        case = ET.SubElement(suite, "testcase", classname=f"pyguard.check.{c.task_type}", name=c.name)
+        if not c.passed:
+            failure = ET.SubElement(case, "failure", message=c.message, type=c.kind)
+            failure.text = json.dumps(c.model_dump(mode="json"), indent=2, sort_keys=True)
+        else:
+            ET.SubElement(case, "system-out").text = c.message
+    root = ET.Element("testsuites", name="pyguard", tests=suite.get("tests"), failures=suite.get("failures"))
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _group_label(key: str) -> str:
+    return "all runs" if key == ALL_TASKS else key
+
+
+def markdown(report: GateReport) -> str:
+    """A pull-request comment: verdict, failures first (each with its figure, threshold/baseline and p-value),
+    then the outcome mix per task type."""
+    s = report.summary
+    verdict = "✅ passed" if report.passed else f"❌ failed ({len(report.failures)} of {len(report.checks)} checks)"
+    lines = [f"## pyguard check: {verdict}", "",
+             f"{s.overall.n} runs" + (f" ({s.replayed} replayed through the policy)" if s.replayed else "")
+             + (f"; baseline comparison at alpha {report.config.alpha:g} (Holm-adjusted)"
+                if report.baseline is not None else ""), ""]
+    if report.failures:
+        lines += ["### Failures", "", "| check | task type | value | against | p (adjusted) | why |",
+                  "|---|---|---|---|---|---|"]
+        for c in report.failures:
+            lines.append(f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
+                         f"{_against(c)} | {_p(c.p_value)} ({_p(c.p_adjusted)}) | {_md_cell(c.message)} |")
+        lines.append("")
+    passed = [c for c in report.checks if c.passed]
+    if passed:
+        lines += ["<details><summary>Passed checks</summary>", "", "| check | task type | value | against | p |",
+                  "|---|---|---|---|---|"]
+        for c in passed:
+            lines.append(f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
+                         f"{_against(c)} | {_p(c.p_adjusted)} |")
+        lines += ["", "</details>", ""]
+    lines += _md_summary(s)
+    if report.notes:
+        lines += [""] + [f"- {_md_cell(n)}" for n in report.notes]
+    return "\n".join(lines) + "\n"
+
+
+def _md_summary(s: RunSetSummary) -> list[str]:
+    outs = _shown_outcomes(s)
+    head = "| task type | runs | " + " | ".join(o.value for o in outs) + " | iter p50 | iter p95 | tokens mean | tokens p95 |"
+    lines = ["### Runs", "", head, "|" + "---|" * (len(outs) + 6)]
+    for key in [*s.task_types, ALL_TASKS]:
+        g = s.groups[key]
+        cells = [_md_cell(_group_label(key)), str(g.n)] + [str(g.count(o)) for o in outs]
+        cells += [_figure(g.iterations_p50), _figure(g.iterations_p95), _figure(g.tokens_mean), _figure(g.tokens_p95)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def render(report: GateReport, console: Console) -> None:
+    """Rich tables for people: the run summary, then the checks, then the verdict."""
+    s = report.summary
+    summary = Table(title=f"runs ({s.overall.n}" + (f", {s.replayed} replayed" if s.replayed else "") + ")")
+    summary.add_column("task type")
+    summary.add_column("runs", justify="right")
+    outs = _shown_outcomes(s)
+    for o in outs:
+        summary.add_column(o.value, justify="right")
+    for col in ("iter p50", "iter p95", "tokens mean", "tokens p95"):
+        summary.add_column(col, justify="right")
+    for key in [*s.task_types, ALL_TASKS]:
+        g = s.groups[key]
+        summary.add_row(escape(_group_label(key)), str(g.n), *[str(g.count(o)) for o in outs],
+                        _figure(g.iterations_p50), _figure(g.iterations_p95), _figure(g.tokens_mean),
+                        _figure(g.tokens_p95))
+    console.print(summary)
+    if report.checks:
+        checks = Table(title="checks")
+        for col in ("", "check", "task type", "value", "against", "p", "p adj."):
+            checks.add_column(col)
+        for c in report.checks:
+            checks.add_row("[green]pass[/]" if c.passed else "[bold red]FAIL[/]", escape(c.name), escape(_group_label(c.task_type)),
+                           _figure(c.value, _is_rate(c)), _against(c), _p(c.p_value), _p(c.p_adjusted))
+        console.print(checks)
+    for c in report.failures:
+        console.print(f"[bold red]FAIL[/] {escape(c.name)} \\[{escape(_group_label(c.task_type))}]: {escape(c.message)}",
+                      highlight=False)
+    for n in report.notes:
+        console.print(f"note: {escape(n)}", highlight=False)
+    console.print("[green]pyguard check passed[/]" if report.passed
+                  else f"[bold red]pyguard check failed: {len(report.failures)} check(s)[/]")
+
+
+def write_text(path: str | Path, text: str, what: str) -> None:
+    """Write a report file, turning OS errors into an InputError that names the path."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write the {what} {str(path)!r}: {exc.strerror or exc}") from exc

@@ -1,0 +1,99 @@
+"""``pyguard check``: the CI gate. Exit 0 when every check holds, 1 when one fails, 2 on bad input."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from pyguard.check import (
+    GateConfig,
+    check_runs,
+    junit_xml,
+    markdown,
+    policy_replayer,
+    read_baseline,
+    render,
+    report_json,
+    write_baseline,
+)
+from pyguard.check.report import write_text
+from pyguard.errors import PyguardError
+from pyguard.events import RunRecord
+
+__all__ = ["check", "load_runs"]
+
+
+class BadInput(click.ClickException):
+    """Bad input (exit code 2), with pyguard's message."""
+
+    exit_code = 2
+
+
+def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str]:
+    """Read the runs and tell their format (detected when ``fmt`` is None): the gate replays recordings."""
+    from pyguard.trace import detect_format, load_traces
+
+    traces = load_traces(path, fmt)
+    fmt = fmt or detect_format(traces[0].path) or "pyguard"
+    return [run.record for tf in traces for run in tf.runs], fmt
+
+
+_rate = click.FloatRange(0.0, 1.0)
+
+
+@click.command(name="check")
+@click.argument("runs", type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["pyguard", "openai"]), default=None,
+              help="Format of RUNS (default: detected). OpenAI recordings are replayed through the policy.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Policy TOML used to replay recordings (default policy when omitted).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Baseline JSON to compare with (made by --write-baseline).")
+@click.option("--write-baseline", "write_baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write these runs' summary as a baseline JSON.")
+@click.option("--max-stall-rate", type=_rate, help="Fail when a task type's stalled share is above this.")
+@click.option("--max-expired-rate", type=_rate, help="Fail when a task type's expired share is above this.")
+@click.option("--max-p95-iterations", type=click.IntRange(min=1),
+              help="Fail when a task type's 95th percentile of model calls per run is above this.")
+@click.option("--alpha", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Family-wise false-alarm rate of the baseline comparison (Holm).")
+@click.option("--junit-xml", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write JUnit XML, one test case per check.")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write a Markdown summary for a pull-request comment.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every check instead of tables.")
+def check(runs: Path, fmt: str | None, config_path: Path | None, baseline_path: Path | None,
+          write_baseline_path: Path | None, max_stall_rate: float | None, max_expired_rate: float | None,
+          max_p95_iterations: int | None, alpha: float, junit_path: Path | None, markdown_path: Path | None,
+          as_json: bool) -> None:
+    """Check the runs in RUNS against thresholds and a baseline.
+
+    Statistics per task type (and overall): the outcome mix, iterations p50/p95, tokens per run. The baseline
+    comparison uses one-sided two-proportion z-tests (Fisher's exact for small counts) for rates and
+    Mann-Whitney U tests for iterations and tokens, Holm-adjusted so that unchanged behaviour fails the gate
+    with probability at most --alpha. Exit 0: all checks hold; 1: a check failed; 2: bad input.
+    """
+    try:
+        gate = GateConfig(max_stall_rate=max_stall_rate, max_expired_rate=max_expired_rate,
+                          max_p95_iterations=max_p95_iterations, alpha=alpha)
+        baseline = read_baseline(baseline_path) if baseline_path is not None else None
+        records, fmt = load_runs(str(runs), fmt)
+        report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(config_path))
+        if write_baseline_path is not None:
+            write_baseline(report.summary, write_baseline_path)
+        if junit_path is not None:
+            write_text(junit_path, junit_xml(report), "JUnit XML report")
+        if markdown_path is not None:
+            write_text(markdown_path, markdown(report), "Markdown summary")
+    except PyguardError as exc:
+        raise BadInput(str(exc)) from exc
+    if as_json:
+        click.echo(report_json(report))
+    else:
+        render(report, Console(file=sys.stdout, width=max(120, Console().width)))
+        if write_baseline_path is not None:
+            click.echo(f"baseline written to {write_baseline_path}")
+    click.get_current_context().exit(report.exit_code)
