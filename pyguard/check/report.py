@@ -126,7 +126,8 @@ def markdown(report: GateReport) -> str:
 
 def _md_summary(s: RunSetSummary) -> list[str]:
     outs = _shown_outcomes(s)
-    head = "| task type | runs | " + " | ".join(o.value for o in outs) + " | iter p50 | iter p95 | tokens mean | tokens p95 |"
+    columns = ["task type", "runs", *(o.value for o in outs), "iter p50", "iter p95", "tokens mean", "tokens p95"]
+    head = "| " + " | ".join(columns) + " |"
     lines = ["### Runs", "", head, "|" + "---|" * (len(outs) + 6)]
     for key in [*s.task_types, ALL_TASKS]:
         g = s.groups[key]
@@ -158,12 +159,13 @@ def render(report: GateReport, console: Console) -> None:
         for col in ("", "check", "task type", "value", "against", "p", "p adj."):
             checks.add_column(col)
         for c in report.checks:
-            checks.add_row("[green]pass[/]" if c.passed else "[bold red]FAIL[/]", escape(c.name), escape(_group_label(c.task_type)),
+            checks.add_row("[green]pass[/]" if c.passed else "[bold red]FAIL[/]", escape(c.name),
+                           escape(_group_label(c.task_type)),
                            _figure(c.value, _is_rate(c)), _against(c), _p(c.p_value), _p(c.p_adjusted))
         console.print(checks)
     for c in report.failures:
-        console.print(f"[bold red]FAIL[/] {escape(c.name)} \\[{escape(_group_label(c.task_type))}]: {escape(c.message)}",
-                      highlight=False)
+        where = escape(_group_label(c.task_type))
+        console.print(f"[bold red]FAIL[/] {escape(c.name)} \\[{where}]: {escape(c.message)}", highlight=False)
     for n in report.notes:
         console.print(f"note: {escape(n)}", highlight=False)
     console.print("[green]pyguard check passed[/]" if report.passed
