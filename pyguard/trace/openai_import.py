@@ -258,7 +258,7 @@ def openai_run_to_record(obj: Any, *, index: int = 0, source: str = "<memory>", 
 
     last = events[-1]
     censored = bool(last.tool_calls)
-    evidence: dict[str, Any] = {"source": source, "index": index}
+    evidence: dict[str, Any] = {"imported_from": "openai", "source": source, "index": index}
     if pending:
         evidence["trailing_observations"] = len(pending)  # results that arrived after the last model call
     totals = {

@@ -1,0 +1,262 @@
+"""Offline replay: feed recorded runs through a policy and report where it would stop and what that saves.
+
+    from pyguard.replay import replay_runs
+    report = replay_runs(load_runs("runs/"), PolicyConfig())     # -> ReplayReport
+    report.to_dict()   # {"runs": [{"id", "success", "iterations", "stop_at", ...}], "summary": {...}}
+
+Semantics. Every recorded iteration is given to a fresh engine session in order. A STOP after iteration i
+gives ``stop_at = i``: the run would have made i model calls, so the tool calls and tokens of iterations
+i+1.. are saved. A recording cannot show what a reflection would have changed, so a REFLECT is noted in
+``reflect_at`` and replay goes on as if the guard had said "continue". The engine's clock follows the
+recorded timestamps (``timestamp_ms``, else the sum of ``latency_ms``), so time rules see recorded time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pyguard.decisions import Action, Decision
+from pyguard.events import IterationEvent, Outcome, RunRecord
+
+if TYPE_CHECKING:
+    from pyguard.engine import PolicyConfig
+
+__all__ = ["REFLECTION_NOTE", "ReplayRun", "GroupSummary", "ReplaySummary", "ReplayReport", "recorded_success", "replay_run", "replay_runs", "summarise"]
+
+REFLECTION_NOTE = (
+    "A recording cannot show what a reflection would have changed: replay counts a reflection as 'continue'"
+    " and goes on with the recorded iterations."
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReplayRun(_Model):
+    """One recorded run replayed through the policy. Its JSON form has exactly the documented keys."""
+
+    id: str
+    success: bool | None
+    """Whether the recorded run succeeded: its label, else a live trace's outcome; None when unknown
+    (an unlabelled recording, a cancelled run, a run with no footer)."""
+    iterations: int
+    """Model calls recorded."""
+    stop_at: int | None
+    """The 1-based iteration after which the guard stops; None if it never stops."""
+    reason: str | None
+    """Why it stops (None if it never stops)."""
+    reflect_at: list[int]
+    """Iterations after which it would inject a reflection (counted as continue)."""
+    tool_calls: int
+    tool_calls_saved: int
+    tokens: int | None
+    """Total tokens recorded; None when any iteration of the recording has no usage."""
+    tokens_saved: int | None
+    rule: str | None = Field(default=None, exclude=True)
+    """The rule that stopped it (not in the JSON; the reason says it in words)."""
+    outcome: Outcome | None = Field(default=None, exclude=True)
+    """The outcome the stop would give (not in the JSON)."""
+    complete: bool = Field(default=True, exclude=True)
+    """False when the recorded run had no footer."""
+    censored: bool = Field(default=False, exclude=True)
+    """True when the recording was cut off while the model still requested tools."""
+
+
+class GroupSummary(_Model):
+    """Totals over one group of runs (successful, failed or unlabelled)."""
+
+    runs: int = 0
+    stopped: int = 0
+    """Runs the guard would stop (stop_at is not null)."""
+    reflected: int = 0
+    """Runs in which the guard would inject at least one reflection."""
+    tool_calls: int = 0
+    tool_calls_saved: int = 0
+    tokens: int | None = None
+    """Sum over the group's runs with usage; None when none has usage."""
+    tokens_saved: int | None = None
+    runs_without_usage: int = 0
+
+
+class ReplaySummary(_Model):
+    runs: int
+    stopped: int
+    successful: GroupSummary
+    """Runs labelled successful: a stop here cuts a run that would have succeeded (a false stop)."""
+    failed: GroupSummary
+    """Runs labelled failed: a stop here saves work that led nowhere."""
+    unlabelled: GroupSummary
+    """Runs with no outcome label (and runs with no footer)."""
+    incomplete: list[str]
+    """Ids of runs with no footer (cut short): replayed as far as they go, counted as unlabelled."""
+    censored: list[str]
+    """Ids of runs cut off while still requesting tools."""
+    reflections: str = REFLECTION_NOTE
+
+
+class ReplayReport(_Model):
+    runs: list[ReplayRun]
+    summary: ReplaySummary
+
+    def to_dict(self) -> dict:
+        """The JSON object printed by ``pyguard replay --json``."""
+        return self.model_dump(mode="json")
+
+
+class _RecordedClock:
+    """A clock (seconds) that replays recorded time: moved before each event to its timestamp (or by its latency)."""
+
+    def __init__(self) -> None:
+        self.now_ms = 0.0
+
+    def reset(self, record: RunRecord) -> None:
+        start = record.start.started_at_ms
+        if start is None and record.events and record.events[0].timestamp_ms is not None:
+            first = record.events[0]
+            start = first.timestamp_ms - (first.latency_ms or 0.0)
+        self.now_ms = start or 0.0
+
+    def advance(self, event: IterationEvent) -> None:
+        if event.timestamp_ms is not None:
+            self.now_ms = max(self.now_ms, event.timestamp_ms)
+        elif event.latency_ms is not None:
+            self.now_ms += event.latency_ms
+
+    def __call__(self) -> float:
+        return self.now_ms / 1000.0
+
+
+class _Replayer:
+    """One policy (from one config) and its recorded clock, reused for every run; each run its own session."""
+
+    def __init__(self, config: PolicyConfig | None) -> None:
+        from pyguard.engine import Policy, PolicyConfig
+
+        self.clock = _RecordedClock()
+        self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
+
+    def decide(self, record: RunRecord) -> list[Decision]:
+        self.clock.reset(record)
+        session = self.policy.new_run(run_id=record.run_id, task_type=record.task_type)
+        decisions: list[Decision] = []
+        for event in record.events:
+            self.clock.advance(event)
+            decision = session.observe(event)
+            decisions.append(decision)
+            if decision.action is Action.STOP:
+                break
+        return decisions
+
+
+def _event_tokens(event: IterationEvent) -> int | None:
+    if event.total_tokens is not None:
+        return event.total_tokens
+    if event.input_tokens is not None and event.output_tokens is not None:
+        return event.input_tokens + event.output_tokens
+    return None
+
+
+def _sum_or_none(values: Sequence[int | None]) -> int | None:
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayRun:
+    """Replay one recorded run through a fresh policy built from ``config`` (None = the default PolicyConfig)."""
+    return _summarise_run(record, _Replayer(config).decide(record))
+
+
+def _summarise_run(record: RunRecord, decisions: list[Decision]) -> ReplayRun:
+    events = record.events
+    stop = next(((i, d) for i, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
+    stop_at = stop[0] if stop else None
+    reflect_at = [i for i, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
+    calls = [len(e.tool_calls) for e in events]
+    tokens = [_event_tokens(e) for e in events]
+    after = slice(stop_at, None) if stop_at is not None else slice(len(events), None)
+    total_tokens = _sum_or_none(tokens)
+    return ReplayRun(
+        id=record.run_id,
+        success=recorded_success(record),
+        iterations=len(events),
+        stop_at=stop_at,
+        reason=(stop[1].reason or stop[1].rule or "stop") if stop else None,
+        reflect_at=reflect_at,
+        tool_calls=sum(calls),
+        tool_calls_saved=sum(calls[after]),
+        tokens=total_tokens,
+        tokens_saved=None if total_tokens is None else _sum_or_none(tokens[after]),
+        rule=stop[1].rule if stop else None,
+        outcome=stop[1].outcome if stop else None,
+        complete=record.end is not None,
+        censored=bool(record.end and record.end.censored),
+    )
+
+
+_OUTCOME_SUCCESS = {
+    Outcome.SUCCEEDED: True,
+    Outcome.FAILED: False,
+    Outcome.EXPIRED: False,
+    Outcome.STALLED: False,
+    Outcome.ESCALATED: False,
+}
+
+
+def recorded_success(record: RunRecord) -> bool | None:
+    """Did the recorded run succeed? Its label when it has one; else, for a live pyguard trace, its outcome
+    (cancelled and guard errors are unknown); None for an unlabelled recording or a run with no footer."""
+    end = record.end
+    if end is None:
+        return None
+    if end.success_label is not None:
+        return end.success_label
+    if end.evidence.get("imported_from") is not None:
+        return None  # an imported recording's outcome is inferred, not known
+    return _OUTCOME_SUCCESS.get(end.outcome)
+
+
+def _group(runs: Iterable[ReplayRun]) -> GroupSummary:
+    g = GroupSummary()
+    tokens: list[int] = []
+    saved: list[int] = []
+    for r in runs:
+        g.runs += 1
+        g.stopped += r.stop_at is not None
+        g.reflected += bool(r.reflect_at)
+        g.tool_calls += r.tool_calls
+        g.tool_calls_saved += r.tool_calls_saved
+        if r.tokens is None:
+            g.runs_without_usage += 1
+        else:
+            tokens.append(r.tokens)
+            saved.append(r.tokens_saved or 0)
+    if tokens:
+        g.tokens, g.tokens_saved = sum(tokens), sum(saved)
+    return g
+
+
+def summarise(runs: list[ReplayRun]) -> ReplaySummary:
+    """The summary of replayed runs, successful and failed apart."""
+    ok = [r for r in runs if r.success is True]
+    bad = [r for r in runs if r.success is False]
+    unknown = [r for r in runs if r.success is None]
+    groups = [_group(ok), _group(bad), _group(unknown)]
+    return ReplaySummary(
+        runs=len(runs),
+        stopped=sum(g.stopped for g in groups),
+        successful=groups[0],
+        failed=groups[1],
+        unlabelled=groups[2],
+        incomplete=[r.id for r in runs if not r.complete],
+        censored=[r.id for r in runs if r.censored],
+    )
+
+
+def replay_runs(runs: Iterable[RunRecord], config: PolicyConfig | None = None) -> ReplayReport:
+    """Replay every run (each in its own engine session) through ``config`` (None = the default PolicyConfig)."""
+    replayer = _Replayer(config)
+    replayed = [_summarise_run(r, replayer.decide(r)) for r in runs]
+    return ReplayReport(runs=replayed, summary=summarise(replayed))
