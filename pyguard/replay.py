@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
-from pyguard.events import IterationEvent, Outcome, RunRecord
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
     from pyguard.engine import PolicyConfig
@@ -64,6 +64,12 @@ class ReplayRun(_Model):
     """False when the recorded run had no footer."""
     censored: bool = Field(default=False, exclude=True)
     """True when the recording was cut off while the model still requested tools."""
+    end: RunEnd | None = Field(default=None, exclude=True)
+    """The footer of the run as guarded by this policy (not in the JSON): when it stops, the engine's outcome
+    and reason with the recording's counts up to ``stop_at`` (``evidence["replayed"]`` is True, the label is
+    dropped: nobody knows how the cut run would have ended); otherwise the recorded footer (None if none)."""
+    decisions: list[Decision] = Field(default_factory=list, exclude=True)
+    """The engine's decision after each replayed iteration, up to the stop (not in the JSON)."""
 
 
 class GroupSummary(_Model):
@@ -139,7 +145,8 @@ class _Replayer:
         self.clock = _RecordedClock()
         self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
 
-    def decide(self, record: RunRecord) -> list[Decision]:
+    def decide(self, record: RunRecord) -> tuple[list[Decision], RunEnd | None]:
+        """The decisions after each iteration (up to the first STOP) and, when it stops, the engine's RunEnd."""
         self.clock.reset(record)
         session = self.policy.new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
@@ -148,8 +155,10 @@ class _Replayer:
             decision = session.observe(event)
             decisions.append(decision)
             if decision.action is Action.STOP:
-                break
-        return decisions
+                kept = record.events[: len(decisions)]
+                salvaged = next((e.text for e in reversed(kept) if e.text), None)
+                return decisions, session.finish(answer=salvaged)
+        return decisions, None
 
 
 def _event_tokens(event: IterationEvent) -> int | None:
@@ -166,10 +175,29 @@ def _sum_or_none(values: Sequence[int | None]) -> int | None:
 
 def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayRun:
     """Replay one recorded run through a fresh policy built from ``config`` (None = the default PolicyConfig)."""
-    return _summarise_run(record, _Replayer(config).decide(record))
+    return _summarise_run(record, *_Replayer(config).decide(record))
 
 
-def _summarise_run(record: RunRecord, decisions: list[Decision]) -> ReplayRun:
+def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: Decision) -> RunEnd:
+    """The footer the guarded run would have had: the engine's outcome, the recording's counts up to the stop."""
+    kept = record.events[:stop_at]
+
+    def total(key: str) -> int | None:
+        return _sum_or_none([getattr(e, key) for e in kept])
+
+    return engine_end.model_copy(update={
+        "iterations": stop_at,
+        "tool_calls": sum(len(e.tool_calls) for e in kept),
+        "input_tokens": total("input_tokens"),
+        "output_tokens": total("output_tokens"),
+        "total_tokens": _sum_or_none([_event_tokens(e) for e in kept]),
+        "evidence": {**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
+        "success_label": None,
+        "censored": False,
+    })
+
+
+def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None) -> ReplayRun:
     events = record.events
     stop = next(((i, d) for i, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
     stop_at = stop[0] if stop else None
@@ -193,6 +221,8 @@ def _summarise_run(record: RunRecord, decisions: list[Decision]) -> ReplayRun:
         outcome=stop[1].outcome if stop else None,
         complete=record.end is not None,
         censored=bool(record.end and record.end.censored),
+        end=_stopped_end(record, engine_end, stop_at, stop[1]) if stop and engine_end else record.end,
+        decisions=decisions,
     )
 
 
@@ -258,5 +288,5 @@ def summarise(runs: list[ReplayRun]) -> ReplaySummary:
 def replay_runs(runs: Iterable[RunRecord], config: PolicyConfig | None = None) -> ReplayReport:
     """Replay every run (each in its own engine session) through ``config`` (None = the default PolicyConfig)."""
     replayer = _Replayer(config)
-    replayed = [_summarise_run(r, replayer.decide(r)) for r in runs]
+    replayed = [_summarise_run(r, *replayer.decide(r)) for r in runs]
     return ReplayReport(runs=replayed, summary=summarise(replayed))

@@ -172,3 +172,17 @@ def test_recorded_clock_follows_timestamps_then_latencies() -> None:
         clock.advance(e)
         seen.append(clock())
     assert seen == [1000.0, 1010.0, 1015.0, 1015.0, 1015.0]
+
+
+def test_each_replayed_run_carries_its_guarded_footer_and_decisions() -> None:
+    stopped_rec, kept_rec = _record("long", 7, label=False), _record("short", 2, label=True)
+    report = replay_runs([stopped_rec, kept_rec], _capped(3))
+    stopped, kept = report.runs
+    assert stopped.end is not None and stopped.end.outcome is not Outcome.SUCCEEDED
+    assert stopped.end.outcome is stopped.decisions[-1].outcome and stopped.end.reason == stopped.reason
+    assert (stopped.end.iterations, stopped.end.tool_calls) == (3, 3)
+    assert stopped.end.total_tokens == sum(e.total_tokens for e in stopped_rec.events[:3])
+    assert stopped.end.evidence["replayed"] is True and stopped.end.success_label is None
+    assert [d.iteration for d in stopped.decisions] == [1, 2, 3]
+    assert kept.end == kept_rec.end and len(kept.decisions) == 2
+    assert "end" not in report.to_dict()["runs"][0] and "decisions" not in report.to_dict()["runs"][0]
