@@ -239,3 +239,35 @@ def test_example_recording_reads_with_decisions() -> None:
 def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="does not exist"):
         load_runs(tmp_path / "nope.jsonl")
+
+
+def test_process_killed_mid_run_leaves_a_readable_prefix(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "killed.jsonl"
+    child = (
+        "import sys\n"
+        "from pyguard.events import IterationEvent, RunStart\n"
+        "from pyguard.trace import TraceWriter\n"
+        f"w = TraceWriter({str(path)!r})\n"
+        "w.start(RunStart(run_id='k'))\n"
+        "for i in range(1, 4):\n"
+        "    w.iteration(IterationEvent(run_id='k', index=i, text='x' * 1000))\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.read()\n"  # block until killed: no footer, file never closed
+    )
+    proc = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+        if proc.stdin:
+            proc.stdin.close()
+        if proc.stdout:
+            proc.stdout.close()
+    (run,) = read_trace(path).runs
+    assert not run.complete
+    assert [e.index for e in run.record.events] == [1, 2, 3]
