@@ -26,15 +26,14 @@ def needs_replay(run: RunRecord, fmt: str | None) -> bool:
     """True when the run's outcome must come from a replay.
 
     ``fmt="openai"``: always (recordings carry a label, not a guard outcome); ``"pyguard"``: never (the footer
-    holds the outcome). ``None`` (unknown source): when the run looks like an imported recording — no policy,
-    no agent style in its header, and a footer with a success label or a cut-off (``censored``).
+    holds the outcome). ``None`` (unknown source): when the footer says the run was imported from a recording
+    (``evidence["imported_from"]``, set by the OpenAI importer).
     """
     if fmt == "openai":
         return True
     if fmt == "pyguard" or run.end is None:
         return False
-    is_recording = run.start.policy is None and run.start.agent_style is None
-    return is_recording and (run.end.success_label is not None or run.end.censored)
+    return run.end.evidence.get("imported_from") is not None
 
 
 def run_tokens(run: RunRecord, iterations: int | None = None) -> int | None:
@@ -123,27 +122,30 @@ def resolve_runs(runs: Sequence[RunRecord], fmt: str | None = None,
 
 
 def policy_replayer(config_path: str | Path | None) -> Replayer:
-    """The replayer backed by :mod:`pyguard.replay` and the policy in ``config_path`` (defaults when None)."""
-    try:
-        from pyguard.engine import PolicyConfig
-        from pyguard.replay import replay_runs
-    except ImportError as exc:  # pragma: no cover - depends on the build
-        raise InputError(f"these runs need a policy replay, but pyguard.replay is not available ({exc}): "
-                         "pass pyguard traces (with run_end footers) instead") from exc
-    config = PolicyConfig.from_toml(config_path) if config_path is not None else PolicyConfig()
+    """The replayer backed by :func:`pyguard.replay.replay_runs` and the policy in ``config_path`` (a TOML
+    file or a pyproject.toml with ``[tool.pyguard]``; the default policy when None). ConfigError when the
+    file is bad."""
+    from pyguard.engine import PolicyConfig
+    from pyguard.replay import replay_runs
+
+    config = PolicyConfig.from_toml(config_path) if config_path is not None else None
 
     def replay(runs: Sequence[RunRecord]) -> list[RunEnd]:
-        results = replay_runs(list(runs), config)
-        return [_as_run_end(r) for r in results]
+        report = replay_runs(list(runs), config)
+        return [_as_run_end(record, r) for record, r in zip(runs, report.runs)]
 
     return replay
 
 
-def _as_run_end(result: object) -> RunEnd:
-    """Accept what replay_runs returns per run: a RunEnd, a RunRecord, or an object with ``.end``."""
-    if isinstance(result, RunEnd):
-        return result
-    end = getattr(result, "end", None)
-    if isinstance(end, RunEnd):
-        return end
-    raise InputError(f"the replay returned {type(result).__name__}, not a RunEnd: update pyguard.check.outcomes")
+def _as_run_end(record: RunRecord, replayed: object) -> RunEnd:
+    """A replayed run as the footer it would have had: the stop's outcome and its call count, or, when the
+    policy lets it run to the end, the recorded outcome (see :func:`replay_outcomes`)."""
+    stop_at = getattr(replayed, "stop_at", None)
+    if stop_at is not None:
+        outcome = getattr(replayed, "outcome", None) or Outcome.STALLED
+        tokens, saved = getattr(replayed, "tokens", None), getattr(replayed, "tokens_saved", None)
+        total = tokens - saved if tokens is not None and saved is not None else None
+        return RunEnd(run_id=record.run_id, outcome=outcome, iterations=stop_at, total_tokens=total,
+                      reason=getattr(replayed, "reason", None) or "")
+    recorded = record.end.outcome if record.end is not None else Outcome.SUCCEEDED
+    return RunEnd(run_id=record.run_id, outcome=recorded, iterations=len(record.events))

@@ -10,7 +10,6 @@ from click.testing import CliRunner
 import pyguard.cli.check as cli_check
 from pyguard.check.synthetic import synth_runs
 from pyguard.cli import main
-from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd
 from pyguard.trace import write_runs
 
@@ -98,14 +97,19 @@ def test_openai_recordings_are_replayed_through_the_policy(monkeypatch, tmp_path
     assert data["replayed"] == data["runs"] > 0 and seen["config"] == policy
 
 
-def test_replay_unavailable_is_bad_input(monkeypatch):
-    def unavailable(config_path):
-        raise InputError("these runs need a policy replay, but pyguard.replay is not available")
+def test_openai_recordings_through_the_default_policy():
+    result = _run(RECORDINGS / "openai_runs.jsonl", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["replayed"] == data["runs"] == 4
 
-    monkeypatch.setattr(cli_check, "policy_replayer", unavailable)
-    result = _run(RECORDINGS / "openai_runs.jsonl", "--format", "openai")
+
+def test_a_bad_policy_file_is_bad_input(tmp_path):
+    policy = tmp_path / "policy.toml"
+    policy.write_text("this is = = not toml")
+    result = _run(RECORDINGS / "openai_runs.jsonl", "--config", policy)
     assert result.exit_code == 2
-    assert "policy replay" in result.output
+    assert "policy.toml" in result.output and "not valid TOML" in result.output
 
 
 @pytest.mark.parametrize(

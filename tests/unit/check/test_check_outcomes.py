@@ -1,5 +1,7 @@
 """Where outcomes come from: footers for pyguard traces, a (here: fake) policy replay for recordings."""
 
+from pathlib import Path
+
 import pytest
 
 from pyguard.check import check_runs, facts_from_footer, needs_replay, replay_outcomes, resolve_runs
@@ -13,7 +15,8 @@ def _recording(rid, k, label=True, censored=False, task_type="lookup"):
     events = [IterationEvent(run_id=rid, index=i + 1, input_tokens=100, output_tokens=10,
                              tool_calls=calls if (i < k - 1 or censored) else ()) for i in range(k)]
     outcome = Outcome.EXPIRED if censored else (Outcome.SUCCEEDED if label is not False else Outcome.FAILED)
-    end = RunEnd(run_id=rid, outcome=outcome, iterations=k, success_label=label, censored=censored)
+    end = RunEnd(run_id=rid, outcome=outcome, iterations=k, success_label=label, censored=censored,
+                 evidence={"imported_from": "openai"})
     return RunRecord(start=RunStart(run_id=rid, task_type=task_type), events=events, end=end)
 
 
@@ -73,8 +76,7 @@ def test_which_runs_need_a_replay(make_runs):
     unlabeled = _recording("u", 3, label=None)
     assert needs_replay(rec, "openai") and needs_replay(trace_run, "openai")
     assert not needs_replay(rec, "pyguard")
-    assert needs_replay(rec, None) and not needs_replay(trace_run, None) and not needs_replay(unlabeled, None)
-    assert needs_replay(_recording("c", 3, label=None, censored=True), None)
+    assert needs_replay(rec, None) and needs_replay(unlabeled, None) and not needs_replay(trace_run, None)
 
 
 def test_recordings_get_their_outcome_from_the_replay():
@@ -112,3 +114,37 @@ def test_recordings_without_a_replayer_are_bad_input():
 def test_a_replay_that_loses_runs_is_reported():
     with pytest.raises(InputError, match="returned 0 outcomes for 1 runs"):
         replay_outcomes([_recording("r", 3)], lambda runs: [])
+
+
+RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
+
+
+def test_the_real_replay_agrees_with_replay_runs():
+    from pyguard.check import policy_replayer
+    from pyguard.replay import replay_runs
+    from pyguard.trace import load_runs
+
+    runs = load_runs(RECORDINGS / "openai_runs.jsonl")
+    facts = resolve_runs(runs, None, lambda: policy_replayer(None))
+    assert all(f.replayed for f in facts)
+    for run, f, r in zip(runs, facts, replay_runs(runs).runs):
+        if r.stop_at is not None:
+            assert (f.outcome, f.iterations) == (r.outcome, r.stop_at)
+        else:
+            assert (f.outcome, f.iterations) == (run.end.outcome, len(run.events))
+
+
+def test_a_stop_in_the_replay_becomes_the_runs_outcome(monkeypatch):
+    import pyguard.replay
+    from pyguard.check import policy_replayer
+
+    rec = _recording("long", 9)
+
+    def fake_replay_runs(runs, config=None):
+        run = pyguard.replay.replay_run(runs[0], config).model_copy(
+            update={"stop_at": 4, "outcome": Outcome.STALLED, "tokens": 990, "tokens_saved": 550})
+        return pyguard.replay.ReplayReport(runs=[run], summary=pyguard.replay.summarise([run]))
+
+    monkeypatch.setattr(pyguard.replay, "replay_runs", fake_replay_runs)
+    (f,) = resolve_runs([rec], "openai", lambda: policy_replayer(None))
+    assert (f.outcome, f.iterations, f.tokens) == (Outcome.STALLED, 4, 440)
