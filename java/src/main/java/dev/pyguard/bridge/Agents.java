@@ -1,0 +1,144 @@
+package dev.pyguard.bridge;
+
+import dev.langchain4j.agentic.AgenticServices;
+import dev.langchain4j.agentic.UntypedAgent;
+import dev.langchain4j.agentic.agent.AgentBuilder;
+import dev.langchain4j.agentic.observability.AfterAgentToolExecution;
+import dev.langchain4j.agentic.observability.AgentListener;
+import dev.langchain4j.agentic.observability.AgentRequest;
+import dev.langchain4j.agentic.observability.BeforeAgentToolExecution;
+import dev.langchain4j.agentic.scope.AgenticScope;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.service.AiServices;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Factories for the three agent styles, so Python never has to implement LangChain4j interfaces. Each takes any
+ * {@link ChatModel}; when it is a {@link GuardedChatModel} the guard's tool hooks are wired as follows:
+ *
+ * <ul>
+ *   <li><b>aiservices</b>: {@code AiServices} with the tools; the guard acts before each model call (the decorated
+ *       model) and through {@code beforeToolExecution}, so a pending STOP also keeps the tools of the last response
+ *       from running. LangChain4j's own cap {@code maxToolCallingRoundTrips} still applies (100 by default).</li>
+ *   <li><b>agentic</b>: {@code AgenticServices.loopBuilder()} around a {@link LoopWorker} sub-agent built on the
+ *       model; the guard acts before each model call and, through an {@code AgentListener}'s
+ *       {@code beforeAgentToolExecution} (which LangChain4j lets propagate), before tools. One run = one guarded
+ *       model across all loop iterations.</li>
+ *   <li><b>executor</b>: {@link ExplicitAgentLoop}; it calls the guard's tool hook itself.</li>
+ * </ul>
+ */
+public final class Agents {
+
+    private Agents() {}
+
+    public static GuardedAgent aiServices(ChatModel model, ToolSet tools, int maxToolCallingRoundTrips, String systemMessage) {
+        if (maxToolCallingRoundTrips < 1) {
+            throw new IllegalArgumentException("maxToolCallingRoundTrips=" + maxToolCallingRoundTrips + " must be at least 1");
+        }
+        AiServices<ToolAssistant> b = AiServices.builder(ToolAssistant.class)
+                .chatModel(model)
+                .maxToolCallingRoundTrips(maxToolCallingRoundTrips);
+        if (!tools.objects().isEmpty()) b.tools(tools.objects());
+        if (!tools.explicitTools().isEmpty()) b.tools(tools.explicitTools());
+        if (systemMessage != null && !systemMessage.isBlank()) b.systemMessageProvider(id -> systemMessage);
+        if (model instanceof GuardedChatModel g) {
+            b.beforeToolExecution(g::beforeToolExecution);
+            b.afterToolExecution(g::afterToolExecution);
+        }
+        ToolAssistant assistant = b.build();
+        return new GuardedAgent() {
+            @Override public String style() { return "aiservices"; }
+            @Override public AgentRunResult run(String task) {
+                long t0 = System.nanoTime();
+                try {
+                    String answer = assistant.chat(task);
+                    return AgentRunResult.of(style(), model, t0, "answered", answer, null, 0);
+                } catch (Throwable e) {
+                    return AgentRunResult.of(style(), model, t0, null, null, e, 0);
+                }
+            }
+        };
+    }
+
+    /**
+     * @param exitWhenAnswerContains null: exit after the first non-blank answer; "": never exit early (run all
+     *                               {@code maxIterations}); otherwise exit once the answer contains this text
+     */
+    public static GuardedAgent agenticLoop(ChatModel model, ToolSet tools, int maxIterations, int maxToolCallingRoundTrips,
+                                           String exitWhenAnswerContains, String systemMessage) {
+        if (maxIterations < 1) throw new IllegalArgumentException("maxIterations=" + maxIterations + " must be at least 1");
+        if (maxToolCallingRoundTrips < 1) {
+            throw new IllegalArgumentException("maxToolCallingRoundTrips=" + maxToolCallingRoundTrips + " must be at least 1");
+        }
+        return new GuardedAgent() {
+            @Override public String style() { return "agentic"; }
+            @Override public AgentRunResult run(String task) {
+                long t0 = System.nanoTime();
+                AtomicInteger iterations = new AtomicInteger();
+                try {
+                    UntypedAgent loop = build(model, tools, maxIterations, maxToolCallingRoundTrips, exitWhenAnswerContains,
+                            systemMessage, iterations);
+                    Object out = loop.invoke(Map.of("request", task));
+                    String answer = out == null ? null : out.toString();
+                    String status = answer != null && !answer.isBlank() && exits(answer, exitWhenAnswerContains)
+                            ? "answered" : "exhausted";
+                    return AgentRunResult.of(style(), model, t0, status, answer, null, iterations.get());
+                } catch (Throwable e) {
+                    return AgentRunResult.of(style(), model, t0, null, null, e, iterations.get());
+                }
+            }
+        };
+    }
+
+    private static boolean exits(String answer, String marker) {
+        if (answer == null || answer.isBlank()) return false;
+        if (marker == null) return true;
+        if (marker.isEmpty()) return false;
+        return answer.contains(marker);
+    }
+
+    private static UntypedAgent build(ChatModel model, ToolSet tools, int maxIterations, int maxRoundTrips, String marker,
+                                      String systemMessage, AtomicInteger iterations) {
+        GuardedChatModel g = model instanceof GuardedChatModel gm ? gm : null;
+        AgentBuilder<LoopWorker, ?> wb = AgenticServices.agentBuilder(LoopWorker.class)
+                .chatModel(model)
+                .maxToolCallingRoundTrips(maxRoundTrips)
+                .outputKey("answer")
+                .listener(new AgentListener() {
+                    @Override public void beforeAgentInvocation(AgentRequest request) { iterations.incrementAndGet(); }
+                    @Override public void beforeAgentToolExecution(BeforeAgentToolExecution before) {
+                        if (g != null) g.beforeToolExecution(before.toolExecution());
+                    }
+                    @Override public void afterAgentToolExecution(AfterAgentToolExecution after) {
+                        if (g != null) g.recordToolExecution();
+                    }
+                });
+        if (!tools.objects().isEmpty()) wb.tools(tools.objects().toArray());
+        if (!tools.explicitTools().isEmpty()) wb.tools(tools.explicitTools());
+        if (systemMessage != null && !systemMessage.isBlank()) wb.systemMessage(systemMessage);
+        LoopWorker worker = wb.build();
+        return AgenticServices.loopBuilder()
+                .subAgents(worker)
+                .maxIterations(maxIterations)
+                .exitCondition((AgenticScope scope) -> exits(String.valueOf(scope.readState("answer", "")), marker))
+                .outputKey("answer")
+                .build();
+    }
+
+    public static GuardedAgent explicit(ChatModel model, ToolSet tools, int maxIterations, String systemMessage) {
+        return new ExplicitAgentLoop(model, tools, maxIterations, systemMessage);
+    }
+
+    /** By name: {@code aiservices}, {@code agentic} or {@code executor}; {@code limit} is the style's own cap. */
+    public static GuardedAgent build(String style, ChatModel model, ToolSet tools, int limit, int maxToolCallingRoundTrips,
+                                     String exitWhenAnswerContains, String systemMessage) {
+        return switch (style) {
+            case "aiservices" -> aiServices(model, tools, maxToolCallingRoundTrips, systemMessage);
+            case "agentic" -> agenticLoop(model, tools, limit, maxToolCallingRoundTrips, exitWhenAnswerContains, systemMessage);
+            case "executor" -> explicit(model, tools, limit, systemMessage);
+            default -> throw new IllegalArgumentException("agent style '" + style + "' is unknown; use aiservices, agentic or executor");
+        };
+    }
+}

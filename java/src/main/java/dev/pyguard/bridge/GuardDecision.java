@@ -1,0 +1,76 @@
+package dev.pyguard.bridge;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The guard's instruction for the next model call of a run, parsed from the callback's JSON reply.
+ * Only {@code action}, {@code reason}, {@code rule}, {@code reflection} and {@code outcome} are read; any other field
+ * (evidence, budget, ...) is ignored here.
+ */
+public record GuardDecision(Action action, String reason, String rule, String reflection, String outcome) {
+
+    public enum Action { CONTINUE, REFLECT, STOP }
+
+    public static final GuardDecision CONTINUE = new GuardDecision(Action.CONTINUE, "", null, null, null);
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    public static GuardDecision stop(String outcome, String reason, String rule) {
+        return new GuardDecision(Action.STOP, reason, rule, null, outcome);
+    }
+
+    public static GuardDecision reflect(String reflection, String reason, String rule) {
+        return new GuardDecision(Action.REFLECT, reason, rule, reflection, null);
+    }
+
+    /**
+     * Parses a decision reply. Throws {@link IllegalArgumentException} naming the bad value when the reply is not a
+     * JSON object with a known {@code action}, when a reflect carries no reflection text, or when it is null.
+     */
+    public static GuardDecision parse(String json) {
+        if (json == null) {
+            throw new IllegalArgumentException("guard callback returned null; return a decision JSON such as {\"action\":\"continue\"}");
+        }
+        JsonNode node;
+        try {
+            node = MAPPER.readTree(json);
+        } catch (Exception e) {
+            throw new IllegalArgumentException("guard callback returned malformed JSON " + abbreviate(json) + ": " + e.getMessage());
+        }
+        if (node == null || !node.isObject()) {
+            throw new IllegalArgumentException("guard callback returned " + abbreviate(json) + ", expected a JSON object with an \"action\"");
+        }
+        String actionText = text(node, "action");
+        if (actionText == null) {
+            throw new IllegalArgumentException("guard decision " + abbreviate(json) + " has no \"action\"; use continue, reflect or stop");
+        }
+        Action action;
+        try {
+            action = Action.valueOf(actionText.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("guard decision action " + abbreviate(actionText) + " is unknown; use continue, reflect or stop");
+        }
+        String reason = text(node, "reason");
+        String rule = text(node, "rule");
+        String reflection = text(node, "reflection");
+        String outcome = text(node, "outcome");
+        if (action == Action.REFLECT && (reflection == null || reflection.isBlank())) {
+            throw new IllegalArgumentException("guard decision 'reflect' has no \"reflection\" text; add the message to inject");
+        }
+        if (action == Action.STOP && (outcome == null || outcome.isBlank())) {
+            outcome = "stalled";
+        }
+        return new GuardDecision(action, reason == null ? "" : reason, rule, reflection, outcome);
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    static String abbreviate(String s) {
+        if (s == null) return "null";
+        return s.length() <= 120 ? "'" + s + "'" : "'" + s.substring(0, 117) + "...'";
+    }
+}

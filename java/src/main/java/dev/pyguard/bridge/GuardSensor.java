@@ -1,0 +1,285 @@
+package dev.pyguard.bridge;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.listener.ChatModelErrorContext;
+import dev.langchain4j.model.chat.listener.ChatModelListener;
+import dev.langchain4j.model.chat.listener.ChatModelRequestContext;
+import dev.langchain4j.model.chat.listener.ChatModelResponseContext;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.TokenUsage;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The sensor: a LangChain4j {@link ChatModelListener} that turns every model call of one run into one iteration
+ * event (a JSON object with exactly the fields of {@code pyguard.events.IterationEvent}), hands it to the
+ * {@link GuardCallback} and passes the parsed decision to its sink (the owning {@link GuardedChatModel}).
+ *
+ * <p>Observations of an event are the messages of the call's request after the last {@link AiMessage}: tool results
+ * (kind {@code tool}) and user/system messages, except the guard's own reflection (which the guard already knows).
+ * Token usage is null-safe. Texts are never truncated; unpaired UTF-16 surrogates (what undecodable bytes become in
+ * a Java string) are replaced by U+FFFD so the event is always valid UTF-8 JSON.
+ *
+ * <p>It never throws: LangChain4j would swallow the exception anyway. Callback failures are counted instead.
+ */
+public final class GuardSensor implements ChatModelListener {
+
+    private static final String T0 = "pyguard.t0";
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final ExecutorService DEADLINE_POOL = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "pyguard-callback-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final GuardConfig config;
+    private volatile GuardCallback callback;
+    private final Consumer<GuardDecision> sink;
+
+    private int events;
+    private int delivered;
+    private int toolCallsRequested;
+    private Long inputTokens;
+    private Long outputTokens;
+    private Long totalTokens;
+    private int callbackFailures;
+    private String lastCallbackError;
+    private String lastText;
+
+    /**
+     * @param sink receives each valid decision; may be null (sensing only)
+     */
+    public GuardSensor(GuardConfig config, GuardCallback callback, Consumer<GuardDecision> sink) {
+        this.config = config;
+        this.callback = callback;
+        this.sink = sink;
+    }
+
+    public void setCallback(GuardCallback callback) { this.callback = callback; }
+
+    public GuardConfig config() { return config; }
+
+    @Override
+    public void onRequest(ChatModelRequestContext ctx) {
+        ctx.attributes().put(T0, System.nanoTime());
+    }
+
+    @Override
+    public void onResponse(ChatModelResponseContext ctx) {
+        handle(ctx.chatRequest(), ctx.chatResponse(), null, ctx.modelProvider(), ctx.attributes().get(T0));
+    }
+
+    @Override
+    public void onError(ChatModelErrorContext ctx) {
+        handle(ctx.chatRequest(), null, ctx.error(), ctx.modelProvider(), ctx.attributes().get(T0));
+    }
+
+    private void handle(ChatRequest request, ChatResponse response, Throwable error, ModelProvider provider, Object t0) {
+        String json;
+        try {
+            Double latencyMs = t0 instanceof Long start ? (System.nanoTime() - start) / 1e6 : null;
+            json = record(request, response, error, provider, latencyMs);
+        } catch (Throwable t) {
+            // Building the event must never break the run; count it so the fail-safe and the report see it.
+            fail("could not build the iteration event: " + t);
+            return;
+        }
+        deliver(json);
+    }
+
+    private synchronized String record(ChatRequest request, ChatResponse response, Throwable error,
+                                       ModelProvider provider, Double latencyMs) throws IOException {
+        int index = ++events;
+        StringWriter out = new StringWriter(256);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("run_id", config.runId());
+            g.writeNumberField("index", index);
+            g.writeStringField("provider", provider == null ? null : provider.name());
+            String model = response != null && response.modelName() != null ? response.modelName()
+                    : request != null && request.parameters() != null ? request.parameters().modelName() : null;
+            g.writeStringField("model", model);
+            TokenUsage usage = response == null ? null : response.tokenUsage();
+            Integer in = usage == null ? null : usage.inputTokenCount();
+            Integer outTok = usage == null ? null : usage.outputTokenCount();
+            Integer total = usage == null ? null : usage.totalTokenCount();
+            if (total == null && in != null && outTok != null) total = in + outTok;
+            writeInt(g, "input_tokens", in);
+            writeInt(g, "output_tokens", outTok);
+            writeInt(g, "total_tokens", total);
+            inputTokens = add(inputTokens, in);
+            outputTokens = add(outputTokens, outTok);
+            totalTokens = add(totalTokens, total);
+            if (latencyMs == null) g.writeNullField("latency_ms"); else g.writeNumberField("latency_ms", latencyMs);
+            g.writeStringField("finish_reason", response == null || response.finishReason() == null ? null : response.finishReason().name());
+            g.writeArrayFieldStart("tool_calls");
+            AiMessage ai = response == null ? null : response.aiMessage();
+            if (ai != null && ai.hasToolExecutionRequests()) {
+                for (ToolExecutionRequest r : ai.toolExecutionRequests()) {
+                    toolCallsRequested++;
+                    g.writeStartObject();
+                    g.writeStringField("id", clean(r.id()));
+                    g.writeStringField("name", r.name() == null ? "" : clean(r.name()));
+                    g.writeStringField("arguments", r.arguments() == null ? "" : clean(r.arguments()));
+                    g.writeEndObject();
+                }
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("observations");
+            if (request != null) writeObservations(g, request.messages());
+            g.writeEndArray();
+            String text = ai == null ? null : clean(ai.text());
+            if (text != null && !text.isBlank()) lastText = text;
+            g.writeStringField("text", text);
+            g.writeStringField("error", error == null ? null : clean(describe(error)));
+            g.writeStringField("task_type", config.taskType());
+            g.writeNumberField("timestamp_ms", (double) System.currentTimeMillis());
+            g.writeEndObject();
+        }
+        return out.toString();
+    }
+
+    private static void writeObservations(JsonGenerator g, List<ChatMessage> messages) throws IOException {
+        int start = 0;
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            if (messages.get(i) instanceof AiMessage) { start = i + 1; break; }
+        }
+        for (int i = start; i < messages.size(); i++) {
+            ChatMessage m = messages.get(i);
+            if (m instanceof ToolExecutionResultMessage t) {
+                g.writeStartObject();
+                g.writeStringField("kind", "tool");
+                g.writeStringField("tool_call_id", clean(t.id()));
+                g.writeStringField("tool_name", clean(t.toolName()));
+                g.writeStringField("text", clean(Messages.textOf(t.contents())));
+                g.writeBooleanField("is_error", Boolean.TRUE.equals(t.isError()));
+                g.writeEndObject();
+            } else if (m instanceof UserMessage u) {
+                if (Reflections.isReflection(u)) continue;
+                g.writeStartObject();
+                g.writeStringField("kind", "user");
+                g.writeStringField("text", clean(Messages.textOf(u.contents())));
+                g.writeEndObject();
+            } else if (m instanceof SystemMessage s) {
+                g.writeStartObject();
+                g.writeStringField("kind", "system");
+                g.writeStringField("text", clean(s.text()));
+                g.writeEndObject();
+            }
+        }
+    }
+
+    private void deliver(String json) {
+        GuardCallback cb = callback;
+        if (cb == null) {
+            if (config.callbackRequired()) fail("no guard callback registered");
+            return;
+        }
+        String reply;
+        try {
+            if (config.callbackTimeoutMs() > 0) {
+                Future<String> f = DEADLINE_POOL.submit(() -> cb.onIteration(json));
+                try {
+                    reply = f.get(config.callbackTimeoutMs(), TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    f.cancel(true);
+                    fail("guard callback did not answer within " + config.callbackTimeoutMs() + " ms");
+                    return;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() == null ? e : e.getCause();
+                }
+            } else {
+                reply = cb.onIteration(json);
+            }
+        } catch (Throwable t) {
+            fail("guard callback raised " + describe(t));
+            return;
+        }
+        GuardDecision decision;
+        try {
+            decision = GuardDecision.parse(reply);
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage());
+            return;
+        }
+        synchronized (this) { delivered++; }
+        if (sink != null) sink.accept(decision);
+    }
+
+    private synchronized void fail(String message) {
+        callbackFailures++;
+        lastCallbackError = message;
+    }
+
+    /** Snapshot of the counters the sensor keeps; {@code modelCalls} and {@code toolExecutions} are supplied by the owner. */
+    public synchronized RunStats stats(int modelCalls, int toolExecutions) {
+        return new RunStats(modelCalls, events, delivered, toolCallsRequested, toolExecutions,
+                inputTokens, outputTokens, totalTokens, callbackFailures, lastCallbackError, lastText);
+    }
+
+    public synchronized int events() { return events; }
+    public synchronized int callbackFailures() { return callbackFailures; }
+
+    private static Long add(Long sum, Integer v) {
+        if (v == null) return sum;
+        return sum == null ? (long) v : sum + v;
+    }
+
+    private static void writeInt(JsonGenerator g, String name, Integer v) throws IOException {
+        if (v == null) g.writeNullField(name); else g.writeNumberField(name, v);
+    }
+
+    static String describe(Throwable t) {
+        String msg = t.getMessage();
+        return t.getClass().getName() + (msg == null ? "" : ": " + msg);
+    }
+
+    /** Replaces unpaired surrogates by U+FFFD; returns the same instance when there are none (the common case). */
+    static String clean(String s) {
+        if (s == null) return null;
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) { i++; continue; }
+                return replaceSurrogates(s);
+            }
+        }
+        return s;
+    }
+
+    private static String replaceSurrogates(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                sb.append(c).append(s.charAt(++i));
+            } else if (Character.isSurrogate(c)) {
+                sb.append('\uFFFD');
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}

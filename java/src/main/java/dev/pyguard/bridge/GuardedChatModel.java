@@ -1,0 +1,161 @@
+package dev.pyguard.bridge;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.Capability;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.ChatRequestOptions;
+import dev.langchain4j.model.chat.listener.ChatModelListener;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.service.tool.BeforeToolExecution;
+import dev.langchain4j.service.tool.ToolExecution;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The actuator: decorates any {@link ChatModel} for exactly one run. Its {@link GuardSensor} is returned from
+ * {@link #listeners()}, so every call through it is sensed without touching the user's model; the wrapped model is
+ * called through its own {@code chat(...)}, so the wrapped model's own listeners still fire.
+ *
+ * <p>Before each model call it applies the pending decision of the previous call: proceed; append the reflection
+ * (see {@link Reflections}) to this request; or throw {@link GuardStopException}. A STOP is sticky: every later model
+ * call or tool execution of the run throws too.
+ *
+ * <p>Fail-safe: at most {@link GuardConfig#maxModelCalls()} model calls per run, enforced here in Java whatever the
+ * callback does (raises, blocks past its deadline, is never registered). The fail-safe stop's outcome is
+ * {@code guard_error} when any callback failure happened, {@code expired} otherwise; its rule is {@code failsafe_cap}.
+ *
+ * <p>Tool hooks ({@link #beforeToolExecution}, {@link #afterToolExecution}): wired into AiServices'
+ * {@code beforeToolExecution/afterToolExecution}, the agentic {@code AgentListener} and {@link ExplicitAgentLoop}, they
+ * stop the tools of the last response from running when a STOP is pending (or the cap leaves no model call to read
+ * their results), and count executed tools.
+ */
+public final class GuardedChatModel implements ChatModel {
+
+    private final ChatModel delegate;
+    private final GuardConfig config;
+    private final GuardSensor sensor;
+    private final List<ChatModelListener> listeners;
+    private final AtomicReference<GuardDecision> pending = new AtomicReference<>(GuardDecision.CONTINUE);
+    private final AtomicReference<GuardStopException> stopped = new AtomicReference<>();
+    private final AtomicInteger modelCalls = new AtomicInteger();
+    private final AtomicInteger toolExecutions = new AtomicInteger();
+    private final AtomicInteger reflections = new AtomicInteger();
+
+    public GuardedChatModel(ChatModel delegate, GuardConfig config, GuardCallback callback) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate ChatModel");
+        this.config = Objects.requireNonNull(config, "config");
+        this.sensor = new GuardSensor(config, callback, this::onDecision);
+        this.listeners = List.of(sensor);
+    }
+
+    public static GuardedChatModel wrap(ChatModel delegate, String runId, GuardCallback callback) {
+        return new GuardedChatModel(delegate, GuardConfig.of(runId), callback);
+    }
+
+    private void onDecision(GuardDecision d) {
+        // A STOP is never overwritten by a later decision.
+        pending.getAndUpdate(prev -> prev.action() == GuardDecision.Action.STOP ? prev : d);
+    }
+
+    /** Registers (or replaces) the callback: e.g. when it is created after the model. */
+    public void setCallback(GuardCallback callback) { sensor.setCallback(callback); }
+
+    /** Ends the run from outside (e.g. cancellation): the next model call or tool execution throws with this outcome. */
+    public void requestStop(String outcome, String reason, String rule) {
+        onDecision(GuardDecision.stop(outcome, reason, rule));
+    }
+
+    @Override
+    public ChatResponse chat(ChatRequest request, ChatRequestOptions options) {
+        checkCanCallModel();
+        GuardDecision d = pending.getAndUpdate(prev -> prev.action() == GuardDecision.Action.STOP ? prev : GuardDecision.CONTINUE);
+        ChatRequest effective = request;
+        if (d.action() == GuardDecision.Action.REFLECT) {
+            List<ChatMessage> messages = new ArrayList<>(request.messages());
+            messages.add(Reflections.message(d.reflection()));
+            effective = request.toBuilder().messages(messages).build();
+            reflections.incrementAndGet();
+        }
+        modelCalls.incrementAndGet();
+        return ChatModel.super.chat(effective, options);
+    }
+
+    /** Throws GuardStopException when a STOP is pending or the fail-safe cap is reached. */
+    public void checkCanCallModel() {
+        GuardStopException already = stopped.get();
+        if (already != null) throw already;
+        GuardDecision d = pending.get();
+        if (d.action() == GuardDecision.Action.STOP) throw stop(d.outcome(), d.reason(), d.rule(), false);
+        if (modelCalls.get() >= config.maxModelCalls()) throw failSafeStop();
+    }
+
+    /** Hook for the tools of the last response: refuses to run them when the run cannot call the model again. */
+    public void beforeToolExecution(BeforeToolExecution before) {
+        checkBeforeTool(before == null ? null : before.request());
+    }
+
+    public void checkBeforeTool(ToolExecutionRequest request) {
+        checkCanCallModel();
+    }
+
+    public void afterToolExecution(ToolExecution execution) {
+        toolExecutions.incrementAndGet();
+    }
+
+    public void recordToolExecution() {
+        toolExecutions.incrementAndGet();
+    }
+
+    private GuardStopException failSafeStop() {
+        RunStats s = stats();
+        boolean guardFailed = s.callbackFailures() > 0;
+        String reason = "Java fail-safe: the run reached maxModelCalls=" + config.maxModelCalls()
+                + " model calls" + (guardFailed
+                ? " with " + s.callbackFailures() + " guard callback failure(s) (last: " + s.lastCallbackError() + ")"
+                : " without the guard stopping it");
+        return stop(guardFailed ? "guard_error" : "expired", reason, "failsafe_cap", true);
+    }
+
+    private GuardStopException stop(String outcome, String reason, String rule, boolean failSafe) {
+        GuardStopException e = new GuardStopException(config.runId(), outcome, reason, rule, failSafe, stats());
+        return stopped.compareAndSet(null, e) ? e : stopped.get();
+    }
+
+    @Override
+    public ChatResponse doChat(ChatRequest request) {
+        return delegate.chat(request);
+    }
+
+    @Override
+    public List<ChatModelListener> listeners() { return listeners; }
+
+    @Override
+    public ModelProvider provider() { return delegate.provider(); }
+
+    @Override
+    public ChatRequestParameters defaultRequestParameters() { return delegate.defaultRequestParameters(); }
+
+    @Override
+    public Set<Capability> supportedCapabilities() { return delegate.supportedCapabilities(); }
+
+    public ChatModel delegate() { return delegate; }
+    public GuardConfig config() { return config; }
+    public GuardSensor sensor() { return sensor; }
+    public String runId() { return config.runId(); }
+    public int modelCalls() { return modelCalls.get(); }
+    public int reflectionsInjected() { return reflections.get(); }
+    /** The stop that ended (or will end) this run, or null. */
+    public GuardStopException stopException() { return stopped.get(); }
+    public GuardDecision pendingDecision() { return pending.get(); }
+
+    public RunStats stats() { return sensor.stats(modelCalls.get(), toolExecutions.get()); }
+}

@@ -1,0 +1,133 @@
+package dev.pyguard.bridge.scripted;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.FinishReason;
+import dev.langchain4j.model.output.TokenUsage;
+import dev.pyguard.bridge.Messages;
+import dev.pyguard.bridge.Reflections;
+import dev.pyguard.bridge.ToolSet;
+import dev.pyguard.bridge.demo.LogisticsTools;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A LangChain4j {@link ChatModel} that plays a {@link Scenario} (tests and the demo: no network, no key). It only
+ * overrides {@code doChat}, so LangChain4j's own {@code chat(...)} (listeners included) drives it. Its choices depend
+ * on the request alone (see {@link ConversationView}), so one instance may serve many runs and threads.
+ *
+ * <p>It keeps totals of what it reported (calls, input and output tokens) so tests can compare them with what the
+ * sensor saw.
+ */
+public final class ScriptedChatModel implements ChatModel {
+
+    private final ScenarioPlayer player;
+    private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicLong inputTokens = new AtomicLong();
+    private final AtomicLong outputTokens = new AtomicLong();
+    private final AtomicInteger recoveries = new AtomicInteger();
+
+    public ScriptedChatModel(Scenario scenario, Long seed) {
+        this.player = new ScenarioPlayer(scenario, seed);
+    }
+
+    public static ScriptedChatModel fromJson(String json, Long seed) { return new ScriptedChatModel(Scenario.parse(json), seed); }
+
+    public static ScriptedChatModel fromFile(String path, Long seed) { return new ScriptedChatModel(Scenario.fromFile(path), seed); }
+
+    @Override
+    public ChatResponse doChat(ChatRequest request) {
+        ScriptedReply r = player.play(view(request.messages()));
+        calls.incrementAndGet();
+        if (r.recovered()) recoveries.incrementAndGet();
+        if (r.inputTokens() != null) inputTokens.addAndGet(r.inputTokens());
+        if (r.outputTokens() != null) outputTokens.addAndGet(r.outputTokens());
+        AiMessage ai;
+        if (r.isFinal()) {
+            ai = AiMessage.from(r.text() == null ? "" : r.text());
+        } else {
+            List<ToolExecutionRequest> reqs = new ArrayList<>();
+            for (ScriptedReply.Call c : r.toolCalls()) {
+                reqs.add(ToolExecutionRequest.builder().id(c.id()).name(c.name()).arguments(c.arguments()).build());
+            }
+            ai = r.text() == null ? AiMessage.from(reqs) : AiMessage.from(r.text(), reqs);
+        }
+        return ChatResponse.builder()
+                .aiMessage(ai)
+                .id("scripted-" + player.scenario().name() + "-" + (r.turn() + 1))
+                .modelName("scripted:" + player.scenario().name())
+                .tokenUsage(r.inputTokens() == null ? null : new TokenUsage(r.inputTokens(), r.outputTokens()))
+                .finishReason(r.isFinal() ? FinishReason.STOP : FinishReason.TOOL_EXECUTION)
+                .build();
+    }
+
+    /** Reads a LangChain4j message list the way the player needs it. */
+    public static ConversationView view(List<ChatMessage> messages) {
+        int lastUser = -1, lastAi = -1;
+        long chars = 0;
+        for (int i = 0; i < messages.size(); i++) {
+            ChatMessage m = messages.get(i);
+            chars += textLength(m);
+            if (m instanceof UserMessage && !Reflections.isReflection(m)) lastUser = i;
+            if (m instanceof AiMessage) lastAi = i;
+        }
+        int turns = 0;
+        for (int i = lastUser + 1; i < messages.size(); i++) if (messages.get(i) instanceof AiMessage) turns++;
+        String reflection = null;
+        List<String> results = new ArrayList<>();
+        for (int i = lastAi + 1; i < messages.size(); i++) {
+            ChatMessage m = messages.get(i);
+            if (m instanceof ToolExecutionResultMessage t) results.add(Messages.text(t));
+            else if (lastAi >= 0 && Reflections.isReflection(m)) reflection = Messages.text(m);
+        }
+        return new ConversationView(turns, reflection, results, chars);
+    }
+
+    private static long textLength(ChatMessage m) {
+        if (m instanceof SystemMessage s) return s.text() == null ? 0 : s.text().length();
+        if (m instanceof UserMessage u) return Messages.text(u).length();
+        if (m instanceof ToolExecutionResultMessage t) return Messages.text(t).length();
+        if (m instanceof AiMessage a) {
+            long n = a.text() == null ? 0 : a.text().length();
+            if (a.hasToolExecutionRequests()) {
+                for (ToolExecutionRequest r : a.toolExecutionRequests()) {
+                    n += (r.name() == null ? 0 : r.name().length()) + (r.arguments() == null ? 0 : r.arguments().length());
+                }
+            }
+            return n;
+        }
+        return 0;
+    }
+
+    /** Fresh tools for one run, as the scenario's {@code toolset} says ({@code logistics}, {@code scenario}, {@code none}). */
+    public ToolSet newTools() { return toolsFor(player.scenario()); }
+
+    public static ToolSet toolsFor(Scenario s) {
+        return switch (s.toolset()) {
+            case "logistics" -> ToolSet.of(new LogisticsTools());
+            case "scenario" -> ToolSet.fromMap(new ScenarioTools(s).asMap());
+            default -> ToolSet.empty();
+        };
+    }
+
+    @Override
+    public ModelProvider provider() { return ModelProvider.OTHER; }
+
+    public Scenario scenario() { return player.scenario(); }
+    public ScenarioPlayer player() { return player; }
+    public int calls() { return calls.get(); }
+    public long reportedInputTokens() { return inputTokens.get(); }
+    public long reportedOutputTokens() { return outputTokens.get(); }
+    public int recoveries() { return recoveries.get(); }
+}
