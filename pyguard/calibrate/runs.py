@@ -120,7 +120,8 @@ class RunArrays:
         or past the run's end). Used by synthetic data, the benchmark and a live runner that keeps arrays."""
         iterations = np.asarray(iterations, dtype=np.int64)
         m = len(iterations)
-        token_matrix = np.asarray(token_matrix, dtype=np.float64).reshape(m, -1)
+        token_matrix = np.asarray(token_matrix, dtype=np.float64)
+        token_matrix = token_matrix.reshape(m, token_matrix.size // m if m else 0)
         cols = np.arange(token_matrix.shape[1])
         present = (cols[None, :] < iterations[:, None]) & ~np.isnan(token_matrix)
         run_idx, col_idx = np.nonzero(present)

@@ -97,15 +97,15 @@ def properties_snippet(report: CalibrationReport) -> str:
 
 
 def toml_snippet(report: CalibrationReport) -> str:
-    """``[tool.pyguard.task_types.<type>]`` tables with the proposed dynamic-policy budgets."""
-    types = {
-        t.task_type: {
-            "base_budget": t.policy.base_budget,
-            "hard_cap": t.policy.hard_cap,
-            "base_token_budget": t.policy.base_token_budget,
-            "max_total_tokens": t.policy.max_total_tokens,
-        }
+    """``[tool.pyguard]`` budgets in the layout :class:`pyguard.engine.config.PolicyConfig` loads: per-type
+    ``base_budget`` / ``hard_cap`` under ``task_types``, and ``caps.max_total_tokens`` (a global cap in the
+    engine) set to the largest per-type token hard cap so that no type is cut below its own."""
+    types = {t.task_type: {"base_budget": t.policy.base_budget, "hard_cap": t.policy.hard_cap} for t in report.task_types}
+    table: dict = {"task_types": types}
+    if report.task_types:
+        table["caps"] = {"max_total_tokens": max(t.policy.max_total_tokens for t in report.task_types)}
+    notes = [f"# {_header(report)}"] + [
+        f"# {t.task_type}: token budget {t.policy.base_token_budget}, token hard cap {t.policy.max_total_tokens}"
         for t in report.task_types
-    }
-    body = tomli_w.dumps({"tool": {"pyguard": {"task_types": types}}})
-    return f"# {_header(report)}\n" + body
+    ]
+    return "\n".join(notes) + "\n" + tomli_w.dumps({"tool": {"pyguard": table}})
