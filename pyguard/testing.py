@@ -18,10 +18,10 @@ Nothing here imports jpype: the helpers work on recorded runs as well as live on
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 from pyguard.decisions import Action
+from pyguard.engine.fingerprint import fingerprint
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunRecord, ToolCall
 from pyguard.result import RunResult
@@ -43,24 +43,23 @@ __all__ = [
 _MAX_ITERATION_LINES = 16
 
 
-def action_fingerprint(call: ToolCall) -> str:
-    """The identity of one action: the tool name and its arguments in canonical JSON.
+def action_fingerprint(call: ToolCall, *, normalised: bool = False) -> str:
+    """The identity of one action, as the guard's engine sees it: the tool name and its canonical arguments.
 
-    Two calls with the same arguments written differently (key order, spaces) are the same action; arguments that
-    are not valid JSON are compared as their stripped raw text.
+    Two calls with the same arguments written differently (key order, spaces, ``1.0`` vs ``1``) are the same
+    action. With ``normalised=True`` trivial rewrites (``orderId`` vs ``order_id``, ``SO-12345`` vs ``12345``) are
+    folded too. See :mod:`pyguard.engine.fingerprint`.
     """
-    raw = call.arguments or ""
-    try:
-        canonical = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")) if raw.strip() else ""
-    except ValueError:
-        canonical = raw.strip()
-    return f"{call.name}({canonical})"
+    fp = fingerprint(call.name, call.arguments or "")
+    return fp.normalised if normalised else fp.canonical
 
 
-def repeated_actions(result: RunResult | RunRecord, more_than: int = 1) -> list[tuple[str, int]]:
+def repeated_actions(
+    result: RunResult | RunRecord, more_than: int = 1, *, normalised: bool = False
+) -> list[tuple[str, int]]:
     """The action fingerprints requested more than ``more_than`` times, most repeated first."""
     record = _as_result(result).record
-    counts = Counter(action_fingerprint(c) for e in record.events for c in e.tool_calls)
+    counts = Counter(action_fingerprint(c, normalised=normalised) for e in record.events for c in e.tool_calls)
     return [(fp, n) for fp, n in counts.most_common() if n > more_than]
 
 
@@ -147,12 +146,15 @@ def assert_never_stalled(result: RunResult | RunRecord, *, allow_reflections: bo
         )
 
 
-def assert_max_repeats(result: RunResult | RunRecord, k: int) -> None:
-    """No action (tool name + canonical arguments) was requested more than ``k`` times."""
+def assert_max_repeats(result: RunResult | RunRecord, k: int, *, normalised: bool = False) -> None:
+    """No action (tool name + canonical arguments) was requested more than ``k`` times.
+
+    ``normalised=True`` also counts trivially rewritten arguments as the same action (see :func:`action_fingerprint`).
+    """
     __tracebackhide__ = True
     result = _as_result(result)
     _check_count("k", k)
-    repeats = repeated_actions(result, more_than=k)
+    repeats = repeated_actions(result, more_than=k, normalised=normalised)
     if repeats:
         worst = "; ".join(f"{fp[:120]} x{n}" for fp, n in repeats[:5])
         _fail(f"expected no action repeated more than {k} times, but: {worst}", result)

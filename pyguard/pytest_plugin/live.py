@@ -87,8 +87,9 @@ def start_live_model(
             exit_code, output = container.exec(["ollama", "pull", model_name])
             if exit_code != 0:
                 text = output.decode(errors="replace") if isinstance(output, bytes) else str(output)
+                tail = " / ".join(line.strip() for line in text.strip().splitlines()[-2:])[-300:]
                 raise RunError(
-                    f"ollama could not pull model {model_name!r} (exit {exit_code}): {text.strip()[-300:]}; "
+                    f"ollama could not pull model {model_name!r} (exit {exit_code}): {tail}; "
                     "check the name (--pyguard-live-model) and the engine's network access"
                 )
         live = LiveModel(base_url=container.get_endpoint(), model_name=model_name, image=image)

@@ -107,13 +107,12 @@ def parse_marker_kwargs(kwargs: dict[str, Any], *, where: str, base: Path) -> Ma
 
 def _check_policy_fields(fields: dict[str, Any], bad) -> None:
     """Validate a policy dict against ``PolicyConfig`` (imported lazily: the engine is plain Python, no JVM)."""
-    from pydantic import ValidationError
-
     from pyguard.engine import PolicyConfig
+    from pyguard.errors import ConfigError
 
     try:
         PolicyConfig.model_validate(fields)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "?"
-        raise bad(f"policy has a bad field {loc!r}: {first['msg']} (got {first.get('input')!r})") from None
+    except ConfigError as exc:
+        items = getattr(exc, "items", None) or [("", None, str(exc))]
+        problems = "; ".join(f"{key!r} = {value!r}: {msg}" if key else msg for key, value, msg in items)
+        raise bad(f"policy has bad fields: {problems}") from None
