@@ -47,8 +47,10 @@ def calibrate_arrays(arrays: RunArrays, config: CalibrationConfig) -> Calibratio
     order = sorted(range(len(arrays.task_types)), key=lambda k: arrays.task_types[k])
     per_type = [arrays.select(k) for k in order if np.any(arrays.type_code == k)]
     problems = [p for one in per_type for p in check_task_type(one, config)]
+    if len(problems) == 1:
+        raise InputError(problems[0])
     if problems:
-        raise InputError("; ".join(problems))
+        raise InputError(f"{len(problems)} problems with the runs:\n  - " + "\n  - ".join(problems))
     warnings: list[str] = []
     results = []
     for index, one in enumerate(per_type):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from rich.markup import escape
 from rich.table import Table
 
 from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
@@ -39,13 +40,13 @@ def report_table(report: CalibrationReport) -> Table:
     table = Table(title=f"maxIterations per task type (failure cost d = {report.config.failure_cost:g})")
     for col, justify in [
         ("task type", "left"), ("runs", "right"), ("ok/fail/cut", "right"), ("N*", "right"), (f"{conf} CI", "right"),
-        ("c(N*)", "right"), ("E[cost](N*)", "right"), ("token budget", "right"), ("base / hard cap", "right"),
+        ("c(N*)", "right"), (r"E\[cost](N*)", "right"), ("token budget", "right"), ("base / hard cap", "right"),
     ]:
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for t in report.task_types:
         flag = " (edge of data)" if t.at_horizon else ""
         table.add_row(
-            t.task_type,
+            escape(t.task_type),
             str(t.runs),
             f"{t.successes}/{t.failures}/{t.censored}",
             f"{t.recommended_max_iterations}{flag}",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from pyguard.errors import InputError
 
@@ -56,7 +57,7 @@ def calibrate(
         report = calibrate_runs(load_runs(runs, format=fmt), config)
         written = write_report(report, out_dir) if out_dir is not None else []
     except InputError as exc:
-        err.print(f"[bold red]Error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+        err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         ctx.exit(2)
         return
     if as_json:
@@ -64,6 +65,6 @@ def calibrate(
     else:
         Console().print(report_table(report))
     for warning in report.warnings:
-        err.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if written:
         err.print(f"wrote {len(written)} files to {out_dir} (report.md, plots/, snippets)", highlight=False)
