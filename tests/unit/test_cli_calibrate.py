@@ -54,7 +54,7 @@ def _write_openai(path: Path, runs: list[dict]) -> Path:
 
 
 def _invoke(*args: str):  # noqa: ANN202
-    return CliRunner().invoke(main, ["calibrate", *args])
+    return CliRunner().invoke(main, ["calibrate", *args], env={"COLUMNS": "160"})
 
 
 def test_json_output(trace: Path) -> None:
