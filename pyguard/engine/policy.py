@@ -1,74 +1,389 @@
-"""The dynamic budget policy (skeleton: budget expiry only; stall detection lands next)."""
+"""The dynamic budget policy: continue, reflect or stop, after every model call, and why.
+
+Per run (:class:`RunSession`)::
+
+    budget = base_budget(task_type)
+    after iteration i (one model call):
+        gain_i  = information gain of the results that arrived in call i's request      (novelty.py, stall.py)
+        flags_i = stall flags: repeat_no_gain, cycle, error_storm, low_gain_streak     (stall.py)
+        if the model answered (no tool calls):              continue (the run ends; finish() says succeeded)
+        if flags and the reflections are used up:           stop, outcome "stalled" (or "escalated")
+        if a hard cap is reached:                           stop, outcome "expired", rule "cap:<name>"
+        if flags:                                           reflect; budget = min(budget + extension, hard_cap)
+        elif gain_i >= earn_threshold:                      budget = min(budget + earn_per_iteration, hard_cap)
+        if i >= budget:                                     stop, outcome "expired", rule "budget"
+
+After a reflection injected into call i+1, iteration i+1's results are the answers to calls the model asked for
+*before* it read the reflection, so their flags are not held against it (grace). From then on any new flag is the
+second stall and stops the run; and if the model's next actions only repeat actions already found fruitless
+(exactly or normalised), the run stops at once (rule ``fruitless_retry``) instead of paying one more model call to
+see the same result again.
+
+Defaults and why
+----------------
+- ``base_budget = 8``: what a run gets before it has shown any progress. Enough for a lookup (2-4 calls) and
+  for a first stall to be seen, reflected on and confirmed (the earliest second stall is iteration 5).
+- ``earn_threshold = 0.2``, ``earn_per_iteration = 1``: every productive iteration (at least a fifth of its
+  result new, or a repeated action whose result changed) buys its own replacement, so a run that keeps
+  learning keeps its remaining budget level and is never cut for being long. A converging agent with 10-20
+  productive calls ends with a budget of 18-28 that it never reaches. Unproductive iterations do not earn, so a
+  run that muddles along with small gains runs out after ``base_budget`` of them: it is not a static cap.
+- ``hard_cap = 40``: the ceiling for any run, however productive (LangChain4j's own default is 100 round trips;
+  the frameworks in docs use 10-25). Productive runs of up to ~32 calls after 8 unproductive ones still fit.
+- ``extension = 4``: after a reflection the model needs one call to react, one to see the result and one to
+  answer; one more of slack. Granted only with a reflection, never unconditionally.
+- ``max_reflections = 1``: one reflection, then the next stall stops the run.
+- Stall thresholds (``StallConfig``): a repeat is flagged the first time it brings back an unchanged result
+  (detection delay 1); error storms at 3 same-kind errors; a low-gain streak at 3 iterations below 0.1 (short
+  enough to catch an agent drifting among boilerplate answers, long enough that a couple of dull results
+  among productive ones are not a stall). Side-effect tools that only ever answer "ok" look like low gain;
+  a run made only of them gets one reflection before it is stopped.
+
+With these defaults the logistics incident (``get_shipment_status`` 7 times identical, then 3 times with the
+``SO-`` prefix) is reflected on after its 3rd model call (the 2nd identical result) and stopped after its 4th,
+when the model asks for the same shipment again: 4 model calls instead of 11.
+"""
 
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from pyguard.decisions import Action, Decision
+from pyguard.engine.caps import Cap, UsageState, UsageTracker, build_caps
 from pyguard.engine.config import PolicyConfig
+from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, short_digest
+from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
+from pyguard.engine.reflection import build_reflection
+from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, Step, error_kind
 from pyguard.errors import BudgetError
-from pyguard.events import IterationEvent, Outcome, RunEnd
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall
 
-__all__ = ["Policy", "RunSession"]
+__all__ = ["Policy", "RunSession", "Clock"]
 
 Clock = Callable[[], float]
+"""Returns seconds (monotonic); injected so that tests never sleep."""
 
 
 class Policy:
-    def __init__(self, config: PolicyConfig | None = None, clock: Clock = time.monotonic) -> None:
+    """A policy configuration plus a clock; makes one :class:`RunSession` per run."""
+
+    def __init__(
+        self,
+        config: PolicyConfig | None = None,
+        clock: Clock = time.monotonic,
+        *,
+        estimator_factory: Callable[[], NoveltyEstimator] | None = None,
+        extra_caps: Cap | None = None,
+    ) -> None:
         self.config = config if config is not None else PolicyConfig()
         self.clock = clock
+        self.estimator_factory = estimator_factory or (lambda: make_estimator(self.config.novelty))
+        caps = build_caps(self.config.caps)
+        if extra_caps is not None:
+            caps = extra_caps if caps is None else caps | extra_caps
+        self.caps = caps
 
     def new_run(self, run_id: str, task_type: str | None = None) -> "RunSession":
+        """A fresh session with its own state (budget, memory, counters) for one run."""
         return RunSession(self, run_id=run_id, task_type=task_type)
 
 
+def _pair(pending: Sequence[tuple[ToolCall, ActionFingerprint, int]], observations: Sequence[Observation]):
+    """Pair tool observations with the calls requested in the previous iteration: by id, then by tool name in
+    order, then in order. Yields (observation, (call, fingerprint, requested_at) or None)."""
+    free = list(range(len(pending)))
+    out = []
+    for obs in observations:
+        match = None
+        if obs.kind == "tool" and free:
+            if obs.tool_call_id is not None:
+                match = next((k for k in free if pending[k][0].id == obs.tool_call_id), None)
+            if match is None and obs.tool_name is not None:
+                match = next((k for k in free if pending[k][0].name == obs.tool_name), None)
+            if match is None and obs.tool_call_id is None and obs.tool_name is None:
+                match = free[0]
+        if match is not None:
+            free.remove(match)
+        out.append((obs, pending[match] if match is not None else None))
+    return out
+
+
 class RunSession:
+    """The engine's state for one run. ``observe`` every iteration event in order, then ``finish`` once."""
+
     def __init__(self, policy: Policy, *, run_id: str, task_type: str | None) -> None:
         self.policy = policy
+        self.config = policy.config
         self.run_id = run_id
         self.task_type = task_type
-        self.settings = policy.config.budget_for(task_type)
-        self.budget = self.settings.base_budget
+        self.settings = self.config.budget_for(task_type)
+        self.budget: int = self.settings.base_budget
         self.gains: list[float] = []
         self.decisions: list[Decision] = []
-        self._events: list[IterationEvent] = []
+        self.flags: list[StallFlag] = []
+        self.reflections = 0
+        self._estimator = policy.estimator_factory()
+        self._shingles = self._estimator if isinstance(self._estimator, ShingleNovelty) else None
+        self._detector = StallDetector(self.config.stall)
+        self._usage = UsageTracker(self.config.caps.prices)
+        self._caps = policy.caps
+        if self._caps is not None:
+            self._caps.reset()
+        self._pending: list[tuple[ToolCall, ActionFingerprint, int]] = []
+        self._reflected_at: int | None = None
+        self._iterations = 0
+        self._last_event: IterationEvent | None = None
         self._stop: Decision | None = None
-        self._finished = False
+        self._end: RunEnd | None = None
         self._started = policy.clock()
 
-    def observe(self, event: IterationEvent) -> Decision:
-        if self._finished or self._stop is not None:
-            raise BudgetError(f"run {self.run_id!r} already ended; start a new run with Policy.new_run()")
-        self._events.append(event)
-        self.gains.append(1.0)
-        i = len(self._events)
-        if not event.is_final and i >= self.budget:
-            d = Decision(action=Action.STOP, reason=f"budget of {self.budget} model calls used",
-                         rule="budget", outcome=Outcome.EXPIRED, iteration=i, budget=self.budget)
-            self._stop = d
-        else:
-            d = Decision.proceed(iteration=i, budget=self.budget)
-        self.decisions.append(d)
-        return d
+    # ---- public state -----------------------------------------------------------------------------------------
 
-    def finish(self, answer=None, error=None, verified=None, cancelled=False, guard_error=None) -> RunEnd:
-        if self._finished:
-            raise BudgetError(f"run {self.run_id!r} already finished")
-        self._finished = True
+    @property
+    def iterations(self) -> int:
+        return self._iterations
+
+    @property
+    def usage(self) -> UsageState:
+        return self._usage.state
+
+    @property
+    def stopped(self) -> Decision | None:
+        """The STOP decision, if the engine stopped the run."""
+        return self._stop
+
+    @property
+    def ended(self) -> bool:
+        return self._stop is not None or self._end is not None
+
+    # ---- observe ----------------------------------------------------------------------------------------------
+
+    def _novelty(self, text: str, echo: tuple[str, ...]) -> tuple[float, str]:
+        mask = self.config.novelty.mask_volatile
+        prepared = prepare_text(text, echo, mask)
+        if self._shingles is not None:
+            novelty = self._shingles.score_prepared(prepared)
+        else:
+            novelty = float(self._estimator.observe(text, echo))
+        return min(max(novelty, 0.0), 1.0), prepared
+
+    def _results(self, event: IterationEvent) -> list[ActionResult]:
+        results = []
+        for obs, match in _pair(self._pending, event.observations):
+            fp = match[1] if match is not None else None
+            echo = fp.arg_values if fp is not None else ()
+            novelty, prepared = self._novelty(obs.text, echo)
+            results.append(
+                ActionResult(
+                    action=fp,
+                    novelty=novelty,
+                    result_key=short_digest(prepared),
+                    is_error=obs.is_error,
+                    error_kind=error_kind(prepared) if obs.is_error else None,
+                    requested_at=match[2] if match is not None else None,
+                    text=obs.text,
+                )
+            )
+        return results
+
+    def observe(self, event: IterationEvent) -> Decision:
+        """Take iteration ``event`` (the next model call of this run) and decide what happens before the next one."""
+        if self._end is not None:
+            raise BudgetError(f"run {self.run_id!r} is finished; start a new run with Policy.new_run()")
         if self._stop is not None:
-            outcome, reason = self._stop.outcome, self._stop.reason
+            raise BudgetError(
+                f"run {self.run_id!r} was stopped after iteration {self._stop.iteration} ({self._stop.rule}); "
+                f"got iteration {event.index}: the run must end, call finish()"
+            )
+        if event.run_id != self.run_id:
+            raise BudgetError(f"event of run {event.run_id!r} given to the session of run {self.run_id!r}")
+        i = self._iterations + 1
+        if event.index != i:
+            raise BudgetError(f"run {self.run_id!r}: expected iteration {i}, got iteration {event.index}; observe events in order")
+        self._iterations = i
+        self._last_event = event
+        usage = self._usage.update(event, self.policy.clock() - self._started)
+        actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
+        report = self._detector.observe(Step(iteration=i, results=tuple(self._results(event)), actions=actions))
+        self.gains.append(report.gain)
+        self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions)]
+        decision = self._decide(i, event, report.gain, list(report.flags), actions, usage)
+        self.decisions.append(decision)
+        if decision.action is Action.STOP:
+            self._stop = decision
+        return decision
+
+    def _decide(
+        self,
+        i: int,
+        event: IterationEvent,
+        gain: float,
+        flags: list[StallFlag],
+        actions: tuple[ActionFingerprint, ...],
+        usage: UsageState,
+    ) -> Decision:
+        s = self.settings
+        cfg = self.config
+        if self._reflected_at is not None and i == self._reflected_at + 1:
+            if flags:
+                self.flags.extend(flags)
+            flags = []  # grace: these results answer calls made before the model read the reflection
+            self._detector.rearm()
+        if (
+            cfg.stop_on_fruitless_retry
+            and self._reflected_at is not None
+            and i > self._reflected_at
+            and not flags
+            and self._detector.all_fruitless(actions)
+        ):
+            flags = [
+                StallFlag(
+                    rule="fruitless_retry",
+                    iteration=i,
+                    message=(
+                        "After the reflection the model asked again only for actions already found fruitless: "
+                        + ", ".join(a.short(80) for a in actions)
+                        + "."
+                    ),
+                    tool=actions[0].tool,
+                    fingerprints=tuple(a.short() for a in actions),
+                    evidence={"actions": [a.canonical for a in actions]},
+                )
+            ]
+        self.flags.extend(flags)
+        if event.is_final:
+            return Decision(
+                action=Action.CONTINUE,
+                reason="the model answered",
+                iteration=i,
+                budget=self.budget,
+                evidence={"gain": round(gain, 4)},
+            )
+        hits = self._caps.check(usage) if self._caps is not None else []
+        if flags and self.reflections >= cfg.max_reflections:
+            outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
+            first = flags[0]
+            again = " again after a reflection" if self.reflections else ""
+            return self._stop_decision(
+                i, outcome, first.rule, f"stalled{again}: {first.message}", flags=flags, hits=hits, usage=usage
+            )
+        if hits:
+            names = ", ".join(h.name for h in hits)
+            return self._stop_decision(
+                i, Outcome.EXPIRED, f"cap:{hits[0].name}", f"hard cap reached ({names}): {hits[0].message}",
+                flags=flags, hits=hits, usage=usage,
+            )
+        if flags:
+            self.reflections += 1
+            self._reflected_at = i
+            self.budget = min(self.budget + s.extension, s.hard_cap)
+            self._detector.rearm()
+            if i >= self.budget:
+                return self._stop_decision(
+                    i, Outcome.EXPIRED, "budget", f"stalled with no budget left (hard cap {s.hard_cap})",
+                    flags=flags, hits=hits, usage=usage,
+                )
+            text = build_reflection(flags, remaining_calls=self.budget - i, config=cfg.reflection)
+            return Decision(
+                action=Action.REFLECT,
+                reason=flags[0].message,
+                rule=flags[0].rule,
+                reflection=text,
+                iteration=i,
+                budget=self.budget,
+                evidence=self._evidence(flags, hits, usage),
+            )
+        if gain >= s.earn_threshold:
+            self.budget = min(self.budget + s.earn_per_iteration, s.hard_cap)
+        if i >= self.budget:
+            at_cap = " (the hard cap)" if self.budget >= s.hard_cap else ""
+            return self._stop_decision(
+                i, Outcome.EXPIRED, "budget", f"iteration budget of {self.budget} model calls used{at_cap}",
+                flags=flags, hits=hits, usage=usage,
+            )
+        return Decision(
+            action=Action.CONTINUE, iteration=i, budget=self.budget, evidence={"gain": round(gain, 4)}
+        )
+
+    def _evidence(self, flags: Sequence[StallFlag], hits: Sequence[Any], usage: UsageState) -> dict[str, Any]:
+        return {
+            "flags": [f.as_dict() for f in flags],
+            "caps": [h.as_dict() for h in hits],
+            "gains": [round(g, 4) for g in self.gains],
+            "budget": self.budget,
+            "base_budget": self.settings.base_budget,
+            "hard_cap": self.settings.hard_cap,
+            "reflections": self.reflections,
+            "usage": usage.as_dict(),
+        }
+
+    def _stop_decision(self, i, outcome, rule, reason, *, flags, hits, usage) -> Decision:
+        return Decision(
+            action=Action.STOP,
+            reason=reason,
+            rule=rule,
+            outcome=outcome,
+            iteration=i,
+            budget=self.budget,
+            evidence=self._evidence(flags, hits, usage),
+        )
+
+    # ---- finish -----------------------------------------------------------------------------------------------
+
+    def finish(
+        self,
+        answer: str | None = None,
+        error: str | BaseException | None = None,
+        verified: bool | None = None,
+        cancelled: bool = False,
+        guard_error: str | BaseException | None = None,
+    ) -> RunEnd:
+        """End the run with exactly one outcome. After a STOP: that STOP's outcome, ``answer`` kept beside it as
+        the salvaged answer. Otherwise, in order: guard_error, cancelled, error -> failed, an answer (given, or
+        the text of a final model response) that a verifier did not reject -> succeeded, else failed."""
+        if self._end is not None:
+            raise BudgetError(f"run {self.run_id!r} is already finished (outcome {self._end.outcome.value})")
+        last = self._last_event
+        if answer is None and last is not None and last.is_final and last.text is not None:
+            answer = last.text
+        evidence: dict[str, Any] = {
+            "gains": [round(g, 4) for g in self.gains],
+            "budget": self.budget,
+            "reflections": self.reflections,
+            "flags": [f.as_dict() for f in self.flags],
+        }
+        if self._stop is not None:
+            outcome, reason = self._stop.outcome or Outcome.EXPIRED, self._stop.reason
+            evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
         elif guard_error is not None:
-            outcome, reason = Outcome.GUARD_ERROR, str(guard_error)
+            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}"
         elif cancelled:
             outcome, reason = Outcome.CANCELLED, "cancelled"
         elif error is not None:
-            outcome, reason = Outcome.FAILED, str(error)
-        elif answer is not None and verified is not False:
-            outcome, reason = Outcome.SUCCEEDED, "answered"
+            outcome, reason = Outcome.FAILED, f"the run failed: {error}"
+        elif answer is not None and verified is False:
+            outcome, reason = Outcome.FAILED, "the verifier rejected the answer"
+        elif answer is not None:
+            outcome = Outcome.SUCCEEDED
+            reason = "the model answered" + (" and the verifier accepted it" if verified else "")
         else:
-            outcome, reason = Outcome.FAILED, "no answer"
-        return RunEnd(run_id=self.run_id, outcome=outcome, reason=reason, answer=answer,
-                      iterations=len(self._events),
-                      wall_ms=(self.policy.clock() - self._started) * 1000.0)
+            outcome, reason = Outcome.FAILED, "the run ended without an answer"
+        usage = self._usage.state
+        reported = usage.tokens_reported
+        self._end = RunEnd(
+            run_id=self.run_id,
+            outcome=outcome,
+            reason=reason,
+            answer=answer,
+            iterations=self._iterations,
+            tool_calls=usage.tool_calls,
+            input_tokens=usage.input_tokens if reported else None,
+            output_tokens=usage.output_tokens if reported else None,
+            total_tokens=usage.total_tokens if reported else None,
+            cost=usage.cost if self.config.caps.prices and usage.model_calls > usage.unpriced_calls else None,
+            wall_ms=(self.policy.clock() - self._started) * 1000.0,
+            evidence=evidence,
+            censored=last is not None and not last.is_final,
+        )
+        return self._end

@@ -1,0 +1,346 @@
+"""Hard caps: independent limits that compose with ``|`` and ``&`` (after AutoGen's termination conditions).
+
+Every cap looks at one frozen :class:`UsageState` (what the run has used so far, kept by a
+:class:`UsageTracker`) and returns the list of :class:`CapHit` that fired (empty: keep going), each naming the
+limit, its value and what was used. ``a | b`` fires when either fires (reporting every one that fired);
+``a & b`` fires only when both fire. Combinators flatten. ``reset()`` clears whatever a cap keeps between checks
+(the built-in caps are pure; :class:`UsageTracker` is the stateful part).
+
+A limit of N means "at most N": a cap fires once N is *reached*, so the run stops before using more.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import Counter
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from pyguard.engine.config import CapsConfig, Price
+from pyguard.engine.fingerprint import fingerprint
+from pyguard.errors import ConfigError
+from pyguard.events import IterationEvent
+
+__all__ = [
+    "UsageState",
+    "UsageTracker",
+    "CapHit",
+    "Cap",
+    "AnyCap",
+    "AllCap",
+    "ModelCallCap",
+    "ToolCallCap",
+    "TokenCap",
+    "CostCap",
+    "WallClockCap",
+    "IdenticalActionCap",
+    "FunctionalCap",
+    "build_caps",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class UsageState:
+    """What a run has used so far."""
+
+    model_calls: int = 0
+    tool_calls: int = 0
+    tool_calls_by_tool: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    tokens_reported: bool = False
+    """False while no model call has reported token usage."""
+    cost: float = 0.0
+    unpriced_calls: int = 0
+    """Model calls whose model has no price (counted as cost 0)."""
+    elapsed_s: float = 0.0
+    most_identical: int = 0
+    """How often the most repeated exact action was requested."""
+    most_identical_action: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "model_calls": self.model_calls,
+            "tool_calls": self.tool_calls,
+            "tool_calls_by_tool": dict(self.tool_calls_by_tool),
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+            "cost": round(self.cost, 6),
+            "unpriced_calls": self.unpriced_calls,
+            "elapsed_s": round(self.elapsed_s, 6),
+            "most_identical": self.most_identical,
+            "most_identical_action": self.most_identical_action,
+        }
+
+
+class UsageTracker:
+    """Accumulates a run's usage from its iteration events. Stateful: ``reset()`` starts over."""
+
+    def __init__(self, prices: Mapping[str, Price] | None = None) -> None:
+        self.prices = dict(prices or {})
+        self.reset()
+
+    def reset(self) -> None:
+        self._by_tool: Counter[str] = Counter()
+        self._identical: Counter[str] = Counter()
+        self._top: tuple[int, str | None] = (0, None)
+        self.state = UsageState()
+
+    def price_of(self, model: str | None) -> Price | None:
+        if model is not None and model in self.prices:
+            return self.prices[model]
+        return self.prices.get("*")
+
+    def update(self, event: IterationEvent, elapsed_s: float) -> UsageState:
+        s = self.state
+        for call in event.tool_calls:
+            self._by_tool[call.name] += 1
+            fp = fingerprint(call.name, call.arguments)
+            self._identical[fp.exact_id] += 1
+            if self._identical[fp.exact_id] > self._top[0]:
+                self._top = (self._identical[fp.exact_id], fp.short())
+        inp = event.input_tokens or 0
+        out = event.output_tokens or 0
+        tot = event.total_tokens if event.total_tokens is not None else inp + out
+        reported = any(t is not None for t in (event.input_tokens, event.output_tokens, event.total_tokens))
+        price = self.price_of(event.model)
+        cost, unpriced = s.cost, s.unpriced_calls
+        if price is None:
+            unpriced += 1
+        else:
+            cost += inp / 1e6 * price.input_per_mtok + out / 1e6 * price.output_per_mtok
+        self.state = UsageState(
+            model_calls=s.model_calls + 1,
+            tool_calls=s.tool_calls + len(event.tool_calls),
+            tool_calls_by_tool=MappingProxyType(dict(self._by_tool)) if event.tool_calls else s.tool_calls_by_tool,
+            input_tokens=s.input_tokens + inp,
+            output_tokens=s.output_tokens + out,
+            total_tokens=s.total_tokens + tot,
+            tokens_reported=s.tokens_reported or reported,
+            cost=cost,
+            unpriced_calls=unpriced,
+            elapsed_s=elapsed_s,
+            most_identical=self._top[0],
+            most_identical_action=self._top[1],
+        )
+        return self.state
+
+
+@dataclass(frozen=True, slots=True)
+class CapHit:
+    """One limit that fired."""
+
+    name: str
+    """e.g. ``model_calls``, ``tool_calls:send_email``, ``total_tokens``, ``cost``, ``wall_clock``."""
+    limit: float
+    used: float
+    message: str
+
+    def as_dict(self) -> dict:
+        return {"cap": self.name, "limit": self.limit, "used": self.used, "message": self.message}
+
+
+class Cap(ABC):
+    """A hard limit. Compose with ``|`` (either) and ``&`` (both)."""
+
+    @abstractmethod
+    def check(self, state: UsageState) -> list[CapHit]:
+        """The hits of this cap for ``state`` (empty when it does not fire)."""
+
+    def reset(self) -> None:
+        """Clear any state kept between checks (none for the built-in caps)."""
+
+    def __or__(self, other: "Cap") -> "AnyCap":
+        return AnyCap(self, other)
+
+    def __and__(self, other: "Cap") -> "AllCap":
+        return AllCap(self, other)
+
+
+class _Combined(Cap):
+    def __init__(self, *caps: Cap) -> None:
+        flat: list[Cap] = []
+        for c in caps:
+            if not isinstance(c, Cap):
+                raise ConfigError(f"cannot combine {c!r} with caps; use Cap instances (ModelCallCap(10), ...)")
+            flat.extend(c.caps if type(c) is type(self) else [c])  # type: ignore[attr-defined]
+        self.caps: tuple[Cap, ...] = tuple(flat)
+
+    def reset(self) -> None:
+        for c in self.caps:
+            c.reset()
+
+    def __repr__(self) -> str:
+        op = " | " if isinstance(self, AnyCap) else " & "
+        return "(" + op.join(map(repr, self.caps)) + ")"
+
+
+class AnyCap(_Combined):
+    """Fires when any of its caps fires; reports all that fired."""
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        return [hit for c in self.caps for hit in c.check(state)]
+
+
+class AllCap(_Combined):
+    """Fires only when all of its caps fire; reports them all."""
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        hits: list[CapHit] = []
+        for c in self.caps:
+            h = c.check(state)
+            if not h:
+                return []
+            hits.extend(h)
+        return hits
+
+
+def _positive(value: float, what: str) -> None:
+    if not value > 0:
+        raise ConfigError(f"{what} must be > 0, got {value!r}")
+
+
+class ModelCallCap(Cap):
+    def __init__(self, limit: int) -> None:
+        _positive(limit, "ModelCallCap limit")
+        self.limit = limit
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        if state.model_calls < self.limit:
+            return []
+        return [CapHit("model_calls", self.limit, state.model_calls, f"{state.model_calls} model calls (limit {self.limit})")]
+
+    def __repr__(self) -> str:
+        return f"ModelCallCap({self.limit})"
+
+
+class ToolCallCap(Cap):
+    """Tool calls requested, all tools together or (``tool``) one tool."""
+
+    def __init__(self, limit: int, tool: str | None = None) -> None:
+        _positive(limit, f"ToolCallCap limit{' for ' + repr(tool) if tool else ''}")
+        self.limit, self.tool = limit, tool
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        used = state.tool_calls if self.tool is None else state.tool_calls_by_tool.get(self.tool, 0)
+        if used < self.limit:
+            return []
+        name = "tool_calls" if self.tool is None else f"tool_calls:{self.tool}"
+        what = "tool calls" if self.tool is None else f"calls of {self.tool}"
+        return [CapHit(name, self.limit, used, f"{used} {what} (limit {self.limit})")]
+
+    def __repr__(self) -> str:
+        return f"ToolCallCap({self.limit}{', ' + repr(self.tool) if self.tool else ''})"
+
+
+class TokenCap(Cap):
+    _KINDS = ("input", "output", "total")
+
+    def __init__(self, limit: int, kind: str = "total") -> None:
+        if kind not in self._KINDS:
+            raise ConfigError(f"TokenCap kind {kind!r} is not one of {', '.join(self._KINDS)}")
+        _positive(limit, f"TokenCap({kind}) limit")
+        self.limit, self.kind = limit, kind
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        used = getattr(state, f"{self.kind}_tokens")
+        if used < self.limit:
+            return []
+        return [CapHit(f"{self.kind}_tokens", self.limit, used, f"{used} {self.kind} tokens (limit {self.limit})")]
+
+    def __repr__(self) -> str:
+        return f"TokenCap({self.limit}, {self.kind!r})"
+
+
+class CostCap(Cap):
+    def __init__(self, limit: float) -> None:
+        _positive(limit, "CostCap limit")
+        self.limit = limit
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        if state.cost < self.limit:
+            return []
+        return [CapHit("cost", self.limit, round(state.cost, 6), f"cost {state.cost:.4f} (limit {self.limit})")]
+
+    def __repr__(self) -> str:
+        return f"CostCap({self.limit})"
+
+
+class WallClockCap(Cap):
+    """Seconds since the run started, as measured by the policy's injected clock."""
+
+    def __init__(self, seconds: float) -> None:
+        _positive(seconds, "WallClockCap seconds")
+        self.seconds = seconds
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        if state.elapsed_s < self.seconds:
+            return []
+        return [CapHit("wall_clock", self.seconds, round(state.elapsed_s, 6), f"{state.elapsed_s:.1f}s elapsed (limit {self.seconds}s)")]
+
+    def __repr__(self) -> str:
+        return f"WallClockCap({self.seconds})"
+
+
+class IdenticalActionCap(Cap):
+    """The very same action (tool + canonical arguments) requested ``limit`` times, whatever it returned."""
+
+    def __init__(self, limit: int) -> None:
+        _positive(limit, "IdenticalActionCap limit")
+        self.limit = limit
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        if state.most_identical < self.limit:
+            return []
+        return [
+            CapHit(
+                "identical_actions",
+                self.limit,
+                state.most_identical,
+                f"{state.most_identical_action} requested {state.most_identical} times (limit {self.limit})",
+            )
+        ]
+
+    def __repr__(self) -> str:
+        return f"IdenticalActionCap({self.limit})"
+
+
+class FunctionalCap(Cap):
+    """A cap from a function ``state -> message or None`` (the message says why it fired)."""
+
+    def __init__(self, name: str, fn: Callable[[UsageState], str | None]) -> None:
+        self.name, self.fn = name, fn
+
+    def check(self, state: UsageState) -> list[CapHit]:
+        message = self.fn(state)
+        return [] if message is None else [CapHit(self.name, float("nan"), float("nan"), message)]
+
+    def __repr__(self) -> str:
+        return f"FunctionalCap({self.name!r})"
+
+
+def build_caps(config: CapsConfig) -> Cap | None:
+    """The caps a :class:`CapsConfig` sets, OR-ed together (None when it sets none)."""
+    caps: list[Cap] = []
+    if config.max_model_calls is not None:
+        caps.append(ModelCallCap(config.max_model_calls))
+    if config.max_tool_calls is not None:
+        caps.append(ToolCallCap(config.max_tool_calls))
+    for tool, n in sorted(config.max_tool_calls_per_tool.items()):
+        caps.append(ToolCallCap(n, tool))
+    for kind in ("input", "output", "total"):
+        limit = getattr(config, f"max_{kind}_tokens")
+        if limit is not None:
+            caps.append(TokenCap(limit, kind))
+    if config.max_cost is not None:
+        caps.append(CostCap(config.max_cost))
+    if config.max_wall_s is not None:
+        caps.append(WallClockCap(config.max_wall_s))
+    if config.max_identical_actions is not None:
+        caps.append(IdenticalActionCap(config.max_identical_actions))
+    if not caps:
+        return None
+    return caps[0] if len(caps) == 1 else AnyCap(*caps)

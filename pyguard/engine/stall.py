@@ -1,0 +1,296 @@
+"""Stall detection: from each iteration's action results, the iteration's gain and the stall flags.
+
+The :class:`StallDetector` receives one :class:`Step` per iteration (the results that arrived in that model call's
+request, each paired with the action that produced it, and the actions the model requested in its response) and
+returns a :class:`StallReport`: the iteration's information gain and zero or more :class:`StallFlag`, each with its
+evidence. Rules:
+
+- ``repeat_no_gain``: an action repeated (exact or normalised fingerprint) whose result is unchanged (same text
+  once volatile tokens and echoed arguments are masked) as the last time;
+- ``cycle``: the same, when other actions came in between (A, B, A, B ... or A, B, C, A ...);
+- ``error_storm``: ``error_storm_length`` consecutive errors of the same kind from the same tool with unchanged
+  (normalised) inputs, even when the error texts differ (request ids, numbers);
+- ``low_gain_streak``: ``low_gain_streak`` consecutive iterations whose gain is below ``low_gain_threshold``.
+
+What is *not* flagged: polling whose result changes, pagination (different arguments, new content), re-running
+the same command after something changed (its output differs). A repeated action whose result changed is credited
+``changed_result_gain`` even when its text is mostly the same, so polling and re-runs are not low-gain either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from pyguard.engine.config import StallConfig
+from pyguard.engine.fingerprint import ActionFingerprint, short_digest
+
+__all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", "error_kind"]
+
+_DIGIT_TOKENS = re.compile(r"[\w\u2400\u2405-]*\d[\w\u2400\u2405-]*")
+
+
+def error_kind(prepared: str) -> str:
+    """The kind of an error from its prepared text: tokens with digits masked, first 200 characters."""
+    return short_digest(_DIGIT_TOKENS.sub("#", prepared)[:200])
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """One observation of an iteration, paired with the action that produced it (``action`` None for user or
+    system messages and for tool results that match no requested call)."""
+
+    action: ActionFingerprint | None
+    novelty: float
+    result_key: str
+    """Digest of the prepared result text: equal keys mean an unchanged result."""
+    is_error: bool = False
+    error_kind: str | None = None
+    requested_at: int | None = None
+    """Iteration whose response requested the action."""
+    text: str = ""
+    """The raw result text (quoted, as data, in reflections)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What the detector sees of one iteration."""
+
+    iteration: int
+    results: tuple[ActionResult, ...] = ()
+    actions: tuple[ActionFingerprint, ...] = ()
+    """The actions requested in this iteration's response (their results come with the next step)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StallFlag:
+    """One stall finding with its evidence."""
+
+    rule: str
+    iteration: int
+    message: str
+    """One sentence for people and for the reflection."""
+    tool: str | None = None
+    fingerprints: tuple[str, ...] = ()
+    """Canonical forms of the actions involved (cut for display)."""
+    ids: tuple[str, ...] = ()
+    """Exact and normalised fingerprint digests of the actions involved."""
+    sample: str | None = None
+    """The last result text of the action involved (tool content: quote it as data, never as instructions)."""
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "iteration": self.iteration,
+            "message": self.message,
+            "tool": self.tool,
+            "fingerprints": list(self.fingerprints),
+            **self.evidence,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StallReport:
+    gain: float
+    flags: tuple[StallFlag, ...] = ()
+    result_gains: tuple[float, ...] = ()
+
+
+@dataclass(slots=True)
+class _Last:
+    requested_at: int | None
+    result_key: str
+    count: int
+    """Results seen for this fingerprint (1 = the first one)."""
+    unchanged: int
+    """Consecutive unchanged results."""
+    canonical: set[str]
+
+
+class StallDetector:
+    """Stateful, one per run. ``observe`` each step in order; ``rearm`` after a reflection."""
+
+    def __init__(self, config: StallConfig | None = None) -> None:
+        self.config = config if config is not None else StallConfig()
+        self.reset()
+
+    def reset(self) -> None:
+        self._by_exact: dict[str, _Last] = {}
+        self._by_norm: dict[str, _Last] = {}
+        self._history: deque[tuple[int, ActionFingerprint]] = deque(maxlen=8 * self.config.cycle_max_period)
+        self._errors: dict[str, tuple[str, int]] = {}  # tool -> (input+kind key, consecutive count)
+        self._streak = 0
+        self._streak_gains: list[float] = []
+        self.fruitless: set[str] = set()
+        """Fingerprint digests (exact and normalised) of actions found fruitless so far."""
+
+    def rearm(self) -> None:
+        """Start counting streaks afresh (after a reflection); what was repeated stays known."""
+        self._streak = 0
+        self._streak_gains = []
+        self._errors.clear()
+
+    def all_fruitless(self, actions: Sequence[ActionFingerprint]) -> bool:
+        """True when ``actions`` is non-empty and every action repeats one already found fruitless."""
+        return bool(actions) and all(
+            a.exact_id in self.fruitless or (self.config.normalised_repeats and a.norm_id in self.fruitless)
+            for a in actions
+        )
+
+    # ---- per step ---------------------------------------------------------------------------------------------
+
+    def observe(self, step: Step) -> StallReport:
+        flags: list[StallFlag] = []
+        gains: list[float] = []
+        for r in step.results:
+            gain, flag = self._result(step.iteration, r)
+            gains.append(gain)
+            if flag is not None:
+                flags.append(flag)
+            storm = self._error_storm(step.iteration, r)
+            if storm is not None:
+                flags.append(storm)
+        if gains:
+            gain = max(gains)
+        else:
+            gain = 1.0 if step.iteration == 1 else 0.0
+        for a in step.actions:
+            self._history.append((step.iteration, a))
+        streak = self._low_gain(step.iteration, gain, bool(step.results) or step.iteration > 1)
+        if streak is not None:
+            flags.append(streak)
+        for f in flags:
+            self.fruitless.update(f.ids)
+        return StallReport(gain=gain, flags=tuple(flags), result_gains=tuple(gains))
+
+    def _result(self, iteration: int, r: ActionResult) -> tuple[float, StallFlag | None]:
+        a = r.action
+        if a is None:
+            return r.novelty, None
+        last = self._by_exact.get(a.exact_id)
+        how = "the same arguments"
+        if last is None and self.config.normalised_repeats:
+            last = self._by_norm.get(a.norm_id)
+            how = "trivially rewritten arguments"
+        flag = None
+        if last is None:
+            gain = r.novelty
+            entry = _Last(r.requested_at, r.result_key, 1, 0, {a.canonical})
+        elif last.result_key == r.result_key:
+            gain = 0.0
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, last.canonical | {a.canonical})
+            flag = self._repeat_flag(iteration, r, last, entry, how)
+        else:
+            gain = max(r.novelty, self.config.changed_result_gain)
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, last.canonical | {a.canonical})
+        self._by_exact[a.exact_id] = entry
+        self._by_norm[a.norm_id] = entry
+        return gain, flag
+
+    def _repeat_flag(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StallFlag:
+        a = r.action
+        assert a is not None
+        between: list[ActionFingerprint] = []
+        if last.requested_at is not None and r.requested_at is not None:
+            between = [
+                b
+                for it, b in self._history
+                if last.requested_at < it < r.requested_at
+                or (it == r.requested_at and b.exact_id != a.exact_id and b.norm_id != a.norm_id)
+            ]
+        members: list[ActionFingerprint] = []
+        for b in between:
+            if all(b.norm_id != m.norm_id for m in members) and b.norm_id != a.norm_id:
+                members.append(b)
+        variants = sorted(entry.canonical)
+        shown = ", ".join(v if len(v) <= 80 else v[:77] + "..." for v in variants[:3])
+        evidence: dict[str, Any] = {
+            "times": entry.count,
+            "unchanged": entry.unchanged,
+            "variants": variants[:5],
+            "normalised": a.normalised,
+        }
+        ids = {a.exact_id, a.norm_id}
+        if members and last.requested_at is not None and r.requested_at - last.requested_at <= self.config.cycle_max_period:
+            rule = "cycle"
+            names = [a.short(80)] + [m.short(80) for m in members]
+            evidence["cycle"] = names
+            message = (
+                f"The actions {' -> '.join(names)} are going round in a cycle: {a.tool} returned the same result "
+                f"as before ({entry.count} calls so far), and nothing new came in between."
+            )
+            for m in members:
+                ids.update((m.exact_id, m.norm_id))
+        else:
+            rule = "repeat_no_gain"
+            message = (
+                f"{a.tool} was called again with {how} ({shown}) and returned the same result as before: "
+                f"{entry.count} calls, {entry.unchanged + 1} identical results in a row."
+            )
+        return StallFlag(
+            rule=rule,
+            iteration=iteration,
+            message=message,
+            tool=a.tool,
+            fingerprints=tuple(v if len(v) <= 120 else v[:117] + "..." for v in variants[:5]),
+            ids=tuple(sorted(ids)),
+            sample=r.text,
+            evidence=evidence,
+        )
+
+    def _error_storm(self, iteration: int, r: ActionResult) -> StallFlag | None:
+        a = r.action
+        if a is None:
+            return None
+        if not r.is_error:
+            self._errors.pop(a.tool, None)
+            return None
+        key = (a.norm_id if self.config.normalised_repeats else a.exact_id) + ":" + (r.error_kind or "")
+        previous = self._errors.get(a.tool)
+        count = previous[1] + 1 if previous is not None and previous[0] == key else 1
+        self._errors[a.tool] = (key, count)
+        if count < self.config.error_storm_length:
+            return None
+        return StallFlag(
+            rule="error_storm",
+            iteration=iteration,
+            message=(
+                f"{a.tool} failed {count} times in a row with the same kind of error and unchanged inputs "
+                f"({a.short(80)})."
+            ),
+            tool=a.tool,
+            fingerprints=(a.short(),),
+            ids=(a.exact_id, a.norm_id),
+            sample=r.text,
+            evidence={"errors": count, "error_kind": r.error_kind},
+        )
+
+    def _low_gain(self, iteration: int, gain: float, counts: bool) -> StallFlag | None:
+        if not counts:
+            return None
+        if gain < self.config.low_gain_threshold:
+            self._streak += 1
+            self._streak_gains.append(round(gain, 4))
+        else:
+            self._streak = 0
+            self._streak_gains = []
+        if self._streak < self.config.low_gain_streak:
+            return None
+        recent = [a for it, a in self._history if it >= iteration - self._streak]
+        tools = sorted({a.tool for a in recent})
+        return StallFlag(
+            rule="low_gain_streak",
+            iteration=iteration,
+            message=(
+                f"The last {self._streak} tool results brought almost nothing new "
+                f"(information gain {', '.join(f'{g:.2f}' for g in self._streak_gains[-6:])}; "
+                f"threshold {self.config.low_gain_threshold:.2f})."
+            ),
+            tool=tools[0] if len(tools) == 1 else None,
+            fingerprints=tuple(a.short() for a in recent[-5:]),
+            ids=(),
+            evidence={"streak": self._streak, "streak_gains": list(self._streak_gains[-20:]), "tools": tools},
+        )
