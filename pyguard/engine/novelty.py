@@ -38,6 +38,7 @@ _VOLATILE = re.compile(
 )
 _MASK = "\u2400"
 _ECHO = "\u2405"
+_ECHO_SPACE = re.compile(r"\s*\u2405\s*")
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -53,8 +54,11 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     """The form of an observation that is compared: lower case, whitespace collapsed, volatile tokens masked and
     echoed argument values (``echo``, at least 3 characters) removed."""
     out = " ".join(text.lower().split())
-    for value in sorted({e.lower() for e in echo if len(e.strip()) >= 3}, key=len, reverse=True):
-        out = out.replace(" ".join(value.split()), _ECHO)
+    values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
+    for value in values:
+        out = out.replace(value, _ECHO)
+    if values:
+        out = _ECHO_SPACE.sub(_ECHO, out)
     return mask_volatile(out) if mask else out
 
 
