@@ -10,6 +10,10 @@ event counts per (status, position) cell, so drawing a run-level resample is the
 counts from a multinomial with the observed cell shares: B resamples cost one ``multinomial`` call over
 3·H cells, whatever the number of runs. The per-call token means are held at their estimate in the iteration
 bootstrap (their sampling error is small next to that of c); the token-axis bootstrap is exact.
+
+Intervals: N*'s is the percentile interval of the bootstrap N*s (widened, if need be, to contain N*); the
+band of c(n) is pointwise percentile, except where no success has been seen yet by n (every resample says 0)
+where its upper edge is the exact binomial bound for zero events.
 """
 
 from __future__ import annotations

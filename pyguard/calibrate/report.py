@@ -124,7 +124,7 @@ def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snip
         c_png, cost_png = plots[t.task_type]
         out += [
             "", f"## {t.task_type}", "",
-            f"![c(n) for {t.task_type}]({c_png})", "", f"![E[cost](N) for {t.task_type}]({cost_png})", "",
+            f"![c(n) for {t.task_type}]({c_png})", "", f"![expected cost by cap for {t.task_type}]({cost_png})", "",
             f"Token budget: {t.token_budget.recommended_tokens:,} tokens (CI {t.token_budget.ci_low:,}-"
             f"{t.token_budget.ci_high:,}), c at that budget {t.token_budget.success_at_budget:.3f}.", "",
             f"Policy: {t.policy.rationale}.",
