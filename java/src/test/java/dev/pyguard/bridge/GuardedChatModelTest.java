@@ -79,15 +79,14 @@ class GuardedChatModelTest {
         GuardedChatModel g = new GuardedChatModel(spy, GuardConfig.of("r3").withMaxModelCalls(10), rec);
         AgentRunResult r = Agents.aiServices(g, scripted.newTools(), 100, null).run("status of 12345?");
         assertEquals(1, g.reflectionsInjected());
+        assertTrue(seen.size() >= 3, r.toJson());
         var third = seen.get(2).messages();
         var last = third.get(third.size() - 1);
         assertTrue(last instanceof UserMessage u && u.singleText().startsWith(Reflections.MARKER + "You repeat"));
         for (JsonNode o : rec.events.get(2).get("observations")) assertNotEquals("user", o.get("kind").asText());
-        assertFalse(seen.get(3 < seen.size() ? 3 : 2 ).messages().isEmpty());
-        if (seen.size() > 3) {
-            for (var m : seen.get(3).messages()) assertFalse(Reflections.isReflection(m), "reflection must not persist");
+        for (int i = 3; i < seen.size(); i++) {
+            for (var m : seen.get(i).messages()) assertFalse(Reflections.isReflection(m), "reflection must not persist");
         }
-        assertNotNull(r.status());
     }
 
     @Test

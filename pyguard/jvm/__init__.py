@@ -1,0 +1,61 @@
+"""The JVM edge of pyguard: the only package that imports jpype (lazily: importing it starts nothing).
+
+Start the JVM explicitly, then build and run guarded LangChain4j agents::
+
+    from pyguard.jvm import start_jvm, scripted_model, run_agent
+    start_jvm()                                  # once per process; classpath=[...] adds a user's agent jar
+    result = run_agent("aiservices", scripted_model("logistics_incident"), "Where is order 12345?", callback=policy)
+
+See :mod:`pyguard.jvm.agents` (agents and runs), :mod:`pyguard.jvm.server` (the local OpenAI-compatible server),
+:mod:`pyguard.jvm.bootstrap` (JDK and jars) and :mod:`pyguard.jvm.callback` (the Java -> Python crossing).
+"""
+
+from pyguard.jvm.agents import (
+    DEFAULT_MAX_MODEL_CALLS,
+    AgentStyle,
+    BridgeResult,
+    BridgeRunStats,
+    GuardedModel,
+    GuardStopped,
+    build_agent,
+    demo_tools,
+    guard_model,
+    run_agent,
+    run_built,
+    scenario_tools,
+    scripted_model,
+    tool_set,
+)
+from pyguard.jvm.bootstrap import BUILD_COMMAND, JvmInfo, bridge_jars, find_java_home, jars_dir, jvm_started, start_jvm
+from pyguard.jvm.callback import CallbackAdapter, decision_to_json
+from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
+
+__all__ = [
+    "AgentStyle",
+    "BUILD_COMMAND",
+    "BridgeResult",
+    "BridgeRunStats",
+    "CallbackAdapter",
+    "DEFAULT_MAX_MODEL_CALLS",
+    "GuardStopped",
+    "GuardedModel",
+    "JvmInfo",
+    "bridge_jars",
+    "build_agent",
+    "decision_to_json",
+    "demo_tools",
+    "find_java_home",
+    "guard_model",
+    "jars_dir",
+    "jvm_started",
+    "load_scenario",
+    "run_agent",
+    "run_built",
+    "scenario_json",
+    "scenario_names",
+    "scenario_path",
+    "scenario_tools",
+    "scripted_model",
+    "start_jvm",
+    "tool_set",
+]

@@ -1,0 +1,323 @@
+"""Build the three agent styles around a guarded model and run a task: the Python API of the bridge.
+
+Typical use (the JVM must be started first with :func:`pyguard.jvm.start_jvm`)::
+
+    from pyguard.jvm import start_jvm, scripted_model, run_agent
+    start_jvm()
+    model = scripted_model("logistics_incident", seed=1)
+    result = run_agent("aiservices", model, "Where is order 12345?", callback=my_policy)   # -> BridgeResult
+    result.status, result.outcome, result.reason, result.stats.model_calls, result.events
+
+``callback`` is any ``Callable[[IterationEvent], Decision | None]`` (an engine ``RunSession.observe``, say). For
+finer control build the pieces: :func:`guard_model` (one per run) then :func:`build_agent` and ``agent.run(task)``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pyguard.errors import ConfigError, RunError
+from pyguard.events import IterationEvent, Outcome
+from pyguard.jvm._java import java_call, jclass
+from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
+from pyguard.jvm.scenarios import ScenarioSource, scenario_json
+
+__all__ = [
+    "AgentStyle",
+    "BridgeResult",
+    "BridgeRunStats",
+    "GuardStopped",
+    "GuardedModel",
+    "build_agent",
+    "demo_tools",
+    "guard_model",
+    "run_agent",
+    "run_built",
+    "scenario_tools",
+    "scripted_model",
+    "tool_set",
+    "DEFAULT_MAX_MODEL_CALLS",
+]
+
+DEFAULT_MAX_MODEL_CALLS = 50
+"""The Java fail-safe's default cap on model calls per run (GuardConfig.DEFAULT_MAX_MODEL_CALLS)."""
+
+
+class AgentStyle(str, Enum):
+    AISERVICES = "aiservices"
+    """LangChain4j AiServices with @Tool methods (own cap: maxToolCallingRoundTrips, default 100)."""
+    AGENTIC = "agentic"
+    """langchain4j-agentic loopBuilder around a tool-using sub-agent (own cap: maxIterations)."""
+    EXECUTOR = "executor"
+    """pyguard's ExplicitAgentLoop (own cap: maxIterations = model calls)."""
+
+
+class BridgeRunStats(BaseModel):
+    """The Java-side counters of one run (``RunStats``). Token sums are None when no call reported usage."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model_calls: int
+    events: int
+    events_delivered: int
+    tool_calls: int
+    """Tool calls the model requested."""
+    tool_executions: int
+    """Tools actually run (a stop keeps the tools of the last response from running)."""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    callback_failures: int = 0
+    last_callback_error: str | None = None
+    last_text: str | None = None
+    """The last non-blank AI text seen: a salvageable answer for a stopped run."""
+
+
+class BridgeResult(BaseModel):
+    """What one run came to. ``status``: answered | stopped | failed | exhausted (the loop's own cap, no answer)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    style: AgentStyle
+    run_id: str | None
+    status: Literal["answered", "stopped", "failed", "exhausted"]
+    answer: str | None = None
+    outcome: Outcome | None = None
+    """Set for stopped (the guard's or the fail-safe's outcome) and failed runs; None otherwise."""
+    reason: str | None = None
+    rule: str | None = None
+    fail_safe: bool = False
+    """True when the Java fail-safe cap, not the guard's decision, stopped the run."""
+    error: str | None = None
+    """For failed runs: the Java exception chain, e.g. 'java.lang.RuntimeException: ... <- caused by ...'."""
+    error_type: str | None = None
+    iterations: int = 0
+    wall_ms: float = 0.0
+    stats: BridgeRunStats | None = None
+    events: tuple[IterationEvent, ...] = ()
+    """Every event Python received, in order (empty without a callback)."""
+    callback_errors: tuple[str, ...] = ()
+    """Python exceptions raised inside the callback ('Type: message'); each also counts in stats.callback_failures."""
+
+    @property
+    def answered(self) -> bool:
+        return self.status == "answered"
+
+    def raise_for_status(self) -> "BridgeResult":
+        """Return self if the run answered; raise :class:`GuardStopped` if stopped, :class:`RunError` otherwise."""
+        if self.status == "answered":
+            return self
+        if self.status == "stopped":
+            raise GuardStopped(self)
+        raise RunError(f"run {self.run_id} ({self.style.value}) {self.status}: {self.error or self.reason or 'no answer'}")
+
+
+class GuardStopped(RunError):
+    """A guarded run was stopped (by the guard or the Java fail-safe). ``.result`` has the outcome and counts."""
+
+    def __init__(self, result: BridgeResult) -> None:
+        super().__init__(f"run {result.run_id} stopped ({result.outcome.value if result.outcome else '?'}, rule {result.rule}): {result.reason}")
+        self.result = result
+
+
+class GuardedModel:
+    """One run's ``GuardedChatModel`` (``.java``) and its callback adapter (``.callback``, None if unregistered)."""
+
+    def __init__(self, java: Any, callback: CallbackAdapter | None, run_id: str) -> None:
+        self.java = java
+        self.callback = callback
+        self.run_id = run_id
+
+    def stats(self) -> BridgeRunStats:
+        return _stats(self.java.stats())
+
+    def request_stop(self, outcome: Outcome | str = Outcome.CANCELLED, reason: str = "cancelled", rule: str | None = "cancel") -> None:
+        """End the run from outside (any thread): the next model call or tool execution stops it with ``outcome``."""
+        value = Outcome(outcome).value
+        self.java.requestStop(value, reason, rule)
+
+
+def _stats(s: Any) -> BridgeRunStats:
+    def opt(v: Any) -> Any:
+        return None if v is None else int(v.longValue()) if hasattr(v, "longValue") else int(v)
+
+    return BridgeRunStats(
+        model_calls=int(s.modelCalls()), events=int(s.events()), events_delivered=int(s.eventsDelivered()),
+        tool_calls=int(s.toolCallsRequested()), tool_executions=int(s.toolExecutions()),
+        input_tokens=opt(s.inputTokens()), output_tokens=opt(s.outputTokens()), total_tokens=opt(s.totalTokens()),
+        callback_failures=int(s.callbackFailures()),
+        last_callback_error=None if s.lastCallbackError() is None else str(s.lastCallbackError()),
+        last_text=None if s.lastText() is None else str(s.lastText()),
+    )
+
+
+def scripted_model(source: ScenarioSource, *, seed: int | None = None) -> Any:
+    """A Java ``ScriptedChatModel`` playing a scenario (shipped name, JSON path, or dict); ``seed`` overrides its seed."""
+    cls = jclass("dev.pyguard.bridge.scripted.ScriptedChatModel")
+    jseed = None if seed is None else jclass("java.lang.Long")(int(seed))
+    return java_call(cls.fromJson, scenario_json(source), jseed)
+
+
+def scenario_tools(source: ScenarioSource) -> Any:
+    """Fresh tools for one run as the scenario declares them (its ``toolset``): a Java ``ToolSet``."""
+    scenario = java_call(jclass("dev.pyguard.bridge.scripted.Scenario").parse, scenario_json(source))
+    return jclass("dev.pyguard.bridge.scripted.ScriptedChatModel").toolsFor(scenario)
+
+
+def demo_tools() -> Any:
+    """A fresh ``ToolSet`` of the logistics demo tools (real @Tool methods over fixed data)."""
+    ToolSet = jclass("dev.pyguard.bridge.ToolSet")
+    return ToolSet.of(jclass("dev.pyguard.bridge.demo.LogisticsTools")())
+
+
+def tool_set(tools: Any, model: Any = None) -> Any:
+    """Normalise ``tools`` to a Java ``ToolSet``.
+
+    None: the scripted model's own scenario tools (fresh), else no tools; ``"logistics"``: the demo tools;
+    ``"hazards"``: the bad-input tools; a Java ``ToolSet``; a Java object with @Tool methods; or a list of those.
+    """
+    ToolSet = jclass("dev.pyguard.bridge.ToolSet")
+    Scripted = jclass("dev.pyguard.bridge.scripted.ScriptedChatModel")
+    Guarded = jclass("dev.pyguard.bridge.GuardedChatModel")
+    if tools is None:
+        inner = model.delegate() if isinstance(model, Guarded) else model
+        return inner.newTools() if isinstance(inner, Scripted) else ToolSet.empty()
+    if isinstance(tools, str):
+        if tools == "logistics":
+            return demo_tools()
+        if tools == "hazards":
+            return ToolSet.of(jclass("dev.pyguard.bridge.demo.HazardTools")())
+        raise ConfigError(f"tools={tools!r} is unknown; use 'logistics', 'hazards', a Java ToolSet or Java @Tool objects")
+    if isinstance(tools, ToolSet):
+        return tools
+    if isinstance(tools, Iterable) and not hasattr(tools, "getClass"):
+        result = ToolSet.empty()
+        for t in tools:
+            result = result.plus(tool_set(t, model))
+        return result
+    return java_call(ToolSet.of, tools, what="tools")
+
+
+def guard_model(
+    model: Any,
+    callback: GuardPolicyFn | None,
+    *,
+    run_id: str | None = None,
+    task_type: str | None = None,
+    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    callback_timeout_ms: int = 0,
+    observe_only: bool = False,
+    keep_events: bool = True,
+) -> GuardedModel:
+    """Wrap any Java ``ChatModel`` for one run.
+
+    ``callback=None`` with ``observe_only=False`` is the "never registered" case: every event counts as a callback
+    failure and the fail-safe stops the run at ``max_model_calls`` with outcome guard_error. ``observe_only=True``
+    senses without acting: no cap, decisions ignored (the callback, if any, still receives every event: for traces).
+    ``callback_timeout_ms > 0`` runs the callback on a Java pool thread with that deadline (a late reply is a failure).
+    """
+    run_id = run_id or uuid.uuid4().hex[:12]
+    GuardConfig = jclass("dev.pyguard.bridge.GuardConfig")
+    if observe_only:
+        config = GuardConfig.observeOnly(run_id)
+    else:
+        config = java_call(GuardConfig.of, run_id).withMaxModelCalls(_positive(max_model_calls, "max_model_calls"))
+    if callback_timeout_ms < 0:
+        raise ConfigError(f"callback_timeout_ms={callback_timeout_ms} must be 0 (no deadline) or positive")
+    config = config.withTaskType(task_type).withCallbackTimeoutMs(int(callback_timeout_ms))
+    adapter = None
+    if callback is not None:
+        fn = callback if not observe_only else (lambda e, _cb=callback: (_cb(e), None)[1])
+        adapter = CallbackAdapter(fn, keep_events=keep_events)
+    Guarded = jclass("dev.pyguard.bridge.GuardedChatModel")
+    java = java_call(Guarded, model, config, None if adapter is None else adapter.java(), what="guard_model")
+    return GuardedModel(java, adapter, run_id)
+
+
+def _positive(n: int, name: str) -> int:
+    if not isinstance(n, int) or n < 1:
+        raise ConfigError(f"{name}={n!r} must be a positive integer")
+    return n
+
+
+def build_agent(
+    style: AgentStyle | str,
+    model: GuardedModel | Any,
+    *,
+    tools: Any = None,
+    max_iterations: int = 10,
+    max_tool_calling_round_trips: int = 100,
+    exit_when_answer_contains: str | None = None,
+    system_message: str | None = None,
+) -> Any:
+    """A Java ``GuardedAgent`` of ``style`` around ``model`` (a :class:`GuardedModel` or any Java ChatModel).
+
+    ``max_iterations`` is the agentic loop's / explicit loop's own cap; ``max_tool_calling_round_trips`` AiServices'
+    (and the agentic sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, ""
+    never exits early.
+    """
+    try:
+        style = AgentStyle(style)
+    except ValueError:
+        raise ConfigError(f"agent style {style!r} is unknown; use one of {[s.value for s in AgentStyle]}") from None
+    java_model = model.java if isinstance(model, GuardedModel) else model
+    ts = tool_set(tools, java_model)
+    Agents = jclass("dev.pyguard.bridge.Agents")
+    return java_call(
+        Agents.build, style.value, java_model, ts, _positive(max_iterations, "max_iterations"),
+        _positive(max_tool_calling_round_trips, "max_tool_calling_round_trips"), exit_when_answer_contains,
+        system_message, what="build_agent",
+    )
+
+
+def run_built(agent: Any, task: str, guarded: GuardedModel | None = None) -> BridgeResult:
+    """Run a built agent once and read its result (and the Python side's events and errors)."""
+    raw = json.loads(str(agent.runJson(task)))
+    cb = guarded.callback if guarded is not None else None
+    return BridgeResult(
+        style=raw["style"], run_id=raw["run_id"], status=raw["status"], answer=raw["answer"],
+        outcome=raw["outcome"], reason=raw["reason"], rule=raw["rule"], fail_safe=raw["fail_safe"],
+        error=raw["error"], error_type=raw["error_type"], iterations=raw["iterations"], wall_ms=raw["wall_ms"],
+        stats=None if raw["stats"] is None else BridgeRunStats(**raw["stats"]),
+        events=tuple(cb.events) if cb else (), callback_errors=tuple(cb.errors) if cb else (),
+    )
+
+
+def run_agent(
+    style: AgentStyle | str,
+    model: Any,
+    task: str,
+    callback: GuardPolicyFn | None = None,
+    *,
+    run_id: str | None = None,
+    task_type: str | None = None,
+    tools: Any = None,
+    guard: bool = True,
+    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    callback_timeout_ms: int = 0,
+    max_iterations: int = 10,
+    max_tool_calling_round_trips: int = 100,
+    exit_when_answer_contains: str | None = None,
+    system_message: str | None = None,
+) -> BridgeResult:
+    """Guard ``model`` for one run, build the ``style`` agent with ``tools``, run ``task``; never raises for the run.
+
+    ``guard=False`` is an unguarded baseline that still counts calls and tokens (observe-only: LangChain4j's own
+    caps only; ``callback`` then only records events).
+    """
+    guarded = guard_model(
+        model, callback, run_id=run_id, task_type=task_type, max_model_calls=max_model_calls,
+        callback_timeout_ms=callback_timeout_ms, observe_only=not guard,
+    )
+    agent = build_agent(
+        style, guarded, tools=tools, max_iterations=max_iterations,
+        max_tool_calling_round_trips=max_tool_calling_round_trips,
+        exit_when_answer_contains=exit_when_answer_contains, system_message=system_message,
+    )
+    return run_built(agent, task, guarded)

@@ -1,0 +1,188 @@
+"""Finding a JDK and the bridge jars, and starting the JVM once per process.
+
+Nothing here runs at import time: :func:`start_jvm` is the explicit call that starts the JVM. ``jpype`` is
+imported inside the functions, so ``import pyguard.jvm`` stays cheap and JVM-free.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from pyguard.errors import JvmError
+
+__all__ = [
+    "BUILD_COMMAND",
+    "JvmInfo",
+    "bridge_jars",
+    "find_java_home",
+    "jars_dir",
+    "jvm_started",
+    "start_jvm",
+]
+
+BUILD_COMMAND = "mvn -q -f java/pom.xml package"
+"""The command (run in a pyguard checkout) that builds the bridge jar and copies its dependencies into pyguard/_jars."""
+
+_PROBE_CLASS = "dev.pyguard.bridge.GuardedChatModel"
+_LOCK = threading.Lock()
+_STARTED: "JvmInfo | None" = None
+
+
+class JvmInfo:
+    """What :func:`start_jvm` started: the JDK, the libjvm, and the full classpath (read-only)."""
+
+    def __init__(self, java_home: Path, jvm_path: Path, classpath: tuple[str, ...], jvm_args: tuple[str, ...]):
+        self.java_home = java_home
+        self.jvm_path = jvm_path
+        self.classpath = classpath
+        self.jvm_args = jvm_args
+
+    def __repr__(self) -> str:
+        return f"JvmInfo(java_home={str(self.java_home)!r}, jars={len(self.classpath)})"
+
+
+def jars_dir() -> Path:
+    """Where the bridge jars live: ``$PYGUARD_JARS`` if set, else ``pyguard/_jars`` next to this package."""
+    env = os.environ.get("PYGUARD_JARS")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "_jars"
+
+
+def bridge_jars() -> list[Path]:
+    """The bridge jar and its runtime dependencies. Raises :class:`JvmError` with the build command if absent."""
+    d = jars_dir()
+    jars = sorted(d.glob("*.jar")) if d.is_dir() else []
+    if not any(j.name.startswith("pyguard-bridge") for j in jars):
+        raise JvmError(
+            f"pyguard's bridge jars are not built: no pyguard-bridge-*.jar in {d}. "
+            f"Build them from the pyguard checkout with `{BUILD_COMMAND}` (needs JDK 17+ and Maven), "
+            "or point PYGUARD_JARS at a directory that holds them."
+        )
+    return jars
+
+
+def _libjvm(home: Path) -> Path | None:
+    names = {"linux": "libjvm.so", "darwin": "libjvm.dylib", "win32": "jvm.dll"}
+    name = names.get(sys.platform, "libjvm.so")
+    for sub in ("lib/server", "jre/lib/server", "lib/amd64/server", "jre/lib/amd64/server", "bin/server", "lib"):
+        p = home / sub / name
+        if p.exists():
+            return p
+    return None
+
+
+def find_java_home(java_home: str | os.PathLike[str] | None = None) -> tuple[Path, Path]:
+    """Return ``(java_home, libjvm path)``: the argument, else ``$JAVA_HOME``, else the ``java`` found on ``PATH``.
+
+    Raises :class:`JvmError` naming what was tried when no usable JDK is found.
+    """
+    tried: list[str] = []
+    candidates: list[tuple[str, Path]] = []
+    if java_home is not None:
+        candidates.append(("java_home argument", Path(java_home)))
+    elif os.environ.get("JAVA_HOME"):
+        candidates.append(("JAVA_HOME", Path(os.environ["JAVA_HOME"])))
+    else:
+        java = shutil.which("java")
+        if java:
+            candidates.append(("java on PATH", Path(os.path.realpath(java)).parent.parent))
+    for source, home in candidates:
+        lib = _libjvm(home)
+        if lib is not None:
+            _check_version(home)
+            return home, lib
+        tried.append(f"{source}={home} (no libjvm under it)")
+    detail = "; ".join(tried) if tried else "JAVA_HOME is not set and no `java` is on PATH"
+    raise JvmError(
+        f"No JDK found ({detail}). Install a JDK 17 or newer and set JAVA_HOME to it "
+        "(or put its bin/ on PATH), e.g. `export JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64`."
+    )
+
+
+def _check_version(home: Path) -> None:
+    release = home / "release"
+    if not release.is_file():
+        return
+    for line in release.read_text(errors="replace").splitlines():
+        if line.startswith("JAVA_VERSION="):
+            version = line.split("=", 1)[1].strip().strip('"')
+            major = version.split(".")[0]
+            if major == "1":
+                major = version.split(".")[1]
+            if major.isdigit() and int(major) < 17:
+                raise JvmError(f"The JDK at {home} is Java {version}; pyguard needs Java 17 or newer. Set JAVA_HOME to a newer JDK.")
+            return
+
+
+def jvm_started() -> bool:
+    """True once a JVM runs in this process (started by pyguard or by anyone else)."""
+    if "jpype" not in sys.modules:
+        return False
+    import jpype
+
+    return bool(jpype.isJVMStarted())
+
+
+def _has_bridge() -> bool:
+    import jpype
+
+    try:
+        jpype.JClass(_PROBE_CLASS)
+        return True
+    except Exception:
+        return False
+
+
+def start_jvm(
+    classpath: Sequence[str | os.PathLike[str]] = (),
+    jvm_args: Sequence[str] = (),
+    java_home: str | os.PathLike[str] | None = None,
+) -> JvmInfo:
+    """Start the JVM with pyguard's jars plus ``classpath`` (e.g. a user's agent jar); idempotent.
+
+    A second call returns the running JVM's :class:`JvmInfo`; it raises :class:`JvmError` if it asks for classpath
+    entries the running JVM does not have (a JVM cannot be restarted in one process), or if a JVM was started by
+    someone else without pyguard's jars.
+    """
+    global _STARTED
+    extra = tuple(str(Path(p).resolve()) for p in classpath)
+    with _LOCK:
+        if _STARTED is not None:
+            missing = [p for p in extra if p not in _STARTED.classpath]
+            if missing:
+                raise JvmError(
+                    f"The JVM is already running, without {missing}: a JVM starts once per process. "
+                    "Pass every classpath entry to the first start_jvm() call (or start a new process)."
+                )
+            return _STARTED
+        import jpype
+
+        if jpype.isJVMStarted():
+            if not _has_bridge():
+                raise JvmError(
+                    "A JVM was already started in this process without pyguard's bridge jars "
+                    f"({_PROBE_CLASS} is not on its classpath). Call pyguard.jvm.start_jvm() before anything else "
+                    "starts the JVM, or add the jars from pyguard.jvm.bridge_jars() to that JVM's classpath."
+                )
+            _STARTED = JvmInfo(Path(os.environ.get("JAVA_HOME", "")), Path(jpype.getDefaultJVMPath()), extra, tuple(jvm_args))
+            return _STARTED
+        for p in extra:
+            if not Path(p).exists():
+                raise JvmError(f"classpath entry {p} does not exist; pass existing jar files or directories")
+        home, lib = find_java_home(java_home)
+        cp = tuple(str(j) for j in bridge_jars()) + extra
+        args = list(jvm_args)
+        if not any(a.startswith("-Dslf4j.internal.verbosity") for a in args):
+            args.append("-Dslf4j.internal.verbosity=ERROR")  # silence "No SLF4J providers" (LangChain4j logs via slf4j)
+        try:
+            jpype.startJVM(str(lib), *args, classpath=list(cp), convertStrings=False)
+        except Exception as e:  # pragma: no cover - depends on the machine
+            raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
+        if not _has_bridge():  # pragma: no cover - a broken jar directory
+            raise JvmError(f"the JVM started but {_PROBE_CLASS} is missing from {jars_dir()}; rebuild with `{BUILD_COMMAND}`")
+        _STARTED = JvmInfo(home, lib, cp, tuple(jvm_args))
+        return _STARTED

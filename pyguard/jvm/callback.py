@@ -1,0 +1,120 @@
+"""The Python side of the Java ``GuardCallback``: event JSON in, decision JSON out.
+
+One :class:`CallbackAdapter` per run wraps any ``Callable[[IterationEvent], Decision | None]``. Java calls it once
+per model call with the event as one JSON string; it parses it with ``IterationEvent.model_validate_json``, calls
+the policy, and answers with the decision as a short JSON string (``None`` means continue).
+
+A Python exception inside (a parse error, the policy raising, a wrong return type) never vanishes: it is kept in
+:attr:`CallbackAdapter.errors` and re-raised into Java, where the sensor counts it as a callback failure, the run
+goes on, and the Java fail-safe cap still bounds the run.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from pyguard.decisions import Action, Decision
+from pyguard.events import IterationEvent
+
+__all__ = ["CallbackAdapter", "GuardPolicyFn", "decision_to_json"]
+
+GuardPolicyFn = Callable[[IterationEvent], "Decision | None"]
+
+_CONTINUE = '{"action":"continue"}'
+
+
+def decision_to_json(decision: Decision | None) -> str:
+    """The short reply Java reads: action, and reason/rule/reflection/outcome when set."""
+    if decision is None:
+        return _CONTINUE
+    if not isinstance(decision, Decision):
+        raise TypeError(f"a guard callback must return pyguard.decisions.Decision or None, not {type(decision).__name__}")
+    if decision.action is Action.CONTINUE:
+        return _CONTINUE
+    out: dict[str, Any] = {"action": decision.action.value}
+    if decision.reason:
+        out["reason"] = decision.reason
+    if decision.rule:
+        out["rule"] = decision.rule
+    if decision.reflection is not None:
+        out["reflection"] = decision.reflection
+    if decision.outcome is not None:
+        out["outcome"] = decision.outcome.value
+    return json.dumps(out, ensure_ascii=False)
+
+
+class CallbackAdapter:
+    """Turns a Python policy function into the Java ``GuardCallback`` of one run.
+
+    Attributes (read after or during the run): ``events`` (every parsed event, in order, when ``keep_events``),
+    ``decisions`` (what the policy returned), ``errors`` (``"Type: message"`` of each Python failure).
+    """
+
+    def __init__(self, fn: GuardPolicyFn, *, keep_events: bool = True) -> None:
+        if not callable(fn):
+            raise TypeError(f"the guard callback must be callable, got {type(fn).__name__}")
+        self.fn = fn
+        self.keep_events = keep_events
+        self.events: list[IterationEvent] = []
+        self.decisions: list[Decision | None] = []
+        self.errors: list[str] = []
+        self._lock = threading.Lock()
+        self._java: Any = None
+
+    def on_iteration(self, event_json: str) -> str:
+        """The pure-Python half (testable without a JVM)."""
+        try:
+            event = IterationEvent.model_validate_json(event_json)
+            if self.keep_events:
+                with self._lock:
+                    self.events.append(event)
+            decision = self.fn(event)
+            reply = decision_to_json(decision)
+            with self._lock:
+                self.decisions.append(decision)
+            return reply
+        except BaseException as e:
+            with self._lock:
+                self.errors.append(f"{type(e).__name__}: {e}")
+            raise
+
+    def java(self) -> Any:
+        """The JPype proxy implementing ``dev.pyguard.bridge.GuardCallback`` (needs the JVM started)."""
+        if self._java is None:
+            self._java = _proxy_class()(self)
+        return self._java
+
+
+_PROXY_CLASS: Any = None
+
+
+def _java_error() -> Any:
+    import jpype
+
+    return jpype.JClass("java.lang.IllegalStateException")
+
+
+def _proxy_class() -> Any:
+    global _PROXY_CLASS
+    if _PROXY_CLASS is None:
+        from jpype import JImplements, JOverride
+
+        @JImplements("dev.pyguard.bridge.GuardCallback")
+        class _GuardCallbackProxy:
+            def __init__(self, adapter: CallbackAdapter) -> None:
+                self.adapter = adapter
+
+            @JOverride
+            def onIteration(self, eventJson: Any) -> str:  # noqa: N802,N803 - Java names
+                try:
+                    return self.adapter.on_iteration(str(eventJson))
+                except Exception as e:
+                    # A Java exception carrying the Python type and message (a bare Python exception would reach
+                    # Java as an anonymous PyExceptionProxy), so the sensor's count and report say what went wrong.
+                    raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
+
+        _PROXY_CLASS = _GuardCallbackProxy
+    return _PROXY_CLASS

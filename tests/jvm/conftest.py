@@ -1,0 +1,29 @@
+"""JVM tests: one session-scoped fixture starts the JVM once (a JVM cannot restart in a process).
+
+Every test here is marked ``jvm``. JVM start/stop error paths run in subprocesses (test_bootstrap.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "tests/jvm" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.jvm)
+
+
+@pytest.fixture(scope="session")
+def jvm():
+    from pyguard.jvm import start_jvm
+
+    return start_jvm()
+
+
+@pytest.fixture
+def J(jvm):
+    """Shortcut to Java classes: J("demo.LogisticsTools") -> dev.pyguard.bridge.demo.LogisticsTools."""
+    import jpype
+
+    return lambda name: jpype.JClass(name if name.startswith(("java.", "dev.langchain4j")) else "dev.pyguard.bridge." + name)

@@ -1,0 +1,106 @@
+"""JVM bootstrap: explicit start, clear errors. Error paths run in subprocesses (a JVM starts once per process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pyguard.errors import JvmError
+
+
+def run_py(code: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=full_env,
+                          timeout=120)
+
+
+def test_importing_pyguard_and_pyguard_jvm_starts_no_jvm():
+    out = run_py("""
+        import json, sys
+        import pyguard, pyguard.jvm
+        from pyguard.jvm import jvm_started
+        print(json.dumps({"jpype": any(m.split('.')[0] in ('jpype', '_jpype') for m in sys.modules),
+                          "started": jvm_started()}))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"jpype": False, "started": False}
+
+
+def test_no_jdk_found():
+    out = run_py("""
+        from pyguard.jvm import start_jvm
+        from pyguard.errors import JvmError
+        try:
+            start_jvm()
+        except JvmError as e:
+            print("JVMERROR", e)
+    """, env={"JAVA_HOME": "", "PATH": os.path.dirname(sys.executable)})
+    assert "JVMERROR No JDK found" in out.stdout and "JAVA_HOME" in out.stdout, out.stdout + out.stderr
+
+
+def test_bad_java_home_is_named():
+    out = run_py("""
+        from pyguard.jvm import find_java_home
+        try:
+            find_java_home("/nonexistent/jdk")
+        except Exception as e:
+            print(type(e).__name__, e)
+    """)
+    assert out.stdout.startswith("JvmError No JDK found (java_home argument=/nonexistent/jdk")
+
+
+def test_jars_not_built_gives_the_build_command(tmp_path):
+    out = run_py("""
+        from pyguard.jvm import start_jvm
+        from pyguard.errors import JvmError
+        try:
+            start_jvm()
+        except JvmError as e:
+            print("JVMERROR", e)
+    """, env={"PYGUARD_JARS": str(tmp_path)})
+    assert "JVMERROR pyguard's bridge jars are not built" in out.stdout
+    assert "mvn -q -f java/pom.xml package" in out.stdout
+
+
+def test_jvm_started_elsewhere_without_the_jars():
+    out = run_py("""
+        import jpype
+        jpype.startJVM()
+        from pyguard.jvm import start_jvm
+        from pyguard.errors import JvmError
+        try:
+            start_jvm()
+        except JvmError as e:
+            print("JVMERROR", e)
+    """)
+    assert "JVMERROR A JVM was already started in this process without pyguard's bridge jars" in out.stdout, out.stderr
+
+
+def test_start_is_idempotent_and_refuses_late_classpath(jvm, tmp_path):
+    from pyguard.jvm import start_jvm
+
+    assert start_jvm() is jvm
+    extra = tmp_path / "agent.jar"
+    extra.write_bytes(b"")
+    with pytest.raises(JvmError, match="already running, without"):
+        start_jvm(classpath=[extra])
+
+
+def test_user_classpath_entry_is_used(tmp_path):
+    src = tmp_path / "src" / "acme"
+    src.mkdir(parents=True)
+    (src / "Hello.java").write_text("package acme; public class Hello { public static String hi() { return \"hi\"; } }")
+    classes = tmp_path / "classes"
+    subprocess.run(["javac", "-d", str(classes), str(src / "Hello.java")], check=True, timeout=120)
+    out = run_py(f"""
+        from pyguard.jvm import start_jvm
+        import jpype
+        start_jvm(classpath=[{str(classes)!r}])
+        print(jpype.JClass("acme.Hello").hi(), jpype.JClass("dev.pyguard.bridge.GuardedChatModel").__name__)
+    """)
+    assert out.stdout.split() == ["hi", "dev.pyguard.bridge.GuardedChatModel"], out.stderr
