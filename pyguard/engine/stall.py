@@ -121,6 +121,7 @@ class StallDetector:
         self._by_exact: dict[str, _Last] = {}
         self._by_norm: dict[str, _Last] = {}
         self._history: deque[tuple[int, ActionFingerprint]] = deque(maxlen=8 * self.config.cycle_max_period)
+        self._repeats: set[tuple[int, str]] = set()  # (iteration, exact_id) of actions that repeated an earlier one
         self._errors: dict[str, tuple[str, int]] = {}  # tool -> (input+kind key, consecutive count)
         self._streak = 0
         self._streak_gains: list[float] = []
@@ -158,7 +159,12 @@ class StallDetector:
         else:
             gain = 1.0 if step.iteration == 1 else 0.0
         for a in step.actions:
+            if a.exact_id in self._by_exact or (self.config.normalised_repeats and a.norm_id in self._by_norm):
+                self._repeats.add((step.iteration, a.exact_id))
             self._history.append((step.iteration, a))
+        oldest = self._history[0][0] if self._history else step.iteration
+        if len(self._repeats) > 4 * (self._history.maxlen or 1):
+            self._repeats = {k for k in self._repeats if k[0] >= oldest}
         streak = self._low_gain(step.iteration, gain, bool(step.results) or step.iteration > 1)
         if streak is not None:
             flags.append(streak)
@@ -193,16 +199,19 @@ class StallDetector:
     def _repeat_flag(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StallFlag:
         a = r.action
         assert a is not None
-        between: list[ActionFingerprint] = []
+        between: list[tuple[int, ActionFingerprint]] = []
         if last.requested_at is not None and r.requested_at is not None:
             between = [
-                b
+                (it, b)
                 for it, b in self._history
                 if last.requested_at < it < r.requested_at
                 or (it == r.requested_at and b.exact_id != a.exact_id and b.norm_id != a.norm_id)
             ]
+        # a cycle: everything in between was itself a repeat (A, B, A, B); a new action in between (an edit
+        # before re-running the tests) makes it a plain repeat after other actions
+        in_cycle = bool(between) and all((it, b.exact_id) in self._repeats for it, b in between)
         members: list[ActionFingerprint] = []
-        for b in between:
+        for _, b in between:
             if all(b.norm_id != m.norm_id for m in members) and b.norm_id != a.norm_id:
                 members.append(b)
         variants = sorted(entry.canonical)
@@ -214,7 +223,13 @@ class StallDetector:
             "normalised": a.normalised,
         }
         ids = {a.exact_id, a.norm_id}
-        if members and last.requested_at is not None and r.requested_at - last.requested_at <= self.config.cycle_max_period:
+        if (
+            in_cycle
+            and members
+            and last.requested_at is not None
+            and r.requested_at is not None
+            and r.requested_at - last.requested_at <= self.config.cycle_max_period
+        ):
             rule = "cycle"
             names = [a.short(80)] + [m.short(80) for m in members]
             evidence["cycle"] = names
@@ -226,6 +241,8 @@ class StallDetector:
                 ids.update((m.exact_id, m.norm_id))
         else:
             rule = "repeat_no_gain"
+            if between:
+                how += f" after {len(between)} other action{'s' if len(between) > 1 else ''}"
             message = (
                 f"{a.tool} was called again with {how} ({shown}) and returned the same result as before: "
                 f"{entry.count} calls, {entry.unchanged + 1} identical results in a row."

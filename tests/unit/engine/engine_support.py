@@ -1,0 +1,46 @@
+"""Helpers for engine tests: a fake clock and an event script builder (imported by the engine tests)."""
+
+from __future__ import annotations
+
+import json
+
+from pyguard.events import IterationEvent, Observation, ToolCall
+
+
+class FakeClock:
+    """A clock tests advance by hand: no sleeps."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Script:
+    """Builds events of one run: ``step(calls, results_text)``; results arrive in the next event."""
+
+    def __init__(self, run_id: str = "r1", task: str = "Find the answer.") -> None:
+        self.run_id = run_id
+        self.index = 0
+        self._obs: tuple[Observation, ...] = (Observation(kind="user", text=task),)
+
+    def step(self, *calls: tuple[str, dict | str, str], error: bool = False, **usage) -> IterationEvent:
+        self.index += 1
+        tcs, obs = [], []
+        for k, (name, args, result) in enumerate(calls):
+            cid = f"c{self.index}_{k}"
+            tcs.append(ToolCall(id=cid, name=name, arguments=args if isinstance(args, str) else json.dumps(args)))
+            obs.append(Observation(tool_call_id=cid, tool_name=name, text=result, is_error=error))
+        ev = IterationEvent(run_id=self.run_id, index=self.index, tool_calls=tuple(tcs), observations=self._obs, **usage)
+        self._obs = tuple(obs)
+        return ev
+
+    def answer(self, text: str = "done", **usage) -> IterationEvent:
+        self.index += 1
+        ev = IterationEvent(run_id=self.run_id, index=self.index, observations=self._obs, text=text, **usage)
+        self._obs = ()
+        return ev

@@ -1,0 +1,99 @@
+import pytest
+
+from pyguard.engine.caps import (
+    AllCap,
+    AnyCap,
+    CostCap,
+    FunctionalCap,
+    IdenticalActionCap,
+    ModelCallCap,
+    TokenCap,
+    ToolCallCap,
+    UsageState,
+    UsageTracker,
+    WallClockCap,
+    build_caps,
+)
+from pyguard.engine.config import CapsConfig, Price
+from pyguard.errors import ConfigError
+from pyguard.events import IterationEvent, ToolCall
+
+
+def ev(i, calls=(), model="m", inp=100, out=10):
+    return IterationEvent(run_id="r", index=i, model=model, input_tokens=inp, output_tokens=out,
+                          tool_calls=tuple(ToolCall(name=n, arguments=a) for n, a in calls))
+
+
+def test_tracker_counts_everything():
+    t = UsageTracker({"m": Price(input_per_mtok=1.0, output_per_mtok=2.0)})
+    t.update(ev(1, [("a", '{"x":1}'), ("b", "{}")]), 1.0)
+    s = t.update(ev(2, [("a", '{ "x": 1 }')], model="other"), 2.5)
+    assert (s.model_calls, s.tool_calls, dict(s.tool_calls_by_tool)) == (2, 3, {"a": 2, "b": 1})
+    assert (s.input_tokens, s.output_tokens, s.total_tokens) == (200, 20, 220)
+    assert s.cost == pytest.approx(100 / 1e6 + 20 / 1e6) and s.unpriced_calls == 1
+    assert s.most_identical == 2 and s.elapsed_s == 2.5
+    t.reset()
+    assert t.state == UsageState()
+
+
+def test_star_price_covers_other_models():
+    t = UsageTracker({"*": Price(input_per_mtok=1e6, output_per_mtok=0)})
+    assert t.update(ev(1, model="anything", inp=3), 0).cost == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize(
+    "cap, state, fires, name",
+    [
+        (ModelCallCap(3), UsageState(model_calls=2), False, None),
+        (ModelCallCap(3), UsageState(model_calls=3), True, "model_calls"),
+        (ToolCallCap(5), UsageState(tool_calls=5), True, "tool_calls"),
+        (ToolCallCap(2, "send"), UsageState(tool_calls_by_tool={"send": 2}), True, "tool_calls:send"),
+        (ToolCallCap(2, "send"), UsageState(tool_calls_by_tool={"other": 9}), False, None),
+        (TokenCap(100, "input"), UsageState(input_tokens=100), True, "input_tokens"),
+        (TokenCap(100, "output"), UsageState(output_tokens=99), False, None),
+        (TokenCap(100), UsageState(total_tokens=150), True, "total_tokens"),
+        (CostCap(1.0), UsageState(cost=1.2), True, "cost"),
+        (WallClockCap(30), UsageState(elapsed_s=29.9), False, None),
+        (WallClockCap(30), UsageState(elapsed_s=30), True, "wall_clock"),
+        (IdenticalActionCap(3), UsageState(most_identical=3, most_identical_action="a()"), True, "identical_actions"),
+    ],
+)
+def test_each_cap(cap, state, fires, name):
+    hits = cap.check(state)
+    assert bool(hits) is fires
+    if fires:
+        assert hits[0].name == name and hits[0].message
+
+
+def test_or_and_compose_and_flatten():
+    a, b, c = ModelCallCap(2), TokenCap(100), CostCap(1.0)
+    either = a | b | c
+    assert isinstance(either, AnyCap) and len(either.caps) == 3
+    both = a & b
+    assert isinstance(both, AllCap)
+    s = UsageState(model_calls=2, total_tokens=50)
+    assert [h.name for h in either.check(s)] == ["model_calls"]
+    assert both.check(s) == []
+    s2 = UsageState(model_calls=2, total_tokens=100)
+    assert [h.name for h in both.check(s2)] == ["model_calls", "total_tokens"]
+    assert [h.name for h in (a & b | c).check(s2)] == ["model_calls", "total_tokens"]
+    either.reset()  # no state, must not fail
+
+
+def test_functional_cap_and_bad_values():
+    cap = FunctionalCap("even", lambda s: "even calls" if s.model_calls % 2 == 0 else None)
+    assert cap.check(UsageState(model_calls=1)) == []
+    assert cap.check(UsageState(model_calls=2))[0].message == "even calls"
+    with pytest.raises(ConfigError, match="-1"):
+        ModelCallCap(-1)
+    with pytest.raises(ConfigError, match="'weird'"):
+        TokenCap(10, "weird")
+    with pytest.raises(ConfigError):
+        ModelCallCap(1) | 3
+
+
+def test_build_caps_from_config():
+    assert build_caps(CapsConfig()) is None
+    assert isinstance(build_caps(CapsConfig(max_model_calls=3)), ModelCallCap)
+    cap = build_caps(CapsConfig(max_model_calls=3, max_tool_calls_per_tool={"send": 1}, max_wall_s=5))
+    assert isinstance(cap, AnyCap) and len(cap.caps) == 3

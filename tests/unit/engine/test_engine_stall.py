@@ -1,0 +1,131 @@
+"""Stall rules one by one, through the policy's observation pipeline (Script events -> session)."""
+
+import json
+
+import pytest
+
+from pyguard.decisions import Action
+from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine.config import StallConfig
+from pyguard.engine.fingerprint import fingerprint
+from pyguard.engine.stall import ActionResult, StallDetector, Step
+
+from engine_support import Script
+
+
+def run(steps, config=None):
+    s = Policy(config or PolicyConfig(max_reflections=5, hard_cap=100, base_budget=100)).new_run("r1")
+    return s, [s.observe(ev) for ev in steps]
+
+
+def rules(decisions):
+    return [(d.iteration, d.rule) for d in decisions if d.action is not Action.CONTINUE]
+
+
+def test_exact_repeat_is_flagged_at_the_first_unchanged_result():
+    sc = Script()
+    steps = [sc.step(("status", {"id": "1"}, "in transit at Memphis")) for _ in range(3)]
+    s, ds = run(steps)
+    assert rules(ds) == [(3, "repeat_no_gain")]
+    assert s.gains[1] == pytest.approx(1.0, abs=0.05) and s.gains[2] == 0.0
+    flag = ds[2].evidence["flags"][0]
+    assert flag["times"] == 2 and "status" in flag["message"]
+
+
+def test_normalised_repeat_is_flagged():
+    sc = Script()
+    steps = [sc.step(("status", {"orderId": v}, f"Order {v}: in transit")) for v in ("12345", "SO-12345", "#12345")]
+    _, ds = run(steps)
+    assert rules(ds) == [(3, "repeat_no_gain")]
+    assert "trivially rewritten" in ds[2].reason
+
+
+def test_normalised_repeats_can_be_switched_off():
+    sc = Script()
+    steps = [sc.step(("status", {"orderId": v}, f"Order {v}: in transit")) for v in ("12345", "SO-12345", "#12345")]
+    _, ds = run(steps, PolicyConfig(stall=StallConfig(normalised_repeats=False, low_gain_streak=10), base_budget=20))
+    assert rules(ds) == []
+
+
+def test_cycle_is_flagged_with_its_members():
+    sc = Script()
+    steps = [sc.step((t, {"sku": "A1"}, f"{t} result text for A1 stays the same")) for t in ["inv", "price"] * 3]
+    s, ds = run(steps)
+    assert rules(ds)[0] == (4, "repeat_no_gain")  # A, B, A: B was new, so not yet a cycle
+    cycle = [f for f in s.flags if f.rule == "cycle"]
+    assert cycle and cycle[0].iteration == 5  # A, B, A, B: now a cycle
+    assert len(cycle[0].evidence["cycle"]) == 2
+
+
+def test_error_storm_with_varying_error_texts():
+    sc = Script()
+    steps = [
+        sc.step(("charge", {"acct": "A-1"}, f"Error 503 (request id req-{k:06x}9, attempt {k})"), error=True)
+        for k in range(5)
+    ]
+    _, ds = run(steps)
+    assert rules(ds)[0] == (4, "error_storm")
+
+
+def test_errors_with_changing_inputs_are_not_a_storm():
+    sc = Script()
+    steps = [sc.step(("charge", {"acct": f"A-{k}"}, f"Error: account A-{k} has no card {k}"), error=True) for k in range(5)]
+    _, ds = run(steps)
+    assert all(r != "error_storm" for _, r in rules(ds))
+
+
+def test_low_gain_streak_on_boilerplate():
+    sc = Script()
+    steps = [sc.step(("search", {"q": f"query {k}"}, f"No results for 'query {k}'. Try again.")) for k in range(6)]
+    s, ds = run(steps)
+    assert rules(ds)[0] == (5, "low_gain_streak")
+    assert s.gains[2:5] == [0.0, 0.0, 0.0]
+
+
+def test_polling_with_changing_results_is_not_flagged():
+    sc = Script()
+    steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"job": "J-7", "progress": 5 * k, "at": f"2024-01-01T10:00:{k:02d}Z"}))) for k in range(12)]
+    s, ds = run(steps)
+    assert rules(ds) == []
+    assert min(s.gains[2:]) >= 0.3  # changed results are credited
+
+
+def test_pagination_is_not_flagged():
+    sc = Script()
+    steps = [sc.step(("list", {"page": k}, json.dumps({"items": [f"item-{k}-{j} widget {k * j}" for j in range(5)]}))) for k in range(12)]
+    _, ds = run(steps)
+    assert rules(ds) == []
+
+
+def test_rerun_after_change_is_not_flagged():
+    sc = Script()
+    steps = []
+    log = "\n".join(f"test_{j} PASSED" for j in range(30))
+    for k in range(5):
+        steps.append(sc.step(("run_tests", {"cmd": "pytest"}, log + f"\ntest_fix_{k} FAILED\n{5 - k} failed")))
+        steps.append(sc.step(("edit", {"patch": f"fix number {k}"}, f"wrote {100 + k} bytes")))
+    _, ds = run(steps)
+    assert all(r != "repeat_no_gain" and r != "cycle" for _, r in rules(ds))
+
+
+def test_rerun_with_unchanged_output_is_a_repeat():
+    sc = Script()
+    steps = [sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")), sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "y"}, "ok"))]
+    _, ds = run(steps)
+    assert (4, "repeat_no_gain") in rules(ds)
+
+
+def test_detector_unit_rearm_and_fruitless():
+    d = StallDetector(StallConfig(low_gain_streak=2))
+    fp = fingerprint("t", '{"a": 1}')
+    r = lambda it: ActionResult(action=fp, novelty=0.0, result_key="k", requested_at=it - 1)
+    assert d.observe(Step(1, actions=(fp,))).flags == ()
+    assert d.observe(Step(2, results=(r(2),), actions=(fp,))).gain == 0.0
+    rep = d.observe(Step(3, results=(r(3),), actions=(fp,)))
+    assert {f.rule for f in rep.flags} == {"repeat_no_gain", "low_gain_streak"}
+    assert d.all_fruitless([fingerprint("t", '{"a": 1.0}')])
+    assert not d.all_fruitless([fingerprint("t", '{"a": 2}')])
+    assert not d.all_fruitless([])
+    d.rearm()
+    d.reset()
+    assert not d.all_fruitless([fp])
