@@ -1,0 +1,71 @@
+"""The labelled synthetic set with its expected decisions under the default policy."""
+
+import pytest
+
+from pyguard.decisions import Action
+from pyguard.engine import Policy
+from pyguard.events import Outcome
+from pyguard.synthetic import KINDS, LEGITIMATE_KINDS, LOOP_KINDS, generate, labelled_set, logistics_incident
+from pyguard.errors import InputError
+
+SEEDS = range(6)
+MAX_DELAY = {"exact_repeat": 1, "normalised_repeat": 1, "cycle": 1, "oscillating": 1, "error_storm": 2, "divergent": 3}
+
+
+def replay(run):
+    s = Policy().new_run(run.run_id)
+    ds = []
+    for ev in run.events:
+        ds.append(s.observe(ev))
+        if ds[-1].stops:
+            break
+    return s, ds
+
+
+@pytest.mark.parametrize("kind", LEGITIMATE_KINDS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_legitimate_runs_are_never_flagged_or_stopped(kind, seed):
+    run = generate(kind, seed)
+    s, ds = replay(run)
+    assert [d.action for d in ds] == [Action.CONTINUE] * len(run.events), [(d.iteration, d.rule) for d in ds if d.rule]
+    assert s.finish().outcome is Outcome.SUCCEEDED
+
+
+@pytest.mark.parametrize("kind", LOOP_KINDS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_loops_are_flagged_soon_after_they_start(kind, seed):
+    run = generate(kind, seed)
+    _, ds = replay(run)
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged, "loop not detected"
+    first = flagged[0]
+    assert run.loop_start <= first.iteration <= run.loop_start + MAX_DELAY[kind]
+    assert first.action is Action.REFLECT
+
+
+def test_repeats_are_stopped_right_after_the_reflection():
+    for kind in ("exact_repeat", "normalised_repeat", "cycle", "oscillating", "error_storm"):
+        _, ds = replay(generate(kind, 0))
+        reflect = next(d for d in ds if d.action is Action.REFLECT)
+        assert ds[-1].stops and ds[-1].outcome is Outcome.STALLED
+        assert ds[-1].iteration <= reflect.iteration + 2
+
+
+def test_incident():
+    run = logistics_incident()
+    assert run.label == "loop" and run.loop_start == 2 and len(run.events) == 11
+    _, ds = replay(run)
+    assert ds[-1].iteration == 4 and ds[-1].stops
+
+
+def test_generators_are_deterministic_and_labelled():
+    assert generate("polling", 3) == generate("polling", 3)
+    assert generate("polling", 3) != generate("polling", 4)
+    runs = labelled_set(range(2))
+    assert len(runs) == 2 * len(KINDS)
+    for r in runs:
+        assert (r.label == "loop") == (r.loop_start is not None)
+        assert [e.index for e in r.events] == list(range(1, len(r.events) + 1))
+        assert r.events[-1].is_final and all(not e.is_final for e in r.events[:-1])
+    with pytest.raises(InputError, match="'nope'"):
+        generate("nope")
