@@ -4,13 +4,15 @@
 :class:`ShingleNovelty`, scores a text by the fraction of its character shingles (``shingle_size`` bytes of the
 prepared text, packed into one 64-bit word and mixed) that the run has not seen before, then remembers them:
 
-- near 1 for new content, 0 for an exact repeat, in between for partly new content;
+- the fraction of its *distinct* shingles not seen before: near 1 for new content, 0 for an exact repeat,
+  in between for partly new content;
 - the text is *prepared* first (:func:`prepare_text`): lower case, whitespace collapsed, volatile tokens
   (timestamps, clock times, UUIDs, long hex ids, durations, epoch times) masked, and the action's own argument
   values removed (a tool echoing ``order 12345`` back is not news);
-- memory is a Bloom filter (two probes, 16 bits per remembered shingle, false-positive rate about 1.4%) whose
-  table doubles from the remembered keys while it is small and, once it holds ``window_shingles``, rotates
-  into a second generation: the estimator remembers at least the last ``window_shingles`` distinct shingles;
+- memory is a blocked Bloom filter (two bits in one 64-bit word, 16 bits per remembered shingle, false-positive
+  rate about 2%) whose table doubles from the remembered keys while it is small and, once it holds
+  ``window_shingles``, rotates into a second generation: the estimator remembers at least the last
+  ``window_shingles`` distinct shingles;
 - cost per observation is O(size of the observation) amortised, independent of how long the run is.
 """
 
@@ -81,15 +83,19 @@ class NoveltyEstimator(Protocol):
 
 
 def _hashes(prepared: str, n: int) -> np.ndarray:
-    data = np.frombuffer(prepared.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    if data.size == 0:
+    raw = prepared.encode("utf-8", "surrogatepass")
+    if not raw:
         return np.empty(0, dtype=np.uint64)
-    if data.size < n:
-        data = np.concatenate([data, np.zeros(n - data.size, dtype=np.uint8)])
-    count = data.size - n + 1
-    h = data[:count].astype(np.uint64)
-    for j in range(1, n):
-        h |= data[j : j + count].astype(np.uint64) << np.uint64(8 * j)
+    if len(raw) < 8:
+        raw = raw + b"\0" * (8 - len(raw))
+    count = len(raw) - 7
+    # shingle at position p = the 8 bytes from p, read as one little-endian word (zero-copy views, one per p % 8)
+    h = np.empty(count, dtype=np.uint64)
+    for off in range(min(8, count)):
+        k = (count - off + 7) // 8
+        h[off::8] = np.frombuffer(raw, dtype="<u8", count=k, offset=off)
+    if n < 8:  # shorter shingles: keep the low n bytes (the last 8 - n positions of the text are not shingled)
+        h &= np.uint64((1 << (8 * n)) - 1)
     # splitmix64 finaliser: spread the packed bytes over all 64 bits
     h ^= h >> np.uint64(30)
     h *= _M1
@@ -100,28 +106,32 @@ def _hashes(prepared: str, n: int) -> np.ndarray:
 
 
 class _Bloom:
-    """A two-probe Bloom filter over 2**bits bits, packed in bytes."""
+    """A blocked Bloom filter: 2**bits bits in uint64 words; a key sets two bits of one word (chosen by the key's
+    top bits, so keys sorted by value are sorted by word and can be OR-ed in without scatter conflicts)."""
 
-    __slots__ = ("bits", "mask", "table")
+    __slots__ = ("bits", "shift", "words")
 
     def __init__(self, bits: int) -> None:
-        self.bits = bits
-        self.mask = np.uint64((1 << bits) - 1)
-        self.table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
+        self.bits = max(bits, 7)
+        self.shift = np.uint64(64 - (self.bits - 6))
+        self.words = np.zeros(1 << (self.bits - 6), dtype=np.uint64)
 
-    def _probes(self, h: np.ndarray):
-        for idx in (h & self.mask, (h >> np.uint64(32)) & self.mask):
-            yield (idx >> np.uint64(3)).astype(np.intp), np.left_shift(1, (idx & np.uint64(7)).astype(np.uint8), dtype=np.uint8)
+    @staticmethod
+    def mask(h: np.ndarray) -> np.ndarray:
+        one = np.uint64(1)
+        return (one << (h & np.uint64(63))) | (one << ((h >> np.uint64(6)) & np.uint64(63)))
 
-    def contains(self, h: np.ndarray) -> np.ndarray:
-        out = np.ones(h.size, dtype=bool)
-        for byte, bit in self._probes(h):
-            out &= (self.table[byte] & bit) != 0
-        return out
+    def contains(self, h: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """Membership of keys ``h`` whose :meth:`mask` is ``m``."""
+        return (self.words[(h >> self.shift).astype(np.intp)] & m) == m
 
-    def add(self, h: np.ndarray) -> None:
-        for byte, bit in self._probes(h):
-            np.bitwise_or.at(self.table, byte, bit)
+    def add_sorted(self, h: np.ndarray, m: np.ndarray) -> None:
+        """Add distinct keys ``h`` given in ascending order (``m``: their masks)."""
+        if h.size == 0:
+            return
+        word = (h >> self.shift).astype(np.intp)
+        starts = np.flatnonzero(np.concatenate(([True], word[1:] != word[:-1])))
+        self.words[word[starts]] |= np.bitwise_or.reduceat(m, starts)
 
 
 class ShingleNovelty:
@@ -147,20 +157,18 @@ class ShingleNovelty:
         """Distinct shingles in the current generation (approximately)."""
         return self._count
 
-    def _seen(self, h: np.ndarray) -> np.ndarray:
-        seen = self._current.contains(h)
+    def _seen(self, h: np.ndarray, m: np.ndarray) -> np.ndarray:
+        seen = self._current.contains(h, m)
         if self._previous is not None:
-            seen |= self._previous.contains(h)
+            seen |= self._previous.contains(h, m)
         return seen
 
-    def _remember(self, new: np.ndarray) -> None:
+    def _remember(self, new: np.ndarray, m: np.ndarray) -> None:
+        """Remember distinct, ascending keys ``new`` (``m``: their masks)."""
         if new.size == 0:
             return
-        new = np.sort(new)
-        if new.size > 1:
-            new = new[np.concatenate(([True], new[1:] != new[:-1]))]
-        self._current.add(new)
-        if not self._current.bits >= self._max_bits:
+        self._current.add_sorted(new, m)
+        if self._current.bits < self._max_bits:
             need = self._count + new.size
             if need > self._keys.size:
                 keys = np.empty(max(need, 2 * self._keys.size), dtype=np.uint64)
@@ -176,7 +184,8 @@ class ShingleNovelty:
             while (1 << bits) // self._BITS_PER_KEY < self._count and bits < self._max_bits:
                 bits += 1
             grown = _Bloom(bits)
-            grown.add(self._keys[: self._count])
+            keys = np.sort(self._keys[: self._count])
+            grown.add_sorted(keys, _Bloom.mask(keys))
             self._current = grown
             if bits >= self._max_bits:
                 self._keys = np.empty(0, dtype=np.uint64)  # full size: keys no longer needed
@@ -185,23 +194,30 @@ class ShingleNovelty:
             self._count = 0
             self.rotations += 1
 
+    def _distinct(self, prepared: str) -> np.ndarray:
+        h = np.sort(_hashes(prepared, self.config.shingle_size))
+        if h.size > 1:
+            h = h[np.concatenate(([True], h[1:] != h[:-1]))]
+        return h
+
     def score_prepared(self, prepared: str) -> float:
-        """Novelty of an already prepared text (see :func:`prepare_text`), then remember it."""
-        h = _hashes(prepared, self.config.shingle_size)
+        """Novelty of an already prepared text (see :func:`prepare_text`): the fraction of its distinct shingles
+        not seen before; then remember them."""
+        h = self._distinct(prepared)
         if h.size == 0:
             return 0.0
-        seen = self._seen(h)
-        new = h[~seen]
-        self._remember(new)
-        return float(new.size) / float(h.size)
+        m = _Bloom.mask(h)
+        new = ~self._seen(h, m)
+        count = int(np.count_nonzero(new))
+        if count:
+            self._remember(h[new], m[new])
+        return count / h.size
 
     def observe(self, text: str, echo: Sequence[str] = ()) -> float:
         return self.score_prepared(prepare_text(text, tuple(echo), self.config.mask_volatile))
 
     def learn(self, text: str) -> None:
-        h = _hashes(prepare_text(text, (), self.config.mask_volatile), self.config.shingle_size)
-        if h.size:
-            self._remember(h[~self._seen(h)])
+        self.score_prepared(prepare_text(text, (), self.config.mask_volatile))
 
 
 def make_estimator(config: NoveltyConfig) -> NoveltyEstimator:

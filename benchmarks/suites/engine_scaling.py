@@ -1,0 +1,115 @@
+"""How the engine's decision time per iteration grows with the length of the run.
+
+``python benchmarks/run.py engine_scaling [--quick] [--json]``
+
+For each observation size (1 KB and 100 KB of fresh text per iteration: the worst case for the novelty
+memory, which then fills, grows and rotates) and each run length N (10, 100, 1000 iterations), one run of N
+iterations goes through ``RunSession.observe`` (fingerprints, novelty, stall rules, caps, budget: everything a
+live guard does per model call). Reported per (size, N): the median time of one ``observe`` over the last 10
+iterations of the run (the cost of a decision *at* iteration N), and the mean over all N. ``ratio_1000_vs_10``
+compares the 1000-iteration figure with the 10-iteration one: flat means close to 1 (target <= 1.5).
+Texts are generated before timing; each configuration is repeated and the median taken.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from pyguard.engine import Policy, PolicyConfig
+from pyguard.events import IterationEvent, Observation, ToolCall
+
+SIZES = {"1KB": 1_000, "100KB": 100_000}
+LENGTHS = (10, 100, 1000)
+WINDOW = 10
+
+
+class _Texts:
+    """Fresh pseudo-text of a given size, from a seeded vocabulary (numpy)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+        lengths = self.rng.integers(2, 10, size=50_000)
+        self.vocab = np.array(["".join(self.rng.choice(letters, size=n)) for n in lengths])
+
+    def make(self, chars: int) -> str:
+        words = self.vocab[self.rng.integers(0, self.vocab.size, size=chars // 5 + 8)]
+        return " ".join(words.tolist())[:chars]
+
+
+def _events(n: int, chars: int, texts: _Texts) -> list[IterationEvent]:
+    out = []
+    prev: str | None = None
+    for i in range(1, n + 1):
+        obs = (Observation(kind="user", text="Summarise the corpus."),) if prev is None else (
+            Observation(tool_call_id=f"c{i - 1}", tool_name="read_chunk", text=texts.make(chars)),
+        )
+        call = ToolCall(id=f"c{i}", name="read_chunk", arguments=f'{{"chunk": {i}}}')
+        out.append(IterationEvent(run_id="bench", index=i, input_tokens=1000, output_tokens=20, tool_calls=(call,), observations=obs))
+        prev = "x"
+    return out
+
+
+def _time_run(events: list[IterationEvent]) -> list[float]:
+    n = len(events)
+    config = PolicyConfig(base_budget=n + 1, hard_cap=n + 1)
+    session = Policy(config).new_run("bench")
+    times = []
+    for ev in events:
+        t0 = time.perf_counter_ns()
+        d = session.observe(ev)
+        times.append((time.perf_counter_ns() - t0) / 1000.0)
+        if d.stops:  # must not happen: fresh content every iteration
+            raise RuntimeError(f"the benchmark run was stopped at {d.iteration}: {d.reason}")
+    return times
+
+
+def run(quick: bool) -> dict:
+    repeats = 1 if quick else 5
+    texts = _Texts(7)
+    rows = []
+    for label, chars in SIZES.items():
+        for n in LENGTHS:
+            at_n, mean = [], []
+            for r in range(repeats):
+                events = _events(n, chars, texts)
+                times = _time_run(events)
+                at_n.append(statistics.median(times[-WINDOW:]))
+                mean.append(statistics.fmean(times))
+            rows.append(
+                {
+                    "observation": label,
+                    "iterations": n,
+                    "us_per_decision_at_n": round(statistics.median(at_n), 1),
+                    "us_per_decision_mean": round(statistics.median(mean), 1),
+                    "repeats": repeats,
+                }
+            )
+    ratios = {}
+    for label in SIZES:
+        by_n = {r["iterations"]: r["us_per_decision_at_n"] for r in rows if r["observation"] == label}
+        ratios[label] = round(by_n[1000] / by_n[10], 3)
+    return {
+        "rows": rows,
+        "ratio_1000_vs_10": ratios,
+        "target_ratio": 1.5,
+        "within_target": all(v <= 1.5 for v in ratios.values()),
+        "note": "us_per_decision_at_n: median observe() time over the last 10 iterations of an N-iteration run",
+    }
+
+
+def render(result: dict, console) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"engine decision time per iteration ({result['date']}, quick={result['quick']})")
+    for col in ("observation", "iterations", "µs/decision at N", "µs/decision mean"):
+        table.add_column(col, justify="right")
+    for r in result["rows"]:
+        table.add_row(r["observation"], str(r["iterations"]), f"{r['us_per_decision_at_n']:.1f}", f"{r['us_per_decision_mean']:.1f}")
+    console.print(table)
+    for label, ratio in result["ratio_1000_vs_10"].items():
+        ok = "[green]ok[/]" if ratio <= result["target_ratio"] else "[red]over target[/]"
+        console.print(f"{label}: 1000-iteration / 10-iteration = {ratio:.3f} (target <= {result['target_ratio']}) {ok}")
