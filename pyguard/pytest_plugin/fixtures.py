@@ -2,65 +2,128 @@
 
 Everything JVM-side is imported inside the fixtures (from :mod:`pyguard.jvm` and :mod:`pyguard.guard`), so the
 plugin stays cheap to import and a session that uses none of these fixtures never starts a JVM.
+
+A scenario is a shipped scenario name (``"logistics_incident"``), a dict, or a path to a JSON file; a relative path
+is looked up next to the test file first, then in the folder pytest runs in.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 __all__ = [
+    "OpenAiServers",
     "pyguard_jvm",
     "pyguard_guard",
     "pyguard_scripted_model",
     "pyguard_openai_server",
     "openai_chat_model",
+    "resolve_scenario",
 ]
+
+
+def resolve_scenario(source: Any, test_dir: Path) -> Any:
+    """A relative scenario path found next to the test file wins; names, dicts and other paths pass unchanged."""
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        looks_like_path = isinstance(source, os.PathLike) or text.endswith(".json") or "/" in text or os.sep in text
+        if looks_like_path and not os.path.isabs(text) and (test_dir / text).is_file():
+            return str(test_dir / text)
+    return source
 
 
 @pytest.fixture(scope="session")
 def pyguard_jvm(request: pytest.FixtureRequest) -> Any:
-    """The session's JVM, started once with pyguard's bridge jars and ``--pyguard-classpath``."""
+    """The session's JVM (a ``pyguard.jvm.JvmInfo``), started once with pyguard's bridge jars and the user's
+    ``--pyguard-classpath``. Under pytest-xdist each worker process starts its own."""
+    from pyguard.errors import JvmError
     from pyguard.jvm import start_jvm
     from pyguard.pytest_plugin import settings
 
-    return start_jvm(classpath=settings(request.config).resolved_classpath())
+    try:
+        return start_jvm(classpath=settings(request.config).resolved_classpath())
+    except JvmError as exc:
+        pytest.fail(f"pyguard_jvm: {exc}", pytrace=False)
 
 
 @pytest.fixture
 def pyguard_guard(request: pytest.FixtureRequest, pyguard_jvm: Any, pyguard_runs: Any) -> Iterator[Any]:
+    """A ``pyguard.guard.Guard`` for this test, with the policy of the session and the test's pyguard marker; every
+    ``RunResult`` it produces is recorded in ``pyguard_runs`` (and kept as a trace if the test fails)."""
     from pyguard.pytest_plugin.guarding import make_test_guard
 
     guard = make_test_guard(request, pyguard_runs)
-    yield guard
+    try:
+        yield guard
+    finally:
+        close = getattr(guard, "close", None)
+        if callable(close):
+            close()
 
 
 @pytest.fixture
-def pyguard_scripted_model(pyguard_jvm: Any) -> Any:
+def pyguard_scripted_model(request: pytest.FixtureRequest, pyguard_jvm: Any) -> Any:
+    """Factory: ``pyguard_scripted_model(scenario, seed=None)`` -> a LangChain4j ``ChatModel`` playing the scenario."""
     from pyguard.jvm import scripted_model
 
-    return scripted_model
+    test_dir = Path(str(request.path)).parent
+
+    def make(scenario: Any, *, seed: int | None = None) -> Any:
+        return scripted_model(resolve_scenario(scenario, test_dir), seed=seed)
+
+    return make
+
+
+class OpenAiServers:
+    """Factory of local OpenAI-compatible servers: ``pyguard_openai_server(scenario, **options)`` -> base URL.
+
+    Options are those of :func:`pyguard.jvm.start_openai_server` (``seed``, ``fault``, ``fault_from``). Every server
+    started is stopped when the test ends; ``.servers`` holds them (``LocalServer``: request counts, faults).
+    """
+
+    def __init__(self, test_dir: Path) -> None:
+        self._test_dir = test_dir
+        self.servers: list[Any] = []
+
+    def __call__(self, scenario: Any, **options: Any) -> str:
+        from pyguard.jvm import start_openai_server
+
+        server = start_openai_server(resolve_scenario(scenario, self._test_dir), **options)
+        self.servers.append(server)
+        return server.base_url
+
+    @property
+    def last(self) -> Any:
+        """The server started last (``LocalServer``)."""
+        if not self.servers:
+            from pyguard.errors import RunError
+
+            raise RunError("no local OpenAI server was started in this test: call pyguard_openai_server(scenario) first")
+        return self.servers[-1]
+
+    def stop_all(self) -> None:
+        while self.servers:
+            self.servers.pop().stop()
 
 
 @pytest.fixture
-def pyguard_openai_server(pyguard_jvm: Any) -> Iterator[Any]:
-    from pyguard.jvm import start_openai_server
-
-    servers: list[Any] = []
-
-    def start(scenario: str, **options: Any) -> str:
-        server = start_openai_server(scenario, **options)
-        servers.append(server)
-        return server.base_url
-
-    yield start
-    for server in servers:
-        server.stop()
+def pyguard_openai_server(request: pytest.FixtureRequest, pyguard_jvm: Any) -> Iterator[OpenAiServers]:
+    """Factory: ``pyguard_openai_server(scenario, **options)`` -> the base URL (``http://127.0.0.1:PORT/v1``) of a
+    local OpenAI-compatible server playing the scenario; stopped at teardown."""
+    servers = OpenAiServers(Path(str(request.path)).parent)
+    try:
+        yield servers
+    finally:
+        servers.stop_all()
 
 
 def openai_chat_model(base_url: str, model_name: str, **options: Any) -> Any:
+    """LangChain4j's ``OpenAiChatModel`` for ``base_url`` (see :func:`pyguard.jvm.openai_chat_model`)."""
     from pyguard.jvm import openai_chat_model as build
 
     return build(base_url, model_name, **options)

@@ -39,10 +39,12 @@ class LiveModel(BaseModel):
         return self.base_url.rstrip("/") + "/v1"
 
     def chat_model(self, **options: Any) -> Any:
-        """A LangChain4j ``OpenAiChatModel`` for this server (temperature 0 unless given). Needs the JVM started."""
+        """A LangChain4j ``OpenAiChatModel`` for this server (``timeout_ms`` default 120 s: a small CPU model is slow).
+
+        Needs the JVM: ask for ``pyguard_jvm`` too. Options are those of :func:`pyguard.jvm.openai_chat_model`."""
         from pyguard.pytest_plugin.fixtures import openai_chat_model
 
-        return openai_chat_model(self.openai_base_url, self.model_name, **{"temperature": 0.0, **options})
+        return openai_chat_model(self.openai_base_url, self.model_name, **{"timeout_ms": 120_000, **options})
 
 
 def docker_unavailable_reason(timeout: float = 3.0) -> str | None:

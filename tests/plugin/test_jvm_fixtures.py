@@ -1,0 +1,70 @@
+"""The JVM fixtures, run in a pytest subprocess (a JVM starts once per process and cannot restart)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.jvm
+
+INNER = """
+import socket
+import urllib.request
+
+import jpype
+import pytest
+
+SERVERS = []
+
+
+def test_the_jvm_has_the_user_classpath(pyguard_jvm):
+    assert any(p.endswith("user-classes") for p in pyguard_jvm.classpath)
+    loader = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
+    assert loader.getResource("agent-marker.txt") is not None
+
+
+def test_the_jvm_is_started_once_per_session(pyguard_jvm):
+    from pyguard.jvm import start_jvm
+    assert start_jvm() is pyguard_jvm
+
+
+def test_scripted_model_factory(pyguard_scripted_model):
+    model = pyguard_scripted_model("logistics_incident", seed=3)
+    assert isinstance(model, jpype.JClass("dev.langchain4j.model.chat.ChatModel"))
+    assert str(model.scenario().name()) == "logistics_incident"
+    # a relative path is found next to the test file
+    assert str(pyguard_scripted_model("mine.json").scenario().name()) == "mine"
+
+
+def test_openai_server_factory(pyguard_openai_server):
+    url = pyguard_openai_server("mine.json")
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+    body = b'{"model":"m","messages":[{"role":"user","content":"hi"}]}'
+    req = urllib.request.Request(url + "/chat/completions", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as response:
+        assert b"Done." in response.read()
+    SERVERS.append(pyguard_openai_server.last.port)
+
+
+def test_the_server_was_stopped_at_teardown():
+    (port,) = SERVERS
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+"""
+
+SCENARIO = '{"name": "mine", "toolset": "none", "turns": [{"answer": "Done."}]}'
+
+
+def test_jvm_fixtures_in_a_subprocess(pytester: pytest.Pytester):
+    (pytester.path / "user-classes").mkdir()
+    (pytester.path / "user-classes" / "agent-marker.txt").write_text("x")
+    pytester.makefile(".json", mine=SCENARIO)
+    pytester.makepyfile(test_inner=INNER)
+    result = pytester.runpytest_subprocess("--pyguard-classpath", "user-classes", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=5)
+
+
+def test_a_missing_classpath_entry_fails_the_fixture_naming_it(pytester: pytest.Pytester):
+    pytester.makepyfile("def test_x(pyguard_jvm):\n    pass\n")
+    result = pytester.runpytest_subprocess("--pyguard-classpath", "target/agent.jar")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*pyguard_jvm: --pyguard-classpath entry '*target/agent.jar' does not exist: build the agent first*"])
