@@ -17,7 +17,7 @@ from pyguard.pytest_plugin.settings import PluginSettings
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import PolicyConfig
 
-__all__ = ["build_policy", "deep_merge"]
+__all__ = ["TestGuard", "build_policy", "deep_merge", "make_test_guard"]
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -44,3 +44,79 @@ def build_policy(settings: PluginSettings, args: MarkerArgs) -> "PolicyConfig":
     if overlay:
         config = PolicyConfig.model_validate(deep_merge(config.model_dump(), overlay))
     return config
+
+
+class TestGuard:
+    """The ``pyguard_guard`` fixture: a ``pyguard.guard.Guard`` for one test.
+
+    It runs with the test's policy (:func:`build_policy`), gives runs the marker's ``task_type`` unless they name
+    their own, and records every ``RunResult`` it produces in the test's ``pyguard_runs``. Everything else is the
+    Guard's own API (``.guard`` is the Guard itself).
+    """
+
+    __test__ = False  # not a test class, whatever pytest's collection thinks of the name
+
+    def __init__(self, guard: Any, collector: Any, task_type: str | None) -> None:
+        self.guard = guard
+        self.task_type = task_type
+        self._collector = collector
+
+    @property
+    def results(self) -> list[Any]:
+        """The RunResults this guard produced so far, in order."""
+        return self._collector.results
+
+    @property
+    def policy(self) -> Any:
+        return self.guard.config
+
+    def start_run(self, task: str | None = None, task_type: str | None = None, **options: Any) -> "_RecordingRun":
+        """``with pyguard_guard.start_run(task=...) as run:`` -- as ``Guard.start_run``; the result is recorded."""
+        ctx = self.guard.start_run(task=task, task_type=task_type or self.task_type, **options)
+        return _RecordingRun(ctx, self._collector)
+
+    def run_scenario(self, scenario: Any, *args: Any, task_type: str | None = None, **options: Any) -> Any:
+        """As ``Guard.run_scenario``; the result is recorded."""
+        result = self.guard.run_scenario(scenario, *args, task_type=task_type or self.task_type, **options)
+        self._collector.add(result)
+        return result
+
+    def close(self) -> None:
+        close = getattr(self.guard, "close", None)
+        if callable(close):
+            close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.guard, name)
+
+
+class _RecordingRun:
+    """Wraps the Guard's run context manager; on exit records ``run.result`` in the test's collector."""
+
+    def __init__(self, ctx: Any, collector: Any) -> None:
+        self._ctx = ctx
+        self._collector = collector
+        self._run: Any = None
+
+    def __enter__(self) -> Any:
+        self._run = self._ctx.__enter__()
+        return self._run
+
+    def __exit__(self, *exc: Any) -> Any:
+        try:
+            return self._ctx.__exit__(*exc)
+        finally:
+            result = getattr(self._run, "result", None) if self._run is not None else None
+            if result is not None:
+                self._collector.add(result)
+
+
+def make_test_guard(request: Any, collector: Any) -> TestGuard:
+    """Build the test's guard from the session settings and the test's pyguard marker."""
+    from pyguard.guard import Guard
+    from pyguard.pytest_plugin import settings
+    from pyguard.pytest_plugin.marker import marker_args
+
+    args = marker_args(request.node)
+    guard = Guard(config=build_policy(settings(request.config), args), trace_dir=None)
+    return TestGuard(guard, collector, args.task_type)
