@@ -146,9 +146,9 @@ def _stamp(rng: random.Random) -> str:
     return f"2024-0{rng.randint(1, 9)}-{rng.randint(10, 28)}T{rng.randint(10, 23)}:{rng.randint(10, 59)}:{rng.randint(10, 59)}Z"
 
 
-def _prefix(r: _Run, rng: random.Random, n: int) -> None:
+def _prefix(r: _Run, rng: random.Random, n: int, start: int = 0) -> None:
     """``n`` productive calls: distinct lookups with new content."""
-    for k in range(n):
+    for k in range(start, start + n):
         tool = rng.choice(["search_docs", "read_page", "get_record"])
         if tool == "search_docs":
             args: dict[str, Any] = {"query": f"{_word(rng)} {_word(rng)} {k}"}
@@ -171,7 +171,7 @@ def _convergent(rng: random.Random, r: _Run) -> int | None:
                 ("get_record", {"id": rng.randint(100000, 999999)}, json.dumps(_record(rng, k)), False),
             )
         else:
-            _prefix(r, rng, 1)
+            _prefix(r, rng, 1, start=k)
     r.answer("Here is what I found: " + _sentence(rng))
     return None
 

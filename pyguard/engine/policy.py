@@ -15,9 +15,10 @@ Per run (:class:`RunSession`)::
 
 After a reflection injected into call i+1, iteration i+1's results are the answers to calls the model asked for
 *before* it read the reflection, so their flags are not held against it (grace). From then on any new flag is the
-second stall and stops the run; and if the model's next actions only repeat actions already found fruitless
-(exactly or normalised), the run stops at once (rule ``fruitless_retry``) instead of paying one more model call to
-see the same result again.
+second stall and stops the run; and if the model, before trying anything new, asks only for actions already found
+fruitless whose latest result still brought nothing (exactly or normalised), the run stops at once (rule
+``fruitless_retry``) instead of paying one more model call to see the same result again. Once it has tried
+something new (an edit before re-running the tests), a repeated action is judged by its result.
 
 Defaults and why
 ----------------
@@ -132,6 +133,7 @@ class RunSession:
             self._caps.reset()
         self._pending: list[tuple[ToolCall, ActionFingerprint, int]] = []
         self._reflected_at: int | None = None
+        self._tried_new = False
         self._iterations = 0
         self._last_event: IterationEvent | None = None
         self._stop: Decision | None = None
@@ -230,13 +232,12 @@ class RunSession:
                 self.flags.extend(flags)
             flags = []  # grace: these results answer calls made before the model read the reflection
             self._detector.rearm()
-        if (
-            cfg.stop_on_fruitless_retry
-            and self._reflected_at is not None
-            and i > self._reflected_at
-            and not flags
-            and self._detector.all_fruitless(actions)
-        ):
+        fruitless = False
+        if self._reflected_at is not None and i > self._reflected_at and actions:
+            fruitless = self._detector.all_fruitless(actions)
+            if not fruitless:
+                self._tried_new = True  # something new since the reflection: the world may have changed
+        if cfg.stop_on_fruitless_retry and fruitless and not flags and not self._tried_new:
             flags = [
                 StallFlag(
                     rule="fruitless_retry",
@@ -277,6 +278,8 @@ class RunSession:
         if flags:
             self.reflections += 1
             self._reflected_at = i
+            # actions requested in this same response came after the fruitless ones: they may change the world
+            self._tried_new = bool(actions) and not self._detector.all_fruitless(actions)
             self.budget = min(self.budget + s.extension, s.hard_cap)
             self._detector.rearm()
             if i >= self.budget:

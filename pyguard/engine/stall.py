@@ -108,6 +108,8 @@ class _Last:
     unchanged: int
     """Consecutive unchanged results."""
     canonical: set[str]
+    fruitless: bool = False
+    """The latest result brought nothing: unchanged, or the same kind of error as the one before."""
 
 
 class StallDetector:
@@ -134,12 +136,19 @@ class StallDetector:
         self._streak_gains = []
         self._errors.clear()
 
+    def _still_fruitless(self, a: ActionFingerprint) -> bool:
+        if a.exact_id in self.fruitless:
+            last = self._by_exact.get(a.exact_id)
+        elif self.config.normalised_repeats and a.norm_id in self.fruitless:
+            last = self._by_norm.get(a.norm_id)
+        else:
+            return False
+        return last is not None and last.fruitless
+
     def all_fruitless(self, actions: Sequence[ActionFingerprint]) -> bool:
-        """True when ``actions`` is non-empty and every action repeats one already found fruitless."""
-        return bool(actions) and all(
-            a.exact_id in self.fruitless or (self.config.normalised_repeats and a.norm_id in self.fruitless)
-            for a in actions
-        )
+        """True when ``actions`` is non-empty and every action repeats one found fruitless (flagged) whose latest
+        result still brought nothing (a poll whose result changed since is not fruitless any more)."""
+        return bool(actions) and all(self._still_fruitless(a) for a in actions)
 
     # ---- per step ---------------------------------------------------------------------------------------------
 
@@ -184,14 +193,14 @@ class StallDetector:
         flag = None
         if last is None:
             gain = r.novelty
-            entry = _Last(r.requested_at, r.result_key, 1, 0, {a.canonical})
+            entry = _Last(r.requested_at, r.result_key, 1, 0, {a.canonical}, r.is_error)
         elif last.result_key == r.result_key:
             gain = 0.0
-            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, last.canonical | {a.canonical})
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, last.canonical | {a.canonical}, True)
             flag = self._repeat_flag(iteration, r, last, entry, how)
         else:
             gain = max(r.novelty, self.config.changed_result_gain)
-            entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, last.canonical | {a.canonical})
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, last.canonical | {a.canonical}, r.is_error)
         self._by_exact[a.exact_id] = entry
         self._by_norm[a.norm_id] = entry
         return gain, flag

@@ -204,3 +204,19 @@ def test_custom_estimator_is_used():
     s.observe(productive(sc, 0))
     s.observe(productive(sc, 1))
     assert s.gains == [0.5, 0.5]
+
+
+def test_rerun_after_something_new_is_judged_by_its_result():
+    sc = Script()
+    s = Policy().new_run("r1")
+    steps = [
+        sc.step(("run_tests", {"cmd": "pytest"}, "2 failed")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "2 failed")),
+        sc.step(("edit", {"patch": "fix a"}, "wrote 120 bytes")),  # reflection after this: the repeat came back
+        sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),  # re-run after an edit: not a fruitless retry
+        sc.step(("read", {"path": "b.py"}, "def b(): ...")),
+        sc.answer("fixed one"),
+    ]
+    ds = [s.observe(ev) for ev in steps]
+    assert [d.action.value for d in ds] == ["continue", "continue", "reflect", "continue", "continue", "continue"]
+    assert s.finish().outcome is Outcome.SUCCEEDED

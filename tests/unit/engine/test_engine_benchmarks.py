@@ -1,0 +1,40 @@
+"""The engine's benchmark suites run and return well-formed JSON (no timing is asserted)."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[3] / "benchmarks"
+
+
+@pytest.fixture
+def suites(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    import suites.detection as detection
+    import suites.engine_scaling as engine_scaling
+
+    return detection, engine_scaling
+
+
+def test_engine_scaling_runs(suites, monkeypatch):
+    _, scaling = suites
+    monkeypatch.setattr(scaling, "SIZES", {"1KB": 1000, "100KB": 3000})  # small texts: a smoke test
+    monkeypatch.setattr(scaling, "LENGTHS", (10, 1000))
+    # keep the "1000-iteration" run short: the suite's shape is checked here, not its timing
+    monkeypatch.setattr(scaling, "_events", lambda n, chars, texts, f=scaling._events: f(min(n, 40), chars, texts))
+    result = json.loads(json.dumps(scaling.run(quick=True)))
+    assert {r["iterations"] for r in result["rows"]} == {10, 1000}
+    assert set(result["ratio_1000_vs_10"]) == {"1KB", "100KB"}
+    assert all(r["us_per_decision_at_n"] > 0 for r in result["rows"])
+
+
+def test_detection_runs(suites, monkeypatch):
+    detection, _ = suites
+    monkeypatch.setattr(detection, "generate", lambda kind, seed, g=detection.generate: g(kind, seed % 2))
+    result = json.loads(json.dumps(detection.run(quick=True)))
+    for key in ("precision", "recall", "mean_delay", "false_stop_rate"):
+        assert 0 <= result[key] <= (1 if key != "mean_delay" else 10)
+    assert set(result["by_variation"]) == {"plain", "volatile", "parallel", "reread", "counter"}
+    assert result["logistics_incident"]["stopped_at"][0] == 4
