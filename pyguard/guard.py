@@ -1,0 +1,433 @@
+"""The Guard API: run Java LangChain4j agents guarded by the engine, get an honest :class:`RunResult` and a trace.
+
+Two ways in. pyguard's own agent styles (AiServices, an agentic loop, the explicit executor) around any LangChain4j
+``ChatModel``::
+
+    from pyguard.guard import Guard
+    from pyguard.jvm import start_jvm, scripted_model
+    start_jvm()
+    guard = Guard(trace_dir="traces")
+    result = guard.run("aiservices", scripted_model("logistics_incident"), "Where is order 12345?", tools="logistics")
+    result.outcome, result.answer, result.model_calls, result.total_tokens, result.evidence
+
+Or your own Java agent, built around the guarded model pyguard hands you::
+
+    with guard.start_run(task="Where is order 12345?", task_type="lookup") as run:
+        agent = MyAgents.create(run.wrap(my_chat_model))      # your Java factory, any LangChain4j ChatModel
+        run.call(lambda: str(agent.chat("Where is order 12345?")))
+    result = run.result
+
+This module imports no jpype itself: it reaches the JVM through :mod:`pyguard.jvm`, imported when a run starts.
+Every run gets its own engine session and its own Java ``GuardedChatModel``, so runs on many threads never mix.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pyguard.decisions import Decision
+from pyguard.errors import ConfigError, RunError
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.result import RunResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyguard.engine import Policy, PolicyConfig
+    from pyguard.jvm.agents import BridgeResult, GuardedModel
+
+__all__ = ["Guard", "GuardedRun", "run_unguarded", "DEFAULT_TASK"]
+
+DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
+
+Verifier = Callable[[str], bool]
+
+
+class Guard:
+    """A policy, a fail-safe and a place for traces; makes one :class:`GuardedRun` per run.
+
+    ``config``: the engine's :class:`~pyguard.engine.PolicyConfig` (default policy when None).
+    ``trace_dir``: write each run's JSONL trace there as it goes (``<run_id>.jsonl``).
+    ``max_model_calls``: the Java fail-safe cap per run; it holds even if Python fails. Default: a little above the
+    policy's largest hard cap.
+    ``callback_timeout_ms``: deadline for the Python callback (0: none; the call then runs on the agent's thread).
+    ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
+    """
+
+    def __init__(
+        self,
+        config: "PolicyConfig | None" = None,
+        *,
+        trace_dir: str | Path | None = None,
+        max_model_calls: int | None = None,
+        callback_timeout_ms: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+        verifier: Verifier | None = None,
+    ) -> None:
+        from pyguard.engine import Policy, PolicyConfig
+
+        if config is not None and not isinstance(config, PolicyConfig):
+            raise ConfigError(f"config must be a pyguard.engine.PolicyConfig, not {type(config).__name__}")
+        self.policy: Policy = Policy(config, clock=clock)
+        self.config: PolicyConfig = self.policy.config
+        self.trace_dir = Path(trace_dir) if trace_dir is not None else None
+        if self.trace_dir is not None:
+            self.trace_dir.mkdir(parents=True, exist_ok=True)
+        if max_model_calls is None:
+            max_model_calls = _largest_hard_cap(self.config) + 5
+        if not isinstance(max_model_calls, int) or max_model_calls < 1:
+            raise ConfigError(f"max_model_calls={max_model_calls!r} must be a positive integer (the Java fail-safe cap)")
+        if callback_timeout_ms < 0:
+            raise ConfigError(f"callback_timeout_ms={callback_timeout_ms!r} must be 0 (no deadline) or positive")
+        self.max_model_calls = max_model_calls
+        self.callback_timeout_ms = callback_timeout_ms
+        self.verifier = verifier
+
+    @classmethod
+    def from_toml(cls, path: str | Path, **kwargs: Any) -> "Guard":
+        """A guard whose policy comes from a TOML file or a pyproject.toml's ``[tool.pyguard]``."""
+        from pyguard.engine import PolicyConfig
+
+        return cls(PolicyConfig.from_toml(path), **kwargs)
+
+    # -- runs ----------------------------------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        *,
+        task: str | None = None,
+        task_type: str | None = None,
+        run_id: str | None = None,
+        agent_style: str | None = None,
+    ) -> "GuardedRun":
+        """Open one guarded run: call :meth:`GuardedRun.wrap` on your model, run your agent inside
+        :meth:`GuardedRun.call`, then read :attr:`GuardedRun.result`. Usable as a context manager."""
+        return GuardedRun(self, run_id=run_id or _new_id(), task=task, task_type=task_type, agent_style=agent_style)
+
+    def run(
+        self,
+        style: str,
+        model: Any,
+        task: str,
+        *,
+        tools: Any = None,
+        task_type: str | None = None,
+        run_id: str | None = None,
+        max_iterations: int = 10,
+        max_tool_calling_round_trips: int = 100,
+        exit_when_answer_contains: str | None = None,
+        system_message: str | None = None,
+    ) -> RunResult:
+        """Run ``task`` on a pyguard-built agent of ``style`` ('aiservices', 'agentic', 'executor') around ``model``
+        (any Java LangChain4j ChatModel) with ``tools`` (see :func:`pyguard.jvm.tool_set`). Never raises for the run
+        itself: its outcome says how it ended."""
+        from pyguard.jvm import build_agent, run_built
+
+        run = self.start_run(task=task, task_type=task_type, run_id=run_id, agent_style=str(style))
+        guarded = run.guarded_model(model)
+        try:
+            agent = build_agent(
+                style, guarded, tools=tools, max_iterations=max_iterations,
+                max_tool_calling_round_trips=max_tool_calling_round_trips,
+                exit_when_answer_contains=exit_when_answer_contains, system_message=system_message,
+            )
+        except BaseException:
+            run.abandon()
+            raise
+        return run.finish_bridge(run_built(agent, task, guarded))
+
+    def run_scenario(
+        self,
+        scenario: Any,
+        task: str = DEFAULT_TASK,
+        *,
+        style: str = "aiservices",
+        task_type: str | None = None,
+        seed: int | None = None,
+        run_id: str | None = None,
+        over_http: bool = False,
+        **kwargs: Any,
+    ) -> RunResult:
+        """Run one of pyguard's scripted scenarios (a shipped name, a JSON path or a dict) guarded.
+
+        ``over_http=True`` serves the scenario from the local OpenAI-compatible server and drives it with
+        LangChain4j's real ``OpenAiChatModel`` (token usage then arrives through HTTP ``usage``)."""
+        from pyguard.jvm import scripted_model, start_openai_server
+
+        if over_http:
+            with start_openai_server(scenario, seed=seed) as server:
+                return self.run(style, server.chat_model(), task, tools=server, task_type=task_type, run_id=run_id, **kwargs)
+        return self.run(style, scripted_model(scenario, seed=seed), task, task_type=task_type, run_id=run_id, **kwargs)
+
+    def run_many(
+        self,
+        jobs: Iterable[Callable[["Guard"], RunResult]],
+        *,
+        threads: int = 8,
+        progress: bool = False,
+    ) -> list[RunResult]:
+        """Run jobs (each ``guard -> RunResult``, e.g. ``lambda g: g.run_scenario("convergent")``) on ``threads``
+        Java-attached Python threads; results in job order. Each run keeps its own budget and trace."""
+        jobs = list(jobs)
+        if threads < 1:
+            raise ConfigError(f"threads={threads!r} must be a positive integer")
+        results: list[RunResult | None] = [None] * len(jobs)
+        bar = _progress(len(jobs)) if progress else None
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = {pool.submit(job, self): i for i, job in enumerate(jobs)}
+            for fut in futures:
+                results[futures[fut]] = fut.result()
+                if bar is not None:
+                    bar.advance()
+        if bar is not None:
+            bar.close()
+        return [r for r in results if r is not None]
+
+
+class GuardedRun:
+    """One run under the guard: its engine session, its Java guarded model, its trace."""
+
+    def __init__(self, guard: Guard, *, run_id: str, task: str | None, task_type: str | None, agent_style: str | None):
+        self.guard = guard
+        self.run_id = run_id
+        self.task_type = task_type
+        self.session = guard.policy.new_run(run_id, task_type)
+        self.start = RunStart(
+            run_id=run_id, task_type=task_type, task=task, agent_style=agent_style,
+            policy=guard.config.model_dump(mode="json"), started_at_ms=time.time() * 1000.0,
+        )
+        self.events: list[IterationEvent] = []
+        self.decisions: list[Decision] = []
+        self._lock = threading.Lock()
+        self._guarded: GuardedModel | None = None
+        self._result: RunResult | None = None
+        self._cancelled = False
+        self.trace_path: Path | None = None
+        self._writer = None
+        if guard.trace_dir is not None:
+            from pyguard.trace import TraceWriter
+
+            self.trace_path = guard.trace_dir / f"{_safe(run_id)}.jsonl"
+            self._writer = TraceWriter(self.trace_path, mode="w")
+            self._writer.start(self.start)
+
+    # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
+    def observe(self, event: IterationEvent) -> Decision:
+        with self._lock:
+            self.events.append(event)
+            if self._writer is not None:
+                self._writer.iteration(event)
+            decision = self.session.observe(event)
+            self.decisions.append(decision)
+            if self._writer is not None:
+                self._writer.decision(self.run_id, decision)
+            return decision
+
+    def guarded_model(self, model: Any) -> "GuardedModel":
+        """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
+        from pyguard.jvm import guard_model
+
+        if self._guarded is None:
+            self._guarded = guard_model(
+                model, self.observe, run_id=self.run_id, task_type=self.task_type,
+                max_model_calls=self.guard.max_model_calls, callback_timeout_ms=self.guard.callback_timeout_ms,
+                keep_events=False,
+            )
+        elif self._guarded.java.delegate() != model:
+            raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
+        return self._guarded
+
+    def wrap(self, model: Any) -> Any:
+        """A Java ``ChatModel`` (pyguard's ``GuardedChatModel``) around ``model``: build your agent with it.
+
+        For an AiServices agent, also pass ``.beforeToolExecution(guarded::beforeToolExecution)`` where you can, so a
+        stop keeps the last response's tools from running (without it, they run and the next model call is refused)."""
+        return self.guarded_model(model).java
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the
+        guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
+        from pyguard.jvm._java import jclass
+
+        started = time.perf_counter()
+        try:
+            value = fn()
+        except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
+            stop = None
+            try:
+                if hasattr(exc, "getClass"):
+                    stop = jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
+            except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
+                stop = None
+            if stop is None:
+                self._finish(error=f"{type(exc).__name__}: {exc}")
+                return None
+            self._finish_stop(str(stop.outcome()), str(stop.reason()), bool(stop.failSafe()), self._last_text())
+            return None
+        answer = None if value is None else str(value)
+        self._finish(answer=answer, wall_ms=(time.perf_counter() - started) * 1000.0)
+        return value
+
+    def cancel(self, reason: str = "cancelled from Python") -> None:
+        """End the run from any thread: the next model call or tool execution stops it; outcome ``cancelled``."""
+        self._cancelled = True
+        if self._guarded is not None:
+            self._guarded.request_stop(Outcome.CANCELLED, reason, "cancel")
+
+    @property
+    def result(self) -> RunResult:
+        if self._result is None:
+            raise RunError(f"run {self.run_id!r} has not finished: run your agent inside GuardedRun.call(...) first")
+        return self._result
+
+    def __enter__(self) -> "GuardedRun":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._result is None:
+            self._finish(error=f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+
+    # -- ending ----------------------------------------------------------------------------------------------------
+
+    def finish_bridge(self, res: "BridgeResult") -> RunResult:
+        """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
+        salvage = res.stats.last_text if res.stats is not None else None
+        if res.status == "answered":
+            return self._finish(answer=res.answer)
+        if res.status == "stopped":
+            return self._finish_stop(res.outcome.value if res.outcome else "guard_error", res.reason or "", res.fail_safe, salvage)
+        if res.status == "exhausted":
+            return self._finish(
+                expired=f"the agent's own cap ended the run without an answer ({res.reason or res.error or res.style.value})",
+                answer=salvage,
+            )
+        return self._finish(error=res.error or res.reason or "the run failed")
+
+    def abandon(self) -> None:
+        if self._result is None:
+            self._finish(error="the agent could not be built")
+
+    def _finish_stop(self, outcome: str, reason: str, fail_safe: bool, salvage: str | None) -> RunResult:
+        if self.session.decisions and self.session.decisions[-1].stops:
+            return self._finish(answer=salvage)
+        if outcome == Outcome.CANCELLED.value or self._cancelled:
+            return self._finish(cancelled=True, answer=salvage)
+        if outcome == Outcome.GUARD_ERROR.value:
+            return self._finish(guard_error=reason, answer=salvage)
+        # The Java fail-safe cap with a healthy guard: a hard cap ran out.
+        return self._finish(expired=reason + (" (Java fail-safe)" if fail_safe else ""), answer=salvage)
+
+    def _finish(
+        self,
+        *,
+        answer: str | None = None,
+        error: str | None = None,
+        cancelled: bool = False,
+        guard_error: str | None = None,
+        expired: str | None = None,
+        wall_ms: float | None = None,
+    ) -> RunResult:
+        with self._lock:
+            if self._result is not None:
+                return self._result
+            verified = None
+            if answer is not None and error is None and expired is None and self.guard.verifier is not None:
+                verified = bool(self.guard.verifier(answer))
+            end = self.session.finish(answer=answer, error=error, verified=verified, cancelled=cancelled, guard_error=guard_error)
+            if expired is not None and not (self.session.decisions and self.session.decisions[-1].stops):
+                end = end.model_copy(update={"outcome": Outcome.EXPIRED, "reason": expired})
+            self._result = self._result_from(end)
+            return self._result
+
+    def _result_from(self, end: RunEnd) -> RunResult:
+        if self._writer is not None:
+            self._writer.end(end)
+            self._writer.close()
+        record = RunRecord(start=self.start, events=list(self.events), end=end)
+        return RunResult(
+            record=record, decisions=tuple(self.decisions), gains=tuple(self.session.gains),
+            trace_path=None if self.trace_path is None else str(self.trace_path),
+        )
+
+    def _last_text(self) -> str | None:
+        for event in reversed(self.events):
+            if event.text:
+                return event.text
+        return None
+
+
+def run_unguarded(
+    style: str,
+    model: Any,
+    task: str,
+    *,
+    tools: Any = None,
+    task_type: str | None = None,
+    run_id: str | None = None,
+    max_iterations: int = 10,
+    max_tool_calling_round_trips: int = 100,
+) -> RunResult:
+    """The same agent with LangChain4j's own caps only (pyguard observes, never acts): the baseline.
+
+    Its outcome is honest too: an answer is ``succeeded``, the agent's own cap is ``expired``, an error ``failed``."""
+    from pyguard.jvm import run_agent
+
+    run_id = run_id or _new_id()
+    events: list[IterationEvent] = []
+    res = run_agent(
+        style, model, task, callback=events.append, run_id=run_id, task_type=task_type, tools=tools, guard=False,
+        max_iterations=max_iterations, max_tool_calling_round_trips=max_tool_calling_round_trips,
+    )
+    if res.status == "answered":
+        outcome, reason = Outcome.SUCCEEDED, "the model answered"
+    elif res.status == "exhausted":
+        outcome, reason = Outcome.EXPIRED, f"the agent's own cap ended the run: {res.reason or res.error}"
+    else:
+        outcome, reason = Outcome.FAILED, res.error or res.reason or "the run failed"
+    stats = res.stats
+    end = RunEnd(
+        run_id=run_id, outcome=outcome, reason=reason,
+        answer=res.answer if res.answer is not None else (stats.last_text if stats else None),
+        iterations=len(events), tool_calls=sum(len(e.tool_calls) for e in events),
+        input_tokens=stats.input_tokens if stats else None, output_tokens=stats.output_tokens if stats else None,
+        total_tokens=stats.total_tokens if stats else None, wall_ms=res.wall_ms,
+        censored=bool(events) and not events[-1].is_final,
+    )
+    start = RunStart(run_id=run_id, task_type=task_type, task=task, agent_style=str(style))
+    return RunResult(record=RunRecord(start=start, events=events, end=end))
+
+
+def _largest_hard_cap(config: "PolicyConfig") -> int:
+    caps = [config.budget_for(None).hard_cap]
+    caps += [config.budget_for(t).hard_cap for t in getattr(config, "task_types", {}) or {}]
+    return max(caps)
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def _safe(run_id: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in run_id) or "run"
+
+
+class _progress:
+    """A rich progress bar on stderr for run_many."""
+
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self._p = Progress(console=Console(stderr=True), transient=True)
+        self._p.start()
+        self._task = self._p.add_task("runs", total=total)
+
+    def advance(self) -> None:
+        self._p.advance(self._task)
+
+    def close(self) -> None:
+        self._p.stop()
