@@ -121,7 +121,7 @@ def calibrate(
         return
     except KeyboardInterrupt:
         err.print("interrupted: the runs finished so far are kept; run the same command again to resume",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)
         ctx.exit(130)
         return
     if as_json:
@@ -135,7 +135,7 @@ def calibrate(
         err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if live_info is not None and not as_json:
         err.print(f"live: {live_info['ran']} runs now, {live_info['already_done']} resumed from {live_info['traces']}",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)
     if written:
         err.print(f"wrote {len(written)} files to {out_dir} (report.md, plots/, snippets)", highlight=False)
 
@@ -166,6 +166,6 @@ def _run_live(tasks_path: str, out_dir: str | None, err: Console, *, repeats: in
 def _print_incomplete(info: dict, as_json: bool, err: Console) -> None:
     err.print(f"stopped at --max-runs: {info['ran']} runs now, {info['planned'] - info['remaining']} of "
               f"{info['planned']} done, {info['remaining']} to go; run the same command again to continue",
-              highlight=False)
+              highlight=False, soft_wrap=True)
     if as_json:
         click.echo(json.dumps({"task_types": [], "live": info}, indent=2))
