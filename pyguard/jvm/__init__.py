@@ -28,6 +28,7 @@ from pyguard.jvm.agents import (
 )
 from pyguard.jvm.bootstrap import BUILD_COMMAND, JvmInfo, bridge_jars, find_java_home, jars_dir, jvm_started, start_jvm
 from pyguard.jvm.callback import CallbackAdapter, decision_to_json
+from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
 from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
 
 __all__ = [
@@ -37,9 +38,11 @@ __all__ = [
     "BridgeRunStats",
     "CallbackAdapter",
     "DEFAULT_MAX_MODEL_CALLS",
+    "Fault",
     "GuardStopped",
     "GuardedModel",
     "JvmInfo",
+    "LocalServer",
     "bridge_jars",
     "build_agent",
     "decision_to_json",
@@ -49,6 +52,7 @@ __all__ = [
     "jars_dir",
     "jvm_started",
     "load_scenario",
+    "openai_chat_model",
     "run_agent",
     "run_built",
     "scenario_json",
@@ -57,5 +61,6 @@ __all__ = [
     "scenario_tools",
     "scripted_model",
     "start_jvm",
+    "start_openai_server",
     "tool_set",
 ]

@@ -179,12 +179,14 @@ def demo_tools() -> Any:
 def tool_set(tools: Any, model: Any = None) -> Any:
     """Normalise ``tools`` to a Java ``ToolSet``.
 
-    None: the scripted model's own scenario tools (fresh), else no tools; ``"logistics"``: the demo tools;
+    None: the scripted model's own scenario tools (fresh), else no tools; a ``LocalServer``: its scenario's tools; ``"logistics"``: the demo tools;
     ``"hazards"``: the bad-input tools; a Java ``ToolSet``; a Java object with @Tool methods; or a list of those.
     """
     ToolSet = jclass("dev.pyguard.bridge.ToolSet")
     Scripted = jclass("dev.pyguard.bridge.scripted.ScriptedChatModel")
     Guarded = jclass("dev.pyguard.bridge.GuardedChatModel")
+    if hasattr(tools, "new_tools") and hasattr(tools, "base_url"):  # a LocalServer: its scenario's tools
+        return tools.new_tools()
     if tools is None:
         inner = model.delegate() if isinstance(model, Guarded) else model
         return inner.newTools() if isinstance(inner, Scripted) else ToolSet.empty()
