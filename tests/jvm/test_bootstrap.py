@@ -44,14 +44,10 @@ def test_no_jdk_found():
 
 
 def test_bad_java_home_is_named():
-    out = run_py("""
-        from pyguard.jvm import find_java_home
-        try:
-            find_java_home("/nonexistent/jdk")
-        except Exception as e:
-            print(type(e).__name__, e)
-    """)
-    assert out.stdout.startswith("JvmError No JDK found (java_home argument=/nonexistent/jdk")
+    from pyguard.jvm import find_java_home
+
+    with pytest.raises(JvmError, match=r"No JDK found \(java_home argument=/nonexistent/jdk \(no libjvm under it\)\)"):
+        find_java_home("/nonexistent/jdk")
 
 
 def test_jars_not_built_gives_the_build_command(tmp_path):
