@@ -1,0 +1,286 @@
+"""The frontier: task success against tokens, pyguard's dynamic policy against every static cap.
+
+``python benchmarks/run.py frontier [--quick] [--json]``
+
+One workload (:mod:`workload`: 70% converging tasks with a long tail, polling and pagination included; 30% tasks
+that oscillate, diverge or stall; quick 60 tasks, full 1000) runs through real LangChain4j AiServices around the
+Java scripted model, once per policy:
+
+- ``static-N`` (N = 3, 5, 8, 10, 15, 25) and ``langchain4j-default`` (N = 100): unguarded, LangChain4j's
+  ``maxToolCallingRoundTrips(N)`` only (:func:`pyguard.guard.run_unguarded`);
+- ``dynamic``: ``Guard(PolicyConfig())``, pyguard's default policy (LangChain4j's cap left at 100);
+- ``dynamic-no-recovery``: the same policy on the same tasks played by agents that never react to a reflection.
+
+What ``static-N`` means, measured (``tests/benchmarks/test_frontier.py`` checks it): a task succeeds under
+``maxToolCallingRoundTrips(N)`` only if it answers by model call N (N-1 tool round trips). A task still calling
+tools makes model call N+1 too, whose response LangChain4j throws away ("exceeded N tool calling round trips")
+even when it is the answer; so a capped run costs N+1 model calls. That exception is counted as ``expired`` here
+(the bridge reports it as a failed run).
+
+Per policy: success rate (see :func:`workload.is_success`), outcome mix, mean and p95 model calls, total tokens
+(as the scripted model reported them). Full mode saves ``benchmarks/results/frontier.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from workload import LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery
+
+__all__ = ["STATIC_CAPS", "POLICY_NAMES", "run", "render", "plot", "run_policy", "static_outcome"]
+
+STATIC_CAPS = (3, 5, 8, 10, 15, 25)
+DEFAULT_ROUND_TRIPS = 100
+POLICY_NAMES = tuple(f"static-{n}" for n in STATIC_CAPS) + ("langchain4j-default", "dynamic", "dynamic-no-recovery")
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
+QUICK_TASKS, FULL_TASKS = 60, 1000
+THREADS = max(2, min(4, os.cpu_count() or 2))
+TASK_TEXT = "Task {id}: find the answer and report it."
+
+
+def static_outcome(outcome: str, reason: str | None) -> str:
+    """An unguarded run's outcome, with LangChain4j's round-trip cap (a RuntimeException) counted as expired."""
+    if outcome == "failed" and reason and "tool calling round trips" in reason:
+        return "expired"
+    return outcome
+
+
+def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
+    stop = next((d for d in result.decisions if d.action.value == "stop"), None)
+    return {
+        "task": task.id,
+        "kind": task.kind.value,
+        "outcome": outcome,
+        "success": is_success(task, outcome, result.answer),
+        "model_calls": result.model_calls,
+        "total_tokens": int(result.total_tokens or 0),
+        "reflections": list(result.reflections),
+        "rule": stop.rule if stop is not None else None,
+        "stopped_after": stop.iteration if stop is not None else None,
+        "answer_at": task.answer_at,
+        "loop_from_call": task.loop_from_call,
+        "tokens_to_loop": (None if task.loop_from_call is None
+                           else int(sum(e.total_tokens or 0 for e in result.record.events[: task.loop_from_call]))),
+    }
+
+
+def _static_job(n: int) -> Callable[[Task], dict[str, Any]]:
+    from pyguard.guard import run_unguarded
+    from pyguard.jvm import scripted_model
+
+    def job(task: Task) -> dict[str, Any]:
+        r = run_unguarded("aiservices", scripted_model(task.scenario), TASK_TEXT.format(id=task.id), task_type=task.kind.value,
+                          run_id=f"{task.id}-static{n}", max_tool_calling_round_trips=n)
+        return _row(task, r, static_outcome(r.outcome.value, r.reason))
+
+    return job
+
+
+def _dynamic_job(tag: str) -> Callable[[Task], dict[str, Any]]:
+    from pyguard.engine import PolicyConfig
+    from pyguard.guard import Guard
+    from pyguard.jvm import scripted_model
+
+    guard = Guard(PolicyConfig())
+
+    def job(task: Task) -> dict[str, Any]:
+        r = guard.run("aiservices", scripted_model(task.scenario), TASK_TEXT.format(id=task.id), run_id=f"{task.id}-{tag}",
+                      max_tool_calling_round_trips=DEFAULT_ROUND_TRIPS)
+        return _row(task, r, r.outcome.value)
+
+    return job
+
+
+def run_policy(name: str, tasks: list[Task], threads: int = THREADS) -> list[dict[str, Any]]:
+    """One row per task for policy ``name`` (one of :data:`POLICY_NAMES`); the JVM must be started."""
+    if name.startswith("static-"):
+        job = _static_job(int(name.split("-")[1]))
+    elif name == "langchain4j-default":
+        job = _static_job(DEFAULT_ROUND_TRIPS)
+    elif name in ("dynamic", "dynamic-no-recovery"):
+        job = _dynamic_job(name)
+    else:
+        raise ValueError(f"unknown policy {name!r}; use one of {POLICY_NAMES}")
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(job, tasks))
+
+
+def _summary(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    calls = np.array([r["model_calls"] for r in rows], dtype=float)
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        by_kind[r["kind"]].append(r["success"])
+    return {
+        "name": name,
+        "tasks": len(rows),
+        "success_rate": round(float(np.mean([r["success"] for r in rows])), 4),
+        "total_tokens": int(sum(r["total_tokens"] for r in rows)),
+        "mean_model_calls": round(float(calls.mean()), 3),
+        "p95_model_calls": float(np.percentile(calls, 95)),
+        "outcomes": dict(sorted(Counter(r["outcome"] for r in rows).items())),
+        "success_by_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(by_kind.items())},
+        "tokens_by_kind": {k: int(sum(r["total_tokens"] for r in rows if r["kind"] == k)) for k in sorted(by_kind)},
+    }
+
+
+def _losses(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where a dynamic policy lost tasks (by kind, outcome and rule; legitimate tasks with the call they needed), and
+    per kind how fast loops were caught: calls from the loop's first call to the first reflection and to the stop."""
+    looping = {k.value for k in LOOPING}
+    lost = [r for r in rows if not r["success"]]
+    groups = Counter((r["kind"], r["outcome"], r["rule"] or "-") for r in lost)
+    per_kind: dict[str, Any] = {}
+    for kind in sorted({r["kind"] for r in rows}):
+        rs = [r for r in rows if r["kind"] == kind]
+        entry: dict[str, Any] = {"tasks": len(rs), "reflected": sum(1 for r in rs if r["reflections"]),
+                                 "stopped": sum(1 for r in rs if r["stopped_after"] is not None),
+                                 "mean_model_calls": round(float(np.mean([r["model_calls"] for r in rs])), 3)}
+        if kind in looping:
+            delays = [r["reflections"][0] - r["loop_from_call"] for r in rs if r["reflections"]]
+            stops = [r["stopped_after"] - r["loop_from_call"] for r in rs if r["stopped_after"] is not None]
+            entry["mean_reflection_delay"] = round(float(np.mean(delays)), 3) if delays else None
+            entry["max_reflection_delay"] = max(delays) if delays else None
+            entry["mean_stop_delay"] = round(float(np.mean(stops)), 3) if stops else None
+        per_kind[kind] = entry
+    return {
+        "lost": len(lost),
+        "by_kind_outcome_rule": [{"kind": k, "outcome": o, "rule": ru, "tasks": n} for (k, o, ru), n in groups.most_common()],
+        "legitimate_lost": [
+            {"task": r["task"], "kind": r["kind"], "outcome": r["outcome"], "rule": r["rule"], "stopped_after": r["stopped_after"],
+             "reflected_after": r["reflections"], "answer_at": r["answer_at"]}
+            for r in lost if r["kind"] not in looping
+        ][:40],
+        "by_kind": per_kind,
+    }
+
+
+def _floor(rows: list[dict[str, Any]]) -> int:
+    """Tokens of an oracle that finishes every legitimate task (its full run under LangChain4j's default cap) and
+    answers each looping task at the call where its loop would start: what finishing every task costs at least."""
+    return int(sum(r["total_tokens"] if r["loop_from_call"] is None else r["tokens_to_loop"] for r in rows))
+
+
+def _targets(policies: dict[str, dict[str, Any]], floor: int) -> dict[str, Any]:
+    dyn = policies["dynamic"]
+    statics = [p for n, p in policies.items() if n.startswith("static-")]
+    best = max(statics, key=lambda p: (p["success_rate"], -p["total_tokens"]))
+    ratio10 = dyn["total_tokens"] / max(1, policies["static-10"]["total_tokens"])
+    ratio_default = dyn["total_tokens"] / max(1, policies["langchain4j-default"]["total_tokens"])
+    return {
+        "best_static": best["name"],
+        "best_static_success_rate": best["success_rate"],
+        "dynamic_success_rate": dyn["success_rate"],
+        "success_at_least_best_static": dyn["success_rate"] >= best["success_rate"],
+        "tokens_vs_static_10": round(ratio10, 4),
+        "tokens_at_most_60pct_of_static_10": ratio10 <= 0.6,
+        "tokens_vs_langchain4j_default": round(ratio_default, 4),
+        "success_vs_langchain4j_default": round(dyn["success_rate"] - policies["langchain4j-default"]["success_rate"], 4),
+        "oracle_floor_tokens": floor,
+        "oracle_floor_vs_static_10": round(floor / max(1, policies["static-10"]["total_tokens"]), 4),
+        "dynamic_vs_oracle_floor": round(dyn["total_tokens"] / max(1, floor), 4),
+    }
+
+
+def run(quick: bool = False, *, n_tasks: int | None = None, seed: int | None = None, plot_path: str | Path | None = None) -> dict:
+    from pyguard.jvm import start_jvm
+
+    spec_kwargs: dict[str, Any] = {"n_tasks": n_tasks or (QUICK_TASKS if quick else FULL_TASKS)}
+    if seed is not None:
+        spec_kwargs["seed"] = seed
+    spec = WorkloadSpec(**spec_kwargs)
+    tasks = generate(spec)
+    never = no_recovery(tasks)
+    start_jvm()
+    policies: dict[str, dict[str, Any]] = {}
+    dynamic_rows: dict[str, list[dict[str, Any]]] = {}
+    wall: dict[str, float] = {}
+    for name in POLICY_NAMES:
+        t0 = time.perf_counter()
+        rows = run_policy(name, never if name == "dynamic-no-recovery" else tasks)
+        wall[name] = round(time.perf_counter() - t0, 2)
+        policies[name] = _summary(name, rows)
+        if name.startswith("dynamic"):
+            dynamic_rows[name] = rows
+        if name == "langchain4j-default":
+            floor = _floor(rows)
+    result = {
+        "policies": list(policies.values()),
+        "workload": describe(spec, tasks),
+        "seeds": {"workload": spec.seed, "task_seeds": "numpy SeedSequence(workload).spawn(n_tasks + 1)[1:]"},
+        "n_tasks": len(tasks),
+        "agent_style": "aiservices",
+        "static_cap_semantics": ("static-N = AiServices maxToolCallingRoundTrips(N): success only if the answer comes by "
+                                 "model call N; a capped run makes N+1 model calls (the last response is discarded)"),
+        "losses": {name: _losses(rows) for name, rows in dynamic_rows.items()},
+        "targets": _targets(policies, floor),
+        "wall_s": wall,
+        "threads": THREADS,
+    }
+    if plot_path is None and not quick:
+        plot_path = RESULTS_DIR / "frontier.png"
+    if plot_path is not None:
+        result["plot"] = str(plot(result, plot_path))
+    return result
+
+
+def plot(result: dict, path: str | Path) -> Path:
+    """Success rate against total tokens, one labelled point per policy (matplotlib, Agg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for p in result["policies"]:
+        dyn = p["name"].startswith("dynamic")
+        ax.scatter(p["total_tokens"], p["success_rate"], s=70 if dyn else 45, marker="*" if dyn else "o",
+                   color="tab:red" if dyn else "tab:blue", zorder=3)
+        ax.annotate(p["name"], (p["total_tokens"], p["success_rate"]), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    statics = sorted((p for p in result["policies"] if not p["name"].startswith("dynamic")), key=lambda p: p["total_tokens"])
+    ax.plot([p["total_tokens"] for p in statics], [p["success_rate"] for p in statics], color="tab:blue", alpha=0.4, zorder=2)
+    ax.set_xscale("log")
+    ax.set_xlabel("total tokens over the workload (log scale)")
+    ax.set_ylabel("task success rate (correct answer delivered)")
+    ax.set_title(f"frontier: {result['n_tasks']} tasks, LangChain4j AiServices, static caps vs pyguard's dynamic policy", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def render(result: dict, console) -> None:
+    from rich.table import Table
+
+    t = Table(title=f"frontier: {result['n_tasks']} tasks ({'quick' if result.get('quick') else 'full'})")
+    for c in ("policy", "success", "total tokens", "mean calls", "p95 calls", "outcomes"):
+        t.add_column(c, justify="left" if c in ("policy", "outcomes") else "right")
+    for p in result["policies"]:
+        t.add_row(p["name"], f"{p['success_rate']:.3f}", f"{p['total_tokens']:,}", f"{p['mean_model_calls']:.2f}",
+                  f"{p['p95_model_calls']:.0f}", ", ".join(f"{k} {v}" for k, v in p["outcomes"].items()))
+    console.print(t)
+    kinds = list(result["workload"]["counts"])
+    k = Table(title="success rate by task kind")
+    k.add_column("policy")
+    for kind in kinds:
+        k.add_column(f"{kind} ({result['workload']['counts'][kind]})", justify="right")
+    for p in result["policies"]:
+        k.add_row(p["name"], *(f"{p['success_by_kind'].get(kind, 0):.2f}" for kind in kinds))
+    console.print(k)
+    console.print(f"targets: {result['targets']}")
+    for name, loss in result["losses"].items():
+        console.print(f"{name}: lost {loss['lost']}; " + "; ".join(
+            f"{g['kind']}/{g['outcome']}/{g['rule']}: {g['tasks']}" for g in loss["by_kind_outcome_rule"][:8]))
+        for kind, e in loss["by_kind"].items():
+            console.print(f"  {kind}: " + ", ".join(f"{k} {v}" for k, v in e.items()))
+    if result.get("plot"):
+        console.print(f"plot: {result['plot']}")
