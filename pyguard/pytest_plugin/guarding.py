@@ -81,6 +81,16 @@ class TestGuard:
         self._collector.add(result)
         return result
 
+    def run(self, style: Any, model: Any, task: str, *, task_type: str | None = None, **options: Any) -> Any:
+        """As ``Guard.run`` (a pyguard-built agent around ``model``); the result is recorded."""
+        result = self.guard.run(style, model, task, task_type=task_type or self.task_type, **options)
+        self._collector.add(result)
+        return result
+
+    def run_many(self, jobs: Any, **options: Any) -> list[Any]:
+        """As ``Guard.run_many``; each job receives this test guard, so every result is recorded."""
+        return self.guard.run_many([lambda _guard, job=job: job(self) for job in jobs], **options)
+
     def close(self) -> None:
         close = getattr(self.guard, "close", None)
         if callable(close):
@@ -106,7 +116,10 @@ class _RecordingRun:
         try:
             return self._ctx.__exit__(*exc)
         finally:
-            result = getattr(self._run, "result", None) if self._run is not None else None
+            try:
+                result = self._run.result if self._run is not None else None
+            except Exception:  # the run never finished: nothing to record
+                result = None
             if result is not None:
                 self._collector.add(result)
 

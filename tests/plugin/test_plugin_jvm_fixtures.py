@@ -68,3 +68,53 @@ def test_a_missing_classpath_entry_fails_the_fixture_naming_it(pytester: pytest.
     result = pytester.runpytest_subprocess("--pyguard-classpath", "target/agent.jar")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*pyguard_jvm: --pyguard-classpath entry '*target/agent.jar' does not exist: build the agent first*"])
+
+
+GUARD_TESTS = """
+import os
+
+import pytest
+
+from pyguard.testing import assert_outcome, assert_succeeded
+
+
+@pytest.mark.pyguard(task_type="lookup")
+def test_a_scenario_converges(pyguard_guard):
+    result = pyguard_guard.run_scenario("convergent")
+    assert_succeeded(result)
+    assert result.task_type == "lookup"
+    assert pyguard_guard.results == [result]
+
+
+@pytest.mark.pyguard(max_iterations=2)
+def test_the_marker_caps_model_calls(pyguard_guard):
+    assert pyguard_guard.policy.caps.max_model_calls == 2
+    result = pyguard_guard.run_scenario("logistics_incident")
+    assert_outcome(result, "expired")
+    assert result.iterations == 2
+
+
+def test_a_failing_run_keeps_its_trace(pyguard_guard):
+    assert_succeeded(pyguard_guard.run_scenario("logistics_incident"), within=3)
+
+
+def test_own_agent_through_start_run(pyguard_guard, pyguard_scripted_model):
+    from pyguard.jvm import build_agent, tool_set, scenario_tools
+
+    with pyguard_guard.start_run(task="Where is 12345?") as run:
+        agent = build_agent("aiservices", run.guarded_model(pyguard_scripted_model("convergent")),
+                            tools=scenario_tools("convergent"))
+        run.call(lambda: agent.runJson("Where is 12345?"))
+    assert pyguard_guard.results == [run.result]
+"""
+
+
+def test_pyguard_guard_under_xdist(pytester: pytest.Pytester):
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_guarded=GUARD_TESTS)
+    out = pytester.path / "traces"
+    result = pytester.runpytest_subprocess("-n", "2", "--pyguard-trace-dir", str(out), "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=1)
+    assert sorted(p.name for p in out.glob("*.jsonl")) == ["test_guarded.py__test_a_failing_run_keeps_its_trace.jsonl"]
+    result.stdout.fnmatch_lines(["*- pyguard traces -*", "trace of 1 run(s): *test_a_failing_run_keeps_its_trace.jsonl",
+                                 "run *: outcome=* reason=*"])
