@@ -27,6 +27,7 @@ import re
 import threading
 import tomllib
 import zlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -122,8 +123,7 @@ class TaskSet(_Model):
 
     @model_validator(mode="after")
     def _unique_ids(self) -> "TaskSet":
-        seen: set[str] = set()
-        dupes = sorted({t.id for t in self.tasks if t.id in seen or seen.add(t.id)})  # type: ignore[func-returns-value]
+        dupes = sorted(i for i, n in Counter(t.id for t in self.tasks).items() if n > 1)
         if dupes:
             raise ValueError(f"task ids must be unique; repeated: {', '.join(dupes)}")
         return self
@@ -332,11 +332,10 @@ def label_run(run: PlannedRun, record: RunRecord) -> RunRecord:
     if verified is not None:
         update["success_label"] = verified
         if not verified:
-            update["outcome"] = Outcome.FAILED
-            update["reason"] = ("the answer does not match the task's "
-                                + (f"expect {run.task.expect!r}" if run.task.expect is not None and
-                                   (end.answer is None or run.task.expect not in end.answer)
-                                   else f"expect_regex {run.task.expect_regex!r}"))
+            t = run.task
+            missed = (f"expect {t.expect!r}" if t.expect is not None and t.expect not in (end.answer or "")
+                      else f"expect_regex {t.expect_regex!r}")
+            update.update(outcome=Outcome.FAILED, reason=f"the answer does not match the task's {missed}")
     update["evidence"] = {**end.evidence, _KEY: {**run.fingerprint(), "verified": verified}}
     start = record.start if record.start.task_type else record.start.model_copy(update={"task_type": run.task.task_type})
     return RunRecord(start=start, events=record.events, end=end.model_copy(update=update))
