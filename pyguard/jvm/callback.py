@@ -49,8 +49,8 @@ def decision_to_json(decision: Decision | None) -> str:
 class CallbackAdapter:
     """Turns a Python policy function into the Java ``GuardCallback`` of one run.
 
-    Attributes (read after or during the run): ``events`` (every parsed event, in order, when ``keep_events``),
-    ``decisions`` (what the policy returned), ``errors`` (``"Type: message"`` of each Python failure).
+    Attributes (read after or during the run): ``events`` (every parsed event, in order) and ``decisions`` (what the
+    policy returned), both kept only when ``keep_events``; ``errors`` (``"Type: message"`` of each Python failure).
     """
 
     def __init__(self, fn: GuardPolicyFn, *, keep_events: bool = True) -> None:
@@ -73,8 +73,9 @@ class CallbackAdapter:
                     self.events.append(event)
             decision = self.fn(event)
             reply = decision_to_json(decision)
-            with self._lock:
-                self.decisions.append(decision)
+            if self.keep_events:
+                with self._lock:
+                    self.decisions.append(decision)
             return reply
         except BaseException as e:
             with self._lock:

@@ -64,6 +64,8 @@ public final class GuardSensor implements ChatModelListener {
     private int callbackFailures;
     private String lastCallbackError;
     private String lastText;
+    private long[] callbackNanos = new long[8];
+    private int callbackSamples;
 
     /**
      * @param sink receives each valid decision; may be null (sensing only)
@@ -195,6 +197,7 @@ public final class GuardSensor implements ChatModelListener {
             return;
         }
         String reply;
+        long t0 = System.nanoTime();
         try {
             if (config.callbackTimeoutMs() > 0) {
                 Future<String> f = DEADLINE_POOL.submit(() -> cb.onIteration(json));
@@ -202,6 +205,7 @@ public final class GuardSensor implements ChatModelListener {
                     reply = f.get(config.callbackTimeoutMs(), TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     f.cancel(true);
+                    sample(System.nanoTime() - t0);
                     fail("guard callback did not answer within " + config.callbackTimeoutMs() + " ms");
                     return;
                 } catch (java.util.concurrent.ExecutionException e) {
@@ -211,9 +215,11 @@ public final class GuardSensor implements ChatModelListener {
                 reply = cb.onIteration(json);
             }
         } catch (Throwable t) {
+            sample(System.nanoTime() - t0);
             fail("guard callback raised " + describe(t));
             return;
         }
+        sample(System.nanoTime() - t0);
         GuardDecision decision;
         try {
             decision = GuardDecision.parse(reply);
@@ -223,6 +229,16 @@ public final class GuardSensor implements ChatModelListener {
         }
         synchronized (this) { delivered++; }
         if (sink != null) sink.accept(decision);
+    }
+
+    private synchronized void sample(long nanos) {
+        if (callbackSamples == callbackNanos.length) callbackNanos = java.util.Arrays.copyOf(callbackNanos, callbackSamples * 2);
+        callbackNanos[callbackSamples++] = nanos;
+    }
+
+    /** Round-trip time of each callback invocation (Java's view: crossing, GIL wait, policy, reply), in nanoseconds. */
+    public synchronized long[] callbackNanos() {
+        return java.util.Arrays.copyOf(callbackNanos, callbackSamples);
     }
 
     private synchronized void fail(String message) {
