@@ -239,19 +239,32 @@ def plot(result: dict, path: str | Path) -> Path:
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for p in result["policies"]:
         dyn = p["name"].startswith("dynamic")
-        ax.scatter(p["total_tokens"], p["success_rate"], s=70 if dyn else 45, marker="*" if dyn else "o",
+        ax.scatter(p["total_tokens"], p["success_rate"], s=90 if dyn else 45, marker="*" if dyn else "o",
                    color="tab:red" if dyn else "tab:blue", zorder=3)
-        ax.annotate(p["name"], (p["total_tokens"], p["success_rate"]), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        left = p["name"] == "dynamic-no-recovery"  # it sits next to static-15/25: label it on the left
+        ax.annotate(p["name"], (p["total_tokens"], p["success_rate"]), textcoords="offset points",
+                    xytext=(-6, 6) if left else (6, 4), ha="right" if left else "left", fontsize=8)
     statics = sorted((p for p in result["policies"] if not p["name"].startswith("dynamic")), key=lambda p: p["total_tokens"])
     ax.plot([p["total_tokens"] for p in statics], [p["success_rate"] for p in statics], color="tab:blue", alpha=0.4, zorder=2)
+    floor = result.get("targets", {}).get("oracle_floor_tokens")
+    if floor:
+        ax.axvline(floor, color="grey", linestyle="--", linewidth=1)
+        ax.annotate("oracle floor: every legitimate task finished,\nevery loop answered at its start", (floor, 0.02),
+                    xycoords=("data", "axes fraction"), textcoords="offset points", xytext=(4, 0), fontsize=7, color="grey")
     ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:g}M" if v >= 1e6 else f"{v / 1e3:g}k"))
+    ax.set_ylim(0, 1.02)
     ax.set_xlabel("total tokens over the workload (log scale)")
     ax.set_ylabel("task success rate (correct answer delivered)")
     ax.set_title(f"frontier: {result['n_tasks']} tasks, LangChain4j AiServices, static caps vs pyguard's dynamic policy", fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
+    ax.grid(True, which="major", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
