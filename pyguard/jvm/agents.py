@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
@@ -225,6 +225,11 @@ def guard_model(
     ``callback_timeout_ms > 0`` runs the callback on a Java pool thread with that deadline (a late reply is a failure).
     """
     run_id = run_id or uuid.uuid4().hex[:12]
+    if not isinstance(model, jclass("dev.langchain4j.model.chat.ChatModel")):
+        raise ConfigError(
+            f"model must be a Java LangChain4j ChatModel (scripted_model(...), openai_chat_model(...) or your own), "
+            f"got {type(model).__name__}"
+        )
     GuardConfig = jclass("dev.pyguard.bridge.GuardConfig")
     if observe_only:
         config = GuardConfig.observeOnly(run_id)

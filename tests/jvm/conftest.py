@@ -1,16 +1,20 @@
 """JVM tests: one session-scoped fixture starts the JVM once (a JVM cannot restart in a process).
 
-Every test here is marked ``jvm``. JVM start/stop error paths run in subprocesses (test_bootstrap.py).
+Every test here is marked ``jvm``. JVM start/stop error paths run in subprocesses (test_jvm_bootstrap.py).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 
 def pytest_collection_modifyitems(config, items):
+    # (a conftest hook sees every collected item of the session: mark only this directory's)
+    here = str(Path(__file__).resolve().parent)
     for item in items:
-        if "tests/jvm" in str(item.fspath).replace("\\", "/"):
+        if str(Path(str(item.fspath)).resolve().parent) == here:
             item.add_marker(pytest.mark.jvm)
 
 

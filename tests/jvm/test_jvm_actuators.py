@@ -110,6 +110,8 @@ def test_bad_configuration_is_a_config_error(jvm):
         run_agent("aiservices", scripted_model("convergent"), "x", max_model_calls=0)
     with pytest.raises(ConfigError, match="agent style 'langgraph'"):
         run_agent("langgraph", scripted_model("convergent"), "x")
+    with pytest.raises(ConfigError, match="model must be a Java LangChain4j ChatModel"):
+        run_agent("executor", "gpt-4o", "x")
     with pytest.raises(ConfigError, match="max_iterations"):
         run_agent("executor", scripted_model("convergent"), "x", max_iterations=0)
 
