@@ -1,5 +1,5 @@
 # The two Quickstart commands (README.md): `make demo` and `make test`. Both work on a fresh clone.
-.PHONY: setup demo test java-test py-test
+.PHONY: setup demo test java-test py-test example-test
 
 setup:
 	bash scripts/setup.sh
@@ -11,6 +11,10 @@ java-test: setup
 	mvn -q -B -f java/pom.xml test
 
 py-test: setup
-	.venv/bin/python -m pytest -p no:cacheprovider
+	.venv/bin/python -m pytest -p no:cacheprovider -n 2
 
-test: java-test py-test
+# The example user agent project (its own Maven module) tested through the pytest plugin.
+example-test: setup
+	PYTHON=.venv/bin/python bash examples/logistics-agent/run_tests.sh
+
+test: java-test py-test example-test
