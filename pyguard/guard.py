@@ -300,7 +300,7 @@ class GuardedRun:
             return self._finish(answer=res.answer)
         if res.status == "stopped":
             return self._finish_stop(res.outcome.value if res.outcome else "guard_error", res.reason or "", res.fail_safe, salvage)
-        if _hit_own_cap(res):
+        if res.status == "exhausted":
             return self._finish(
                 expired=f"the agent's own cap ended the run without an answer ({res.reason or res.error or res.style.value})",
                 answer=salvage,
@@ -384,7 +384,7 @@ def run_unguarded(
     )
     if res.status == "answered":
         outcome, reason = Outcome.SUCCEEDED, "the model answered"
-    elif _hit_own_cap(res):
+    elif res.status == "exhausted":
         outcome, reason = Outcome.EXPIRED, f"the agent's own cap ended the run: {res.reason or res.error}"
     else:
         outcome, reason = Outcome.FAILED, res.error or res.reason or "the run failed"
@@ -399,16 +399,6 @@ def run_unguarded(
     )
     start = RunStart(run_id=run_id, task_type=task_type, task=task, agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
-
-
-_OWN_CAP_MESSAGE = "(maxToolCallingRoundTrips)"
-"""The tail of the RuntimeException AiServices throws past maxToolCallingRoundTrips (LangChain4j 1.19.0)."""
-
-
-def _hit_own_cap(res: "BridgeResult") -> bool:
-    """The agent's own iteration cap ended the run: the bridge says so (exhausted), or AiServices threw its
-    'exceeded N tool calling round trips' RuntimeException, which is a cap running out, not a failure."""
-    return res.status == "exhausted" or (res.status == "failed" and _OWN_CAP_MESSAGE in (res.error or ""))
 
 
 def _largest_hard_cap(config: "PolicyConfig") -> int:

@@ -34,7 +34,7 @@ import numpy as np
 
 from workload import LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery
 
-__all__ = ["STATIC_CAPS", "POLICY_NAMES", "run", "render", "plot", "run_policy", "static_outcome"]
+__all__ = ["STATIC_CAPS", "POLICY_NAMES", "run", "render", "plot", "run_policy"]
 
 STATIC_CAPS = (3, 5, 8, 10, 15, 25)
 DEFAULT_ROUND_TRIPS = 100
@@ -43,13 +43,6 @@ RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 QUICK_TASKS, FULL_TASKS = 60, 1000
 THREADS = max(2, min(4, os.cpu_count() or 2))
 TASK_TEXT = "Task {id}: find the answer and report it."
-
-
-def static_outcome(outcome: str, reason: str | None) -> str:
-    """An unguarded run's outcome, with LangChain4j's round-trip cap (a RuntimeException) counted as expired."""
-    if outcome == "failed" and reason and "tool calling round trips" in reason:
-        return "expired"
-    return outcome
 
 
 def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
@@ -78,7 +71,7 @@ def _static_job(n: int) -> Callable[[Task], dict[str, Any]]:
     def job(task: Task) -> dict[str, Any]:
         r = run_unguarded("aiservices", scripted_model(task.scenario), TASK_TEXT.format(id=task.id), task_type=task.kind.value,
                           run_id=f"{task.id}-static{n}", max_tool_calling_round_trips=n)
-        return _row(task, r, static_outcome(r.outcome.value, r.reason))
+        return _row(task, r, r.outcome.value)
 
     return job
 

@@ -116,8 +116,8 @@ def test_bad_configuration_is_a_config_error(jvm):
         run_agent("executor", scripted_model("convergent"), "x", max_iterations=0)
 
 
-def test_failed_run_raises_run_error_on_request(jvm):
+def test_exhausted_run_raises_run_error_on_request(jvm):
     r = run_agent("aiservices", scripted_model("oscillating"), "x", guard=False, max_tool_calling_round_trips=2)
-    assert r.status == "failed" and "exceeded 2 tool calling round trips" in r.error
+    assert r.status == "exhausted" and "exceeded 2 tool calling round trips" in r.reason
     with pytest.raises(RunError):
         r.raise_for_status()

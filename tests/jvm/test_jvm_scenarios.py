@@ -33,7 +33,7 @@ def test_pagination_walks_the_pages_then_answers(jvm):
 @pytest.mark.parametrize("name", ["oscillating", "divergent"])
 def test_non_converging_scenarios_run_into_langchain4j_own_cap(jvm, name):
     r = run_agent("aiservices", scripted_model(name), "x", guard=False, max_tool_calling_round_trips=12)
-    assert r.status == "failed" and "exceeded 12 tool calling round trips" in r.error
+    assert r.status == "exhausted" and "exceeded 12 tool calling round trips" in r.reason
     assert r.stats.model_calls == 13
 
 

@@ -39,6 +39,14 @@ public record AgentRunResult(String style, String runId, String status, String a
                 g == null ? null : g.stats(), wall);
     }
 
+    /** The loop's own cap ended the run without an answer; {@code cause} is the loop's signal, kept as the reason. */
+    static AgentRunResult exhausted(String style, dev.langchain4j.model.chat.ChatModel model, long t0, Throwable cause, int iterations) {
+        double wall = (System.nanoTime() - t0) / 1e6;
+        GuardedChatModel g = model instanceof GuardedChatModel gm ? gm : null;
+        return new AgentRunResult(style, g == null ? null : g.runId(), "exhausted", null, null,
+                GuardSensor.describe(cause), null, false, null, null, iterations, g == null ? null : g.stats(), wall);
+    }
+
     private static String describeChain(Throwable t) {
         StringBuilder sb = new StringBuilder(GuardSensor.describe(t));
         java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());

@@ -56,10 +56,22 @@ public final class Agents {
                     String answer = assistant.chat(task);
                     return AgentRunResult.of(style(), model, t0, "answered", answer, null, 0);
                 } catch (Throwable e) {
+                    if (GuardStopException.findIn(e) == null && exceededRoundTrips(e)) {
+                        return AgentRunResult.exhausted(style(), model, t0, e, 0);
+                    }
                     return AgentRunResult.of(style(), model, t0, null, null, e, 0);
                 }
             }
         };
+    }
+
+    /**
+     * AiServices signals its own cap with a plain RuntimeException, "Something is wrong, exceeded N tool calling round
+     * trips (maxToolCallingRoundTrips)" (LangChain4j 1.19.0): the loop's own cap ran out, which is not a failure.
+     */
+    static boolean exceededRoundTrips(Throwable e) {
+        return e instanceof RuntimeException && e.getMessage() != null
+                && e.getMessage().contains("(maxToolCallingRoundTrips)");
     }
 
     /**

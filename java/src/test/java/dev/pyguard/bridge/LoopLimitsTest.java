@@ -14,21 +14,22 @@ class LoopLimitsTest {
             ScriptedChatModel scripted = TestSupport.scenario("oscillating");
             GuardedChatModel g = new GuardedChatModel(scripted, GuardConfig.observeOnly("rt" + n), null);
             AgentRunResult r = Agents.aiServices(g, scripted.newTools(), n, null).run("status?");
-            assertEquals("failed", r.status());
-            assertTrue(r.error().contains("exceeded " + n + " tool calling round trips"), r.error());
+            assertEquals("exhausted", r.status(), "the loop's own cap is exhaustion, not a failure");
+            assertTrue(r.reason().contains("exceeded " + n + " tool calling round trips"), r.reason());
             assertEquals(n + 1, scripted.calls(), "maxToolCallingRoundTrips=" + n);
             assertEquals(n, r.stats().toolExecutions());
         }
     }
 
     @Test
-    void aiServicesAnswerOnTheLastAllowedCallStillFails() {
+    void aiServicesAnswerOnTheLastAllowedCallIsStillExhausted() {
         // convergent answers at model call 4; with maxToolCallingRoundTrips=3 the 4th response is an answer, and LangChain4j still throws.
         ScriptedChatModel scripted = TestSupport.scenario("convergent");
         GuardedChatModel g = new GuardedChatModel(scripted, GuardConfig.observeOnly("rt-edge"), null);
         AgentRunResult r = Agents.aiServices(g, scripted.newTools(), 3, null).run("x");
         assertEquals(4, scripted.calls());
-        assertEquals("failed", r.status(), r.toJson());
+        assertEquals("exhausted", r.status(), r.toJson());
+        assertNull(r.answer(), "LangChain4j discards the answer of call N+1");
         AgentRunResult ok = Agents.aiServices(new GuardedChatModel(TestSupport.scenario("convergent"), GuardConfig.observeOnly("rt-ok"), null),
                 TestSupport.scenario("convergent").newTools(), 4, null).run("x");
         assertEquals("answered", ok.status());
