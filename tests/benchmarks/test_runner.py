@@ -1,0 +1,32 @@
+"""benchmarks/run.py: one JSON object per suite, stamped with the suite, mode, date and machine; bad names rejected."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(RUN), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_calibrate_scale_quick_prints_one_well_formed_json_object():
+    done = _run("calibrate_scale", "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["suite"] == "calibrate_scale" and result["quick"] is True
+    assert {"date", "machine"} <= result.keys() and result["machine"]["cpus"] >= 1
+    assert result["runs"] == 10_000 and result["model_calls"] > result["runs"]
+    assert result["total_s"] == round(result["extract_s"] + result["estimate_s"], 3)
+    for n_star, low, high in result["recommended"].values():
+        assert low <= n_star <= high
+
+
+def test_unknown_suite_is_refused_with_the_list_of_suites():
+    done = _run("no_such_suite", "--json")
+    assert done.returncode == 2
+    assert "unknown suite 'no_such_suite'" in done.stderr and "frontier" in done.stderr
