@@ -31,9 +31,9 @@ def _saved(total: int | None, saved: int | None) -> str:
     if total is None:
         return "-"
     if not saved:
-        return f"{total}"
+        return f"{total} / 0"
     share = f" ({saved / total:.0%})" if total else ""
-    return f"{total} / -{saved}{share}"
+    return f"{total} / {saved}{share}"
 
 
 def render_report(report: ReplayReport, console: Console) -> None:
