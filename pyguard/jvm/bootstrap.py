@@ -118,6 +118,24 @@ def _check_version(home: Path) -> None:
             return
 
 
+def _expand_classpath(classpath: Sequence[str | os.PathLike[str]]) -> tuple[str, ...]:
+    """Resolve classpath entries; an entry with a wildcard (``target/dependency/*.jar``) stands for the files it
+    matches, in sorted order, and must match at least one."""
+    import glob
+
+    out: list[str] = []
+    for entry in classpath:
+        text = str(entry)
+        if glob.has_magic(text):
+            matches = sorted(glob.glob(text))
+            if not matches:
+                raise JvmError(f"classpath entry {text} matches no file; build your agent first (e.g. `mvn package`)")
+            out.extend(str(Path(m).resolve()) for m in matches)
+        else:
+            out.append(str(Path(text).resolve()))
+    return tuple(dict.fromkeys(out))
+
+
 def jvm_started() -> bool:
     """True once a JVM runs in this process (started by pyguard or by anyone else)."""
     if "jpype" not in sys.modules:
@@ -142,14 +160,14 @@ def start_jvm(
     jvm_args: Sequence[str] = (),
     java_home: str | os.PathLike[str] | None = None,
 ) -> JvmInfo:
-    """Start the JVM with pyguard's jars plus ``classpath`` (e.g. a user's agent jar); idempotent.
+    """Start the JVM with pyguard's jars plus ``classpath`` (a user's agent jar, `target/dependency/*.jar`); idempotent.
 
     A second call returns the running JVM's :class:`JvmInfo`; it raises :class:`JvmError` if it asks for classpath
     entries the running JVM does not have (a JVM cannot be restarted in one process), or if a JVM was started by
     someone else without pyguard's jars.
     """
     global _STARTED
-    extra = tuple(str(Path(p).resolve()) for p in classpath)
+    extra = _expand_classpath(classpath)
     with _LOCK:
         if _STARTED is not None:
             missing = [p for p in extra if p not in _STARTED.classpath]

@@ -100,3 +100,30 @@ def test_user_classpath_entry_is_used(tmp_path):
         print(jpype.JClass("acme.Hello").hi(), jpype.JClass("dev.pyguard.bridge.GuardedChatModel").__name__)
     """)
     assert out.stdout.split() == ["hi", "dev.pyguard.bridge.GuardedChatModel"], out.stderr
+
+
+def test_classpath_wildcards_expand_to_the_jars_they_match(tmp_path):
+    src = tmp_path / "src" / "acme"
+    src.mkdir(parents=True)
+    (src / "Hello.java").write_text("package acme; public class Hello { public static String hi() { return \"hi\"; } }")
+    classes = tmp_path / "classes"
+    subprocess.run(["javac", "-d", str(classes), str(src / "Hello.java")], check=True, timeout=120)
+    libs = tmp_path / "dependency"
+    libs.mkdir()
+    subprocess.run(["jar", "cf", str(libs / "hello.jar"), "-C", str(classes), "."], check=True, timeout=120)
+    out = run_py(f"""
+        from pyguard.jvm import start_jvm
+        import jpype
+        info = start_jvm(classpath=[{str(libs / "*.jar")!r}])
+        print(jpype.JClass("acme.Hello").hi(), sum(p.endswith("hello.jar") for p in info.classpath))
+    """)
+    assert out.stdout.split() == ["hi", "1"], out.stderr
+
+
+def test_classpath_wildcard_matching_nothing_names_the_entry(tmp_path):
+    out = run_py(f"""
+        from pyguard.jvm import start_jvm
+        start_jvm(classpath=[{str(tmp_path / "target" / "*.jar")!r}])
+    """)
+    assert out.returncode != 0
+    assert f"classpath entry {tmp_path / 'target' / '*.jar'} matches no file" in out.stderr
