@@ -77,7 +77,10 @@ class UsageState:
 
 
 class UsageTracker:
-    """Accumulates a run's usage from its iteration events. Stateful: ``reset()`` starts over."""
+    """Accumulates a run's usage from its iteration events. Stateful: ``reset()`` starts over.
+
+    ``state`` is the frozen snapshot; it is built when asked for (not at every event), so a policy that only
+    needs it for caps or evidence does not pay for it on every model call."""
 
     def __init__(self, prices: Mapping[str, Price] | None = None) -> None:
         self.prices = dict(prices or {})
@@ -87,7 +90,34 @@ class UsageTracker:
         self._by_tool: Counter[str] = Counter()
         self._identical: Counter[str] = Counter()
         self._top: tuple[int, str | None] = (0, None)
-        self.state = UsageState()
+        self._model_calls = 0
+        self._tool_calls = 0
+        self._input = self._output = self._total = 0
+        self._reported = False
+        self._cost = 0.0
+        self._unpriced = 0
+        self._elapsed = 0.0
+        self._state: UsageState | None = UsageState()
+
+    @property
+    def state(self) -> UsageState:
+        """What the run has used so far."""
+        if self._state is None:
+            self._state = UsageState(
+                model_calls=self._model_calls,
+                tool_calls=self._tool_calls,
+                tool_calls_by_tool=MappingProxyType(dict(self._by_tool)),
+                input_tokens=self._input,
+                output_tokens=self._output,
+                total_tokens=self._total,
+                tokens_reported=self._reported,
+                cost=self._cost,
+                unpriced_calls=self._unpriced,
+                elapsed_s=self._elapsed,
+                most_identical=self._top[0],
+                most_identical_action=self._top[1],
+            )
+        return self._state
 
     def price_of(self, model: str | None) -> Price | None:
         if model is not None and model in self.prices:
@@ -95,38 +125,35 @@ class UsageTracker:
         return self.prices.get("*")
 
     def update(self, event: IterationEvent, elapsed_s: float) -> UsageState:
-        s = self.state
+        """Count ``event`` (``elapsed_s``: seconds since the run started) and return the new state."""
+        self.accumulate(event, elapsed_s)
+        return self.state
+
+    def accumulate(self, event: IterationEvent, elapsed_s: float) -> None:
+        """Count ``event`` like :meth:`update`, without building the state snapshot."""
         for call in event.tool_calls:
             self._by_tool[call.name] += 1
             fp = fingerprint(call.name, call.arguments)
-            self._identical[fp.exact_id] += 1
-            if self._identical[fp.exact_id] > self._top[0]:
-                self._top = (self._identical[fp.exact_id], fp.short())
+            n = self._identical[fp.exact_id] + 1
+            self._identical[fp.exact_id] = n
+            if n > self._top[0]:
+                self._top = (n, fp.short())
         inp = event.input_tokens or 0
         out = event.output_tokens or 0
-        tot = event.total_tokens if event.total_tokens is not None else inp + out
-        reported = any(t is not None for t in (event.input_tokens, event.output_tokens, event.total_tokens))
-        price = self.price_of(event.model)
-        cost, unpriced = s.cost, s.unpriced_calls
+        self._total += event.total_tokens if event.total_tokens is not None else inp + out
+        self._input += inp
+        self._output += out
+        if not self._reported:
+            self._reported = any(t is not None for t in (event.input_tokens, event.output_tokens, event.total_tokens))
+        price = self.price_of(event.model) if self.prices else None
         if price is None:
-            unpriced += 1
+            self._unpriced += 1
         else:
-            cost += inp / 1e6 * price.input_per_mtok + out / 1e6 * price.output_per_mtok
-        self.state = UsageState(
-            model_calls=s.model_calls + 1,
-            tool_calls=s.tool_calls + len(event.tool_calls),
-            tool_calls_by_tool=MappingProxyType(dict(self._by_tool)) if event.tool_calls else s.tool_calls_by_tool,
-            input_tokens=s.input_tokens + inp,
-            output_tokens=s.output_tokens + out,
-            total_tokens=s.total_tokens + tot,
-            tokens_reported=s.tokens_reported or reported,
-            cost=cost,
-            unpriced_calls=unpriced,
-            elapsed_s=elapsed_s,
-            most_identical=self._top[0],
-            most_identical_action=self._top[1],
-        )
-        return self.state
+            self._cost += inp / 1e6 * price.input_per_mtok + out / 1e6 * price.output_per_mtok
+        self._model_calls += 1
+        self._tool_calls += len(event.tool_calls)
+        self._elapsed = elapsed_s
+        self._state = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,12 +57,16 @@ class ActionFingerprint:
         return self.canonical if len(self.canonical) <= limit else self.canonical[: limit - 3] + "..."
 
 
+_DECODER = json.JSONDecoder(parse_float=Decimal)
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _parse(arguments: str) -> tuple[bool, Any]:
     text = arguments.strip()
     if not text:
         return True, {}
     try:
-        return True, json.loads(text, parse_float=Decimal)
+        return True, _DECODER.decode(text)
     except (ValueError, RecursionError):
         return False, " ".join(text.split())
 
@@ -76,24 +80,10 @@ def _number(d: Decimal) -> int | float:
     return float(d)
 
 
-def _canon(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _canon(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_canon(v) for v in obj]
-    if isinstance(obj, Decimal):
-        return _number(obj)
-    return obj
-
-
 def _norm_str(s: str) -> str:
     s = _NON_ALNUM.sub("", s.strip().lower())
     m = _ID_RE.match(s)
-    if m:
-        return m.group(2)
-    if _NUMBER_RE.match(s):
-        return s
-    return s
+    return m.group(2) if m else s
 
 
 def _norm_scalar(obj: Any) -> str:
@@ -116,53 +106,66 @@ def _norm_scalar(obj: Any) -> str:
     return _norm_str(str(obj))
 
 
-def _norm(obj: Any) -> Any:
+def _walk(obj: Any, leaves: list[str]) -> tuple[Any, Any]:
+    """(canonical form, normalised form) of a parsed JSON value, in one pass; its leaf values (strings, stripped,
+    and numbers as text, in document order) are appended to ``leaves``."""
     if isinstance(obj, dict):
-        return {_NON_ALNUM.sub("", str(k).lower()): _norm(v) for k, v in obj.items()}
+        canon: dict[str, Any] = {}
+        norm: dict[str, Any] = {}
+        for k, v in obj.items():
+            c, n = _walk(v, leaves)
+            canon[str(k)] = c
+            norm[_NON_ALNUM.sub("", str(k).lower())] = n
+        return canon, norm
     if isinstance(obj, list):
-        return [_norm(v) for v in obj]
-    return _norm_scalar(obj)
-
-
-def _leaves(obj: Any, out: list[str]) -> None:
-    if isinstance(obj, dict):
-        for v in obj.values():
-            _leaves(v, out)
-    elif isinstance(obj, list):
-        for v in obj:
-            _leaves(v, out)
-    elif isinstance(obj, str):
-        if obj.strip():
-            out.append(obj.strip())
-    elif isinstance(obj, (int, float, Decimal)) and not isinstance(obj, bool):
-        out.append(str(_number(Decimal(str(obj)))))
+        pairs = [_walk(v, leaves) for v in obj]
+        return [c for c, _ in pairs], [n for _, n in pairs]
+    if isinstance(obj, str):
+        stripped = obj.strip()
+        if stripped:
+            leaves.append(stripped)
+        return obj, _norm_scalar(obj)
+    if isinstance(obj, bool) or obj is None:
+        return obj, _norm_scalar(obj)
+    if isinstance(obj, int):  # an int is its own number: str(int(Decimal(str(n)))) == str(n)
+        text = str(obj)
+        leaves.append(text)
+        return obj, _norm_str(text)
+    if isinstance(obj, Decimal):
+        value = _number(obj)
+        text = str(value)
+        leaves.append(text)
+        return value, _norm_str(text) if isinstance(value, int) else text
+    if isinstance(obj, float):  # NaN and infinities (json's constants)
+        leaves.append(str(_number(Decimal(str(obj)))))
+    return obj, _norm_scalar(obj)
 
 
 def _dump(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(obj)
 
 
 def canonical_arguments(arguments: str) -> str:
     """The canonical form of a raw JSON arguments string (text, whitespace collapsed, if it is not JSON)."""
     ok, obj = _parse(arguments)
-    return _dump(_canon(obj)) if ok else "raw:" + obj
+    return _dump(_walk(obj, [])[0]) if ok else "raw:" + obj
 
 
 def normalised_arguments(arguments: str) -> str:
     """The normalised form of a raw JSON arguments string."""
     ok, obj = _parse(arguments)
-    return _dump(_norm(obj)) if ok else "raw:" + _norm_str(obj)
+    return _dump(_walk(obj, [])[1]) if ok else "raw:" + _norm_str(obj)
 
 
 @lru_cache(maxsize=8192)
 def fingerprint(tool: str, arguments: str = "") -> ActionFingerprint:
     """Fingerprint one tool call from its name and raw arguments string."""
     ok, obj = _parse(arguments)
+    leaves: list[str] = []
     if ok:
-        canon_args = _dump(_canon(obj))
-        norm_args = _dump(_norm(obj))
-        leaves: list[str] = []
-        _leaves(obj, leaves)
+        canon, norm = _walk(obj, leaves)
+        canon_args = _dump(canon)
+        norm_args = _dump(norm)
     else:
         canon_args = "raw:" + obj
         norm_args = "raw:" + _norm_str(obj)

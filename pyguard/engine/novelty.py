@@ -29,6 +29,27 @@ from pyguard.engine.config import NoveltyConfig
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
 _VOLATILE = re.compile(
+    # Matches volatile tokens standing alone (not inside a longer word):
+    #   ISO date-times   \d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?
+    #   clock times      \d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?
+    #   UUIDs            [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
+    #   long hex ids     (?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}
+    #   durations        \d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|secs?|seconds?|milliseconds?)
+    #   epoch s / ms     1[5-9]\d{8}(?:\d{3})?
+    # each preceded by (?<![0-9a-z]) and followed by (?![0-9a-z]): see _VOLATILE_REFERENCE. Here the first
+    # character is taken out of the alternatives (each checks it with a lookbehind) so that the pattern starts
+    # with a character class and the regex engine skips every other character without trying a match there;
+    # the alternatives, their order and their backtracking are those of the reference.
+    r"[\da-f](?<![0-9a-z].)(?:"
+    r"(?<=\d)\d{3}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?"
+    r"|(?<=\d)\d?:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"|(?<=[0-9a-f])[0-9a-f]{7}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|(?<=[0-9a-f])(?:(?<=\d)|(?=[0-9a-f]*\d))(?:(?<=[a-f])|(?=[0-9a-f]*[a-f]))[0-9a-f]{11,}"
+    r"|(?<=\d)\d*(?:\.\d+)?\s?(?:ms|us|\u00b5s|ns|s|secs?|seconds?|milliseconds?)"
+    r"|(?<=1)[5-9]\d{8}(?:\d{3})?"
+    r")(?![0-9a-z])"
+)
+_VOLATILE_REFERENCE = re.compile(
     r"(?<![0-9a-z])(?:"
     r"\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?"  # ISO date-times
     r"|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"  # clock times
@@ -38,30 +59,65 @@ _VOLATILE = re.compile(
     r"|1[5-9]\d{8}(?:\d{3})?"  # epoch seconds / milliseconds
     r")(?![0-9a-z])"
 )
+"""The readable form of :data:`_VOLATILE` (same matches; slower): the specification the tests compare with."""
+_NOT_DIGITS = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
+_NOT_WHITESPACE = bytes(b for b in range(256) if not chr(b).isspace() or b > 0x7F)
+"""Deletion tables for ASCII text: all bytes but the digits; all bytes but the whitespace that str.split() splits on."""
 _MASK = "\u2400"
 _ECHO = "\u2405"
-_ECHO_SPACE = re.compile(r"\s*\u2405\s*")
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S6 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(6)
+_LOW12 = np.uint64(0xFFF)
+_LOW6 = np.uint64(63)
+_BITS_OF = (np.uint64(1) << (np.arange(4096, dtype=np.uint64) & _LOW6)) | (
+    np.uint64(1) << ((np.arange(4096, dtype=np.uint64) >> _S6) & _LOW6)
+)
+"""The two-bit word mask of a key, by the key's low 12 bits (one lookup instead of five array operations)."""
+_INDEX_VIEW = np.dtype(np.intp).itemsize == 8
+
+
+def _index(h: np.ndarray) -> np.ndarray:
+    """Non-negative uint64 values below 2**63 as an index array (a free view where intp is 64-bit)."""
+    return h.view(np.intp) if _INDEX_VIEW else h.astype(np.intp)
 
 
 def mask_volatile(text: str) -> str:
     """``text`` (already lower-cased) with volatile tokens replaced by one mask character each."""
+    if text.isascii():
+        raw = text.encode("ascii")
+        # every volatile token has a digit, except a UUID of letters only (which has dashes): skip the scan
+        if not raw.translate(None, _NOT_DIGITS) and b"-" not in raw:
+            return text
     return _VOLATILE.sub(_MASK, text)
 
 
 @lru_cache(maxsize=16)
 def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> str:
     """The form of an observation that is compared: lower case, whitespace collapsed, volatile tokens masked and
-    echoed argument values (``echo``, at least 3 characters) removed."""
-    out = " ".join(text.lower().split())
+    echoed argument values (``echo``, at least 3 characters) removed, with the spaces around them."""
+    low = text.lower()
+    volatile_free = False
+    if low.isascii():
+        raw = low.encode("ascii")
+        # already collapsed (single spaces only, none at the ends): " ".join(low.split()) would give low itself
+        spaces = raw.translate(None, _NOT_WHITESPACE)
+        if spaces.count(b" ") == len(spaces) and b"  " not in raw and not raw.startswith(b" ") and not raw.endswith(b" "):
+            out = low
+        else:
+            out = " ".join(low.split())
+        # every volatile token has a digit, except a UUID of letters only (which has dashes): nothing to mask
+        volatile_free = not raw.translate(None, _NOT_DIGITS) and b"-" not in raw
+    else:
+        out = " ".join(low.split())
     values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
     for value in values:
         out = out.replace(value, _ECHO)
-    if values:
-        out = _ECHO_SPACE.sub(_ECHO, out)
-    return mask_volatile(out) if mask else out
+    if values and _ECHO in out:
+        # whitespace is single spaces here: drop those next to an echo mark (what re.sub(r"\s*\u2405\s*") does)
+        out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)
+    return _VOLATILE.sub(_MASK, out) if mask and not volatile_free else out
 
 
 @runtime_checkable
@@ -83,31 +139,35 @@ class NoveltyEstimator(Protocol):
 
 
 def _hashes(prepared: str, n: int) -> np.ndarray:
+    """The hashed shingles of ``prepared``, one per byte position (in position order)."""
     raw = prepared.encode("utf-8", "surrogatepass")
     if not raw:
         return np.empty(0, dtype=np.uint64)
     if len(raw) < 8:
         raw = raw + b"\0" * (8 - len(raw))
     count = len(raw) - 7
-    # shingle at position p = the 8 bytes from p, read as one little-endian word (zero-copy views, one per p % 8)
-    h = np.empty(count, dtype=np.uint64)
-    for off in range(min(8, count)):
-        k = (count - off + 7) // 8
-        h[off::8] = np.frombuffer(raw, dtype="<u8", count=k, offset=off)
+    # shingle at position p = the 8 bytes from p, read as one little-endian word: one strided view, no copy
+    words = np.ndarray((count,), dtype="<u8", buffer=raw, strides=(1,))
     if n < 8:  # shorter shingles: keep the low n bytes (the last 8 - n positions of the text are not shingled)
-        h &= np.uint64((1 << (8 * n)) - 1)
-    # splitmix64 finaliser: spread the packed bytes over all 64 bits
-    h ^= h >> np.uint64(30)
+        h = words & np.uint64((1 << (8 * n)) - 1)
+        t = h >> _S30
+    else:
+        h = words.copy()
+        t = words >> _S30
+    # splitmix64 finaliser: spread the packed bytes over all 64 bits (in place, one scratch array)
+    h ^= t
     h *= _M1
-    h ^= h >> np.uint64(27)
+    np.right_shift(h, _S27, out=t)
+    h ^= t
     h *= _M2
-    h ^= h >> np.uint64(31)
+    np.right_shift(h, _S31, out=t)
+    h ^= t
     return h
 
 
 class _Bloom:
-    """A blocked Bloom filter: 2**bits bits in uint64 words; a key sets two bits of one word (chosen by the key's
-    top bits, so keys sorted by value are sorted by word and can be OR-ed in without scatter conflicts)."""
+    """A blocked Bloom filter: 2**bits bits in uint64 words; a key sets two bits (its low 12 bits choose them,
+    :data:`_BITS_OF`) of one word (chosen by the key's top bits)."""
 
     __slots__ = ("bits", "shift", "words")
 
@@ -118,20 +178,21 @@ class _Bloom:
 
     @staticmethod
     def mask(h: np.ndarray) -> np.ndarray:
-        one = np.uint64(1)
-        return (one << (h & np.uint64(63))) | (one << ((h >> np.uint64(6)) & np.uint64(63)))
+        """The two-bit word mask of each key."""
+        return _BITS_OF[_index(h & _LOW12)]
 
-    def contains(self, h: np.ndarray, m: np.ndarray) -> np.ndarray:
-        """Membership of keys ``h`` whose :meth:`mask` is ``m``."""
-        return (self.words[(h >> self.shift).astype(np.intp)] & m) == m
+    def word_of(self, h: np.ndarray) -> np.ndarray:
+        return _index(h >> self.shift)
 
-    def add_sorted(self, h: np.ndarray, m: np.ndarray) -> None:
-        """Add distinct keys ``h`` given in ascending order (``m``: their masks)."""
-        if h.size == 0:
-            return
-        word = (h >> self.shift).astype(np.intp)
-        starts = np.flatnonzero(np.concatenate(([True], word[1:] != word[:-1])))
-        self.words[word[starts]] |= np.bitwise_or.reduceat(m, starts)
+    def missing(self, word: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """True for keys (word index ``word``, mask ``m``) not in the filter."""
+        w = self.words[word]
+        w &= m
+        return w != m
+
+    def add(self, word: np.ndarray, m: np.ndarray) -> None:
+        """Add keys (word index ``word``, mask ``m``); repeated words are OR-ed together."""
+        np.bitwise_or.at(self.words, word, m)
 
 
 class ShingleNovelty:
@@ -157,17 +218,9 @@ class ShingleNovelty:
         """Distinct shingles in the current generation (approximately)."""
         return self._count
 
-    def _seen(self, h: np.ndarray, m: np.ndarray) -> np.ndarray:
-        seen = self._current.contains(h, m)
-        if self._previous is not None:
-            seen |= self._previous.contains(h, m)
-        return seen
-
-    def _remember(self, new: np.ndarray, m: np.ndarray) -> None:
-        """Remember distinct, ascending keys ``new`` (``m``: their masks)."""
-        if new.size == 0:
-            return
-        self._current.add_sorted(new, m)
+    def _remember(self, new: np.ndarray, m: np.ndarray, word: np.ndarray) -> None:
+        """Remember distinct keys ``new`` (``m``: their masks, ``word``: their words in the current filter)."""
+        self._current.add(word, m)
         if self._current.bits < self._max_bits:
             need = self._count + new.size
             if need > self._keys.size:
@@ -184,8 +237,8 @@ class ShingleNovelty:
             while (1 << bits) // self._BITS_PER_KEY < self._count and bits < self._max_bits:
                 bits += 1
             grown = _Bloom(bits)
-            keys = np.sort(self._keys[: self._count])
-            grown.add_sorted(keys, _Bloom.mask(keys))
+            keys = self._keys[: self._count]
+            grown.add(grown.word_of(keys), _Bloom.mask(keys))
             self._current = grown
             if bits >= self._max_bits:
                 self._keys = np.empty(0, dtype=np.uint64)  # full size: keys no longer needed
@@ -195,9 +248,15 @@ class ShingleNovelty:
             self.rotations += 1
 
     def _distinct(self, prepared: str) -> np.ndarray:
-        h = np.sort(_hashes(prepared, self.config.shingle_size))
+        """The distinct hashed shingles of ``prepared``, ascending."""
+        h = _hashes(prepared, self.config.shingle_size)
+        h.sort()
         if h.size > 1:
-            h = h[np.concatenate(([True], h[1:] != h[:-1]))]
+            keep = np.empty(h.size, dtype=bool)
+            keep[0] = True
+            np.not_equal(h[1:], h[:-1], out=keep[1:])
+            if not keep.all():
+                h = h[keep]
         return h
 
     def score_prepared(self, prepared: str) -> float:
@@ -207,10 +266,17 @@ class ShingleNovelty:
         if h.size == 0:
             return 0.0
         m = _Bloom.mask(h)
-        new = ~self._seen(h, m)
+        current = self._current
+        word = current.word_of(h)
+        new = current.missing(word, m)
+        if self._previous is not None:
+            new &= self._previous.missing(self._previous.word_of(h), m)
         count = int(np.count_nonzero(new))
         if count:
-            self._remember(h[new], m[new])
+            if count < h.size:
+                self._remember(h[new], m[new], word[new])
+            else:
+                self._remember(h, m, word)
         return count / h.size
 
     def observe(self, text: str, echo: Sequence[str] = ()) -> float:

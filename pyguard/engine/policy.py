@@ -205,12 +205,12 @@ class RunSession:
             raise BudgetError(f"run {self.run_id!r}: expected iteration {i}, got iteration {event.index}; observe events in order")
         self._iterations = i
         self._last_event = event
-        usage = self._usage.update(event, self.policy.clock() - self._started)
+        self._usage.accumulate(event, self.policy.clock() - self._started)
         actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
         report = self._detector.observe(Step(iteration=i, results=tuple(self._results(event)), actions=actions))
         self.gains.append(report.gain)
         self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions)]
-        decision = self._decide(i, event, report.gain, list(report.flags), actions, usage)
+        decision = self._decide(i, event, report.gain, list(report.flags), actions)
         self.decisions.append(decision)
         if decision.action is Action.STOP:
             self._stop = decision
@@ -223,7 +223,6 @@ class RunSession:
         gain: float,
         flags: list[StallFlag],
         actions: tuple[ActionFingerprint, ...],
-        usage: UsageState,
     ) -> Decision:
         s = self.settings
         cfg = self.config
@@ -261,6 +260,7 @@ class RunSession:
                 budget=self.budget,
                 evidence={"gain": round(gain, 4)},
             )
+        usage = self._usage.state if self._caps is not None else None  # the snapshot only when needed (evidence: lazily)
         hits = self._caps.check(usage) if self._caps is not None else []
         if flags and self.reflections >= cfg.max_reflections:
             outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
@@ -309,7 +309,9 @@ class RunSession:
             action=Action.CONTINUE, iteration=i, budget=self.budget, evidence={"gain": round(gain, 4)}
         )
 
-    def _evidence(self, flags: Sequence[StallFlag], hits: Sequence[Any], usage: UsageState) -> dict[str, Any]:
+    def _evidence(self, flags: Sequence[StallFlag], hits: Sequence[Any], usage: UsageState | None) -> dict[str, Any]:
+        if usage is None:
+            usage = self._usage.state
         return {
             "flags": [f.as_dict() for f in flags],
             "caps": [h.as_dict() for h in hits],
@@ -321,7 +323,7 @@ class RunSession:
             "usage": usage.as_dict(),
         }
 
-    def _stop_decision(self, i, outcome, rule, reason, *, flags, hits, usage) -> Decision:
+    def _stop_decision(self, i, outcome, rule, reason, *, flags, hits, usage: UsageState | None) -> Decision:
         return Decision(
             action=Action.STOP,
             reason=reason,
