@@ -8,11 +8,14 @@ iterations goes through ``RunSession.observe`` (fingerprints, novelty, stall rul
 live guard does per model call). Reported per (size, N): the median time of one ``observe`` over the last 10
 iterations of the run (the cost of a decision *at* iteration N), and the mean over all N. ``ratio_1000_vs_10``
 compares the 1000-iteration figure with the 10-iteration one: flat means close to 1 (target <= 1.5).
-Texts are generated before timing; each configuration is repeated and the median taken.
+Texts are generated before timing; one untimed warm-up run first takes the process's one-time costs (first
+calls, caches) off the 10-iteration figure; the garbage collector is run before each timed run (not during it);
+each configuration is repeated (quick 3, full 5) and the median taken.
 """
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 
@@ -68,14 +71,16 @@ def _time_run(events: list[IterationEvent]) -> list[float]:
 
 
 def run(quick: bool) -> dict:
-    repeats = 1 if quick else 5
+    repeats = 3 if quick else 5
     texts = _Texts(7)
+    _time_run(_events(20, 1_000, texts))  # warm-up, untimed
     rows = []
     for label, chars in SIZES.items():
         for n in LENGTHS:
             at_n, mean = [], []
             for r in range(repeats):
                 events = _events(n, chars, texts)
+                gc.collect()
                 times = _time_run(events)
                 at_n.append(statistics.median(times[-WINDOW:]))
                 mean.append(statistics.fmean(times))

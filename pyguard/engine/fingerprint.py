@@ -80,6 +80,12 @@ def _number(d: Decimal) -> int | float:
     return float(d)
 
 
+@lru_cache(maxsize=4096)
+def _norm_name(name: str) -> str:
+    """A tool name or argument key, lower case, letters and digits only (cached: names recur)."""
+    return _NON_ALNUM.sub("", name.lower())
+
+
 def _norm_str(s: str) -> str:
     s = _NON_ALNUM.sub("", s.strip().lower())
     m = _ID_RE.match(s)
@@ -115,7 +121,7 @@ def _walk(obj: Any, leaves: list[str]) -> tuple[Any, Any]:
         for k, v in obj.items():
             c, n = _walk(v, leaves)
             canon[str(k)] = c
-            norm[_NON_ALNUM.sub("", str(k).lower())] = n
+            norm[_norm_name(str(k))] = n
         return canon, norm
     if isinstance(obj, list):
         pairs = [_walk(v, leaves) for v in obj]
@@ -130,7 +136,7 @@ def _walk(obj: Any, leaves: list[str]) -> tuple[Any, Any]:
     if isinstance(obj, int):  # an int is its own number: str(int(Decimal(str(n)))) == str(n)
         text = str(obj)
         leaves.append(text)
-        return obj, _norm_str(text)
+        return obj, text[1:] if obj < 0 else text  # = _norm_str(text): the sign dropped, no leading zeros
     if isinstance(obj, Decimal):
         value = _number(obj)
         text = str(value)
@@ -171,7 +177,7 @@ def fingerprint(tool: str, arguments: str = "") -> ActionFingerprint:
         norm_args = "raw:" + _norm_str(obj)
         leaves = [obj] if obj else []
     canonical = f"{tool}({canon_args})"
-    normalised = f"{_NON_ALNUM.sub('', tool.lower())}({norm_args})"
+    normalised = f"{_norm_name(tool)}({norm_args})"
     return ActionFingerprint(
         tool=tool,
         canonical=canonical,

@@ -149,15 +149,12 @@ def _hashes(prepared: str, n: int) -> np.ndarray:
     # shingle at position p = the 8 bytes from p, read as one little-endian word: one strided view, no copy
     words = np.ndarray((count,), dtype="<u8", buffer=raw, strides=(1,))
     if n < 8:  # shorter shingles: keep the low n bytes (the last 8 - n positions of the text are not shingled)
-        h = words & np.uint64((1 << (8 * n)) - 1)
-        t = h >> _S30
-    else:
-        h = words.copy()
-        t = words >> _S30
-    # splitmix64 finaliser: spread the packed bytes over all 64 bits (in place, one scratch array)
-    h ^= t
+        words = words & np.uint64((1 << (8 * n)) - 1)
+    # splitmix64 finaliser: spread the packed bytes over all 64 bits (in place after the first step)
+    h = words >> _S30
+    h ^= words
     h *= _M1
-    np.right_shift(h, _S27, out=t)
+    t = h >> _S27
     h ^= t
     h *= _M2
     np.right_shift(h, _S31, out=t)
@@ -218,20 +215,9 @@ class ShingleNovelty:
         """Distinct shingles in the current generation (approximately)."""
         return self._count
 
-    def _remember(self, new: np.ndarray, m: np.ndarray, word: np.ndarray) -> None:
-        """Remember distinct keys ``new`` (``m``: their masks, ``word``: their words in the current filter)."""
-        self._current.add(word, m)
-        if self._current.bits < self._max_bits:
-            need = self._count + new.size
-            if need > self._keys.size:
-                keys = np.empty(max(need, 2 * self._keys.size), dtype=np.uint64)
-                keys[: self._count] = self._keys[: self._count]
-                self._keys = keys
-            self._keys[self._count : need] = new
-        self._count += new.size
-        capacity = (1 << self._current.bits) // self._BITS_PER_KEY
-        if self._count <= capacity:
-            return
+    def _grow_or_rotate(self) -> None:
+        """The current generation holds more keys than it has room for: double it (from the remembered keys)
+        while it is below its full size, else make it the previous generation and start an empty one."""
         if self._current.bits < self._max_bits:
             bits = self._current.bits
             while (1 << bits) // self._BITS_PER_KEY < self._count and bits < self._max_bits:
@@ -247,37 +233,49 @@ class ShingleNovelty:
             self._count = 0
             self.rotations += 1
 
+    def _keep_keys(self, new: np.ndarray) -> None:
+        """Append ``new`` keys to the list the current generation is rebuilt from when it grows."""
+        need = self._count + new.size
+        if need > self._keys.size:
+            keys = np.empty(max(need, 2 * self._keys.size), dtype=np.uint64)
+            keys[: self._count] = self._keys[: self._count]
+            self._keys = keys
+        self._keys[self._count : need] = new
+
     def _distinct(self, prepared: str) -> np.ndarray:
         """The distinct hashed shingles of ``prepared``, ascending."""
         h = _hashes(prepared, self.config.shingle_size)
         h.sort()
         if h.size > 1:
-            keep = np.empty(h.size, dtype=bool)
-            keep[0] = True
-            np.not_equal(h[1:], h[:-1], out=keep[1:])
-            if not keep.all():
-                h = h[keep]
+            same = h[1:] == h[:-1]
+            if np.count_nonzero(same):
+                h = h[np.concatenate(([True], ~same))]
         return h
 
     def score_prepared(self, prepared: str) -> float:
         """Novelty of an already prepared text (see :func:`prepare_text`): the fraction of its distinct shingles
         not seen before; then remember them."""
         h = self._distinct(prepared)
-        if h.size == 0:
+        size = h.size
+        if size == 0:
             return 0.0
-        m = _Bloom.mask(h)
-        current = self._current
-        word = current.word_of(h)
+        m = _BITS_OF[_index(h & _LOW12)]
+        current, previous = self._current, self._previous
+        word = _index(h >> current.shift)
         new = current.missing(word, m)
-        if self._previous is not None:
-            new &= self._previous.missing(self._previous.word_of(h), m)
+        if previous is not None:
+            new &= previous.missing(_index(h >> previous.shift), m)
         count = int(np.count_nonzero(new))
         if count:
-            if count < h.size:
-                self._remember(h[new], m[new], word[new])
-            else:
-                self._remember(h, m, word)
-        return count / h.size
+            # Adding a key the current generation already holds changes nothing, so the whole batch is added,
+            # except keys only the previous generation holds (their masks are zeroed).
+            current.add(word, m if previous is None or count == size else m * new)
+            if current.bits < self._max_bits:
+                self._keep_keys(h if count == size else h[new])
+            self._count += count
+            if self._count > (1 << current.bits) // self._BITS_PER_KEY:
+                self._grow_or_rotate()
+        return count / size
 
     def observe(self, text: str, echo: Sequence[str] = ()) -> float:
         return self.score_prepared(prepare_text(text, tuple(echo), self.config.mask_volatile))

@@ -93,6 +93,12 @@ class Policy:
 def _pair(pending: Sequence[tuple[ToolCall, ActionFingerprint, int]], observations: Sequence[Observation]):
     """Pair tool observations with the calls requested in the previous iteration: by id, then by tool name in
     order, then in order. Yields (observation, (call, fingerprint, requested_at) or None)."""
+    if len(observations) <= len(pending):  # the usual case: results in the order of the calls, ids matching
+        for obs, p in zip(observations, pending):
+            if obs.kind != "tool" or obs.tool_call_id is None or obs.tool_call_id != p[0].id:
+                break
+        else:
+            return list(zip(observations, pending))
     free = list(range(len(pending)))
     out = []
     for obs in observations:
