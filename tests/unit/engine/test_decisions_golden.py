@@ -11,6 +11,9 @@ incident under the default policy; the same runs with volatile stamps (timestamp
 every tool result; runs whose results are padded to 3-70 KB (large texts); and two other configurations (short
 shingles, a small rotating novelty memory, no masking, no normalised repeats; a tight budget with caps).
 
+A property test also holds the fast text preparation (the volatile-token regex rewritten for speed, the
+shortcuts for collapsed and digit-free text, the echo-space removal) to its readable reference.
+
 Regenerate (only when a behaviour change is intended, and say so in the commit)::
 
     python tests/unit/engine/test_decisions_golden.py --regenerate
@@ -22,14 +25,18 @@ import functools
 import hashlib
 import json
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyguard.decisions import Action
 from pyguard.engine import CapsConfig, NoveltyConfig, Policy, PolicyConfig, StallConfig
+from pyguard.engine.novelty import _VOLATILE_REFERENCE, mask_volatile, prepare_text
 from pyguard.events import Observation
 from pyguard.synthetic import LabelledRun, labelled_set, logistics_incident
 
@@ -153,6 +160,30 @@ def test_decisions_match_the_golden_fixture(golden, case):
         assert got["b"] == want["b"] and got["n"] == want["n"], f"{case}/{run.name}: budgets changed"
         assert got["end"] == want["end"], f"{case}/{run.name}: outcome changed"
         assert got["g"] == pytest.approx(want["g"], abs=1.5e-3), f"{case}/{run.name}: gains changed"
+
+
+# ---- the fast paths agree with their readable specifications -------------------------------------------------
+
+_PIECES = ["0", "1", "7", "a", "f", "g", "z", "t", " ", "-", ":", ".", ",", "+", "ms", "s", "\u00b5s", "sec", "\u0663",
+           "\n", "\t", "\x1c", "\xa0", "\u2405", "K", "\u212a", "2024-05-01t12:00:03z", "12:00:01",
+           "123e4567-e89b-12d3-a456-426614174000", "abcdefab-abcd-abcd-abcd-abcdefabcdef", "deadbeefcafe1",
+           "1712345678", "1712345678123", " 0.53s"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join),
+       st.lists(st.sampled_from(["12345", "so-12345", "abc", " x  y ", "0.53s", "ab"]), max_size=3))
+def test_volatile_masking_and_preparation_match_the_reference(text, echo):
+    low = text.lower()
+    assert mask_volatile(low) == _VOLATILE_REFERENCE.sub("\u2400", low)
+    reference = " ".join(low.split())
+    values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
+    for value in values:
+        reference = reference.replace(value, "\u2405")
+    if values:
+        reference = re.sub(r"\s*\u2405\s*", "\u2405", reference)
+    assert prepare_text.__wrapped__(text, tuple(echo), True) == _VOLATILE_REFERENCE.sub("\u2400", reference)
+    assert prepare_text.__wrapped__(text, tuple(echo), False) == reference
 
 
 if __name__ == "__main__":
