@@ -71,9 +71,14 @@ def _parse(arguments: str) -> tuple[bool, Any]:
         return False, " ".join(text.split())
 
 
+_MAX_INT_DIGITS = 30
+"""Integral numbers with more digits than this keep their float form: ``1e999999999`` from a model must not
+become a billion-digit int (a hang), nor overflow the JSON encoder's int-to-string limit (a crash)."""
+
+
 def _number(d: Decimal) -> int | float:
     try:
-        if d == d.to_integral_value():
+        if d.is_finite() and d.adjusted() <= _MAX_INT_DIGITS and d == d.to_integral_value():
             return int(d)
     except (InvalidOperation, OverflowError):
         pass

@@ -62,3 +62,13 @@ def test_arg_values_and_short():
 def test_malformed_json_is_fingerprinted_as_text():
     fp = fingerprint("t", '{"a": ')
     assert fp.canonical.startswith("t(raw:")
+
+
+def test_huge_exponents_neither_hang_nor_crash():
+    # A model can write any number; 1e999999999 as an int would take a billion digits.
+    a = fingerprint("lookup", '{"x": 1e999999999}')
+    b = fingerprint("lookup", '{"x": 1E+999999999}')
+    assert a.canonical == b.canonical
+    c = fingerprint("lookup", '{"x": 1e5000}')
+    assert c.canonical and c.normalised
+    assert fingerprint("lookup", '{"x": 1e3}').canonical == fingerprint("lookup", '{"x": 1000}').canonical
