@@ -87,12 +87,18 @@ def test_start_is_idempotent_and_refuses_late_classpath(jvm, tmp_path):
         start_jvm(classpath=[extra])
 
 
-def test_user_classpath_entry_is_used(tmp_path):
+def compile_hello(tmp_path) -> "os.PathLike[str]":
+    """A tiny user class, acme.Hello, compiled into tmp_path/classes."""
     src = tmp_path / "src" / "acme"
     src.mkdir(parents=True)
     (src / "Hello.java").write_text("package acme; public class Hello { public static String hi() { return \"hi\"; } }")
     classes = tmp_path / "classes"
     subprocess.run(["javac", "-d", str(classes), str(src / "Hello.java")], check=True, timeout=120)
+    return classes
+
+
+def test_user_classpath_entry_is_used(tmp_path):
+    classes = compile_hello(tmp_path)
     out = run_py(f"""
         from pyguard.jvm import start_jvm
         import jpype
@@ -103,11 +109,7 @@ def test_user_classpath_entry_is_used(tmp_path):
 
 
 def test_classpath_wildcards_expand_to_the_jars_they_match(tmp_path):
-    src = tmp_path / "src" / "acme"
-    src.mkdir(parents=True)
-    (src / "Hello.java").write_text("package acme; public class Hello { public static String hi() { return \"hi\"; } }")
-    classes = tmp_path / "classes"
-    subprocess.run(["javac", "-d", str(classes), str(src / "Hello.java")], check=True, timeout=120)
+    classes = compile_hello(tmp_path)
     libs = tmp_path / "dependency"
     libs.mkdir()
     subprocess.run(["jar", "cf", str(libs / "hello.jar"), "-C", str(classes), "."], check=True, timeout=120)
