@@ -15,6 +15,6 @@ py-test: setup
 
 # The example user agent project (its own Maven module) tested through the pytest plugin.
 example-test: setup
-	PYTHON=.venv/bin/python bash examples/logistics-agent/run_tests.sh
+	PYTHON=$(CURDIR)/.venv/bin/python bash examples/logistics-agent/run_tests.sh
 
 test: java-test py-test example-test
