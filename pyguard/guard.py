@@ -253,7 +253,6 @@ class GuardedRun:
         guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
         from pyguard.jvm._java import jclass
 
-        started = time.perf_counter()
         try:
             value = fn()
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
@@ -269,7 +268,7 @@ class GuardedRun:
             self._finish_stop(str(stop.outcome()), str(stop.reason()), bool(stop.failSafe()), self._last_text())
             return None
         answer = None if value is None else str(value)
-        self._finish(answer=answer, wall_ms=(time.perf_counter() - started) * 1000.0)
+        self._finish(answer=answer)
         return value
 
     def cancel(self, reason: str = "cancelled from Python") -> None:
@@ -329,7 +328,6 @@ class GuardedRun:
         cancelled: bool = False,
         guard_error: str | None = None,
         expired: str | None = None,
-        wall_ms: float | None = None,
     ) -> RunResult:
         with self._lock:
             if self._result is not None:
