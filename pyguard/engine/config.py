@@ -170,6 +170,13 @@ class StallConfig(_Config):
     """An iteration whose gain is below this is a low-gain iteration."""
     low_gain_streak: int = Field(default=3, ge=1)
     """This many consecutive low-gain iterations is a stall (rule ``low_gain_streak``)."""
+    low_gain_streak_after_reflection: int = Field(default=2, ge=1)
+    """The same, once the run has had a reflection (counted from the first iteration after the grace call): the
+    model was already told it is not learning anything, so a shorter streak confirms it."""
+    empty_results_no_gain: bool = True
+    """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
+    phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer
+    is not new information, even the first time (see :func:`pyguard.engine.stall.is_empty_result`)."""
     changed_result_gain: float = Field(default=0.3, ge=0, le=1)
     """Gain credited to a repeated action whose (masked) result changed: polling, re-run after a change."""
     normalised_repeats: bool = True

@@ -10,7 +10,13 @@ evidence. Rules:
 - ``cycle``: the same, when other actions came in between (A, B, A, B ... or A, B, C, A ...);
 - ``error_storm``: ``error_storm_length`` consecutive errors of the same kind from the same tool with unchanged
   (normalised) inputs, even when the error texts differ (request ids, numbers);
-- ``low_gain_streak``: ``low_gain_streak`` consecutive iterations whose gain is below ``low_gain_threshold``.
+- ``low_gain_streak``: ``low_gain_streak`` consecutive iterations whose gain is below ``low_gain_threshold``
+  (``low_gain_streak_after_reflection`` once the run has had a reflection).
+
+An *empty* result (:func:`is_empty_result`: only an empty container, or a short no-data phrase such as "No matching
+records found.") scores zero gain, even the first time it is seen (``empty_results_no_gain``), so a run that keeps
+finding nothing is low-gain from its first empty answer. A repeated action whose result changed is still credited
+as below.
 
 What is *not* flagged: polling whose result changes, pagination (different arguments, new content), re-running
 the same command after something changed (its output differs). A repeated action whose result changed is credited
@@ -19,6 +25,7 @@ the same command after something changed (its output differs). A repeated action
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -27,9 +34,63 @@ from typing import Any, Sequence
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint, short_digest
 
-__all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", "error_kind"]
+__all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", "error_kind", "is_empty_result"]
 
 _DIGIT_TOKENS = re.compile(r"[\w\u2400\u2405-]*\d[\w\u2400\u2405-]*")
+_EMPTY_MAX_CHARS = 120
+"""Longest prepared text that can be an empty result; anything longer says something."""
+_NOUNS = r"(?:records?|results?|rows?|items?|entries|entry|documents?|docs|matches|match|hits?|data|events?|logs?|files?)"
+_NO_DATA = re.compile(
+    r"(?:no (?:matching |such )?" + _NOUNS + r"(?: (?:were |was )?(?:found|returned|available|matched))?"
+    r"|(?:0|zero) " + _NOUNS + r"(?: (?:were |was )?(?:found|returned|matched))?"
+    r"|(?:\w+ ){0,2}not found"
+    r"|nothing (?:found|returned|to show)"
+    r"|none|null|nil|empty|no data|no content|\(empty\)|\(no results?\)"
+    r")"
+)
+"""A whole result (punctuation, masked and echoed values removed) that only says "nothing"."""
+_PUNCTUATION = re.compile(r"[^\w ]+|_")
+"""Everything but letters, digits and spaces (an underscore counts as punctuation: ``not_found``)."""
+
+
+def _void(value: Any) -> bool:
+    """A JSON value that carries nothing: null, an empty string, list or object, a masked or echoed value only, or
+    an object of such values, zeros and ``false`` with at least one empty collection (``{"items": [], "total": 0}``)."""
+    if value is None or (isinstance(value, (list, dict, str)) and not value):
+        return True
+    if isinstance(value, str):
+        return not value.strip(" \u2400\u2405")
+    if not isinstance(value, dict):
+        return False
+    collections = 0
+    for v in value.values():
+        if isinstance(v, (bool, int, float)):
+            if v:
+                return False
+        elif not _void(v):
+            return False
+        elif isinstance(v, (list, dict)):
+            collections += 1
+    return collections > 0
+
+
+def is_empty_result(prepared: str) -> bool:
+    """True when ``prepared`` (a result text after :func:`pyguard.engine.novelty.prepare_text`) is nothing but an
+    empty result: blank or only echoed arguments; a JSON ``[]``, ``{}``, ``null`` or an object of empty collections and zeros; or a short
+    no-data phrase ("no matching records found", "0 rows returned", "order not found", "none"). Conservative: a
+    text longer than 120 characters, or one that says anything besides "nothing", is not empty."""
+    text = prepared.strip()
+    if len(text) > _EMPTY_MAX_CHARS:
+        return False
+    if not text.strip("\u2405 "):
+        return True  # blank, or only the action's own arguments echoed back
+    if text[0] in "[{" or text == "null":
+        try:
+            return _void(json.loads(text))
+        except ValueError:
+            return False
+    words = " ".join(_PUNCTUATION.sub(" ", text.replace("\u2400", " ").replace("\u2405", " ")).split())
+    return bool(words) and _NO_DATA.fullmatch(words) is not None
 
 
 def error_kind(prepared: str) -> str:
@@ -52,6 +113,8 @@ class ActionResult:
     """Iteration whose response requested the action."""
     text: str = ""
     """The raw result text (quoted, as data, in reflections)."""
+    empty: bool = False
+    """The result says only "nothing" (:func:`is_empty_result` of its prepared text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +190,14 @@ class StallDetector:
         self._errors: dict[str, tuple[str, int]] = {}  # tool -> (input+kind key, consecutive count)
         self._streak = 0
         self._streak_gains: list[float] = []
+        self._rearmed = False
         self.fruitless: set[str] = set()
         """Fingerprint digests (exact and normalised) of actions found fruitless so far."""
 
     def rearm(self) -> None:
-        """Start counting streaks afresh (after a reflection); what was repeated stays known."""
+        """Start counting streaks afresh (after a reflection), low-gain streaks now to
+        ``low_gain_streak_after_reflection``; what was repeated stays known."""
+        self._rearmed = True
         self._streak = 0
         self._streak_gains = []
         self._errors.clear()
@@ -183,8 +249,9 @@ class StallDetector:
 
     def _result(self, iteration: int, r: ActionResult) -> tuple[float, StallFlag | None]:
         a = r.action
+        novelty = 0.0 if r.empty and self.config.empty_results_no_gain else r.novelty
         if a is None:
-            return r.novelty, None
+            return novelty, None
         last = self._by_exact.get(a.exact_id)
         how = "the same arguments"
         if last is None and self.config.normalised_repeats:
@@ -192,14 +259,14 @@ class StallDetector:
             how = "trivially rewritten arguments"
         flag = None
         if last is None:
-            gain = r.novelty
+            gain = novelty
             entry = _Last(r.requested_at, r.result_key, 1, 0, {a.canonical}, r.is_error)
         elif last.result_key == r.result_key:
             gain = 0.0
             entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, last.canonical | {a.canonical}, True)
             flag = self._repeat_flag(iteration, r, last, entry, how)
         else:
-            gain = max(r.novelty, self.config.changed_result_gain)
+            gain = max(novelty, self.config.changed_result_gain)
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, last.canonical | {a.canonical}, r.is_error)
         self._by_exact[a.exact_id] = entry
         self._by_norm[a.norm_id] = entry
@@ -303,7 +370,8 @@ class StallDetector:
         else:
             self._streak = 0
             self._streak_gains = []
-        if self._streak < self.config.low_gain_streak:
+        needed = self.config.low_gain_streak_after_reflection if self._rearmed else self.config.low_gain_streak
+        if self._streak < needed:
             return None
         recent = [a for it, a in self._history if it >= iteration - self._streak]
         tools = sorted({a.tool for a in recent})

@@ -1,0 +1,94 @@
+"""After a reflection, a shorter low-gain streak (``low_gain_streak_after_reflection``) confirms the stall."""
+
+import json
+
+import pytest
+
+from pyguard.decisions import Action
+from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine.config import StallConfig
+from pyguard.engine.fingerprint import fingerprint
+from pyguard.engine.stall import ActionResult, StallDetector, Step
+from pyguard.errors import ConfigError
+
+from engine_support import Script
+
+
+def rules(decisions):
+    return [(d.iteration, d.rule, d.action.value) for d in decisions if d.action is not Action.CONTINUE]
+
+
+def _boilerplate_steps(n: int):
+    """A diverging agent: a new query every call, the same boilerplate back (not empty, so low gain by novelty)."""
+    sc = Script()
+    return [sc.step(("search_kb", {"query": f"topic variant {k}"}, "Nothing matches that query. Related: 'Getting started'."))
+            for k in range(n)]
+
+
+def run(steps, config=None):
+    s = Policy(config or PolicyConfig()).new_run("r1")
+    out = []
+    for ev in steps:
+        d = s.observe(ev)
+        out.append(d)
+        if d.stops:
+            break
+    return s, out
+
+
+def test_default_is_two():
+    assert StallConfig().low_gain_streak_after_reflection == 2
+    with pytest.raises(ConfigError, match="low_gain_streak_after_reflection"):
+        StallConfig(low_gain_streak_after_reflection=0)
+
+
+def test_detector_uses_the_shorter_streak_once_rearmed():
+    d = StallDetector(StallConfig(low_gain_streak=3, low_gain_streak_after_reflection=2))
+    fp = lambda k: fingerprint("search", json.dumps({"q": k}))
+    res = lambda k: ActionResult(action=fp(k), novelty=0.0, result_key=f"r{k}", requested_at=k - 1)
+    d.observe(Step(1, actions=(fp(1),)))
+    flags = [d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).flags for i in range(2, 5)]
+    assert [len(f) for f in flags] == [0, 0, 1]  # 3 low-gain iterations before a reflection
+    d.rearm()
+    flags = [d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).flags for i in range(5, 7)]
+    assert [len(f) for f in flags] == [0, 1]  # 2 after it
+    assert flags[1][0].rule == "low_gain_streak" and flags[1][0].evidence["streak"] == 2
+    d.reset()  # a new run starts with the full streak again
+    d.observe(Step(1, actions=(fp(1),)))
+    assert [len(d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).flags) for i in range(2, 5)] == [0, 0, 1]
+
+
+@pytest.mark.parametrize("after, stop_at", [(1, 7), (2, 8), (3, 9)])
+def test_a_stall_after_a_reflection_stops_after_the_grace_call_and_the_shorter_streak(after, stop_at):
+    cfg = PolicyConfig(stall=StallConfig(low_gain_streak_after_reflection=after), base_budget=20, hard_cap=40)
+    _, ds = run(_boilerplate_steps(12), cfg)
+    got = rules(ds)
+    assert got[0] == (5, "low_gain_streak", "reflect")  # results from iteration 2 on are boilerplate: 3 low at 3, 4, 5
+    assert got[1] == (stop_at, "low_gain_streak", "stop")  # 6 is the grace call; then `after` low-gain iterations
+    assert ds[-1].outcome.value == "stalled" and "again after a reflection" in ds[-1].reason
+
+
+def test_progress_after_a_reflection_resets_the_shorter_streak():
+    sc = Script()
+    steps = [sc.step(("search_kb", {"query": f"q{k}"}, "Nothing matches that query. Related: 'Getting started'."))
+             for k in range(6)]
+    for k in range(6):  # the agent reacts: productive lookups, with a dull result between every two
+        text = "Nothing matches that query. Related: 'Getting started'." if k % 3 == 2 else (
+            f"record {k}: owner team-{k * 17}, region r{k * 29}, amount {k * 1013}, note {'abcdefgh'[k]}{k * 7}")
+        steps.append(sc.step(("get_record", {"id": f"R-{k}"}, text)))
+    steps.append(sc.answer("found it"))
+    s, ds = run(steps)
+    assert [r[2] for r in rules(ds)] == ["reflect"]  # no stop: a lone dull result after a reflection is not a streak
+    assert s.stopped is None
+
+
+def test_polling_after_a_reflection_is_never_stopped():
+    sc = Script()
+    steps = [sc.step(("get_status", {"id": "7"}, "order 7: held at Memphis hub")) for _ in range(3)]  # flagged repeat
+    steps.append(sc.step(("start_export", {"q": "orders"}, "export job exp-1 started")))
+    for p in range(10, 100, 10):  # a poll whose progress changes every time
+        steps.append(sc.step(("check_export", {"job": "exp-1"}, f"job exp-1: RUNNING {p}% ({p * 7} of 700 rows)")))
+    steps.append(sc.answer("done"))
+    s, ds = run(steps)
+    assert [r[:2] for r in rules(ds)] == [(3, "repeat_no_gain")]
+    assert s.stopped is None
