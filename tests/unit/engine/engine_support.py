@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pyguard.events import IterationEvent, Observation, ToolCall
+from pyguard.engine import Policy
+from pyguard.events import IterationEvent, Observation, RunRecord, ToolCall
 
 
 class FakeClock:
@@ -44,3 +45,14 @@ class Script:
         ev = IterationEvent(run_id=self.run_id, index=self.index, observations=self._obs, text=text, **usage)
         self._obs = ()
         return ev
+
+
+def run_until_stop(run: RunRecord, policy: Policy | None = None):
+    """Feed a recorded run's events to a fresh session until the engine stops it: (session, decisions)."""
+    session = (policy or Policy()).new_run(run.run_id)
+    decisions = []
+    for event in run.events:
+        decisions.append(session.observe(event))
+        if decisions[-1].stops:
+            break
+    return session, decisions

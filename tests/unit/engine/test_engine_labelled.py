@@ -3,30 +3,21 @@
 import pytest
 
 from pyguard.decisions import Action
-from pyguard.engine import Policy
 from pyguard.events import Outcome
 from pyguard.synthetic import KINDS, LEGITIMATE_KINDS, LOOP_KINDS, generate, labelled_set, logistics_incident
 from pyguard.errors import InputError
 
+from engine_support import run_until_stop
+
 SEEDS = range(6)
 MAX_DELAY = {"exact_repeat": 1, "normalised_repeat": 1, "cycle": 1, "oscillating": 1, "error_storm": 2, "divergent": 3}
-
-
-def replay(run):
-    s = Policy().new_run(run.run_id)
-    ds = []
-    for ev in run.events:
-        ds.append(s.observe(ev))
-        if ds[-1].stops:
-            break
-    return s, ds
 
 
 @pytest.mark.parametrize("kind", LEGITIMATE_KINDS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_legitimate_runs_are_never_flagged_or_stopped(kind, seed):
     run = generate(kind, seed)
-    s, ds = replay(run)
+    s, ds = run_until_stop(run)
     assert [d.action for d in ds] == [Action.CONTINUE] * len(run.events), [(d.iteration, d.rule) for d in ds if d.rule]
     assert s.finish().outcome is Outcome.SUCCEEDED
 
@@ -35,7 +26,7 @@ def test_legitimate_runs_are_never_flagged_or_stopped(kind, seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_loops_are_flagged_soon_after_they_start(kind, seed):
     run = generate(kind, seed)
-    _, ds = replay(run)
+    _, ds = run_until_stop(run)
     flagged = [d for d in ds if d.action is not Action.CONTINUE]
     assert flagged, "loop not detected"
     first = flagged[0]
@@ -45,7 +36,7 @@ def test_loops_are_flagged_soon_after_they_start(kind, seed):
 
 def test_repeats_are_stopped_right_after_the_reflection():
     for kind in ("exact_repeat", "normalised_repeat", "cycle", "oscillating", "error_storm"):
-        _, ds = replay(generate(kind, 0))
+        _, ds = run_until_stop(generate(kind, 0))
         reflect = next(d for d in ds if d.action is Action.REFLECT)
         assert ds[-1].stops and ds[-1].outcome is Outcome.STALLED
         assert ds[-1].iteration <= reflect.iteration + 2
@@ -54,7 +45,7 @@ def test_repeats_are_stopped_right_after_the_reflection():
 def test_incident():
     run = logistics_incident()
     assert run.label == "loop" and run.loop_start == 2 and len(run.events) == 11
-    _, ds = replay(run)
+    _, ds = run_until_stop(run)
     assert ds[-1].iteration == 4 and ds[-1].stops
 
 

@@ -9,7 +9,7 @@ from pyguard.errors import BudgetError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.synthetic import generate, logistics_incident
 
-from engine_support import FakeClock, Script
+from engine_support import FakeClock, Script, run_until_stop
 
 
 def productive(sc: Script, k: int):
@@ -57,13 +57,7 @@ def test_budget_never_exceeds_hard_cap():
 
 
 def test_logistics_incident_reflects_then_stops_within_a_handful():
-    run = logistics_incident()
-    s = Policy().new_run(run.run_id)
-    ds = []
-    for ev in run.events:
-        ds.append(s.observe(ev))
-        if ds[-1].stops:
-            break
+    s, ds = run_until_stop(logistics_incident())
     assert [d.action for d in ds] == [Action.CONTINUE, Action.CONTINUE, Action.REFLECT, Action.STOP]
     assert ds[2].rule == "repeat_no_gain" and "get_shipment_status" in ds[2].reflection
     assert ds[3].outcome is Outcome.STALLED
