@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
 from pyguard.events import Outcome, RunEnd, RunRecord

@@ -30,7 +30,7 @@ from typing import Callable
 
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.events import IterationEvent, Observation, Outcome, ToolCall
+from pyguard.events import Observation, Outcome, ToolCall
 from pyguard.synthetic import KINDS, LabelledRun, generate, logistics_incident
 
 HEADLINE = ("plain", "volatile", "parallel")

@@ -5,7 +5,6 @@ JVM start/stop error paths run in subprocesses (test_jvm_bootstrap.py).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

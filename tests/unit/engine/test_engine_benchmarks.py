@@ -1,7 +1,6 @@
 """The engine's benchmark suites run and return well-formed JSON (no timing is asserted)."""
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
