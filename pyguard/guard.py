@@ -311,7 +311,7 @@ class GuardedRun:
             self._finish(error="the agent could not be built")
 
     def _finish_stop(self, outcome: str, reason: str, fail_safe: bool, salvage: str | None) -> RunResult:
-        if self.session.decisions and self.session.decisions[-1].stops:
+        if self.session.stopped is not None:
             return self._finish(answer=salvage)
         if outcome == Outcome.CANCELLED.value or self._cancelled:
             return self._finish(cancelled=True, answer=salvage)
@@ -335,9 +335,9 @@ class GuardedRun:
             verified = None
             if answer is not None and error is None and expired is None and self.guard.verifier is not None:
                 verified = bool(self.guard.verifier(answer))
-            end = self.session.finish(answer=answer, error=error, verified=verified, cancelled=cancelled, guard_error=guard_error)
-            if expired is not None and not (self.session.decisions and self.session.decisions[-1].stops):
-                end = end.model_copy(update={"outcome": Outcome.EXPIRED, "reason": expired})
+            end = self.session.finish(
+                answer=answer, error=error, verified=verified, cancelled=cancelled, guard_error=guard_error, expired=expired
+            )
             self._result = self._result_from(end)
             return self._result
 
@@ -401,7 +401,7 @@ def run_unguarded(
 
 def _largest_hard_cap(config: "PolicyConfig") -> int:
     caps = [config.budget_for(None).hard_cap]
-    caps += [config.budget_for(t).hard_cap for t in getattr(config, "task_types", {}) or {}]
+    caps += [config.budget_for(t).hard_cap for t in config.task_types]
     return max(caps)
 
 

@@ -361,10 +361,13 @@ class RunSession:
         verified: bool | None = None,
         cancelled: bool = False,
         guard_error: str | BaseException | None = None,
+        expired: str | None = None,
     ) -> RunEnd:
         """End the run with exactly one outcome. After a STOP: that STOP's outcome, ``answer`` kept beside it as
-        the salvaged answer. Otherwise, in order: guard_error, cancelled, error -> failed, an answer (given, or
-        the text of a final model response) that a verifier did not reject -> succeeded, else failed."""
+        the salvaged answer. Otherwise, in order: guard_error, cancelled, ``expired`` (a cap outside the engine ran
+        out: the agent's own iteration cap, the Java fail-safe; the reason says which) -> expired, error -> failed,
+        an answer (given, or the text of a final model response) that a verifier did not reject -> succeeded, else
+        failed."""
         if self._end is not None:
             raise BudgetError(f"run {self.run_id!r} is already finished (outcome {self._end.outcome.value})")
         last = self._last_event
@@ -383,6 +386,8 @@ class RunSession:
             outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}"
         elif cancelled:
             outcome, reason = Outcome.CANCELLED, "cancelled"
+        elif expired is not None:
+            outcome, reason = Outcome.EXPIRED, expired
         elif error is not None:
             outcome, reason = Outcome.FAILED, f"the run failed: {error}"
         elif answer is not None and verified is False:

@@ -142,13 +142,18 @@ def test_final_answer_is_never_stopped():
         (dict(error="boom"), Outcome.FAILED),
         (dict(answer="a", cancelled=True), Outcome.CANCELLED),
         (dict(answer="a", guard_error="python died"), Outcome.GUARD_ERROR),
+        (dict(answer="a", expired="the agent's own cap"), Outcome.EXPIRED),  # a salvaged answer is not success
+        (dict(error="boom", expired="the agent's own cap"), Outcome.EXPIRED),
         (dict(), Outcome.FAILED),
     ],
 )
 def test_finish_outcomes(kwargs, outcome):
     s = Policy().new_run("r1")
     s.observe(Script().step(("t", {}, "x")))
-    assert s.finish(**kwargs).outcome is outcome
+    end = s.finish(**kwargs)
+    assert end.outcome is outcome
+    if "expired" in kwargs:
+        assert end.reason == kwargs["expired"]
 
 
 def test_misuse_raises_budget_error():
