@@ -21,7 +21,8 @@ def test_calibrate_scale_quick_prints_one_well_formed_json_object():
     assert result["suite"] == "calibrate_scale" and result["quick"] is True
     assert {"date", "machine"} <= result.keys() and result["machine"]["cpus"] >= 1
     assert result["runs"] == 10_000 and result["model_calls"] > result["runs"]
-    assert result["total_s"] == round(result["extract_s"] + result["estimate_s"], 3)
+    # each figure is rounded to 1 ms on its own, so the rounded total may differ from the rounded sum by 1 ms
+    assert abs(result["total_s"] - (result["extract_s"] + result["estimate_s"])) <= 0.0011
     for n_star, low, high in result["recommended"].values():
         assert low <= n_star <= high
 
