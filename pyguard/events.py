@@ -25,6 +25,7 @@ __all__ = [
     "RunStart",
     "RunEnd",
     "RunRecord",
+    "opens_turn",
 ]
 
 
@@ -149,3 +150,14 @@ class RunRecord(BaseModel):
     @property
     def task_type(self) -> str | None:
         return self.start.task_type
+
+
+def opens_turn(previous: IterationEvent | None, event: IterationEvent) -> bool:
+    """True when ``event`` is the first model call of a new conversation turn: the previous call answered (no
+    tool calls) and a user message arrived since. The one definition of a turn, for the engine, replay and
+    calibration alike (LangChain4j's own cap counts per ``chat()`` call, i.e. per turn)."""
+    return (
+        previous is not None
+        and previous.is_final
+        and any(o.kind == "user" for o in event.observations)
+    )

@@ -62,14 +62,16 @@ import time
 from typing import Any, Callable, Sequence
 
 from pyguard.decisions import Action, Decision
+from pyguard.engine.actions import classify_action
 from pyguard.engine.caps import Cap, UsageState, UsageTracker, build_caps
 from pyguard.engine.config import PolicyConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, short_digest
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
-from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, Step, error_kind, is_empty_result
+from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, StallReport, Step, error_kind, is_empty_result
+from pyguard.engine.templates import request_words, template_key
 from pyguard.errors import BudgetError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
 __all__ = ["Policy", "RunSession", "Clock"]
 
@@ -156,6 +158,30 @@ class RunSession:
         self._stop: Decision | None = None
         self._end: RunEnd | None = None
         self._started = policy.clock()
+        self._write_tools = frozenset(self.config.tools.write_tools)
+        self._read_tools = frozenset(self.config.tools.read_tools)
+        self.turn = 1
+        """The conversation turn in force (1-based): a user message after the model's answer opens the next."""
+        self._turn_start = 0
+        """Model calls made before the current turn began (budgets and the hard cap count from here)."""
+
+    def _new_turn(self, i: int) -> None:
+        """Iteration ``i`` opens a new turn: budget, stall state, memory and reflections start afresh (as
+        LangChain4j's cap restarts with every ``chat()`` call); the run's caps go on counting."""
+        self.turn += 1
+        self._turn_start = i - 1
+        self.budget = self._turn_start + self.settings.base_budget
+        self.reflections = 0
+        self._reflected_at = None
+        self._tried_new = False
+        self._detector = StallDetector(self.config.stall)
+        self._estimator.reset()
+        self._pending = []
+
+    @property
+    def _hard_cap(self) -> int:
+        """The hard cap as a model-call number of the run (the turn's calls count from the turn's start)."""
+        return self._turn_start + self.settings.hard_cap
 
     # ---- public state -----------------------------------------------------------------------------------------
 
@@ -179,13 +205,20 @@ class RunSession:
     # ---- observe ----------------------------------------------------------------------------------------------
 
     def _novelty(self, text: str, echo: tuple[str, ...]) -> tuple[float, str]:
+        """Novelty of a result: its share of new content, or, for a large result, its new characters measured
+        against ``novelty.absolute_chars`` (whichever is larger), in [0, 1]; and its prepared text."""
         mask = self.config.novelty.mask_volatile
         prepared = prepare_text(text, echo, mask)
         if self._shingles is not None:
             novelty = self._shingles.score_prepared(prepared)
         else:
             novelty = float(self._estimator.observe(text, echo))
-        return min(max(novelty, 0.0), 1.0), prepared
+        novelty = min(max(novelty, 0.0), 1.0)
+        novelty = max(novelty, min(1.0, novelty * len(prepared) / self.config.novelty.absolute_chars))
+        return novelty, prepared
+
+    def _is_write(self, call: ToolCall) -> bool:
+        return classify_action(call.name, call.arguments, self._write_tools, self._read_tools) == "write"
 
     def _results(self, event: IterationEvent) -> list[ActionResult]:
         results = []
@@ -193,6 +226,9 @@ class RunSession:
             fp = match[1] if match is not None else None
             echo = fp.arg_values if fp is not None else ()
             novelty, prepared = self._novelty(obs.text, echo)
+            template = None
+            if fp is not None and self.config.stall.failure_templates:
+                template = template_key(prepared, request_words(fp.arg_values))
             results.append(
                 ActionResult(
                     action=fp,
@@ -203,6 +239,9 @@ class RunSession:
                     requested_at=match[2] if match is not None else None,
                     text=obs.text,
                     empty=obs.kind == "tool" and is_empty_result(prepared),
+                    raw_key=short_digest(obs.text) if fp is not None else None,
+                    template=template,
+                    write=match is not None and self._is_write(match[0]),
                 )
             )
         return results
@@ -222,13 +261,15 @@ class RunSession:
         if event.index != i:
             raise BudgetError(f"run {self.run_id!r}: expected iteration {i}, got iteration {event.index}; observe events in order")
         self._iterations = i
+        if self.config.budget_per_turn and opens_turn(self._last_event, event):
+            self._new_turn(i)
         self._last_event = event
         self._usage.accumulate(event, self.policy.clock() - self._started)
         actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
         report = self._detector.observe(Step(iteration=i, results=tuple(self._results(event)), actions=actions))
         self.gains.append(report.gain)
         self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions)]
-        decision = self._decide(i, event, report.gain, list(report.flags), actions)
+        decision = self._decide(i, event, report, list(report.flags), actions)
         self.decisions.append(decision)
         if decision.action is Action.STOP:
             self._stop = decision
@@ -238,12 +279,13 @@ class RunSession:
         self,
         i: int,
         event: IterationEvent,
-        gain: float,
+        report: StallReport,
         flags: list[StallFlag],
         actions: tuple[ActionFingerprint, ...],
     ) -> Decision:
         s = self.settings
         cfg = self.config
+        gain = report.gain
         if self._reflected_at is not None and i == self._reflected_at + 1:
             if flags:
                 self.flags.extend(flags)
@@ -275,6 +317,7 @@ class RunSession:
                 action=Action.CONTINUE,
                 reason="the model answered",
                 iteration=i,
+                turn=self.turn,
                 budget=self.budget,
                 evidence={"gain": round(gain, 4)},
             )
@@ -298,7 +341,7 @@ class RunSession:
             self._reflected_at = i
             # actions requested in this same response came after the fruitless ones: they may change the world
             self._tried_new = bool(actions) and not self._detector.all_fruitless(actions)
-            self.budget = min(self.budget + s.extension, s.hard_cap)
+            self.budget = min(self.budget + s.extension, self._hard_cap)
             self._detector.rearm()
             if i >= self.budget:
                 return self._stop_decision(
@@ -312,19 +355,22 @@ class RunSession:
                 rule=flags[0].rule,
                 reflection=text,
                 iteration=i,
+                turn=self.turn,
                 budget=self.budget,
                 evidence=self._evidence(flags, hits, usage),
             )
-        if gain >= s.earn_threshold:
-            self.budget = min(self.budget + s.earn_per_iteration, s.hard_cap)
+        if gain >= s.earn_threshold or report.only_polls:  # a poll within its allowance waits: it spends nothing
+            self.budget = min(self.budget + max(s.earn_per_iteration, int(report.only_polls)), self._hard_cap)
         if i >= self.budget:
-            at_cap = " (the hard cap)" if self.budget >= s.hard_cap else ""
+            at_cap = " (the hard cap)" if self.budget >= self._hard_cap else ""
+            used = self.budget - self._turn_start
+            where = f" in turn {self.turn}" if self.turn > 1 else ""
             return self._stop_decision(
-                i, Outcome.EXPIRED, "budget", f"iteration budget of {self.budget} model calls used{at_cap}",
+                i, Outcome.EXPIRED, "budget", f"iteration budget of {used} model calls used{where}{at_cap}",
                 flags=flags, hits=hits, usage=usage,
             )
         return Decision(
-            action=Action.CONTINUE, iteration=i, budget=self.budget, evidence={"gain": round(gain, 4)}
+            action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}
         )
 
     def _evidence(self, flags: Sequence[StallFlag], hits: Sequence[Any], usage: UsageState | None) -> dict[str, Any]:
@@ -348,6 +394,7 @@ class RunSession:
             rule=rule,
             outcome=outcome,
             iteration=i,
+            turn=self.turn,
             budget=self.budget,
             evidence=self._evidence(flags, hits, usage),
         )
