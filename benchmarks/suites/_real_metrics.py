@@ -167,11 +167,41 @@ def changes_artifact(name: str, arguments: str) -> bool:
     return False
 
 
+_SCRIPT_WRITE = re.compile(r"""(?:cat|tee)\s+(?:<<-?\s*['"]?\w+['"]?\s*>\s*|>\s*)([\w./-]+\.py)\b""")
+_SCRIPT_RUN = re.compile(r"(?:^|[\s;&|])python[\d.]*\s+(?:-\w+\s+)*([\w./-]+\.py)\b")
+
+
+def _command(name: str, arguments: str) -> str | None:
+    try:
+        args = json.loads(arguments) if arguments else {}
+    except json.JSONDecodeError:
+        return None
+    return args.get("command") if isinstance(args, dict) and isinstance(args.get("command"), str) else None
+
+
 def last_artifact_change(record: RunRecord) -> int:
-    """The last iteration whose tool calls changed the artifact (0 when none did)."""
+    """The last iteration whose tool calls changed the artifact (0 when none did).
+
+    Besides :func:`changes_artifact`, running a Python script that the run itself wrote earlier counts as a
+    change when that script writes files (``python apply_fix.py`` after ``cat <<'EOF' > apply_fix.py`` with an
+    ``open(..., 'w')`` inside): coding agents often patch files that way.
+    """
     last = 0
+    writers: set[str] = set()
     for event in record.events:
-        if any(changes_artifact(c.name, c.arguments) for c in event.tool_calls):
+        changed = False
+        for c in event.tool_calls:
+            changed = changed or changes_artifact(c.name, c.arguments)
+            command = _command(c.name, c.arguments)
+            if command is None:
+                continue
+            for m in _SCRIPT_WRITE.finditer(command):
+                if _PY_WRITE.search(command):
+                    writers.add(m.group(1).rsplit("/", 1)[-1])
+            for m in _SCRIPT_RUN.finditer(command):
+                if m.group(1).rsplit("/", 1)[-1] in writers:
+                    changed = True
+        if changed:
             last = event.index
     return last
 

@@ -227,7 +227,7 @@ def _read_all(
             kept.append(run)
         tf.runs = kept
         out.append(tf)
-    if not any(tf.runs for tf in out):
+    if not any(tf.runs for tf in out) and (log.total or format is None):  # an explicit format may load nothing
         shown = ", ".join(repr("<stdin>" if str(p) == "-" else str(p)) for p in paths)
         detail = f" ({log.summary()})" if log.total else ""
         raise InputError(f"{shown} holds no records that could be read{detail}; nothing to load")

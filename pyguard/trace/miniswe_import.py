@@ -29,7 +29,7 @@ from pyguard.trace.tolerance import SkipLog
 
 __all__ = ["parse_miniswe", "is_miniswe_run", "SUBMIT_MARKERS"]
 
-_BLOCK = re.compile(r"```(?:bash|sh)?[ \t]*\n(.*?)\n?```", re.DOTALL)
+_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)  # the action regex of mini-swe-agent's default config
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 
