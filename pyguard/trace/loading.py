@@ -36,18 +36,19 @@ from pyguard.trace.react_import import is_react_run, parse_react_text
 from pyguard.trace.reader import read_trace_bytes
 from pyguard.trace.records import RECORD_TYPES, TraceFile, TraceRun
 from pyguard.trace.sweagent_import import is_sweagent_run, parse_sweagent
+from pyguard.trace.tau2_import import is_tau2_file, is_tau2_simulation, parse_tau2
 from pyguard.trace.tolerance import LoadResult, SkipLog
 
 __all__ = ["FORMATS", "TraceFormatName", "detect_format", "detect_text_format", "load_traces", "load_runs"]
 
-TraceFormatName = Literal["pyguard", "openai", "react", "miniswe", "sweagent", "bfcl"]
-FORMATS: tuple[str, ...] = ("pyguard", "openai", "react", "miniswe", "sweagent", "bfcl")
+TraceFormatName = Literal["pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2"]
+FORMATS: tuple[str, ...] = ("pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2")
 _SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj")
 _FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
 
 # the checks that recognise one run object, most specific first
 _RUN_CHECKS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
-    ("bfcl", is_bfcl_run), ("miniswe", is_miniswe_run), ("sweagent", is_sweagent_run), ("react", is_react_run),
+    ("tau2", lambda obj: is_tau2_file(obj) or is_tau2_simulation(obj)), ("bfcl", is_bfcl_run), ("miniswe", is_miniswe_run), ("sweagent", is_sweagent_run), ("react", is_react_run),
     ("openai", is_openai_run),
 )
 
@@ -101,7 +102,7 @@ def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | No
     raise TraceFormatError(
         "cannot tell the format: the first record has neither a pyguard 'type' (" + ", ".join(RECORD_TYPES) + ") nor"
         f" the keys of a known recording (OpenAI 'messages'/'traj', ReAct text, mini-swe-agent or SWE-agent trajectory,"
-        f" BFCL 'inference_log'); {_FORMAT_HINT}",
+        f" BFCL 'inference_log', τ²-bench 'simulations'); {_FORMAT_HINT}",
         path=name, line=1)
 
 
@@ -183,6 +184,8 @@ def _parse_file(name: str, fmt: str | None, log: SkipLog, terminal_tools: frozen
         items = parse_container(text, shown, log, is_run=check)
         if fmt == "bfcl":
             records = parse_bfcl(items, source=shown, **kw)
+        elif fmt == "tau2":
+            records = parse_tau2(items, source=shown, **kw)
         elif fmt == "miniswe":
             records = parse_miniswe(items, source=shown, default_id=_stem(name), **kw)
         else:
