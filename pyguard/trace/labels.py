@@ -124,13 +124,13 @@ def load_labels(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> La
     if isinstance(source, Labels):
         return source
     if isinstance(source, Mapping):
-        out = Labels()
-        for k, v in source.items():
-            b = _as_bool(v)
-            if b is None:
-                raise InputError(f"label of run {k!r} is {v!r}; use true or false")
-            out[str(k)] = b
-        return out
+        if any(_as_bool(v) is None for v in source.values()):  # a report object in memory
+            found = _from_object(dict(source))
+            if found is None:
+                raise InputError("labels must map run ids to true/false, or be a SWE-bench report; got "
+                                 f"{dict(list(source.items())[:3])!r}")
+            return found
+        return Labels({str(k): bool(_as_bool(v)) for k, v in source.items()})
     p = Path(source)
     if p.is_dir():
         merged = Labels()
