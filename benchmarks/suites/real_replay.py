@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "data" / "real"
 POLICIES = ("pyguard", "repeat", "openhands")
 FIGURES = ("false_stop_rate", "failed_calls_saved", "capped_stopped")
-_CHUNK = 60
+_CHUNK = 150  # runs per job
+_FILES_PER_CHUNK = 50
 
 
 def _manifests(data: Path) -> list[tuple[str, Path, dict]]:
@@ -52,20 +53,25 @@ def _manifests(data: Path) -> list[tuple[str, Path, dict]]:
     return found
 
 
-def _load(folder: Path, spec: dict):  # noqa: ANN202
-    from pyguard.trace import load_runs
-
+def _files(folder: Path, spec: dict) -> list[str]:
     files = sorted({f for pattern in spec.get("runs", ["**/*.json*"]) for f in glob.glob(str(folder / pattern), recursive=True)})
     if not files:
         raise SystemExit(f"{folder}: no file matches runs = {spec.get('runs')}")
+    return files
+
+
+def _load(folder: Path, spec: dict, files: list[str] | None = None):  # noqa: ANN202
+    from pyguard.trace import load_runs
+
     labels = spec.get("labels")
-    return load_runs(files, format=spec.get("format"), terminal_tools=spec.get("terminal_tools") or None,
-                     labels=str(folder / labels) if labels else None)
+    return load_runs(files or _files(folder, spec), format=spec.get("format"),
+                     terminal_tools=spec.get("terminal_tools") or None, labels=str(folder / labels) if labels else None)
 
 
-def _replay_chunk(args: tuple[str, dict, int, int, str | None]) -> list[dict]:
-    """Replay runs [start, stop) of one source (loaded again in this process: cheaper than pickling runs)."""
-    folder, spec, start, stop, config_path = args
+def _replay_chunk(args: tuple[str, dict, list[str] | None, int, int, str | None]) -> list[dict]:
+    """Replay runs [start, stop) of the given files of one source (read again in this process: cheaper than
+    pickling runs; a source with one run per file is split by files, so each process reads only its own)."""
+    folder, spec, files, start, stop, config_path = args
     from pyguard.replay import replay_run
 
     config = None
@@ -73,7 +79,7 @@ def _replay_chunk(args: tuple[str, dict, int, int, str | None]) -> list[dict]:
         from pyguard.engine import PolicyConfig
 
         config = PolicyConfig.from_toml(config_path)
-    runs = _load(Path(folder), spec)[start:stop]
+    runs = _load(Path(folder), spec, files)[start:stop]
     artifact = spec.get("kind") == "artifact"
     rows = []
     for record in runs:
@@ -109,10 +115,15 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
     started = time.perf_counter()
     jobs, meta = [], {}
     for name, folder, spec in sources:
-        loaded = _load(folder, spec)
+        files = _files(folder, spec)
+        loaded = _load(folder, spec, files)
         meta[name] = {"spec": spec, "skipped": dict(loaded.skipped), "runs": len(loaded)}
-        for start in range(0, len(loaded), _CHUNK):
-            jobs.append((name, (str(folder), spec, start, min(start + _CHUNK, len(loaded)), config)))
+        if len(files) >= len(loaded) > _CHUNK:  # one run per file: split the files
+            for start in range(0, len(files), _FILES_PER_CHUNK):
+                jobs.append((name, (str(folder), spec, files[start:start + _FILES_PER_CHUNK], 0, None, config)))
+        else:
+            for start in range(0, len(loaded), _CHUNK):
+                jobs.append((name, (str(folder), spec, files, start, min(start + _CHUNK, len(loaded)), config)))
     workers = min(os.cpu_count() or 1, len(jobs))
     if workers > 1 and sum(m["runs"] for m in meta.values()) > 200:
         with ProcessPoolExecutor(max_workers=workers) as pool:
