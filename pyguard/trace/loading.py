@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pyguard.errors import InputError, TraceFormatError, UnreadableRecord
-from pyguard.events import RunRecord
 from pyguard.trace.bfcl_import import is_bfcl_run, parse_bfcl
 from pyguard.trace.containers import parse_container, read_json_text
 from pyguard.trace.ending import normalise_tool_names
