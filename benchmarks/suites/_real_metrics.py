@@ -212,7 +212,7 @@ def _share(num: int, den: int) -> float | None:
     return None if den == 0 else num / den
 
 
-def score(rows: list[dict], *, artifact: bool, examples: int = 5) -> dict:
+def score(rows: list[dict], *, artifact: bool, examples: int = 8) -> dict:
     """The three figures (and their counts) for one policy over one source's rows.
 
     A row: ``{"id", "n", "label", "capped", "calls": [calls per iteration], "last_edit", "stop_at", "rule",
@@ -250,6 +250,20 @@ def score(rows: list[dict], *, artifact: bool, examples: int = 5) -> dict:
         "false_stop_examples": [
             {"id": r["id"], "stop_at": r["stop_at"], "iterations": r["n"], "last_edit": r["last_edit"] if artifact else None,
              "rule": r["rule"], "reason": (r["reason"] or "")[:300]}
-            for r in sorted(false, key=lambda r: r["id"])[:examples]
+            for r in _spread(false, examples)
         ],
     }
+
+
+def _spread(rows: list[dict], n: int) -> list[dict]:
+    """Up to ``n`` rows, taking each rule in turn (most frequent first) so that every rule gets examples."""
+    by_rule: dict[str, list[dict]] = {}
+    for r in sorted(rows, key=lambda r: r["id"]):
+        by_rule.setdefault(r["rule"] or "stop", []).append(r)
+    queues = sorted(by_rule.values(), key=len, reverse=True)
+    out: list[dict] = []
+    while len(out) < n and any(queues):
+        for q in queues:
+            if q and len(out) < n:
+                out.append(q.pop(0))
+    return out

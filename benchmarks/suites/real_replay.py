@@ -173,6 +173,7 @@ def _pct(value: float | None) -> str:
 
 
 def render(result: dict, console) -> None:  # noqa: ANN001
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"real_replay: {result['data']}  (policy: {result['config'] or 'default PolicyConfig'})")
@@ -198,10 +199,11 @@ def render(result: dict, console) -> None:  # noqa: ANN001
     console.print(table)
     for name, s in result["sources"].items():
         if s["skipped"]:
-            console.print(f"[yellow]{name}: skipped while loading: {s['skipped']}[/yellow]")
+            console.print(f"[yellow]{escape(name)}: skipped while loading: {escape(str(s['skipped']))}[/yellow]")
         fig = s["policies"]["pyguard"]
         if fig["false_stops"]:
-            console.print(f"[bold]{name}[/bold]: pyguard false stops by rule: {fig['false_stop_rules']}")
+            console.print(f"[bold]{escape(name)}[/bold]: pyguard false stops by rule: {escape(str(fig['false_stop_rules']))}")
             for ex in fig["false_stop_examples"]:
                 edit = f", last edit {ex['last_edit']}" if ex["last_edit"] is not None else ""
-                console.print(f"  {ex['id']}: stop at {ex['stop_at']} of {ex['iterations']}{edit} — {ex['rule']}: {ex['reason'][:160]}")
+                console.print(escape(f"  {ex['id']}: stop at {ex['stop_at']} of {ex['iterations']}{edit} — {ex['rule']}:"
+                                     f" {ex['reason'][:160]}"))
