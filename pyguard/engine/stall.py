@@ -38,6 +38,9 @@ __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", 
 
 _DIGIT_TOKENS = re.compile(r"[\w\u2400\u2405-]*\d[\w\u2400\u2405-]*")
 _SEPARATORS = re.compile(r"[\W_]+")
+_MAX_REAPPLIED = 3
+"""A change (the same values written) made, undone and made again up to this many times is still an attempt on a
+changed state (make a fix, undo it to see the test fail, make it again); the next time is a loop."""
 _EMPTY_MAX_CHARS = 120
 """Longest prepared text that can be an empty result; anything longer says something."""
 _NOUNS = r"(?:records?|results?|rows?|items?|entries|entry|documents?|docs|matches|match|hits?|data|events?|logs?|files?)"
@@ -216,7 +219,9 @@ class StallDetector:
         self._streak_gains: list[float] = []
         self._rearmed = False
         self._epoch = 0
-        self._writes: set[tuple[str, frozenset[str]]] = set()  # (tool, argument values) of writes made
+        self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
+        self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
+        self._last_write: str | None = None
         self._templates: dict[tuple[str, str], str] = {}  # (tool, template) -> exact id of the first request
         self._template_streak: dict[str, int] = {}  # tool -> results in a row that matched an earlier template
         self._matched = False
@@ -276,7 +281,11 @@ class StallDetector:
         oldest = self._history[0][0] if self._history else step.iteration
         if len(self._repeats) > 4 * (self._history.maxlen or 1):
             self._repeats = {k for k in self._repeats if k[0] >= oldest}
-        counts = (bool(step.results) or step.iteration > 1) and not only_polls
+        # what counts towards a low-gain streak: an iteration that got tool results (not one answered only by a
+        # user or harness message: a format error re-prompted is no sign that tools stopped helping), and not a
+        # poll within its allowance
+        acted = any(r.action is not None for r in step.results)
+        counts = (acted or (step.iteration > 1 and not step.results)) and not only_polls
         streak = self._low_gain(step.iteration, gain, counts)
         if streak is not None:
             flags.append(streak)
@@ -288,15 +297,25 @@ class StallDetector:
         )
 
     def _new_write(self, r: ActionResult) -> bool:
-        """Record the write of ``r``; True when it has new content: not the same write again (exactly or written
-        another way), nor one that only swaps values an earlier write of the same tool used (an undo: ``old`` and
-        ``new`` exchanged). A write that failed (an error result) changed nothing and is not recorded."""
+        """Record the write of ``r``; True when it is an attempt with new content. Not new: the very same write
+        again with nothing else written since; the same write a third time (two writes taking turns); or a change
+        made, undone and made again more than ``_MAX_REAPPLIED`` times (writes with the same values, ``old`` and
+        ``new`` swapped or not). A write re-applied once after other writes acts on a changed state (a script
+        regenerated, a fix undone to see the test fail and made again): new. A write that failed (an error result) changed nothing and is not
+        recorded."""
         a = r.action
         assert a is not None
+        if self._last_write == a.exact_id:
+            return False  # the very same write again, nothing else written since
         key = (a.tool, frozenset(_SEPARATORS.sub("", v.lower()) for v in a.arg_values))
-        if key in self._writes:
-            return False
-        self._writes.add(key)
+        times = self._writes.get(key, 0) + 1
+        self._writes[key] = times
+        exact = self._writes_exact.get(a.exact_id, 0) + 1
+        self._writes_exact[a.exact_id] = exact
+        self._last_write = a.exact_id
+        if times > _MAX_REAPPLIED or exact > 2:
+            return False  # the same change made, undone and made again; or one write made a third time
+        self._epoch += 1
         return True
 
     def _template_match(self, iteration: int, r: ActionResult) -> StallFlag | None:
@@ -336,8 +355,8 @@ class StallDetector:
         if a is None:
             return novelty, None
         cfg = self.config
-        if r.write and not r.is_error and self._new_write(r):
-            self._epoch += 1
+        new_write = r.write and not r.is_error and self._new_write(r)
+        if new_write:
             self._step_writes += 1
         last = self._by_exact.get(a.exact_id)
         same_request = last is not None
@@ -353,7 +372,7 @@ class StallDetector:
             gain = 0.0 if self._matched else novelty
             entry = _Last(r.requested_at, r.result_key, 1, 0, canonical, r.is_error, self._epoch)
             flag = template_flag
-        elif last.result_key != r.result_key:
+        elif last.result_key != r.result_key or new_write:  # changed, or a write re-applied to a changed state
             gain = max(novelty, cfg.changed_result_gain)
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, r.is_error, self._epoch)
         elif last.epoch < self._epoch and not r.write:
