@@ -43,6 +43,7 @@ __all__ = ["FORMATS", "TraceFormatName", "detect_format", "detect_text_format", 
 TraceFormatName = Literal["pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2"]
 FORMATS: tuple[str, ...] = ("pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2")
 _SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj")
+_SNIFF_LINES = 20  # JSON Lines records looked at to detect a format
 _FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
 
 # the checks that recognise one run object, most specific first
@@ -64,9 +65,9 @@ def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | No
     stripped = text.lstrip()
     if not stripped:
         return None
-    first_line = stripped.split("\n", 1)[0]
+    lines = stripped.split("\n", _SNIFF_LINES)[:_SNIFF_LINES]
     try:
-        first: Any = json.loads(first_line)
+        first: Any = json.loads(lines[0])
     except json.JSONDecodeError:
         first = None
     if isinstance(first, dict):
@@ -80,6 +81,13 @@ def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | No
             return "pyguard"
         if kind is not None:
             return kind  # type: ignore[return-value]
+        for line in lines[1:]:  # JSON Lines whose first record is unreadable (a test that errored): look further
+            try:
+                kind = _kind_of(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+            if kind is not None:
+                return kind  # type: ignore[return-value]
     if not stripped.startswith(("[", "{")):
         if is_react_run({"traj": text}):
             return "react"

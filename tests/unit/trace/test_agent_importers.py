@@ -73,7 +73,8 @@ def test_bfcl_turns_capped_run_and_score_file_labels(tmp_path: Path) -> None:
         {"begin_of_turn_query": [{"role": "user", "content": "hi"}], "step_0": _bfcl_step([], [])}]}
     broken = {"id": "multi_turn_base_9", "result": "Error during inference"}
     results = tmp_path / "BFCL_v4_multi_turn_base_result.json"
-    results.write_text("\n".join(json.dumps(x) for x in (capped, ok, broken)) + "\n")
+    # the errored test first: the format is still detected from the records after it
+    results.write_text("\n".join(json.dumps(x) for x in (broken, capped, ok)) + "\n")
     score = tmp_path / "BFCL_v4_multi_turn_base_score.json"
     score.write_text(json.dumps({"accuracy": 0.5, "correct_count": 1, "total_count": 2}) + "\n"
                      + json.dumps({"id": "multi_turn_base_7", "valid": False}) + "\n")
