@@ -12,6 +12,7 @@ since the previous model call, i.e. the results of the *previous* iteration's ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import Literal
 
@@ -25,6 +26,7 @@ __all__ = [
     "RunStart",
     "RunEnd",
     "RunRecord",
+    "turn_starts",
 ]
 
 
@@ -149,3 +151,18 @@ class RunRecord(BaseModel):
     @property
     def task_type(self) -> str | None:
         return self.start.task_type
+
+
+def turn_starts(events: Sequence[IterationEvent]) -> list[int]:
+    """The 0-based positions of the iterations that start a user turn (one ``chat()`` call of the agent).
+
+    The first iteration starts the first turn; after that, an iteration starts a new turn when the iteration
+    before it was final (the model had answered) and a user message arrived in its request (an observation of
+    kind ``"user"``). A user message while tools are still being called belongs to the same turn. LangChain4j's
+    ``maxToolCallingRoundTrips`` counts model calls per turn, so per-turn caps count from each start.
+    """
+    starts = [0] if events else []
+    for pos in range(1, len(events)):
+        if events[pos - 1].is_final and any(o.kind == "user" for o in events[pos].observations):
+            starts.append(pos)
+    return starts
