@@ -320,7 +320,9 @@ class RunSession:
         if i >= self.budget:
             at_cap = " (the hard cap)" if self.budget >= s.hard_cap else ""
             return self._stop_decision(
-                i, Outcome.EXPIRED, "budget", f"iteration budget of {self.budget} model calls used{at_cap}",
+                i, Outcome.EXPIRED, "budget",
+                f"iteration budget of {self.budget} model calls used{at_cap}" if i == self.budget
+                else f"{i} model calls made, over the iteration budget of {self.budget}{at_cap}",
                 flags=flags, hits=hits, usage=usage,
             )
         return Decision(
