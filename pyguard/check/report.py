@@ -26,8 +26,8 @@ def _figure(x: float | None, rate: bool = False) -> str:
     if rate:
         return f"{x:.3f}"
     if float(x).is_integer() and abs(x) >= 1:
-        return f"{int(x)}"
-    return f"{x:.3f}" if abs(x) < 100 else f"{x:.0f}"
+        return f"{int(x):,}"
+    return f"{x:.3f}" if abs(x) < 100 else f"{x:,.0f}"
 
 
 def _p(p: float | None) -> str:

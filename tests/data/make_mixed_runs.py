@@ -10,7 +10,7 @@ What it holds (84 runs, five task types):
 - ``retail_purchase``: tau-bench-like runs that end in a final tool call (``purchase`` or
   ``transfer_to_human_agents``) with no answer text after it; ``reward`` labels (1.0 / 0.0).
 - ``code_fix``: SWE-agent-like runs (``bash``, ``str_replace_editor``, ``submit``), 5-30 calls, ``resolved`` labels;
-  half the runs come from a provider that reports no usage; runs that hit the recording's own step limit (30) end
+  a third of the runs come from a provider that reports no usage; runs that hit the recording's own step limit (30) end
   while still calling tools.
 - ``web_research``: ReAct runs converted to tool calls (``search``, ``lookup``), no usage at all, ``reward`` labels.
 - ``refund_escalation``: a task type with no successful run (``success: false`` everywhere).
@@ -136,13 +136,13 @@ def retail_purchase(i: int, rng: random.Random) -> dict:
 
 def code_fix(i: int, rng: random.Random) -> dict:
     r = Run(f"swe-{i:02d}", "code_fix", "You are a software engineer working in a repository. Run one command per "
-            "step. Submit when the tests pass.", rng, usage=i % 2 == 0)
+            "step. Submit when the tests pass.", rng, usage=i % 3 != 1)
     r.user(f"Fix issue #{1200 + i}: `parse_date('2026-02-30')` returns a date instead of raising ValueError.")
     r.call("bash", {"command": "ls src tests"}, "src/dates.py  src/__init__.py\ntests/test_dates.py")
     r.call("bash", {"command": "grep -n 'def parse_date' -A 12 src/dates.py"},
            "14:def parse_date(text):\n15:    y, m, d = map(int, text.split('-'))\n16:    return Date(y, m, min(d, 28))")
     solved = i % 4 != 3
-    steps = 4 + (i * 7) % 14 if solved else STEP_LIMIT
+    steps = 4 + (i * 5) % 13 if solved else STEP_LIMIT
     for s in range(steps - 3 if solved else steps - 2):
         if not solved and s % 3 == 2:
             r.call("bash", {"command": "python -m pytest tests/test_dates.py -x -q"},

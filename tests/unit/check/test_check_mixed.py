@@ -49,12 +49,12 @@ def test_success_comes_from_resolved_and_reward_labels_too() -> None:
 
 
 def test_tokens_are_compared_like_with_like(tmp_path: Path) -> None:
-    # The candidate uses 10% fewer tokens in every type, but only the most expensive type still reports usage:
+    # The candidate uses 10% fewer tokens, but only the most expensive type (code_fix) still reports usage:
     # a raw pooled mean rises (the mix of runs with usage changed), every type's tokens fell.
     def cheaper(run: dict, i: int) -> None:
         for m in run["messages"]:
             if "usage" in m:
-                if run["task_type"] == "retail_purchase":
+                if run["task_type"] == "code_fix":
                     m["usage"] = {k: int(v * 0.9) for k, v in m["usage"].items()}
                 else:
                     del m["usage"]
@@ -70,12 +70,12 @@ def test_tokens_are_compared_like_with_like(tmp_path: Path) -> None:
     tokens = {c["task_type"]: c for c in data["checks"] if c["name"] == "baseline.tokens"}
     overall = tokens["*"]
     assert overall["passed"] and overall["value"] < overall["baseline"]
-    assert overall["n"] == data["groups"]["retail_purchase"]["tokens_runs"] == 16  # the runs it rests on
+    assert overall["n"] == data["groups"]["code_fix"]["tokens_runs"] == 13  # the runs it rests on
     assert "relative to their task type's baseline median" in overall["message"]
-    assert "over the 1 type(s) with usage in both (retail_purchase)" in overall["message"]
-    retail = tokens["retail_purchase"]
-    assert retail["value"] < retail["baseline"] and retail["n"] == 16
-    assert "over the 16 of 16 runs with usage" in retail["message"]
+    assert "over the 1 type(s) with usage in both (code_fix)" in overall["message"]
+    code = tokens["code_fix"]
+    assert code["value"] < code["baseline"] and code["n"] == 13
+    assert "over the 13 of 20 runs with usage" in code["message"]
 
 
 def test_a_real_increase_in_tokens_still_fails(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_tables_fit_the_terminal(columns: int, tmp_path: Path) -> None:
     table_lines = result.output.split("FAIL")[0].split("pyguard check")[0].splitlines()
     assert max(len(line) for line in table_lines) <= columns
     row = next(line for line in table_lines if line.lstrip().startswith("code_fix"))
-    assert "(10/20)" in row  # tokens say how many runs they rest on, on the row's own line
+    assert "(13/20)" in row  # tokens say how many runs they rest on, on the row's own line
 
 
 def test_junit_xml_with_a_control_character_in_a_task_type(tmp_path: Path) -> None:
