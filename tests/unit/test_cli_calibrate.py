@@ -79,7 +79,7 @@ def test_table_and_report(trace: Path, tmp_path: Path) -> None:
     result = _invoke(str(trace), "--failure-cost", "1", "--price-per-1k-tokens", "0.01", "--out", str(out),
                      "--bootstrap", "50")
     assert result.exit_code == 0, result.output
-    assert "lookup" in result.stdout and "E[cost](N*)" in result.stdout
+    assert "lookup" in result.stdout and "E[cost]" in result.stdout and "c(N*)" in result.stdout
     for name in ("report.md", "calibration.json", "CalibratedLimits.java", "calibration.properties", "pyguard.toml",
                  "plots/c_lookup.png", "plots/cost_lookup.png", "plots/c_incident.png", "plots/cost_incident.png"):
         assert (out / name).is_file(), name
