@@ -162,7 +162,9 @@ def turn_starts(events: Sequence[IterationEvent]) -> list[int]:
     ``maxToolCallingRoundTrips`` counts model calls per turn, so per-turn caps count from each start.
     """
     starts = [0] if events else []
-    for pos in range(1, len(events)):
-        if events[pos - 1].is_final and any(o.kind == "user" for o in events[pos].observations):
+    after_answer = False
+    for pos, event in enumerate(events):
+        if after_answer and event.observations and any(o.kind == "user" for o in event.observations):
             starts.append(pos)
+        after_answer = not event.tool_calls and event.error is None  # IterationEvent.is_final, inlined: hot loop
     return starts

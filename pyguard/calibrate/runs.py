@@ -204,53 +204,55 @@ class RunAccumulator:
     def __len__(self) -> int:
         return len(self._iterations)
 
-    def _tokens(self, events: list[IterationEvent]) -> list[tuple[float, bool] | None]:
-        out: list[tuple[float, bool] | None] = []
+    def _estimates(self, events: list[IterationEvent]) -> list[float]:
+        """Text-length token estimates per call: everything read so far (input) plus what it wrote (output)."""
+        out: list[float] = []
         seen = 0  # characters the model has read or written so far
         for e in events:
             read = sum(len(o.text) for o in e.observations)
             wrote = len(e.text or "") + sum(len(c.name) + len(c.arguments) for c in e.tool_calls)
-            recorded = iteration_tokens(e)
-            if recorded is not None:
-                out.append((recorded, False))
-            elif self.estimate_tokens:
-                out.append(((seen + read + wrote) / self.chars_per_token, True))  # input: all read so far; output: wrote
-            else:
-                out.append(None)
+            out.append((seen + read + wrote) / self.chars_per_token)
             seen += read + wrote
         return out
 
     def add(self, record: RunRecord) -> None:
         """Add one run (one unit per user turn). Raises :class:`InputError` for a run that made no model call."""
-        n = len(record.events) if record.events else (record.end.iterations if record.end else 0)
+        events = record.events
+        n = len(events) if events else (record.end.iterations if record.end else 0)
         if n < 1:
             raise InputError(
                 f"run {record.run_id!r} has no iterations (no events and RunEnd.iterations=0); "
                 "drop it from the calibration input or record its model calls"
             )
-        ttype = record.task_type or next((e.task_type for e in record.events if e.task_type), None) or UNTYPED
+        ttype = record.task_type or next((e.task_type for e in events if e.task_type), None) or UNTYPED
         code = self._types.setdefault(ttype, len(self._types))
-        starts = turn_starts(record.events) if record.events else [0]
+        starts = turn_starts(events) if events else [0]
+        status = int(run_status(record))
         if len(starts) > 1:
             self._multi.add(ttype)
-        bounds = list(zip(starts, starts[1:] + [n]))
-        tokens = self._tokens(record.events)
-        status = int(run_status(record))
-        for k, (lo, hi) in enumerate(bounds):
-            unit = len(self._iterations)
-            last = k == len(bounds) - 1
-            self._type_code.append(code)
+        ends = starts[1:] + [n]
+        first_unit = len(self._iterations)
+        for k, (lo, hi) in enumerate(zip(starts, ends)):
             self._iterations.append(hi - lo)
-            self._status.append(status if last else int(RunStatus.SUCCESS))
-            self._run_ids.append(record.run_id if len(bounds) == 1 else f"{record.run_id}#turn{k + 1}")
-            self._run_index.append(self._runs)
-            for pos in range(lo, min(hi, len(tokens))):
-                if tokens[pos] is not None:
-                    value, estimated = tokens[pos]  # type: ignore[misc]
-                    self._tok_run.append(unit)
-                    self._tok_iter.append(pos - lo + 1)
-                    self._tok_value.append(value)
-                    self._tok_est.append(estimated)
+            self._status.append(status if hi == n else int(RunStatus.SUCCESS))
+            self._run_ids.append(record.run_id if len(starts) == 1 else f"{record.run_id}#turn{k + 1}")
+        self._type_code.extend([code] * len(starts))
+        self._run_index.extend([self._runs] * len(starts))
+        estimates = self._estimates(events) if self.estimate_tokens else None
+        unit, lo, k = first_unit, 0, 0
+        for pos, event in enumerate(events):
+            if k + 1 < len(starts) and pos == starts[k + 1]:
+                k, unit, lo = k + 1, unit + 1, pos
+            value = iteration_tokens(event)
+            estimated = False
+            if value is None:
+                if estimates is None:
+                    continue
+                value, estimated = estimates[pos], True
+            self._tok_run.append(unit)
+            self._tok_iter.append(pos - lo + 1)
+            self._tok_value.append(value)
+            self._tok_est.append(estimated)
         self._runs += 1
 
     def extend(self, records: Iterable[RunRecord]) -> "RunAccumulator":
