@@ -93,8 +93,8 @@ def _title(t: TaskTypeCalibration, report: CalibrationReport, what: str) -> str:
     cfg = report.config
     runs = f"{t.runs:,} runs" + (f", {t.units:,} turns" if t.per_turn else "")
     price = "cost in tokens" if cfg.price_per_1k_tokens is None else f"price {cfg.price_per_1k_tokens:g}/1k tokens"
-    basis = "" if t.cost_basis == "recorded tokens" else "; cost: " + t.cost_basis.split(" (")[0]
-    return f"{t.task_type}: {what} ({runs})\nd = {cfg.failure_cost:g}, {price}{basis}; n = {t.unit}"
+    basis = "" if t.cost_basis == "recorded tokens" else "\ncost: " + t.cost_basis.split(" (")[0].split(", the")[0]
+    return f"{t.task_type}: {what} ({runs})\nd = {cfg.failure_cost:g}, {price}; n = {t.unit}{basis}"
 
 
 def _mark_end_of_data(ax, t: TaskTypeCalibration) -> None:  # noqa: ANN001
@@ -123,7 +123,7 @@ def plot_success(t: TaskTypeCalibration, report: CalibrationReport, path: Path) 
         stop = t.first_success if t.first_success is not None else len(n)
         ax.fill_between(n[:stop], 0, high[:stop], step="post", alpha=0.2, color="C1",
                         label=f"{confidence:.0%} upper bound while no success was seen (binomial)")
-    ax.step(n, t.c, where="post", color="C0", label="c(n), Aalen-Johansen")
+    ax.step(n, t.c, where="post", color="C0", marker="o", markersize=3, label="c(n), Aalen-Johansen")
     if t.recommended_max_iterations is not None:
         ax.axvline(t.recommended_max_iterations, color="black", linestyle="--",
                    label=f"N* = {t.recommended_max_iterations}")
