@@ -37,6 +37,12 @@ _LIVE_ONLY = ("repeats", "traces", "threads", "cap", "max_runs")
 @click.option("--failure-cost", type=float, default=None,
               help="d: cost of a run that does not succeed within the cap (same unit as the price; tokens without one).")
 @click.option("--price-per-1k-tokens", type=float, default=None, help="Price of 1,000 tokens; cost is in tokens without it.")
+@click.option("--cost-per-call", type=float, default=None,
+              help="Cost of one model call (unit of --failure-cost) for task types without token usage: they are "
+                   "calibrated in model calls at this cost.")
+@click.option("--estimate-tokens-from-text", is_flag=True,
+              help="Estimate the tokens of calls without usage from text length (4 characters per token); the "
+                   "report says which figures are estimates.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object on stdout.")
 @click.option("--out", "out_dir", type=click.Path(path_type=str), default=None,
               help="Write report.md, PNG plots, calibration.json and Java/properties/TOML snippets to this directory.")
@@ -59,6 +65,8 @@ def calibrate(
     fmt: str | None,
     failure_cost: float | None,
     price_per_1k_tokens: float | None,
+    cost_per_call: float | None,
+    estimate_tokens_from_text: bool,
     as_json: bool,
     out_dir: str | None,
     repeats: int | None,
@@ -97,7 +105,8 @@ def calibrate(
         from pyguard.calibrate.report import report_json, report_table, write_report
 
         config = make_config(failure_cost=failure_cost, price_per_1k_tokens=price_per_1k_tokens, seed=seed,
-                             bootstrap=bootstrap, confidence=confidence)
+                             bootstrap=bootstrap, confidence=confidence, cost_per_call=cost_per_call,
+                             estimate_tokens_from_text=estimate_tokens_from_text)
         if live_tasks is not None:
             result = _run_live(live_tasks, out_dir, err, **live_opts)
             live_info = {"tasks": live_tasks, "traces": result[1], **result[0].summary()}
@@ -129,6 +138,9 @@ def calibrate(
             click.echo(json.dumps({**json.loads(report_json(report)), "live": live_info}, indent=2))
     else:
         Console().print(report_table(report))
+    for skipped in report.skipped:
+        err.print(f"[yellow]not calibrated:[/] {escape(skipped.task_type)} ({skipped.runs} runs): "
+                  f"{escape(skipped.reason)}", highlight=False, soft_wrap=True)
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if live_info is not None and not as_json:

@@ -90,7 +90,7 @@ def check(runs: str, fmt: str | None, config_path: Path | None, baseline_path: P
     if as_json:
         click.echo(report_json(report))
     else:
-        render(report, Console(file=sys.stdout, width=max(120, Console().width)))
+        render(report, Console(file=sys.stdout))
         if write_baseline_path is not None:
             click.echo(f"baseline written to {write_baseline_path}")
     click.get_current_context().exit(report.exit_code)

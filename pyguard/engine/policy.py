@@ -366,7 +366,9 @@ class RunSession:
             used = self.budget - self._turn_start
             where = f" in turn {self.turn}" if self.turn > 1 else ""
             return self._stop_decision(
-                i, Outcome.EXPIRED, "budget", f"iteration budget of {used} model calls used{where}{at_cap}",
+                i, Outcome.EXPIRED, "budget",
+                f"iteration budget of {used} model calls used{where}{at_cap}" if i == self.budget
+                else f"{i - self._turn_start} model calls made{where}, over the iteration budget of {used}{at_cap}",
                 flags=flags, hits=hits, usage=usage,
             )
         return Decision(
