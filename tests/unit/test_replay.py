@@ -213,10 +213,14 @@ def test_the_stop_point_and_the_budget_reason_agree_in_a_conversation() -> None:
     ]
     record = RunRecord(start=RunStart(run_id="conv", task_type="support"), events=events,
                        end=RunEnd(run_id="conv", outcome=Outcome.SUCCEEDED, iterations=5, success_label=True))
-    run = replay_run(record, PolicyConfig(base_budget=2, hard_cap=10, earn_per_iteration=0, extension=0))
+    whole_run = PolicyConfig(base_budget=2, hard_cap=10, earn_per_iteration=0, extension=0, budget_per_turn=False)
+    run = replay_run(record, whole_run)
     assert run.stop_at == 3 and run.rule == "budget"
     assert run.reason == "3 model calls made, over the iteration budget of 2"
     assert run.end.iterations == 3 and "3 model calls" in run.end.reason
+    # per turn (the default): the second turn has its own budget of 2, used up at call 4
+    run = replay_run(record, PolicyConfig(base_budget=2, hard_cap=10, earn_per_iteration=0, extension=0))
+    assert run.stop_at == 4 and run.reason == "iteration budget of 2 model calls used in turn 2"
 
 
 def test_every_budget_stop_on_the_mixed_file_names_its_own_stop_point() -> None:
