@@ -26,8 +26,9 @@ import java.util.regex.PatternSyntaxException;
  * <p>Per tool: {@code name}, {@code description}, {@code parameters} ({@code {"page":"integer"}}: string, integer,
  * number, boolean) and how it answers. First {@code cases}, in order: the first case whose {@code when} (arguments
  * equal), {@code when_matches} (arguments match a regular expression) and {@code when_state} (state values equal) all
- * hold answers with its {@code result}, {@code results} (one per call of that case, the last repeats) or {@code error}
- * (the tool throws with that message), after applying its {@code set}. Otherwise: {@code results} (one per call, the
+ * hold answers with its {@code result}, {@code results} (one per call of that case, the last repeats), {@code error}
+ * (the tool throws with that message) or {@code errors} (one message per call of that case), after applying its
+ * {@code set}. Otherwise: {@code results} (one per call, the
  * last repeats), {@code by_argument} ({@code {"name":"page","values":{"1":"..."},"default":"..."}}), {@code throws}
  * (every call throws with that message), {@code fail_times} (the first n calls throw), {@code size} (a text of that
  * many characters). Placeholders in results, errors, {@code set} and {@code when_state} values: {@code {call}} (the
@@ -42,7 +43,8 @@ public final class ScenarioTools {
 
     /** A tool's answer rule; one counter per case and per run. */
     private record Case(Map<String, String> when, Map<String, Pattern> whenMatches, Map<String, String> whenState,
-                        Map<String, String> set, String result, List<String> results, String error, AtomicInteger calls) {}
+                        Map<String, String> set, String result, List<String> results, String error, List<String> errors,
+                        AtomicInteger calls) {}
 
     private final Map<ToolSpecification, ToolExecutor> tools = new LinkedHashMap<>();
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -94,17 +96,11 @@ public final class ScenarioTools {
         for (int i = 0; i < list.size(); i++) {
             JsonNode c = list.get(i);
             String w = where + "[" + i + "]";
-            Scenario.checkKeys(c, w, "when", "when_matches", "when_state", "set", "result", "results", "error");
-            int kinds = (c.has("result") ? 1 : 0) + (c.has("results") ? 1 : 0) + (c.has("error") ? 1 : 0);
-            if (kinds != 1) throw new ScenarioException(w + " needs exactly one of 'result', 'results', 'error'");
-            List<String> results = List.of();
-            if (c.has("results")) {
-                JsonNode rs = c.get("results");
-                if (!rs.isArray() || rs.isEmpty()) throw new ScenarioException(w + ".results must be a non-empty list");
-                results = new ArrayList<>();
-                for (JsonNode r : rs) results.add(r.asText());
-                results = List.copyOf(results);
-            }
+            Scenario.checkKeys(c, w, "when", "when_matches", "when_state", "set", "result", "results", "error", "errors");
+            int kinds = (c.has("result") ? 1 : 0) + (c.has("results") ? 1 : 0) + (c.has("error") ? 1 : 0) + (c.has("errors") ? 1 : 0);
+            if (kinds != 1) throw new ScenarioException(w + " needs exactly one of 'result', 'results', 'error', 'errors'");
+            List<String> results = texts(c.path("results"), w + ".results");
+            List<String> errors = texts(c.path("errors"), w + ".errors");
             Map<String, Pattern> matches = new LinkedHashMap<>();
             for (Map.Entry<String, String> e : strings(c.path("when_matches"), w + ".when_matches").entrySet()) {
                 try {
@@ -116,8 +112,16 @@ public final class ScenarioTools {
             }
             out.add(new Case(strings(c.path("when"), w + ".when"), Map.copyOf(matches), strings(c.path("when_state"), w + ".when_state"),
                     strings(c.path("set"), w + ".set"), c.has("result") ? c.get("result").asText() : null, results,
-                    c.has("error") ? c.get("error").asText() : null, new AtomicInteger()));
+                    c.has("error") ? c.get("error").asText() : null, errors, new AtomicInteger()));
         }
+        return List.copyOf(out);
+    }
+
+    private static List<String> texts(JsonNode rs, String where) {
+        if (rs.isMissingNode()) return List.of();
+        if (!rs.isArray() || rs.isEmpty()) throw new ScenarioException(where + " must be a non-empty list");
+        List<String> out = new ArrayList<>();
+        for (JsonNode r : rs) out.add(r.asText());
         return List.copyOf(out);
     }
 
@@ -154,6 +158,9 @@ public final class ScenarioTools {
                 int caseCall = c.calls().incrementAndGet();
                 for (Map.Entry<String, String> e : c.set().entrySet()) state.put(e.getKey(), subst(e.getValue(), args, raw, call, caseCall));
                 if (c.error() != null) throw new IllegalStateException(subst(c.error(), args, raw, call, caseCall));
+                if (!c.errors().isEmpty()) {
+                    throw new IllegalStateException(subst(c.errors().get(Math.min(caseCall, c.errors().size()) - 1), args, raw, call, caseCall));
+                }
                 String r = c.result() != null ? c.result() : c.results().get(Math.min(caseCall, c.results().size()) - 1);
                 return subst(r, args, raw, call, caseCall);
             }
