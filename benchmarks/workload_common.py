@@ -29,7 +29,7 @@ _FIELDS = ["owner", "region", "status", "amount", "carrier", "warehouse", "note"
 
 
 def words(rng: np.random.Generator, n: int) -> str:
-    return " ".join(rng.choice(WORDS, size=n))
+    return " ".join([WORDS[i] for i in rng.integers(0, len(WORDS), size=n).tolist()])
 
 
 def iso(rng: np.random.Generator) -> str:
@@ -47,7 +47,7 @@ def hexid(rng: np.random.Generator, n: int = 12) -> str:
 
 def record(rng: np.random.Generator, key: str) -> str:
     """A JSON-ish record: fixed field names, new values, a volatile fetch time; 150-900 characters."""
-    fields = rng.choice(_FIELDS, size=int(rng.integers(4, 10)), replace=False)
+    fields = [_FIELDS[i] for i in rng.permutation(len(_FIELDS))[: int(rng.integers(4, 10))].tolist()]
     body: dict[str, Any] = {"id": key}
     for f in fields:
         if f in ("amount", "qty"):

@@ -301,7 +301,8 @@ PAGE_CHARS = 10_000
 
 
 def _boilerplate(rng: np.random.Generator, chars: int) -> tuple[str, str]:
-    nav = "Home | " + " | ".join(w.title() for w in rng.choice(list(set(words(rng, 40).split())), size=18, replace=False))
+    menu = sorted(set(words(rng, 40).split()))
+    nav = "Home | " + " | ".join(w.title() for w in rng.permutation(menu)[:18].tolist())
     parts = [f"ACME Supply - {words(rng, 2).title()}", nav, "Sign in | Orders | Cart (0)",
              "Free shipping on orders over $50. Returns within 30 days. " * 2]
     foot = []
