@@ -6,16 +6,17 @@ Each :class:`Task` is one scenario dict in the format the Java ``ScriptedChatMod
 its correct answer keys (unique keys such as ``ANS-3f2a9c01``, one per user message), where its loop starts if it
 loops, and for a looping task the loop-free scenario an oracle would play (the token floor).
 
-The default mix (:data:`DEFAULT_MIX`; counts are allocated exactly, then shuffled) is 69% legitimate, 31% looping:
+The default mix (:data:`DEFAULT_MIX`; counts are allocated exactly, then shuffled) is 70% legitimate, 30% looping, as
+before the families of issue 10 were added (so a policy's best expected success stays 0.70 + 0.30 x 0.6 = 0.88):
 
-- the classic families (53%): ``converge`` (32%: ``n`` productive calls, ``n`` lognormal with median 5 and sigma 0.8,
+- the classic families (54%): ``converge`` (33%: ``n`` productive calls, ``n`` lognormal with median 5 and sigma 0.8,
   20% of them with two tool calls at once), ``poll`` (4%: the same call, a result that changes every time until
   ``DONE``), ``paginate`` (4%: page 1..P); ``oscillate`` (5%: the same lookup, identical or equal once normalised, or
   a two-call cycle), ``diverge`` (5%: a new query every call, near-identical boilerplate back), ``stall`` (5%: new
   queries, every result empty). Looping tasks start with a productive prefix of 0-3 calls.
 - ``conversation`` (8%) / ``conversation_loop`` (3%): 3-6 user messages to a retail customer-service agent, each a few
   tool calls and an answer; in the looping variant one message's turn loops (:mod:`workload_conversation`).
-- ``edit_rerun`` (6%) / ``edit_loop`` (3%), ``rephrase_found`` (4%) / ``rephrase_loop`` (4%), ``poll_volatile`` (4%) /
+- ``edit_rerun`` (6%) / ``edit_loop`` (3%), ``rephrase_found`` (4%) / ``rephrase_loop`` (3%), ``poll_volatile`` (4%) /
   ``poll_stuck`` (2%), ``large_pages`` (4%) / ``large_loop`` (2%), ``long_work`` (3%) / ``long_loop`` (2%): see
   :mod:`workload_patterns`.
 
@@ -94,9 +95,9 @@ def family_of(kind: TaskKind | str) -> str:
 
 
 DEFAULT_MIX = {
-    K.CONVERGE: 0.32, K.POLL: 0.04, K.PAGINATE: 0.04, K.OSCILLATE: 0.05, K.DIVERGE: 0.05, K.STALL: 0.05,
+    K.CONVERGE: 0.33, K.POLL: 0.04, K.PAGINATE: 0.04, K.OSCILLATE: 0.05, K.DIVERGE: 0.05, K.STALL: 0.05,
     K.CONVERSATION: 0.08, K.CONVERSATION_LOOP: 0.03, K.EDIT_RERUN: 0.06, K.EDIT_LOOP: 0.03,
-    K.REPHRASE_FOUND: 0.04, K.REPHRASE_LOOP: 0.04, K.POLL_VOLATILE: 0.04, K.POLL_STUCK: 0.02,
+    K.REPHRASE_FOUND: 0.04, K.REPHRASE_LOOP: 0.03, K.POLL_VOLATILE: 0.04, K.POLL_STUCK: 0.02,
     K.LARGE_PAGES: 0.04, K.LARGE_LOOP: 0.02, K.LONG_WORK: 0.03, K.LONG_LOOP: 0.02,
 }
 

@@ -2,7 +2,7 @@
 
 ``python benchmarks/run.py frontier [--quick] [--json]``
 
-One workload (:mod:`workload`: 69% legitimate tasks, 31% looping ones, in seven families: the classic six kinds
+One workload (:mod:`workload`: 70% legitimate tasks, 30% looping ones, in seven families: the classic six kinds
 (converging with a long tail, polling, pagination; oscillating, diverging, stalling) and one legitimate and one looping
 kind for each pattern of real agents' runs: conversations of 3-6 user messages, edit-then-re-run, rephrased failing
 lookups, polling with volatile fields, 10 KB results with a modest new share, long productive work; quick 100 tasks,

@@ -40,7 +40,7 @@ def test_families_pair_legitimate_and_looping_kinds():
     for family, kinds in wl.FAMILIES.items():
         assert any(k in wl.LEGITIMATE for k in kinds) and any(k in wl.LOOPING for k in kinds), family
         assert all(wl.DEFAULT_MIX[k] > 0 for k in kinds)
-    assert sum(wl.DEFAULT_MIX[k] for k in wl.LEGITIMATE) == pytest.approx(0.69)
+    assert sum(wl.DEFAULT_MIX[k] for k in wl.LEGITIMATE) == pytest.approx(0.70)
 
 
 def _reflections(sc: dict) -> list[dict]:
