@@ -1,6 +1,6 @@
 """Conversations for the frontier workload: a retail customer-service agent answering 3-6 user messages in one run,
-each message a few tool calls (look the customer up, read an order, change an address, exchange, cancel...) and an
-answer. In the looping variant one message sends the agent round in circles (the same read again, or the same refused
+each message 1-4 tool calls (look the customer up, read an order, change an address, exchange, cancel...) and an
+answer; the same read (the customer's details) often comes back in a later message. In the looping variant one message sends the agent round in circles (the same read again, or the same refused
 write with its arguments reworded) until a reflection brings it back; the conversation then goes on.
 
 :func:`conversation` returns the segments of a scenario's ``conversation`` (one per user message), the answer key of
@@ -142,6 +142,9 @@ def _payment(ctx: _Ctx, b: Builder, key: str) -> tuple[str, str]:
 
 
 _INTENTS = [_address_change, _product, _exchange, _cancel, _payment]
+_VERIFIES = (_product, _exchange, _cancel)
+"""Intents that do not read the customer's details themselves: an agent often re-reads them first (the same call and
+result as in an earlier message: legitimate in a new message, a loop within one)."""
 
 
 def _tools(ctx: _Ctx, tools: dict[str, dict], loop_reads: dict[str, str]) -> None:
@@ -194,6 +197,8 @@ def conversation(rng: np.random.Generator, tools: dict[str, dict], keys: list[st
     loop_from_call = None
     for j, (intent, key) in enumerate(zip(intents, keys)):
         b = Builder(rng, tools)
+        if j > 0 and intent in _VERIFIES and rng.random() < 0.5:  # looks the customer up again before acting
+            b.step(b.call("get_user_details", user_id=ctx.user_id))
         user, answer = intent(ctx, b, key)
         premature = {"recover_probability": recover_probability, "answer": "Based on what I found so far: {last_result}"}
         seg: dict[str, Any] = {"user": user, "turns": b.turns, "on_reflection": premature}

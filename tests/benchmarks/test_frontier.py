@@ -103,7 +103,7 @@ def test_conversations_have_three_to_six_messages_each_a_few_calls():
         assert 3 <= len(segs) <= 6
         for seg, key in zip(segs, t.keys):
             calls = [x for x in seg["turns"] if "tool_calls" in x]
-            assert 1 <= len(calls) <= 3 + ("loop_from" in seg)
+            assert 1 <= len(calls) <= 4 + ("loop_from" in seg)
             if "loop_from" not in seg:
                 assert key in seg["turns"][-1]["answer"]
         assert sum("loop_from" in s for s in segs) == (1 if t.looping else 0)

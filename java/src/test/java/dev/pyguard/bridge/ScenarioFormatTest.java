@@ -159,6 +159,31 @@ class ScenarioFormatTest {
     }
 
     @Test
+    void theHttpServerPlaysAConversationAndAReactionAsTheChatModelDoes() throws Exception {
+        String json = java.nio.file.Files.readString(java.nio.file.Path.of("..", "pyguard", "scenarios", "support_conversation.json"));
+        try (dev.pyguard.bridge.server.LocalOpenAiServer server = dev.pyguard.bridge.server.LocalOpenAiServer.start(json)) {
+            GuardedChatModel g = new GuardedChatModel(dev.pyguard.bridge.server.OpenAiClients.chatModel(server.baseUrl(), "m"),
+                    GuardConfig.of("http-conv"), new TestSupport.Recorder());
+            AgentRunResult r = Agents.aiServices(g, ScriptedChatModel.toolsFor(server.scenario()), 5, null)
+                    .runTurns(server.scenario().userMessages());
+            assertEquals("answered", r.status(), r.toJson());
+            assertTrue(r.answer().startsWith("Yes: {\"product_id\": \"6817146515\""), r.answer());
+            assertEquals(11, server.requests());
+        }
+        String loop = java.nio.file.Files.readString(java.nio.file.Path.of("..", "pyguard", "scenarios", "edit_loop.json"));
+        try (dev.pyguard.bridge.server.LocalOpenAiServer server = dev.pyguard.bridge.server.LocalOpenAiServer.start(loop)) {
+            TestSupport.Recorder reflectAt5 = new TestSupport.Recorder(e -> e.get("index").asInt() == 5
+                    ? "{\"action\":\"reflect\",\"reflection\":\"You are undoing your own edit.\"}" : "{\"action\":\"continue\"}");
+            GuardedChatModel g = new GuardedChatModel(dev.pyguard.bridge.server.OpenAiClients.chatModel(server.baseUrl(), "m"),
+                    GuardConfig.of("http-react"), reflectAt5);
+            AgentRunResult r = Agents.aiServices(g, ScriptedChatModel.toolsFor(server.scenario()), 20, null).run("fix it");
+            assertEquals("answered", r.status(), r.toJson());
+            assertTrue(r.answer().startsWith("Fixed with `value = int(raw.strip())`: 42"), r.answer());
+            assertEquals(8, server.requests()); // 5 calls, the reflection, a new edit, a re-run, the answer
+        }
+    }
+
+    @Test
     void aConversationRunsThroughAiServicesWithOneMemory() {
         ScriptedChatModel model = ScriptedChatModel.fromJson("""
                 {"name": "conv", "seed": 1, "tools": [
