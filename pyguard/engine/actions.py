@@ -24,15 +24,19 @@ ActionKind = str
 
 WRITE_VERBS: frozenset[str] = frozenset(
     {
-        "add", "apply", "append", "assign", "book", "buy", "cancel", "change", "checkout", "commit", "create",
-        "delete", "deploy", "drop", "edit", "exchange", "insert", "install", "make", "merge", "modify", "move",
-        "new", "order", "patch", "pay", "place", "post", "publish", "purchase", "put", "refund", "remove",
-        "rename", "replace", "reset", "return", "save", "send", "set", "str_replace", "submit", "toggle",
-        "transfer", "update", "upload", "upsert", "write",
+        "activate", "add", "adjust", "apply", "append", "assign", "authenticate", "book", "buy", "cancel", "cd",
+        "change", "checkout", "close", "comment", "commit", "cp", "create", "deactivate", "delete", "deploy",
+        "drop", "echo", "edit", "exchange", "fill", "follow", "insert", "install", "lock", "login", "logout",
+        "make", "merge", "mkdir", "modify", "move", "mv", "new", "order", "patch", "pay", "place", "post",
+        "press", "publish", "purchase", "put", "refund", "release", "remove", "rename", "replace", "reset",
+        "resolve", "retweet", "return", "rm", "rmdir", "save", "send", "set", "share", "start", "stop",
+        "str_replace", "submit", "toggle", "touch", "transfer", "unfollow", "unlock", "update", "upload",
+        "upsert", "write",
     }
 )
 """Verbs of side-effecting tools, read as the first word of a tool name (``createOrder``, ``send_email``,
-``book_reservation``): ``get_order`` is a read, ``order_pizza`` a write."""
+``book_reservation``, ``cd``, ``mkdir``, ``lockDoors``): ``get_order`` is a read, ``order_pizza`` a write. Moving
+about (``cd``) and logging in change what later reads return, so they count as writes too."""
 
 WRITE_WORDS: frozenset[str] = frozenset(
     {"create", "delete", "edit", "insert", "modify", "patch", "remove", "rename", "replace", "submit", "update",

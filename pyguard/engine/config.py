@@ -173,11 +173,13 @@ class StallConfig(_Config):
 
     low_gain_threshold: float = Field(default=0.1, ge=0, le=1)
     """An iteration whose gain is below this is a low-gain iteration."""
-    low_gain_streak: int = Field(default=3, ge=1)
+    low_gain_streak: int = Field(default=4, ge=1)
     """This many consecutive low-gain iterations is a stall (rule ``low_gain_streak``)."""
-    low_gain_streak_after_reflection: int = Field(default=2, ge=1)
-    """The same, once the run has had a reflection (counted from the first iteration after the grace call): the
-    model was already told it is not learning anything, so a shorter streak confirms it."""
+    low_gain_streak_after_reflection: int = Field(default=4, ge=1)
+    """The same, once the turn has had a reflection (counted from the first iteration after the grace call). It
+    may be set shorter than ``low_gain_streak`` (the model was told it is learning nothing); on recorded runs of
+    coding agents two or three dull results in a row after a reflection are common in work that succeeds, so the
+    default is the same 4."""
     empty_results_no_gain: bool = True
     """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
     phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer
@@ -270,12 +272,13 @@ class PolicyConfig(_Config):
 
     base_budget: int = Field(default=8, ge=1)
     """Model calls a run may make before it has earned anything."""
-    hard_cap: int = Field(default=40, ge=1)
+    hard_cap: int = Field(default=150, ge=1)
     """The budget never exceeds this, however much the run earns."""
     earn_threshold: float = Field(default=0.2, ge=0, le=1)
     """An iteration with at least this gain (and no stall flag) earns budget."""
-    earn_per_iteration: int = Field(default=1, ge=0)
-    """Model calls earned by each productive iteration (1 keeps the remaining budget level while progressing)."""
+    earn_per_iteration: int = Field(default=2, ge=0)
+    """Model calls earned by each productive iteration: with 2, a run stays within budget as long as about one
+    iteration in three is productive (1 would keep the remaining budget level only while every call progresses)."""
     extension: int = Field(default=4, ge=0)
     """Model calls added when a reflection is injected (only then), capped by hard_cap."""
     max_reflections: int = Field(default=1, ge=0)

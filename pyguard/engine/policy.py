@@ -2,7 +2,7 @@
 
 Per run (:class:`RunSession`)::
 
-    budget = base_budget(task_type)
+    budget = base_budget(task_type)                       (again at the start of every user turn)
     after iteration i (one model call):
         gain_i  = information gain of the results that arrived in call i's request      (novelty.py, stall.py)
         flags_i = stall flags: repeat_no_gain, cycle, error_storm, low_gain_streak     (stall.py)
@@ -22,34 +22,39 @@ something new (an edit before re-running the tests), a repeated action is judged
 
 Defaults and why
 ----------------
-- ``base_budget = 8``: what a run gets before it has shown any progress. Enough for a lookup (2-4 calls) and
-  for a first stall to be seen, reflected on and confirmed (the earliest second stall is iteration 5).
-- ``earn_threshold = 0.2``, ``earn_per_iteration = 1``: every productive iteration (at least a fifth of its
-  result new, or a repeated action whose result changed) buys its own replacement, so a run that keeps
-  learning keeps its remaining budget level and is never cut for being long. A converging agent with 10-20
-  productive calls ends with a budget of 18-28 that it never reaches. Unproductive iterations do not earn, so a
-  run that muddles along with small gains runs out after ``base_budget`` of them: it is not a static cap.
-- ``hard_cap = 40``: the ceiling for any run, however productive (LangChain4j's own default is 100 round trips;
-  the frameworks in docs use 10-25). Productive runs of up to ~32 calls after 8 unproductive ones still fit.
+The defaults were chosen on public recordings of real agents (``benchmarks/run.py real_replay``: a coding agent
+on SWE-bench, ReAct question answering, multi-turn function calling, customer-service conversations), where the
+first bound is that at most 1% of successful runs (2% of any one source) are stopped early; the measured figures
+and the trade-off curve are in benchmarks/RESULTS.md, not here.
+
+- ``base_budget = 8``: what a turn gets before it has shown any progress. Enough for a lookup (2-4 calls) and
+  for a first stall to be seen, reflected on and confirmed.
+- ``earn_threshold = 0.2``, ``earn_per_iteration = 2``: every productive iteration (at least a fifth of its
+  result new, 1,000 new characters of a large one, a repeated action whose result changed, or a write with new
+  content) buys two more calls, so a run stays within budget while about one iteration in three is productive.
+  With 1 (the replacement only), coding agents that succeed after 40-130 calls ran out of budget among their
+  ordinary dull results (a grep that finds nothing, a re-read): a third of the successful runs of one source.
+- ``hard_cap = 150`` per turn: the ceiling however productive, above LangChain4j's own default of 100 round trips
+  (which still applies to an AiServices agent unless raised) so that pyguard is never the tighter of the two for
+  productive work; recorded coding agents succeed after up to ~130 calls.
 - ``extension = 4``: after a reflection the model needs one call to react, one to see the result and one to
   answer; one more of slack. Granted only with a reflection, never unconditionally.
-- ``max_reflections = 1``: one reflection, then the next stall stops the run.
+- ``max_reflections = 1``: one reflection, then the next stall stops the run (2 halves the false stops left on
+  recorded runs but also halves what is saved; see the trade-off in RESULTS).
+- Turns (``budget_per_turn = True``): a user message after the model's answer opens a new turn with its own
+  budget, stall state, reflections and memory, as LangChain4j's cap counts per ``chat()`` call; ``caps`` hold
+  across the run.
 - Stall thresholds (``StallConfig``): a repeat is flagged the first time it brings back an unchanged result
-  (detection delay 1); error storms at 3 same-kind errors; a low-gain streak at 3 iterations below 0.1 (short
-  enough to catch an agent drifting among boilerplate answers, long enough that a couple of dull results
-  among productive ones are not a stall). Side-effect tools that only ever answer "ok" look like low gain;
-  a run made only of them gets one reflection before it is stopped.
-- ``low_gain_streak_after_reflection = 2``: once the model has been told it is learning nothing, two more
-  low-gain iterations after the grace call confirm it (a second stall 3 calls after the reflection instead of
-  4). On the frontier workload 2 spends 0.9% fewer tokens than 3 (2.6% with agents that never recover); 1
-  would save about as much again but would stop a run reflected on by mistake at its first dull result.
-  Polling, pagination and converging tasks are unaffected, and so are detection recall and delay (the first
-  flag comes before the setting applies).
+  (detection delay 1), unless a write with new content came in between (an edit, then the tests again: a check,
+  not a loop; ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
+  that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral); the same
+  answer (template) to 3 reworded requests is a stall; error storms at 3 same-kind errors; a low-gain streak at
+  4 iterations below 0.1, before and after a reflection (3 or 2 cut successful coding runs that had a few dull
+  results in a row).
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],
   "total": 0}``) or a short no-data phrase ("No matching records found.", "0 rows returned.", "not found";
-  :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time,
-  so a run that keeps finding nothing is reflected on at its 3rd empty result instead of its 4th. A repeated
-  action whose result changed (a poll whose queue empties) is still credited as changed.
+  :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time. A
+  repeated action whose result changed (a poll whose queue empties) is still credited as changed.
 
 With these defaults the logistics incident (``get_shipment_status`` 7 times identical, then 3 times with the
 ``SO-`` prefix) is reflected on after its 3rd model call (the 2nd identical result) and stopped after its 4th,
@@ -160,6 +165,7 @@ class RunSession:
         self._started = policy.clock()
         self._write_tools = frozenset(self.config.tools.write_tools)
         self._read_tools = frozenset(self.config.tools.read_tools)
+        self._reprompted = False
         self.turn = 1
         """The conversation turn in force (1-based): a user message after the model's answer opens the next."""
         self._turn_start = 0
@@ -261,8 +267,10 @@ class RunSession:
         if event.index != i:
             raise BudgetError(f"run {self.run_id!r}: expected iteration {i}, got iteration {event.index}; observe events in order")
         self._iterations = i
-        if self.config.budget_per_turn and opens_turn(self._last_event, event):
+        new_turn = opens_turn(self._last_event, event)
+        if self.config.budget_per_turn and new_turn:
             self._new_turn(i)
+        self._reprompted = not new_turn and self._last_event is not None and self._last_event.is_final
         self._last_event = event
         self._usage.accumulate(event, self.policy.clock() - self._started)
         actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
@@ -359,8 +367,11 @@ class RunSession:
                 budget=self.budget,
                 evidence=self._evidence(flags, hits, usage),
             )
-        if gain >= s.earn_threshold or report.only_polls:  # a poll within its allowance waits: it spends nothing
-            self.budget = min(self.budget + max(s.earn_per_iteration, int(report.only_polls)), self._hard_cap)
+        # a poll within its allowance waits, and a call re-prompted after a response with no tool call (a format
+        # error answered by the harness) did not use a tool: neither spends budget
+        neutral = report.only_polls or (self._reprompted and not report.acted)
+        if gain >= s.earn_threshold or neutral:
+            self.budget = min(self.budget + max(s.earn_per_iteration, int(neutral)), self._hard_cap)
         if i >= self.budget:
             at_cap = " (the hard cap)" if self.budget >= self._hard_cap else ""
             used = self.budget - self._turn_start

@@ -179,6 +179,8 @@ class StallReport:
     volatile fields)."""
     only_polls: bool = False
     """Every result of this step was such a poll: the iteration waited, it did not stall."""
+    acted: bool = False
+    """Some result of this step answers an action (a tool result paired with a call)."""
 
 
 @dataclass(slots=True)
@@ -293,7 +295,7 @@ class StallDetector:
             self.fruitless.update(f.ids)
         return StallReport(
             gain=gain, flags=tuple(flags), result_gains=tuple(gains), new_writes=self._step_writes,
-            polls=self._step_polls, only_polls=only_polls,
+            polls=self._step_polls, only_polls=only_polls, acted=acted,
         )
 
     def _new_write(self, r: ActionResult) -> bool:
@@ -323,7 +325,7 @@ class StallDetector:
         same thing about a different request (a rephrased lookup failing again). Flags a streak of them."""
         a = r.action
         assert a is not None
-        if r.template is None or not self.config.failure_templates:
+        if r.template is None or r.write or not self.config.failure_templates:  # a write's receipt says "done"
             self._template_streak.pop(a.tool, None)
             return None
         first = self._templates.setdefault((a.tool, r.template), a.exact_id)

@@ -88,8 +88,9 @@ def test_low_gain_streak_on_boilerplate():
     words = ["amber", "basalt", "cobalt", "dune", "ember", "fjord"]
     steps = [sc.step(("search", {"q": f"query {k}"}, f"{boilerplate}Closest entry: {words[k]}.")) for k in range(6)]
     s, ds = run(steps)
-    assert rules(ds)[0] == (5, "low_gain_streak")
-    assert max(s.gains[2:5]) < 0.1
+    streak = StallConfig().low_gain_streak
+    assert rules(ds)[0] == (2 + streak, "low_gain_streak")  # results from iteration 3 on are boilerplate
+    assert max(s.gains[2:2 + streak]) < 0.1
 
 
 def test_polling_with_changing_results_is_not_flagged():
