@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Literal
 
 from pyguard.errors import InputError, TraceFormatError
 from pyguard.events import RunRecord
 from pyguard.trace.openai_import import import_openai
-from pyguard.trace.reader import iter_lines, read_trace
-from pyguard.trace.records import RECORD_TYPES, TraceFile, TraceRun
+from pyguard.trace.reader import iter_lines, parse_json_line, read_trace
+from pyguard.trace.records import RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
 __all__ = ["FORMATS", "TraceFormatName", "detect_format", "load_traces", "load_runs"]
 
@@ -36,14 +37,14 @@ def detect_format(path: str | os.PathLike[str]) -> TraceFormatName | None:
     if raw.lstrip().startswith(b"["):
         return "openai"
     try:
-        obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        obj = parse_json_line(raw)
+    except ValueError:  # invalid, too deep, a huge integer: not a record either way
         obj = None
     if not isinstance(obj, dict):
         try:  # one pretty-printed OpenAI run object
             with open(p, "rb") as f:
                 whole = json.load(f)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):
             whole = None
         if isinstance(whole, dict) and ("messages" in whole or "traj" in whole):
             return "openai"
@@ -87,6 +88,10 @@ def _files(path: Path) -> list[Path]:
         if not files:
             raise InputError(f"directory {str(path)!r} holds no .jsonl, .ndjson or .json files; nothing to load")
         return files
+    if path.exists():
+        from pyguard.trace.reader import check_regular_file
+
+        check_regular_file(path, "trace file or recording")  # a FIFO, a socket, a device: says which
     raise InputError(f"{str(path)!r} does not exist; pass a trace file, a recording, or a directory of them")
 
 
@@ -96,9 +101,17 @@ def load_traces(path: str | os.PathLike[str], format: str | None = None) -> list
         raise InputError(f"unknown format {format!r}; use 'pyguard', 'openai' or leave it out to detect it")
     root = Path(path)
     files = _files(root)
+    in_dir = root.is_dir()
+    skipped: list[str] = []
     chosen: dict[str, str] = {}
     for f in files:
-        fmt = format or detect_format(f)
+        try:
+            fmt = format or detect_format(f)
+        except TraceFormatError as exc:
+            if not in_dir:
+                raise
+            _skip(skipped, exc)
+            continue
         if fmt is not None:
             chosen[str(f)] = fmt
     kinds = sorted(set(chosen.values()))
@@ -113,10 +126,16 @@ def load_traces(path: str | os.PathLike[str], format: str | None = None) -> list
     out: list[TraceFile] = []
     owner: dict[str, str] = {}
     for name, fmt in chosen.items():
-        if fmt == "pyguard":
-            tf = read_trace(name)
-        else:
-            tf = TraceFile(path=name, runs=[TraceRun(record=r, source=name) for r in import_openai(name)])
+        try:
+            if fmt == "pyguard":
+                tf = read_trace(name)
+            else:
+                tf = TraceFile(path=name, runs=[TraceRun(record=r, source=name) for r in import_openai(name)])
+        except TraceFormatError as exc:
+            if not in_dir:
+                raise
+            _skip(skipped, exc)
+            continue
         for run in tf.runs:
             if run.run_id in owner:
                 raise InputError(
@@ -124,7 +143,18 @@ def load_traces(path: str | os.PathLike[str], format: str | None = None) -> list
                 )
             owner[run.run_id] = name
         out.append(tf)
+    if skipped:
+        warnings.warn(TraceWarning(f"{len(skipped)} of {len(files)} file(s) in {str(root)!r} could not be read and were"
+                                   " skipped (each named in the warning before)"), stacklevel=2)
+    if in_dir and not out and skipped:
+        raise InputError(f"no file in {str(root)!r} could be read ({len(skipped)} skipped); nothing to load")
     return out
+
+
+def _skip(skipped: list[str], exc: TraceFormatError) -> None:
+    """One unreadable file of a directory: warned about by name, counted, the others still read."""
+    skipped.append(str(exc))
+    warnings.warn(TraceWarning(f"skipped: {exc}"), stacklevel=3)
 
 
 def load_runs(path: str | os.PathLike[str], format: str | None = None) -> list[RunRecord]:

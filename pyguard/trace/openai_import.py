@@ -31,15 +31,43 @@ _OBSERVATION_ROLES = {"user": "user", "system": "system", "developer": "system"}
 
 def import_openai(path: str | os.PathLike[str]) -> list[RunRecord]:
     """Read one file of OpenAI-format runs (JSON array, JSON Lines, or one object) into run records."""
+    from pyguard.trace.reader import check_regular_file
+    from pyguard.trace.records import MAX_RECORD_BYTES
+
     p = Path(path)
+    check_regular_file(p, "recording")
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise TraceFormatError(f"not UTF-8 text ({exc}); save the recording as UTF-8", path=str(p)) from None
     except OSError as exc:
         raise InputError(f"cannot read recording {str(p)!r}: {exc.strerror or exc}") from None
-    objects = _parse_container(text, str(p))
+    if not text.lstrip().startswith("["):  # JSON Lines: refuse a huge line before parsing it (many times its size)
+        start = 0
+        for number, end in enumerate(_line_ends(text), start=1):
+            if end - start > MAX_RECORD_BYTES:
+                raise TraceFormatError(
+                    f"the line is longer than the per-record limit of {MAX_RECORD_BYTES} bytes; split the recording",
+                    path=str(p), line=number,
+                )
+            start = end + 1
+    try:
+        objects = _parse_container(text, str(p))
+    except RecursionError:
+        raise TraceFormatError("the JSON is nested too deeply to read", path=str(p)) from None
+    except ValueError as exc:
+        if isinstance(exc, (InputError, json.JSONDecodeError)):
+            raise
+        raise TraceFormatError(f"a number cannot be read ({exc})", path=str(p)) from None
     return parse_openai_runs(objects, source=str(p), default_id_prefix=p.stem)
+
+
+def _line_ends(text: str):  # noqa: ANN202 - the offset of each newline, then the end of the text
+    pos = text.find("\n")
+    while pos != -1:
+        yield pos
+        pos = text.find("\n", pos + 1)
+    yield len(text)
 
 
 def parse_openai_runs(

@@ -7,12 +7,18 @@
   belonged to simply has no footer.
 - A run with no ``run_end`` footer is returned with ``record.end = None`` (:attr:`TraceRun.complete` is
   False): never dropped, never taken for a success.
+- Hostile input gets a :class:`~pyguard.errors.TraceFormatError`, never a traceback: a line longer than
+  :data:`~pyguard.trace.records.MAX_RECORD_BYTES` (refused before it is parsed), JSON nested too deep, an integer
+  too long to convert, NaN or infinity, a negative count, a string where a number belongs; a FIFO or a device is
+  refused by name (reading one could block forever).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,19 +27,75 @@ from pydantic import ValidationError
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
-from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun
+from pyguard.trace.records import FORMAT_VERSION, MAX_RECORD_BYTES, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
-__all__ = ["read_trace", "iter_lines", "describe_validation_error"]
+__all__ = ["read_trace", "iter_lines", "check_regular_file", "describe_validation_error", "parse_json_line"]
 
 
-def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line."""
+def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -> None:
+    """Raise :class:`TraceFormatError` unless ``path`` is an existing regular file (a FIFO would block a reader)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise TraceFormatError(f"no such {what}; pass the path of an existing file", path=str(path)) from None
+    except OSError as exc:
+        raise TraceFormatError(f"cannot read this {what}: {exc.strerror}; check its permissions", path=str(path)) from None
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "not a regular file")
+        raise TraceFormatError(f"this path is {kind}, not a {what}; pass a regular file (copy a stream to a file first)",
+                               path=str(path))
+
+
+def iter_lines(
+    path: str | os.PathLike[str], max_bytes: int = MAX_RECORD_BYTES
+) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line.
+
+    A line longer than ``max_bytes`` raises :class:`TraceFormatError` without being read whole."""
+    check_regular_file(path)
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
+        number = 0
+        while True:
+            raw = f.readline(max_bytes + 2)
+            if not raw:
+                return
+            number += 1
             ended = raw.endswith(b"\n")
             body = raw.rstrip(b"\r\n")
+            if len(body) > max_bytes:
+                raise TraceFormatError(
+                    f"the line is longer than the per-record limit of {max_bytes} bytes"
+                    f" ({max_bytes // (1024 * 1024)} MiB); a record that large is not a pyguard record."
+                    " Split the recording or cut the text in it",
+                    path=str(path), line=number,
+                )
             if body.strip():
                 yield number, body, ended
+
+
+def parse_json_line(raw: bytes) -> object:
+    """``json.loads`` of one line, with every way it can fail raised as ``ValueError`` with a plain message:
+    invalid JSON or UTF-8, nesting too deep, an integer too long to convert, NaN or infinity."""
+    try:
+        return json.loads(raw, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except (json.JSONDecodeError, _Refused):
+        raise
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+        raise ValueError(f"a number cannot be read ({exc})") from None
+
+
+class _Refused(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> object:
+    raise _Refused(f"{name} is not a number pyguard accepts (JSON has no NaN or infinity)")
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -126,8 +188,7 @@ class _Reader:
 def read_trace(path: str | os.PathLike[str]) -> TraceFile:
     """Read one pyguard trace file (runs in header order; incomplete runs included with ``end=None``)."""
     p = Path(path)
-    if not p.is_file():
-        raise TraceFormatError("no such trace file; pass the path of a .jsonl trace", path=str(p))
+    check_regular_file(p)
     reader = _Reader(str(p))
     torn: int | None = None
     pending: tuple[int, bytes, bool] | None = None
@@ -137,14 +198,20 @@ def read_trace(path: str | os.PathLike[str]) -> TraceFile:
         pending = item
     if pending is not None:
         torn = _feed_line(reader, *pending, is_last=True)
+    if torn is not None:
+        warnings.warn(
+            TraceWarning(f"{p}: line {torn} is torn (cut mid-record, as a writer killed mid-write leaves it):"
+                         " skipped; the run it belonged to has no footer"),
+            stacklevel=2,
+        )
     return TraceFile(path=str(p), runs=list(reader.runs.values()), torn_line=torn)
 
 
 def _feed_line(reader: _Reader, number: int, raw: bytes, ended: bool, *, is_last: bool) -> int | None:
     """Parse and feed one line; returns the line number when it is a torn last line that was skipped."""
     try:
-        obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        obj = parse_json_line(raw)
+    except ValueError as exc:
         if is_last and not ended:
             return number
         raise reader.fail(number, f"not valid JSON ({exc}); a trace line is one whole JSON object") from None
