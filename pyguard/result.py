@@ -84,7 +84,16 @@ class RunResult(BaseModel):
         return self.end.tool_calls or sum(len(e.tool_calls) for e in self.record.events)
 
     @property
+    def tokens_partial(self) -> bool:
+        """True when some model calls reported no usage: :attr:`total_tokens` then counts only the calls that did."""
+        if self.end.tokens_partial:
+            return True
+        reported = [e.total_tokens is not None or e.input_tokens is not None for e in self.record.events]
+        return any(reported) and not all(reported)
+
+    @property
     def total_tokens(self) -> int | None:
+        """Tokens of the run as reported; a lower bound when :attr:`tokens_partial` (some calls reported no usage)."""
         if self.end.total_tokens is not None:
             return self.end.total_tokens
         totals = [e.total_tokens for e in self.record.events]
@@ -103,7 +112,8 @@ class RunResult(BaseModel):
         """A few lines for humans: outcome, counts, gains, the most repeated actions."""
         lines = [
             f"run {self.run_id}: outcome={self.outcome.value} reason={self.reason or '-'}",
-            f"  model calls={self.model_calls} tool calls={self.tool_calls} total tokens={self.total_tokens}",
+            f"  model calls={self.model_calls} tool calls={self.tool_calls} total tokens={self.total_tokens}"
+            + (" (partial: some model calls reported no usage)" if self.tokens_partial else ""),
         ]
         if self.gains:
             lines.append("  gains: " + " ".join(f"{g:.2f}" for g in self.gains[:40]) + (" ..." if len(self.gains) > 40 else ""))

@@ -5,17 +5,21 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pyguard.errors import ConfigError, InputError, JvmError
+from pyguard.errors import ConfigError, InputError
 
 __all__ = ["jclass", "java_call"]
 
 
-@cache
 def jclass(name: str) -> Any:
-    from pyguard.jvm.bootstrap import jvm_started
+    """The Java class ``name``; :class:`JvmError` when the JVM is not running (or was shut down: it cannot restart)."""
+    from pyguard.jvm.bootstrap import check_jvm
 
-    if not jvm_started():
-        raise JvmError("the JVM is not running: call pyguard.jvm.start_jvm() first")
+    check_jvm()
+    return _jclass(name)
+
+
+@cache
+def _jclass(name: str) -> Any:
     import jpype
 
     return jpype.JClass(name)
