@@ -146,3 +146,21 @@ def test_trace_file_names_are_distinct_and_safe():
     for name in names:
         assert "/" not in name and not name.startswith((".", "-")) and len(name) <= 128 and name.endswith(".jsonl")
     assert trace_file_name("lookup#3") == "lookup#3.jsonl"
+
+
+def test_a_task_that_starts_with_the_guard_marker_is_still_seen_by_the_guard(jvm):
+    task = "[pyguard guard] Where is order 12345?"
+    result = Guard().run_scenario("logistics_incident", task, seed=1)
+    first = result.record.events[0]
+    assert [o.text for o in first.observations if o.kind == "user"] == [task]
+
+
+def test_the_guards_own_reflection_is_not_reported_as_an_observation(jvm):
+    from pyguard.jvm import load_scenario
+
+    scenario = dict(load_scenario("logistics_incident"))
+    scenario["on_reflection"] = {**scenario["on_reflection"], "recover_probability": 0.0}
+    result = Guard().run_scenario(scenario, TASK, seed=3)
+    assert result.reflections
+    for event in result.record.events:
+        assert not any(o.kind == "user" and o.text.startswith("[pyguard guard]") for o in event.observations)
