@@ -287,6 +287,8 @@ def run_built(agent: Any, task: str, guarded: GuardedModel | None = None) -> Bri
     """Run a built agent once and read its result (and the Python side's events and errors)."""
     raw = json.loads(str(agent.runJson(task)))
     cb = guarded.callback if guarded is not None else None
+    if cb is not None and cb.interrupted:
+        raise KeyboardInterrupt  # Ctrl-C arrived inside the callback: the run was cancelled, now let the caller know
     return BridgeResult(
         style=raw["style"], run_id=raw["run_id"], status=raw["status"], answer=raw["answer"],
         outcome=raw["outcome"], reason=raw["reason"], rule=raw["rule"], fail_safe=raw["fail_safe"],
