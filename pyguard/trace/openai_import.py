@@ -31,8 +31,8 @@ _OBSERVATION_ROLES = {"user": "user", "system": "system", "developer": "system"}
 
 def import_openai(path: str | os.PathLike[str]) -> list[RunRecord]:
     """Read one file of OpenAI-format runs (JSON array, JSON Lines, or one object) into run records."""
+    from pyguard.trace import records
     from pyguard.trace.reader import check_regular_file
-    from pyguard.trace.records import MAX_RECORD_BYTES
 
     p = Path(path)
     check_regular_file(p, "recording")
@@ -45,9 +45,10 @@ def import_openai(path: str | os.PathLike[str]) -> list[RunRecord]:
     if not text.lstrip().startswith("["):  # JSON Lines: refuse a huge line before parsing it (many times its size)
         start = 0
         for number, end in enumerate(_line_ends(text), start=1):
-            if end - start > MAX_RECORD_BYTES:
+            if end - start > records.MAX_RECORD_BYTES:
                 raise TraceFormatError(
-                    f"the line is longer than the per-record limit of {MAX_RECORD_BYTES} bytes; split the recording",
+                    f"the line is longer than the per-record limit of {records.MAX_RECORD_BYTES} bytes; split the"
+                    " recording",
                     path=str(p), line=number,
                 )
             start = end + 1

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
-from pyguard.trace.records import FORMAT_VERSION, MAX_RECORD_BYTES, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
+from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
 __all__ = ["read_trace", "iter_lines", "check_regular_file", "describe_validation_error", "parse_json_line"]
 
@@ -49,11 +49,15 @@ def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -
 
 
 def iter_lines(
-    path: str | os.PathLike[str], max_bytes: int = MAX_RECORD_BYTES
+    path: str | os.PathLike[str], max_bytes: int | None = None
 ) -> Iterator[tuple[int, bytes, bool]]:
     """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line.
 
-    A line longer than ``max_bytes`` raises :class:`TraceFormatError` without being read whole."""
+    A line longer than ``max_bytes`` (default :data:`~pyguard.trace.records.MAX_RECORD_BYTES`) raises
+    :class:`TraceFormatError` without being read whole."""
+    from pyguard.trace import records
+
+    max_bytes = records.MAX_RECORD_BYTES if max_bytes is None else max_bytes
     check_regular_file(path)
     with open(path, "rb") as f:
         number = 0

@@ -28,7 +28,8 @@ from typing import BinaryIO
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
-from pyguard.trace.records import FORMAT_VERSION, MAX_RECORD_BYTES, TraceWarning, encode_record
+from pyguard.trace import records
+from pyguard.trace.records import FORMAT_VERSION, TraceWarning, encode_record
 
 __all__ = ["TraceWriter", "write_runs"]
 
@@ -163,9 +164,10 @@ class TraceWriter:
     # -- internals -------------------------------------------------------------------------------------
 
     def _write(self, line: bytes) -> None:
-        if len(line) - 1 > MAX_RECORD_BYTES:
+        limit = records.MAX_RECORD_BYTES
+        if len(line) - 1 > limit:
             raise self._error(
-                f"a record of {len(line) - 1} bytes is over the per-record limit of {MAX_RECORD_BYTES} bytes; readers"
+                f"a record of {len(line) - 1} bytes is over the per-record limit of {limit} bytes; readers"
                 " refuse such lines, so it is not written"
             )
         if self._closed:
@@ -186,8 +188,11 @@ class TraceWriter:
         return TraceFormatError(message, path=self.path)
 
 
-_FLAGS = {"a": os.O_WRONLY | os.O_CREAT | os.O_APPEND, "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-          "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL}
+_FLAGS = {
+    "a": os.O_RDWR | os.O_CREAT | os.O_APPEND,  # read too: to find a torn tail
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+}
 
 
 def _open_safely(path: Path, mode: str, file_mode: int) -> BinaryIO:
