@@ -164,3 +164,18 @@ def test_the_guards_own_reflection_is_not_reported_as_an_observation(jvm):
     assert result.reflections
     for event in result.record.events:
         assert not any(o.kind == "user" and o.text.startswith("[pyguard guard]") for o in event.observations)
+
+
+def test_a_negative_usage_from_the_provider_is_unknown_and_the_total_partial(jvm):
+    from pyguard.jvm import load_scenario
+
+    scenario = dict(load_scenario("convergent"))
+    turns = [dict(t) for t in scenario["turns"]]
+    turns[1]["input_tokens"] = -105  # a provider reporting nonsense for call 2
+    scenario["turns"] = turns
+    result = Guard().run_scenario(scenario, "do the task", seed=1)
+    assert result.outcome is Outcome.SUCCEEDED, result.summary()
+    second = result.record.events[1]
+    assert second.input_tokens is None  # a negative count is no count: unknown, never accepted as -105
+    assert all(t is None or t >= 0 for e in result.record.events for t in (e.input_tokens, e.total_tokens))
+    assert result.tokens_partial and result.end.tokens_partial
