@@ -179,3 +179,24 @@ def test_a_negative_usage_from_the_provider_is_unknown_and_the_total_partial(jvm
     assert second.input_tokens is None  # a negative count is no count: unknown, never accepted as -105
     assert all(t is None or t >= 0 for e in result.record.events for t in (e.input_tokens, e.total_tokens))
     assert result.tokens_partial and result.end.tokens_partial
+
+
+def test_concurrent_runs_with_colliding_ids_each_get_their_own_readable_trace(jvm, tmp_path):
+    guard = Guard(trace_dir=tmp_path)
+    ids = ["job/1", "job_1", "job 1", "job:1"]
+    results = guard.run_many([lambda g, i=i: g.run_scenario("convergent", "do the task", run_id=i, seed=1) for i in ids],
+                             threads=4)
+    assert len({r.trace_path for r in results}) == 4
+    assert sorted(r.run_id for r in load_runs(tmp_path)) == sorted(ids)
+
+
+def test_ctrl_c_inside_a_callback_stops_the_run_instead_of_unwinding_through_java(jvm):
+    from pyguard.jvm.callback import CallbackAdapter, _proxy_class
+
+    def interrupted(event):
+        raise KeyboardInterrupt
+
+    adapter = CallbackAdapter(interrupted)
+    proxy = _proxy_class()(adapter)
+    reply = proxy.onIteration('{"run_id": "r1", "index": 1}')
+    assert '"cancelled"' in reply and adapter.interrupted
