@@ -36,10 +36,18 @@ def _one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: json.dumps(m.group())[1:-1], text)
 
 
+_MAX_MESSAGE_CHARS = 1000
+"""A stall message longer than this (a huge model-chosen tool name in it) is cut: what the reflection says and what it
+costs stay bounded whatever the model wrote."""
+
+
 def quote_names(message: str, names: Sequence[str]) -> str:
-    """``message`` with each occurrence of a model-supplied ``name`` written as a JSON string literal, in one pass
-    (longest name first, so a name inside another is not quoted twice), then kept on one line."""
-    names = sorted({n for n in names if n and n.strip()}, key=len, reverse=True)
+    """``message`` (cut to 1000 characters) with each occurrence of a model-supplied ``name`` written as a JSON
+    string literal, in one pass (longest name first, so a name inside another is not quoted twice), then kept on one
+    line."""
+    if len(message) > _MAX_MESSAGE_CHARS:
+        message = message[:_MAX_MESSAGE_CHARS] + f"... [{len(message) - _MAX_MESSAGE_CHARS} more characters cut]"
+    names = sorted({n for n in names if n and n.strip() and len(n) <= len(message)}, key=len, reverse=True)
     if names:
         pattern = re.compile("|".join(re.escape(n) for n in names))
         message = pattern.sub(lambda m: json.dumps(m.group(), ensure_ascii=False), message)

@@ -82,3 +82,18 @@ def test_fingerprint_patterns_are_linear_and_unchanged():
     _norm_str("0" * MB + "x")
     _norm_str("ab" + "0" * MB)
     assert time.thread_time() - t0 < 1.0
+
+
+@pytest.mark.parametrize("name", ["a" * MB, "ab\n" * (MB // 3)])
+def test_a_decision_with_a_1mb_tool_name_is_fast(name):
+    script = Script()
+    session = Policy().new_run("r1")
+    decisions = []
+    t0 = time.thread_time()
+    for _ in range(4):
+        decisions.append(session.observe(script.step((name, {"id": 1}, "same result"))))
+        if decisions[-1].stops:
+            break
+    assert time.thread_time() - t0 < 2.0, "four decisions with a 1 MB tool name took over 2 s of CPU"
+    reflection = next((d.reflection for d in decisions if d.reflection), None)
+    assert reflection is not None and len(reflection) < 20_000
