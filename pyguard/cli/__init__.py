@@ -51,9 +51,10 @@ def _show_trace_warnings() -> None:
 
 class _LazyGroup(click.Group):
     def invoke(self, ctx: click.Context):  # noqa: ANN201
-        _show_trace_warnings()
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():  # the hook and the filter last for this command only
+                _show_trace_warnings()
+                return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo(
                 "interrupted (Ctrl-C): runs in progress were cancelled and their traces closed with a footer; what was"
