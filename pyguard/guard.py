@@ -371,11 +371,14 @@ class GuardedRun:
         done = threading.Event()
 
         def work() -> None:
+            from pyguard.jvm._java import detach_thread
+
             try:
                 box["value"] = fn()
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
                 box["error"] = exc
             finally:
+                detach_thread()  # else every run would leave an attached Java thread behind
                 done.set()
 
         worker = threading.Thread(target=work, name=f"pyguard-run-{self.run_id}", daemon=True)

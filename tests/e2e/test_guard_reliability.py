@@ -200,3 +200,15 @@ def test_ctrl_c_inside_a_callback_stops_the_run_instead_of_unwinding_through_jav
     proxy = _proxy_class()(adapter)
     reply = proxy.onIteration('{"run_id": "r1", "index": 1}')
     assert '"cancelled"' in reply and adapter.interrupted
+
+
+def test_runs_on_the_main_thread_leave_no_java_thread_behind(jvm):
+    from jpype import JClass
+
+    thread = JClass("java.lang.Thread")
+    guard = Guard()
+    guard.run_scenario("convergent", "do the task", seed=1)  # warm: the callback pool's first thread
+    before = thread.activeCount()
+    for _ in range(20):
+        guard.run_scenario("convergent", "do the task", seed=1)
+    assert thread.activeCount() <= before + 2  # not one per run (each run's helper thread is detached)
