@@ -23,7 +23,6 @@ Every run gets its own engine session and its own Java ``GuardedChatModel``, so 
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 import uuid
@@ -35,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 from pyguard.decisions import Decision
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.result import RunResult
+from pyguard.result import RunResult, mark_partial_usage, usage_totals
+from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
@@ -358,44 +358,15 @@ class GuardedRun:
         return self._cancelled is not None
 
     def interruptible(self, fn: Callable[[], Any]) -> Any:
-        """Run ``fn`` (the agent) so that Ctrl-C cancels this run instead of killing it half-written.
+        """Run ``fn`` (the agent) so that Ctrl-C cancels this run instead of killing it half-written: see
+        :func:`pyguard.interrupts.run_interruptibly`. On Ctrl-C the run ends ``cancelled`` (footer written), then the
+        ``KeyboardInterrupt`` goes on to the caller."""
+        from pyguard.interrupts import run_interruptibly
 
-        On the main thread, ``fn`` runs on a helper thread while the main thread waits (a wait Python can interrupt;
-        a call into Java cannot be). On Ctrl-C (``KeyboardInterrupt``) the run is cancelled; its agent stops at its
-        next model call or tool execution and the run ends ``cancelled`` with its trace footer written; then the
-        ``KeyboardInterrupt`` goes on to the caller. A second Ctrl-C stops waiting for the agent: the run is ended
-        ``cancelled`` at once. Off the main thread ``fn`` simply runs (signals only reach the main thread)."""
-        if threading.current_thread() is not threading.main_thread():
-            return fn()
-        box: dict[str, Any] = {}
-        done = threading.Event()
-
-        def work() -> None:
-            from pyguard.jvm._java import detach_thread
-
-            try:
-                box["value"] = fn()
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-                box["error"] = exc
-            finally:
-                detach_thread()  # else every run would leave an attached Java thread behind
-                done.set()
-
-        worker = threading.Thread(target=work, name=f"pyguard-run-{self.run_id}", daemon=True)
-        worker.start()
-        try:
-            done.wait()
-        except KeyboardInterrupt:
-            self.cancel("interrupted (Ctrl-C)")
-            try:
-                done.wait()
-            except KeyboardInterrupt:
-                pass
-            self._finish(cancelled=True, answer=self._last_text())
-            raise
-        if "error" in box:
-            raise box["error"]
-        return box.get("value")
+        return run_interruptibly(
+            fn, name=f"pyguard-run-{self.run_id}", on_interrupt=lambda: self.cancel("interrupted (Ctrl-C)"),
+            on_give_up=lambda: self._finish(cancelled=True, answer=self._last_text()),
+        )
 
     @property
     def result(self) -> RunResult:
@@ -512,7 +483,7 @@ class GuardedRun:
         else:
             outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {late}"
         events = list(self.events)
-        inp, out, tot, partial = _token_sums(events)
+        inp, out, tot, partial = usage_totals(events)
         return RunEnd(
             run_id=self.run_id, outcome=outcome, reason=reason, answer=answer, iterations=len(events),
             tool_calls=sum(len(e.tool_calls) for e in events), input_tokens=inp, output_tokens=out, total_tokens=tot,
@@ -520,7 +491,7 @@ class GuardedRun:
         )
 
     def _result_from(self, end: RunEnd) -> RunResult:
-        end = _mark_partial_usage(end, self.events)
+        end = mark_partial_usage(end, self.events)
         if self._writer is not None:
             self._writer.end(end)
             self._writer.close()
@@ -575,28 +546,7 @@ def run_unguarded(
         censored=bool(events) and not events[-1].is_final,
     )
     start = RunStart(run_id=run_id, task_type=task_type, task=task, agent_style=str(style))
-    return RunResult(record=RunRecord(start=start, events=events, end=_mark_partial_usage(end, events)))
-
-
-def _token_sums(events: list[IterationEvent]) -> tuple[int | None, int | None, int | None, bool]:
-    """(input, output, total, partial): sums over the calls that reported usage; partial when some did not."""
-    known = [e for e in events if e.total_tokens is not None or e.input_tokens is not None or e.output_tokens is not None]
-    if not known:
-        return None, None, None, False
-    inp = sum(e.input_tokens or 0 for e in known)
-    out = sum(e.output_tokens or 0 for e in known)
-    tot = sum(e.total_tokens if e.total_tokens is not None else (e.input_tokens or 0) + (e.output_tokens or 0) for e in known)
-    return inp, out, tot, len(known) < len(events)
-
-
-def _mark_partial_usage(end: RunEnd, events: list[IterationEvent]) -> RunEnd:
-    """A footer whose token totals cover only some model calls says so (``tokens_partial``): never complete-looking."""
-    if end.tokens_partial or not events:
-        return end
-    reported = [e.total_tokens is not None or e.input_tokens is not None for e in events]
-    if any(reported) and not all(reported):
-        return end.model_copy(update={"tokens_partial": True})
-    return end
+    return RunResult(record=RunRecord(start=start, events=events, end=mark_partial_usage(end, events)))
 
 
 def _largest_hard_cap(config: "PolicyConfig") -> int:
@@ -611,22 +561,6 @@ def _new_id() -> str:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_#")
-
-
-def trace_file_name(run_id: str) -> str:
-    """The trace file name of a run: ``<run_id>.jsonl`` when the id is plain (ASCII letters, digits, ``-_#``, at most
-    100 characters, not starting with ``.`` or ``-``); otherwise the id made plain and cut to 100 characters, then
-    ``~`` and 16 hex digits of the id's hash. Distinct run ids get distinct names (``job/1`` and ``job_1`` do), and
-    every name is a safe file name of at most 128 characters."""
-    plain = 0 < len(run_id) <= 100 and all(c in _NAME_CHARS for c in run_id) and run_id[0] not in "-"
-    if plain:
-        return f"{run_id}.jsonl"
-    safe = "".join(c if c in _NAME_CHARS else "_" for c in run_id[:100]).lstrip("-") or "run"
-    digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-    return f"{safe}~{digest}.jsonl"
 
 
 class _progress:

@@ -11,9 +11,9 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
-from pyguard.events import Outcome, RunEnd, RunRecord
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
-__all__ = ["RunResult"]
+__all__ = ["RunResult", "mark_partial_usage", "usage_totals"]
 
 
 class RunResult(BaseModel):
@@ -125,3 +125,24 @@ class RunResult(BaseModel):
         if self.answer:
             lines.append(f"  answer: {self.answer[:200]!r}")
         return "\n".join(lines[:max_lines])
+
+
+def usage_totals(events: list[IterationEvent]) -> tuple[int | None, int | None, int | None, bool]:
+    """(input, output, total, partial): sums over the calls that reported usage; partial when some did not."""
+    known = [e for e in events if e.total_tokens is not None or e.input_tokens is not None or e.output_tokens is not None]
+    if not known:
+        return None, None, None, False
+    inp = sum(e.input_tokens or 0 for e in known)
+    out = sum(e.output_tokens or 0 for e in known)
+    tot = sum(e.total_tokens if e.total_tokens is not None else (e.input_tokens or 0) + (e.output_tokens or 0) for e in known)
+    return inp, out, tot, len(known) < len(events)
+
+
+def mark_partial_usage(end: RunEnd, events: list[IterationEvent]) -> RunEnd:
+    """A footer whose token totals cover only some model calls says so (``tokens_partial``): never complete-looking."""
+    if end.tokens_partial or not events:
+        return end
+    reported = [e.total_tokens is not None or e.input_tokens is not None for e in events]
+    if any(reported) and not all(reported):
+        return end.model_copy(update={"tokens_partial": True})
+    return end

@@ -13,7 +13,7 @@ from pyguard.trace.loading import FORMATS, detect_format, load_runs, load_traces
 from pyguard.trace.openai_import import import_openai, openai_run_to_record, parse_openai_runs
 from pyguard.trace.reader import read_trace
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, encode_record
-from pyguard.trace.writer import TraceWriter, write_runs
+from pyguard.trace.writer import TraceWriter, trace_file_name, write_runs
 
 __all__ = [
     "FORMATS",
@@ -30,5 +30,6 @@ __all__ = [
     "openai_run_to_record",
     "parse_openai_runs",
     "read_trace",
+    "trace_file_name",
     "write_runs",
 ]

@@ -18,6 +18,7 @@ records appended after it stay readable.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import warnings
@@ -31,7 +32,7 @@ from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
 from pyguard.trace import records
 from pyguard.trace.records import FORMAT_VERSION, TraceWarning, encode_record
 
-__all__ = ["TraceWriter", "write_runs"]
+__all__ = ["TraceWriter", "trace_file_name", "write_runs"]
 
 
 class TraceWriter:
@@ -259,3 +260,19 @@ def write_runs(
             writer.write_run(run, (decisions or {}).get(run.run_id, ()))
             n += 1
     return n
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_#")
+
+
+def trace_file_name(run_id: str) -> str:
+    """The trace file name of a run: ``<run_id>.jsonl`` when the id is plain (ASCII letters, digits, ``-_#``, at most
+    100 characters, not starting with ``.`` or ``-``); otherwise the id made plain and cut to 100 characters, then
+    ``~`` and 16 hex digits of the id's hash. Distinct run ids get distinct names (``job/1`` and ``job_1`` do), and
+    every name is a safe file name of at most 128 characters."""
+    plain = 0 < len(run_id) <= 100 and all(c in _NAME_CHARS for c in run_id) and run_id[0] not in "-"
+    if plain:
+        return f"{run_id}.jsonl"
+    safe = "".join(c if c in _NAME_CHARS else "_" for c in run_id[:100]).lstrip("-") or "run"
+    digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"{safe}~{digest}.jsonl"

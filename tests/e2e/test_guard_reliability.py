@@ -13,7 +13,8 @@ import pytest
 
 from pyguard.errors import RunError
 from pyguard.events import Outcome
-from pyguard.guard import Guard, trace_file_name
+from pyguard.guard import Guard
+from pyguard.trace import trace_file_name
 from pyguard.jvm import scripted_model
 from pyguard.trace import load_runs, read_trace
 
