@@ -26,11 +26,11 @@ from typing import Any
 __all__ = ["ActionFingerprint", "fingerprint", "canonical_arguments", "normalised_arguments", "short_digest"]
 
 _ID_RE = re.compile(r"^([a-z]{0,4})(\d{3,})$")
-"""An id: up to 4 letters, then 3 or more digits. Its leading zeros are dropped in :func:`_norm_str` (keeping 3 digits)
+r"""An id: up to 4 letters, then 3 or more digits. Its leading zeros are dropped in :func:`_norm_str` (keeping 3 digits)
 rather than by a ``0*`` before ``\d{3,}``, which backtracked quadratically on a long run of zeros."""
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 _NUMBER_RE = re.compile(r"^[+-]?(?:\d++\.?\d*+|\.\d++)(?:[eE][+-]?\d++)?+$")
-"""A number. Possessive quantifiers keep it linear (``\d+\.?\d*`` backtracked quadratically on a long digit run
+r"""A number. Possessive quantifiers keep it linear (``\d+\.?\d*`` backtracked quadratically on a long digit run
 followed by anything else: 25 s for 20,000 digits); it matches exactly the same strings."""
 
 
