@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 __all__ = [
+    "COUNT_MAX",
+    "Count",
+    "NonNegative",
     "ToolCall",
     "Observation",
     "IterationEvent",
@@ -31,8 +34,20 @@ __all__ = [
 ]
 
 
+COUNT_MAX = 2**63 - 1
+Count = Annotated[int, Strict(), Field(ge=0, le=COUNT_MAX)]
+"""A count (tokens, calls): a JSON integer, never a string, a float or a bool, never negative, at most a Java long."""
+NonNegative = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
+"""A duration, a time stamp or a cost: a finite JSON number (not a string), never negative; NaN and infinity refused."""
+Flag = Annotated[bool, Strict()]
+"""true or false, never "yes", 1 or "true"."""
+
+
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Every event and record: frozen, unknown keys refused, and strict at the boundary: counts are non-negative
+    JSON integers, numbers finite, flags JSON booleans (whatever reads a trace, a recording or the sensor's JSON)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class ToolCall(_Frozen):
@@ -54,22 +69,22 @@ class Observation(_Frozen):
     tool_name: str | None = None
     text: str = ""
     """The full text. Never truncated by pyguard."""
-    is_error: bool = False
+    is_error: Flag = False
 
 
 class IterationEvent(_Frozen):
     """One model call of a run, as the sensor saw it."""
 
     run_id: str
-    index: int = Field(ge=1)
+    index: Annotated[int, Strict(), Field(ge=1)]
     """1-based number of this model call within the run."""
     provider: str | None = None
     model: str | None = None
-    input_tokens: int | None = None
+    input_tokens: Count | None = None
     """None when the provider reported no usage."""
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    latency_ms: float | None = None
+    output_tokens: Count | None = None
+    total_tokens: Count | None = None
+    latency_ms: NonNegative | None = None
     finish_reason: str | None = None
     """LangChain4j FinishReason name (STOP, LENGTH, TOOL_EXECUTION, CONTENT_FILTER, OTHER) or None."""
     tool_calls: tuple[ToolCall, ...] = ()
@@ -79,7 +94,7 @@ class IterationEvent(_Frozen):
     error: str | None = None
     """Set when the model call failed (the sensor's onError): the error's class and message."""
     task_type: str | None = None
-    timestamp_ms: float | None = None
+    timestamp_ms: NonNegative | None = None
     """Wall-clock time of the response in epoch milliseconds (None in synthetic events)."""
 
     @property
@@ -111,7 +126,7 @@ class RunStart(_Frozen):
     """'aiservices', 'agentic', 'executor', or None for recordings."""
     policy: dict | None = None
     """The policy configuration used (a dumped config), if any."""
-    started_at_ms: float | None = None
+    started_at_ms: NonNegative | None = None
 
 
 class RunEnd(_Frozen):
@@ -122,17 +137,20 @@ class RunEnd(_Frozen):
     reason: str = ""
     answer: str | None = None
     """The final answer, or the salvaged last answer of a run stopped early (its outcome still says so)."""
-    iterations: int = 0
-    tool_calls: int = 0
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    cost: float | None = None
-    wall_ms: float | None = None
+    iterations: Count = 0
+    tool_calls: Count = 0
+    input_tokens: Count | None = None
+    output_tokens: Count | None = None
+    total_tokens: Count | None = None
+    tokens_partial: Flag = False
+    """True when some model calls reported no usage: the token totals then count only the calls that did (a lower
+    bound, not the run's total). None totals mean no call reported usage."""
+    cost: NonNegative | None = None
+    wall_ms: NonNegative | None = None
     evidence: dict = Field(default_factory=dict)
-    success_label: bool | None = None
+    success_label: Flag | None = None
     """For recordings: the recorded outcome label (success/reward/resolved), None when unknown."""
-    censored: bool = False
+    censored: Flag = False
     """True when the run was cut off before it finished (it still requested tools at its last call)."""
 
 

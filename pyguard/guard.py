@@ -34,15 +34,25 @@ from typing import TYPE_CHECKING, Any
 from pyguard.decisions import Decision
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.result import RunResult
+from pyguard.result import RunResult, mark_partial_usage, usage_totals
+from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.jvm.agents import BridgeResult, GuardedModel
 
-__all__ = ["Guard", "GuardedRun", "run_unguarded", "DEFAULT_TASK"]
+__all__ = ["Guard", "GuardedRun", "run_unguarded", "trace_file_name", "DEFAULT_TASK", "DEFAULT_CALLBACK_TIMEOUT_MS"]
 
 DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
+
+DEFAULT_CALLBACK_TIMEOUT_MS = 10_000
+"""The default deadline of the guard's decision, per model call. An engine decision takes well under a millisecond
+(benchmarks/RESULTS.md section 5), so 10 s is only ever reached by a hung engine; then the run goes on under the Java
+fail-safe cap (outcome ``guard_error``), the late decision is discarded, and the caller of :meth:`Guard.run` gets its
+result at most this long after the agent ends. ``callback_timeout_ms=0`` runs the decision on the agent's thread
+instead (about 70 µs less per model call, RESULTS section 3), but a hung engine then blocks the agent."""
+
+_JAVA_INT_MAX = 2**31 - 1
 
 Verifier = Callable[[str], bool]
 
@@ -51,10 +61,15 @@ class Guard:
     """A policy, a fail-safe and a place for traces; makes one :class:`GuardedRun` per run.
 
     ``config``: the engine's :class:`~pyguard.engine.PolicyConfig` (default policy when None).
-    ``trace_dir``: write each run's JSONL trace there as it goes (``<run_id>.jsonl``).
+    ``trace_dir``: write each run's JSONL trace there as it goes (:func:`trace_file_name`: ``<run_id>.jsonl`` for a
+    plain id). A trace is never overwritten and never written through a symlink: a run id whose trace already exists
+    there is refused (:class:`RunError`) when the run starts.
+    ``trace_file_mode``: permissions of new trace files (default ``0o600``: traces hold prompts and tool output).
     ``max_model_calls``: the Java fail-safe cap per run; it holds even if Python fails. Default: a little above the
     policy's largest hard cap.
-    ``callback_timeout_ms``: deadline for the Python callback (0: none; the call then runs on the agent's thread).
+    ``callback_timeout_ms``: deadline for the engine's decision per model call (default
+    :data:`DEFAULT_CALLBACK_TIMEOUT_MS`; 0: none, the decision then runs on the agent's thread and a hung engine blocks
+    the agent).
     ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
     """
 
@@ -64,9 +79,10 @@ class Guard:
         *,
         trace_dir: str | Path | None = None,
         max_model_calls: int | None = None,
-        callback_timeout_ms: int = 0,
+        callback_timeout_ms: int = DEFAULT_CALLBACK_TIMEOUT_MS,
         clock: Callable[[], float] = time.monotonic,
         verifier: Verifier | None = None,
+        trace_file_mode: int = 0o600,
     ) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
@@ -78,14 +94,24 @@ class Guard:
         if self.trace_dir is not None:
             self.trace_dir.mkdir(parents=True, exist_ok=True)
         if max_model_calls is None:
-            max_model_calls = _largest_hard_cap(self.config) + 5
-        if not isinstance(max_model_calls, int) or max_model_calls < 1:
-            raise ConfigError(f"max_model_calls={max_model_calls!r} must be a positive integer (the Java fail-safe cap)")
-        if callback_timeout_ms < 0:
-            raise ConfigError(f"callback_timeout_ms={callback_timeout_ms!r} must be 0 (no deadline) or positive")
+            max_model_calls = min(_largest_hard_cap(self.config) + 5, _JAVA_INT_MAX)
+        if not _is_int(max_model_calls) or not 1 <= max_model_calls <= _JAVA_INT_MAX:
+            raise ConfigError(
+                f"max_model_calls={max_model_calls!r} must be an integer from 1 to {_JAVA_INT_MAX} (the Java fail-safe cap)"
+            )
+        if not _is_int(callback_timeout_ms) or not 0 <= callback_timeout_ms <= 86_400_000:
+            raise ConfigError(
+                f"callback_timeout_ms={callback_timeout_ms!r} must be 0 (no deadline) or a number of milliseconds up to"
+                " 86400000 (a day)"
+            )
+        if not _is_int(trace_file_mode) or not 0 <= trace_file_mode <= 0o777:
+            raise ConfigError(f"trace_file_mode={trace_file_mode!r} must be permission bits such as 0o600")
         self.max_model_calls = max_model_calls
         self.callback_timeout_ms = callback_timeout_ms
+        self.trace_file_mode = trace_file_mode
         self.verifier = verifier
+        self._active: set[GuardedRun] = set()
+        self._active_lock = threading.Lock()
 
     @classmethod
     def from_toml(cls, path: str | Path, **kwargs: Any) -> "Guard":
@@ -138,7 +164,24 @@ class Guard:
         except BaseException:
             run.abandon()
             raise
-        return run.finish_bridge(run_built(agent, task, guarded))
+        res = run.interruptible(lambda: run_built(agent, task, guarded))
+        return run.finish_bridge(res)
+
+    # -- cancelling ------------------------------------------------------------------------------------------------
+
+    @property
+    def active_runs(self) -> list["GuardedRun"]:
+        """The runs of this guard started and not yet finished."""
+        with self._active_lock:
+            return list(self._active)
+
+    def cancel_all(self, reason: str = "interrupted (Ctrl-C)") -> int:
+        """Cancel every active run of this guard (their next model call or tool execution stops them, outcome
+        ``cancelled``, trace footer written); returns how many were cancelled. Safe from any thread."""
+        runs = self.active_runs
+        for run in runs:
+            run.cancel(reason)
+        return len(runs)
 
     def run_scenario(
         self,
@@ -203,29 +246,59 @@ class GuardedRun:
         self.events: list[IterationEvent] = []
         self.decisions: list[Decision] = []
         self._lock = threading.Lock()
+        """Guards events, decisions, the trace writer and the result: held only briefly, never across the engine."""
+        self._engine_lock = threading.Lock()
+        """Held while the engine decides (the session is single-threaded)."""
         self._guarded: GuardedModel | None = None
         self._result: RunResult | None = None
-        self._cancelled = False
+        self._cancelled: str | None = None
+        self._abandoned_at: int | None = None
+        self._java_note: str | None = None
         self.trace_path: Path | None = None
         self._writer = None
         if guard.trace_dir is not None:
+            from pyguard.errors import TraceFormatError
             from pyguard.trace import TraceWriter
 
-            self.trace_path = guard.trace_dir / f"{_safe(run_id)}.jsonl"
-            self._writer = TraceWriter(self.trace_path, mode="w")
+            self.trace_path = guard.trace_dir / trace_file_name(run_id)
+            try:
+                self._writer = TraceWriter(self.trace_path, mode="x", file_mode=guard.trace_file_mode)
+            except TraceFormatError as exc:
+                raise RunError(f"run {run_id!r} cannot start: {exc}") from None
             self._writer.start(self.start)
+        with guard._active_lock:
+            guard._active.add(self)
 
     # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
-    def observe(self, event: IterationEvent) -> Decision:
+    def observe(self, event: IterationEvent) -> Decision | None:
+        """Record ``event``, ask the engine, record and return its decision. With a deadline, the decision is recorded
+        only if Java still takes it (:meth:`_claim`): a decision that comes too late is discarded on both sides."""
         with self._lock:
+            if self._result is not None or self._abandoned_at is not None:
+                return None  # the run has ended, or its guard was given up: nothing more is recorded
             self.events.append(event)
             if self._writer is not None:
                 self._writer.iteration(event)
+        with self._engine_lock:
+            if self._result is not None:
+                return None
             decision = self.session.observe(event)
+        with self._lock:
+            if self._result is not None:
+                return None  # the run ended while the engine decided: discarded
+            if not self._claim(event.index):
+                self._abandoned_at = event.index
+                return None
             self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
             return decision
+
+    def _claim(self, index: int) -> bool:
+        """True when Java will apply the decision about event ``index`` (always, without a deadline)."""
+        if self.guard.callback_timeout_ms <= 0 or self._guarded is None:
+            return True
+        return bool(self._guarded.java.sensor().claim(index))
 
     def guarded_model(self, model: Any) -> "GuardedModel":
         """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
@@ -237,6 +310,8 @@ class GuardedRun:
                 max_model_calls=self.guard.max_model_calls, callback_timeout_ms=self.guard.callback_timeout_ms,
                 keep_events=False,
             )
+            if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
+                self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif self._guarded.java.delegate() != model:
             raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
         return self._guarded
@@ -254,7 +329,7 @@ class GuardedRun:
         from pyguard.jvm._java import jclass
 
         try:
-            value = fn()
+            value = self.interruptible(fn)
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
             stop = None
             try:
@@ -272,10 +347,26 @@ class GuardedRun:
         return value
 
     def cancel(self, reason: str = "cancelled from Python") -> None:
-        """End the run from any thread: the next model call or tool execution stops it; outcome ``cancelled``."""
-        self._cancelled = True
+        """End the run from any thread: the next model call or tool execution stops it; outcome ``cancelled``.
+        Called before :meth:`wrap`, the run stops before its first model call."""
+        self._cancelled = reason
         if self._guarded is not None:
             self._guarded.request_stop(Outcome.CANCELLED, reason, "cancel")
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled is not None
+
+    def interruptible(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (the agent) so that Ctrl-C cancels this run instead of killing it half-written: see
+        :func:`pyguard.interrupts.run_interruptibly`. On Ctrl-C the run ends ``cancelled`` (footer written), then the
+        ``KeyboardInterrupt`` goes on to the caller."""
+        from pyguard.interrupts import run_interruptibly
+
+        return run_interruptibly(
+            fn, name=f"pyguard-run-{self.run_id}", on_interrupt=lambda: self.cancel("interrupted (Ctrl-C)"),
+            on_give_up=lambda: self._finish(cancelled=True, answer=self._last_text()),
+        )
 
     @property
     def result(self) -> RunResult:
@@ -295,6 +386,9 @@ class GuardedRun:
     def finish_bridge(self, res: "BridgeResult") -> RunResult:
         """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
         salvage = res.stats.last_text if res.stats is not None else None
+        if res.stats is not None and res.stats.callback_failures:
+            self._java_note = (f"{res.stats.model_calls} model calls, {res.stats.callback_failures} guard callback"
+                               f" failure(s), the last: {res.stats.last_callback_error}")
         if res.status == "answered":
             return self._finish(answer=res.answer)
         if res.status == "stopped":
@@ -311,9 +405,15 @@ class GuardedRun:
             self._finish(error="the agent could not be built")
 
     def _finish_stop(self, outcome: str, reason: str, fail_safe: bool, salvage: str | None) -> RunResult:
-        if self.session.stopped is not None:
+        stopped = False
+        if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._deadline_s()):
+            try:
+                stopped = self.session.stopped is not None
+            finally:
+                self._engine_lock.release()
+        if stopped:
             return self._finish(answer=salvage)
-        if outcome == Outcome.CANCELLED.value or self._cancelled:
+        if outcome == Outcome.CANCELLED.value or self._cancelled is not None:
             return self._finish(cancelled=True, answer=salvage)
         if outcome == Outcome.GUARD_ERROR.value:
             return self._finish(guard_error=reason, answer=salvage)
@@ -329,19 +429,69 @@ class GuardedRun:
         guard_error: str | None = None,
         expired: str | None = None,
     ) -> RunResult:
-        with self._lock:
-            if self._result is not None:
+        # Wait for an engine decision in progress at most the callback deadline: Java has given up on it by then.
+        engine = self._engine_lock.acquire(timeout=self._deadline_s())
+        try:
+            with self._lock:
+                if self._result is not None:
+                    return self._result
+                verified = None
+                if answer is not None and error is None and expired is None and self.guard.verifier is not None:
+                    verified = bool(self.guard.verifier(answer))
+                if engine and self._abandoned_at is None:
+                    end = self.session.finish(
+                        answer=answer, error=error, verified=verified, cancelled=cancelled, guard_error=guard_error,
+                        expired=expired,
+                    )
+                else:
+                    end = self._end_without_engine(answer, error, verified, cancelled, guard_error, expired)
+                self._result = self._result_from(end)
                 return self._result
-            verified = None
-            if answer is not None and error is None and expired is None and self.guard.verifier is not None:
-                verified = bool(self.guard.verifier(answer))
-            end = self.session.finish(
-                answer=answer, error=error, verified=verified, cancelled=cancelled, guard_error=guard_error, expired=expired
-            )
-            self._result = self._result_from(end)
-            return self._result
+        finally:
+            if engine:
+                self._engine_lock.release()
+            with self.guard._active_lock:
+                self.guard._active.discard(self)
+
+    def _deadline_s(self) -> float:
+        ms = self.guard.callback_timeout_ms
+        return ms / 1000.0 if ms > 0 else -1
+
+    def _end_without_engine(
+        self, answer: str | None, error: str | None, verified: bool | None, cancelled: bool,
+        guard_error: str | None, expired: str | None,
+    ) -> RunEnd:
+        """The footer when the engine could not finish the run: it missed its deadline (its decision was discarded)
+        or is still busy. Counts come from the events recorded; the outcome from how the agent ended."""
+        late = (f"the engine's decision about model call {self._abandoned_at} missed the callback deadline of"
+                f" {self.guard.callback_timeout_ms} ms and was discarded" if self._abandoned_at is not None
+                else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended")
+        if self._java_note:
+            late += f"; Java saw {self._java_note}"
+        if cancelled:
+            outcome, reason = Outcome.CANCELLED, f"cancelled ({late})"
+        elif guard_error is not None:
+            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error} ({late})"
+        elif expired is not None:
+            outcome, reason = Outcome.EXPIRED, f"{expired} ({late})"
+        elif error is not None:
+            outcome, reason = Outcome.FAILED, f"the run failed: {error} ({late})"
+        elif answer is not None and verified is False:
+            outcome, reason = Outcome.FAILED, f"the verifier rejected the answer ({late})"
+        elif answer is not None:
+            outcome, reason = Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {late}"
+        else:
+            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {late}"
+        events = list(self.events)
+        inp, out, tot, partial = usage_totals(events)
+        return RunEnd(
+            run_id=self.run_id, outcome=outcome, reason=reason, answer=answer, iterations=len(events),
+            tool_calls=sum(len(e.tool_calls) for e in events), input_tokens=inp, output_tokens=out, total_tokens=tot,
+            tokens_partial=partial, censored=bool(events) and not events[-1].is_final,
+        )
 
     def _result_from(self, end: RunEnd) -> RunResult:
+        end = mark_partial_usage(end, self.events)
         if self._writer is not None:
             self._writer.end(end)
             self._writer.close()
@@ -396,7 +546,7 @@ def run_unguarded(
         censored=bool(events) and not events[-1].is_final,
     )
     start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
-    return RunResult(record=RunRecord(start=start, events=events, end=end))
+    return RunResult(record=RunRecord(start=start, events=events, end=mark_partial_usage(end, events)))
 
 
 def _largest_hard_cap(config: "PolicyConfig") -> int:
@@ -417,8 +567,8 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def _safe(run_id: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in run_id) or "run"
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class _progress:

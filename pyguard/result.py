@@ -11,9 +11,9 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
-from pyguard.events import Outcome, RunEnd, RunRecord
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
-__all__ = ["RunResult"]
+__all__ = ["RunResult", "mark_partial_usage", "usage_totals"]
 
 
 class RunResult(BaseModel):
@@ -84,7 +84,16 @@ class RunResult(BaseModel):
         return self.end.tool_calls or sum(len(e.tool_calls) for e in self.record.events)
 
     @property
+    def tokens_partial(self) -> bool:
+        """True when some model calls reported no usage: :attr:`total_tokens` then counts only the calls that did."""
+        if self.end.tokens_partial:
+            return True
+        reported = [e.total_tokens is not None or e.input_tokens is not None for e in self.record.events]
+        return any(reported) and not all(reported)
+
+    @property
     def total_tokens(self) -> int | None:
+        """Tokens of the run as reported; a lower bound when :attr:`tokens_partial` (some calls reported no usage)."""
         if self.end.total_tokens is not None:
             return self.end.total_tokens
         totals = [e.total_tokens for e in self.record.events]
@@ -103,7 +112,8 @@ class RunResult(BaseModel):
         """A few lines for humans: outcome, counts, gains, the most repeated actions."""
         lines = [
             f"run {self.run_id}: outcome={self.outcome.value} reason={self.reason or '-'}",
-            f"  model calls={self.model_calls} tool calls={self.tool_calls} total tokens={self.total_tokens}",
+            f"  model calls={self.model_calls} tool calls={self.tool_calls} total tokens={self.total_tokens}"
+            + (" (partial: some model calls reported no usage)" if self.tokens_partial else ""),
         ]
         if self.gains:
             lines.append("  gains: " + " ".join(f"{g:.2f}" for g in self.gains[:40]) + (" ..." if len(self.gains) > 40 else ""))
@@ -115,3 +125,24 @@ class RunResult(BaseModel):
         if self.answer:
             lines.append(f"  answer: {self.answer[:200]!r}")
         return "\n".join(lines[:max_lines])
+
+
+def usage_totals(events: list[IterationEvent]) -> tuple[int | None, int | None, int | None, bool]:
+    """(input, output, total, partial): sums over the calls that reported usage; partial when some did not."""
+    known = [e for e in events if e.total_tokens is not None or e.input_tokens is not None or e.output_tokens is not None]
+    if not known:
+        return None, None, None, False
+    inp = sum(e.input_tokens or 0 for e in known)
+    out = sum(e.output_tokens or 0 for e in known)
+    tot = sum(e.total_tokens if e.total_tokens is not None else (e.input_tokens or 0) + (e.output_tokens or 0) for e in known)
+    return inp, out, tot, len(known) < len(events)
+
+
+def mark_partial_usage(end: RunEnd, events: list[IterationEvent]) -> RunEnd:
+    """A footer whose token totals cover only some model calls says so (``tokens_partial``): never complete-looking."""
+    if end.tokens_partial or not events:
+        return end
+    reported = [e.total_tokens is not None or e.input_tokens is not None for e in events]
+    if any(reported) and not all(reported):
+        return end.model_copy(update={"tokens_partial": True})
+    return end

@@ -85,8 +85,28 @@ def _slug(name: str) -> str:
 
 
 def _save(fig: Figure, path: Path) -> None:
+    import io
+
     FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=110)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=110, format="png")
+    _write_file(path, buf.getvalue())
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (replacing a regular file), never through a symlink."""
+    import os
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if path.is_symlink():
+            raise InputError(f"{str(path)!r} is a symbolic link; the report is never written through a link: remove"
+                             " it or pass another --out") from None
+        raise InputError(f"cannot write {str(path)!r}: {exc.strerror}") from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
 
 
 def _title(t: TaskTypeCalibration, report: CalibrationReport, what: str) -> str:
@@ -224,6 +244,9 @@ def write_report(report: CalibrationReport, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {str(out)!r} is a file; pass a directory (it is created if missing)")
+    if (out / "plots").exists() and not (out / "plots").is_dir():
+        raise InputError(f"{str(out / 'plots')!r} is a file; the report writes its plots there: move it or pass another"
+                         " --out")
     (out / "plots").mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     plots: dict[str, tuple[str, str]] = {}
@@ -245,6 +268,6 @@ def write_report(report: CalibrationReport, out_dir: str | Path) -> list[Path]:
     }
     for name, text in {**snippets, "calibration.json": report_json(report) + "\n",
                        "report.md": _markdown(report, plots, snippets)}.items():
-        (out / name).write_text(text, encoding="utf-8")
+        _write_file(out / name, text.encode("utf-8"))
         written.append(out / name)
     return written

@@ -2,11 +2,18 @@
 
 Subcommands are imported lazily so that ``pyguard --help`` stays fast and a broken subcommand cannot take
 the others down.
+
+Common to every subcommand: Ctrl-C exits 130 after the command has cancelled or finished what it had running and
+closed its traces (a subcommand prints what was kept and how to resume; otherwise a generic line says it was
+interrupted), never click's "Aborted!" with status 1; and every :class:`pyguard.trace.records.TraceWarning` (a torn
+line skipped, an unreadable file of a directory skipped) is printed to stderr as ``warning: ...``.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import warnings
 
 import click
 
@@ -23,7 +30,40 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+INTERRUPTED_EXIT = 130
+"""The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
+def _show_trace_warnings() -> None:
+    from pyguard.trace.records import TraceWarning
+
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202
+        if issubclass(category, TraceWarning):
+            click.echo(f"warning: {message}", err=True)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    warnings.simplefilter("always", TraceWarning)
+
+
 class _LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context):  # noqa: ANN201
+        try:
+            with warnings.catch_warnings():  # the hook and the filter last for this command only
+                _show_trace_warnings()
+                return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo(
+                "interrupted (Ctrl-C): runs in progress were cancelled and their traces closed with a footer; what was"
+                " written so far is kept",
+                err=True,
+            )
+            sys.stderr.flush()
+            ctx.exit(INTERRUPTED_EXIT)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
 

@@ -30,11 +30,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pyguard.errors import ConfigError
 
 __all__ = [
+    "JAVA_INT_MAX",
     "OTHER_SECTIONS",
     "Price",
     "CapsConfig",
@@ -89,10 +90,35 @@ def config_error(exc: ValidationError, *, model: str, source: str | None = None)
     return err
 
 
-class _Config(BaseModel):
-    """Base: frozen, extra keys forbidden, validation errors raised as ConfigError."""
+JAVA_INT_MAX = 2**31 - 1
+"""The largest count a config may hold: counts reach the Java bridge as a Java ``int``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+
+def _check_bounds(value: Any) -> None:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not -JAVA_INT_MAX <= value <= JAVA_INT_MAX:
+        raise ValueError(f"{value} is out of range: at most {JAVA_INT_MAX} (counts reach the Java bridge as an int)")
+    if isinstance(value, dict):
+        for v in value.values():
+            _check_bounds(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_bounds(v)
+
+
+class _Config(BaseModel):
+    """Base: frozen, extra keys forbidden, strict types (``"8"`` or ``true`` is not an integer), finite numbers,
+    integers within a Java int, validation errors raised as ConfigError. Checked when the config is built or loaded,
+    never later at run time."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _within_bounds(cls, value: Any) -> Any:
+        _check_bounds(value)
+        return value
 
     def __init__(self, **data: Any) -> None:
         try:

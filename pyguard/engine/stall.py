@@ -36,11 +36,14 @@ from pyguard.engine.fingerprint import ActionFingerprint, short_digest
 
 __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", "error_kind", "is_empty_result"]
 
-_DIGIT_TOKENS = re.compile(r"[\w\u2400\u2405-]*\d[\w\u2400\u2405-]*")
 _SEPARATORS = re.compile(r"[\W_]+")
 _MAX_REAPPLIED = 3
 """A change (the same values written) made, undone and made again up to this many times is still an attempt on a
 changed state (make a fix, undo it to see the test fail, make it again); the next time is a loop."""
+_TOKENS = re.compile(r"[\w\u2400\u2405-]+")
+"""A run of word characters, masks, echo marks and dashes: a token whose digits make it a value, not a kind."""
+_DIGIT = re.compile(r"\d")
+_ERROR_KIND_CHARS = 200
 _EMPTY_MAX_CHARS = 120
 """Longest prepared text that can be an empty result; anything longer says something."""
 _NOUNS = r"(?:records?|results?|rows?|items?|entries|entry|documents?|docs|matches|match|hits?|data|events?|logs?|files?)"
@@ -98,8 +101,29 @@ def is_empty_result(prepared: str) -> bool:
 
 
 def error_kind(prepared: str) -> str:
-    """The kind of an error from its prepared text: tokens with digits masked, first 200 characters."""
-    return short_digest(_DIGIT_TOKENS.sub("#", prepared)[:200])
+    """The kind of an error from its prepared text: tokens with digits masked, first 200 characters.
+
+    Linear in the text and stops once 200 characters of the masked form are built, so a tool error of any size or
+    shape costs the same (a single pattern ``[\\w-]*\\d[\\w-]*`` was quadratic on a long token without digits)."""
+    out: list[str] = []
+    n = 0
+    pos = 0
+    for m in _TOKENS.finditer(prepared):
+        if m.start() > pos:
+            out.append(prepared[pos : m.start()])
+            n += m.start() - pos
+            if n >= _ERROR_KIND_CHARS:
+                break
+        token = m.group()
+        piece = "#" if _DIGIT.search(token) else token
+        out.append(piece)
+        n += len(piece)
+        pos = m.end()
+        if n >= _ERROR_KIND_CHARS:
+            break
+    else:
+        out.append(prepared[pos : pos + _ERROR_KIND_CHARS])
+    return short_digest("".join(out)[:_ERROR_KIND_CHARS])
 
 
 @dataclass(frozen=True, slots=True)

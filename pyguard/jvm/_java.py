@@ -5,17 +5,21 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pyguard.errors import ConfigError, InputError, JvmError
+from pyguard.errors import ConfigError, InputError
 
-__all__ = ["jclass", "java_call"]
+__all__ = ["jclass", "java_call", "detach_thread"]
+
+
+def jclass(name: str) -> Any:
+    """The Java class ``name``; :class:`JvmError` when the JVM is not running (or was shut down: it cannot restart)."""
+    from pyguard.jvm.bootstrap import check_jvm
+
+    check_jvm()
+    return _jclass(name)
 
 
 @cache
-def jclass(name: str) -> Any:
-    from pyguard.jvm.bootstrap import jvm_started
-
-    if not jvm_started():
-        raise JvmError("the JVM is not running: call pyguard.jvm.start_jvm() first")
+def _jclass(name: str) -> Any:
     import jpype
 
     return jpype.JClass(name)
@@ -36,3 +40,16 @@ def java_call(fn: Any, *args: Any, what: str = "") -> Any:
         if isinstance(e, iae):
             raise ConfigError(f"{what}: {msg}" if what else msg) from None
         raise
+
+
+def detach_thread() -> None:
+    """Detach the calling thread from the JVM (JPype attaches any thread that calls Java and keeps it attached until
+    told otherwise): a short-lived thread must call this before it ends, or each one leaves a Java thread behind.
+    Harmless when the thread is not attached or no JVM runs."""
+    import sys
+
+    if "jpype" not in sys.modules:
+        return
+    import _jpype
+
+    _jpype.detachThreadFromJVM()

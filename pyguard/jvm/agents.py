@@ -293,6 +293,8 @@ def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | Non
     else:
         raw = json.loads(str(agent.runTurnsJson(_user_messages(task, str(agent.style())))))
     cb = guarded.callback if guarded is not None else None
+    if cb is not None and cb.interrupted:
+        raise KeyboardInterrupt  # Ctrl-C arrived inside the callback: the run was cancelled, now let the caller know
     return BridgeResult(
         style=raw["style"], run_id=raw["run_id"], status=raw["status"], answer=raw["answer"],
         outcome=raw["outcome"], reason=raw["reason"], rule=raw["rule"], fail_safe=raw["fail_safe"],

@@ -17,6 +17,8 @@ from pyguard.errors import JvmError
 
 __all__ = [
     "BUILD_COMMAND",
+    "JVM_SHUT_DOWN",
+    "check_jvm",
     "JvmInfo",
     "bridge_jars",
     "find_java_home",
@@ -29,6 +31,10 @@ BUILD_COMMAND = "mvn -q -f java/pom.xml package"
 """The command (run in a pyguard checkout) that builds the bridge jar and copies its dependencies into pyguard/_jars."""
 
 _PROBE_CLASS = "dev.pyguard.bridge.GuardedChatModel"
+JVM_SHUT_DOWN = (
+    "The JVM of this process was shut down (jpype.shutdownJVM()) and cannot be restarted in the same process: JPype"
+    " allows one JVM per process, once. Start a new Python process to run guarded agents again."
+)
 _LOCK = threading.Lock()
 _STARTED: "JvmInfo | None" = None
 
@@ -145,6 +151,28 @@ def jvm_started() -> bool:
     return bool(jpype.isJVMStarted())
 
 
+def check_jvm() -> None:
+    """Raise :class:`JvmError` unless the JVM runs: saying plainly when it was shut down (it cannot restart)."""
+    if jvm_started():
+        return
+    import jpype  # noqa: F401 - present when a JVM ever ran
+
+    if _STARTED is not None or _jvm_was_shut_down():
+        raise JvmError(JVM_SHUT_DOWN)
+    raise JvmError("the JVM is not running: call pyguard.jvm.start_jvm() first")
+
+
+def _jvm_was_shut_down() -> bool:
+    if "jpype" not in sys.modules:
+        return False
+    import jpype
+
+    try:
+        return not jpype.isJVMStarted() and bool(getattr(jpype._core, "_JVM_started", False))
+    except Exception:  # pragma: no cover - private JPype state
+        return False
+
+
 def _has_bridge() -> bool:
     import jpype
 
@@ -169,6 +197,8 @@ def start_jvm(
     global _STARTED
     extra = _expand_classpath(classpath)
     with _LOCK:
+        if (_STARTED is not None and not jvm_started()) or _jvm_was_shut_down():
+            raise JvmError(JVM_SHUT_DOWN)
         if _STARTED is not None:
             missing = [p for p in extra if p not in _STARTED.classpath]
             if missing:
@@ -197,7 +227,13 @@ def start_jvm(
         if not any(a.startswith("-Dslf4j.internal.verbosity") for a in args):
             args.append("-Dslf4j.internal.verbosity=ERROR")  # silence "No SLF4J providers" (LangChain4j logs via slf4j)
         try:
-            jpype.startJVM(str(lib), *args, classpath=list(cp), convertStrings=False)
+            # interrupt=False: Ctrl-C reaches Python (KeyboardInterrupt: runs are cancelled and their traces closed)
+            # instead of the JVM's own handler, which ends the process at once with no cleanup.
+            jpype.startJVM(str(lib), *args, classpath=list(cp), convertStrings=False, interrupt=False)
+        except OSError as e:
+            if "restart" in str(e).lower() or _STARTED is not None:
+                raise JvmError(JVM_SHUT_DOWN) from None
+            raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
         except Exception as e:  # pragma: no cover - depends on the machine
             raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
         if not _has_bridge():  # pragma: no cover - a broken jar directory

@@ -24,6 +24,7 @@ __all__ = ["CallbackAdapter", "GuardPolicyFn", "decision_to_json"]
 GuardPolicyFn = Callable[[IterationEvent], "Decision | None"]
 
 _CONTINUE = '{"action":"continue"}'
+_CANCEL_REPLY = '{"action":"stop","outcome":"cancelled","reason":"interrupted (Ctrl-C)","rule":"cancel"}'
 
 
 def decision_to_json(decision: Decision | None) -> str:
@@ -61,6 +62,8 @@ class CallbackAdapter:
         self.events: list[IterationEvent] = []
         self.decisions: list[Decision | None] = []
         self.errors: list[str] = []
+        self.interrupted = False
+        """True when Ctrl-C arrived inside the callback: the run was stopped as cancelled; re-raise it after."""
         self._lock = threading.Lock()
         self._java: Any = None
 
@@ -112,6 +115,12 @@ def _proxy_class() -> Any:
             def onIteration(self, eventJson: Any) -> str:  # noqa: N802,N803 - Java names
                 try:
                     return self.adapter.on_iteration(str(eventJson))
+                except KeyboardInterrupt:
+                    # Ctrl-C landed in the callback (it runs on the main thread when the agent does): a Python
+                    # exception must not unwind through Java frames. Stop this run as cancelled; the caller re-raises
+                    # the interrupt once Java has returned (see CallbackAdapter.interrupted).
+                    self.adapter.interrupted = True
+                    return _CANCEL_REPLY
                 except Exception as e:
                     # A Java exception carrying the Python type and message (a bare Python exception would reach
                     # Java as an anonymous PyExceptionProxy), so the sensor's count and report say what went wrong.

@@ -19,7 +19,7 @@ from pyguard.trace.react_import import parse_react_text
 from pyguard.trace.reader import read_trace, read_trace_bytes
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, encode_record
 from pyguard.trace.tolerance import LoadResult, SkipLog
-from pyguard.trace.writer import TraceWriter, write_runs
+from pyguard.trace.writer import TraceWriter, trace_file_name, write_runs
 
 __all__ = [
     "DEFAULT_TERMINAL_TOOLS",
@@ -48,5 +48,6 @@ __all__ = [
     "parse_react_text",
     "read_trace",
     "read_trace_bytes",
+    "trace_file_name",
     "write_runs",
 ]

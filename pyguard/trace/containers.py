@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pyguard.errors import TraceFormatError, UnreadableRecord
+from pyguard.trace import records
 from pyguard.trace.tolerance import SkipLog
 
 __all__ = ["parse_container", "read_json_text"]
@@ -38,7 +39,7 @@ def parse_container(
         raise TraceFormatError("the file is empty: there are no runs in it", path=source)
     if stripped.startswith("[") or stripped.startswith("{"):
         try:
-            data = json.loads(text)
+            data = _loads(text, source, None)
         except json.JSONDecodeError:
             data = _NOT_WHOLE
         if data is not _NOT_WHOLE:
@@ -55,7 +56,15 @@ def parse_container(
         if not line.strip():
             continue
         try:
-            objects.append((None, json.loads(line)))
+            if len(line) > records.MAX_RECORD_BYTES:  # characters >= bytes / 4: refuse before parsing (memory)
+                raise TraceFormatError(
+                    f"the line is longer than the per-record limit of {records.MAX_RECORD_BYTES} bytes;"
+                    " split the recording", path=source, line=number)
+            objects.append((None, _loads(line, source, number)))
+        except TraceFormatError as exc:
+            if log.strict:
+                raise
+            log.skip(UnreadableRecord(str(exc), reason="record that cannot be read (too large, too deep, a huge number)"))
         except json.JSONDecodeError as exc:
             last = number == len(lines) and not text.endswith("\n")
             reason = "torn last line (writer cut off mid-write)" if last else "line that is not JSON"
@@ -68,3 +77,16 @@ def parse_container(
 
 
 _NOT_WHOLE = object()
+
+
+def _loads(text: str, source: str, line: int | None) -> Any:
+    """``json.loads`` whose hostile cases (nesting too deep, an integer too long to convert) are a
+    :class:`TraceFormatError` naming the place; invalid JSON stays a ``JSONDecodeError`` for the caller."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise TraceFormatError("the JSON is nested too deeply to read", path=source, line=line) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise TraceFormatError(f"a number cannot be read ({exc})", path=source, line=line) from None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -129,11 +130,38 @@ def _is_stream(path: str) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
 
+FIFO_WAIT_S = float(os.environ.get("PYGUARD_FIFO_WAIT_S", "30"))
+"""How long a FIFO may stay silent before it is given up: a named pipe nobody writes to would block a reader
+forever. Process substitution (``<(...)``, ``/dev/fd/N``) and a pipe with a writer start at once."""
+
+
+def _read_fifo(name: str) -> bytes:
+    """A FIFO read whole, waiting at most :data:`FIFO_WAIT_S` for its writer to send something (or hang up)."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)  # never blocks, writer or not
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not poller.poll(int(FIFO_WAIT_S * 1000)):
+            raise InputError(
+                f"{name!r} is a FIFO (named pipe) and nothing was written to it in {FIFO_WAIT_S:g} s; start its"
+                " writer first, or pass a regular file (PYGUARD_FIFO_WAIT_S sets the wait)"
+            )
+        os.set_blocking(fd, True)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_bytes(name: str) -> bytes:
     if name == "-":
         return sys.stdin.buffer.read()
     try:
-        with open(name, "rb") as f:  # works for regular files, FIFOs and /dev/fd/N alike
+        if stat.S_ISFIFO(os.stat(name).st_mode):
+            return _read_fifo(name)
+        with open(name, "rb") as f:  # regular files, devices and sockets
             return f.read()
     except OSError as exc:
         raise InputError(f"cannot read {name!r}: {exc.strerror or exc}") from None

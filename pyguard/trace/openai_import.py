@@ -47,7 +47,11 @@ def import_openai(
     labels: Labels | None = None,
 ) -> list[RunRecord]:
     """Read one file of OpenAI-format runs (JSON array, JSON Lines, or one object) into run records."""
+    from pyguard.trace import records
+    from pyguard.trace.reader import check_regular_file
+
     p = Path(path)
+    check_regular_file(p, "recording")
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -76,6 +80,14 @@ def parse_openai_text(
                for key, obj in items]
     return parse_openai_runs(objects, source=source, default_id_prefix=default_id_prefix, log=log,
                              terminal_tools=terminal_tools, labels=labels)
+
+
+def _line_ends(text: str):  # noqa: ANN202 - the offset of each newline, then the end of the text
+    pos = text.find("\n")
+    while pos != -1:
+        yield pos
+        pos = text.find("\n", pos + 1)
+    yield len(text)
 
 
 def parse_openai_runs(

@@ -7,6 +7,10 @@
   belonged to simply has no footer.
 - A run with no ``run_end`` footer is returned with ``record.end = None`` (:attr:`TraceRun.complete` is
   False): never dropped, never taken for a success.
+- Hostile input gets a :class:`~pyguard.errors.TraceFormatError`, never a traceback: a line longer than
+  :data:`~pyguard.trace.records.MAX_RECORD_BYTES` (refused before it is parsed), JSON nested too deep, an integer
+  too long to convert, NaN or infinity, a negative count, a string where a number belongs; a FIFO or a device is
+  refused by name (reading one could block forever).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
+import warnings
 from collections.abc import Iterator
 from typing import IO
 from pathlib import Path
@@ -23,27 +29,89 @@ from pydantic import ValidationError
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
-from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun
+from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
-__all__ = ["read_trace", "read_trace_bytes", "iter_lines", "describe_validation_error"]
+__all__ = ["read_trace", "read_trace_bytes", "iter_lines", "check_regular_file", "describe_validation_error",
+           "parse_json_line"]
 
 
-def iter_lines(path: str | os.PathLike[str] | bytes) -> Iterator[tuple[int, bytes, bool]]:
+def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -> None:
+    """Raise :class:`TraceFormatError` unless ``path`` is an existing regular file. A FIFO or ``/dev/fd/N`` is
+    read as a stream by :func:`pyguard.trace.load_runs` (whole, then :func:`read_trace_bytes`), never by path."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise TraceFormatError(f"no such {what}; pass the path of an existing file", path=str(path)) from None
+    except OSError as exc:
+        raise TraceFormatError(f"cannot read this {what}: {exc.strerror}; check its permissions", path=str(path)) from None
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "not a regular file")
+        raise TraceFormatError(f"this path is {kind}, not a {what}; pass a regular file, or the stream to"
+                               " pyguard.trace.load_runs", path=str(path))
+
+
+def iter_lines(
+    path: str | os.PathLike[str] | bytes, max_bytes: int | None = None, name: str = "<stream>"
+) -> Iterator[tuple[int, bytes, bool]]:
     """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line of a file
-    (or of ``bytes`` already read from a stream)."""
+    (or of ``bytes`` already read from a stream).
+
+    A line longer than ``max_bytes`` (default :data:`~pyguard.trace.records.MAX_RECORD_BYTES`) raises
+    :class:`TraceFormatError` without being read whole."""
+    from pyguard.trace import records
+
+    max_bytes = records.MAX_RECORD_BYTES if max_bytes is None else max_bytes
     if isinstance(path, bytes):
-        yield from _lines(io.BytesIO(path))
+        yield from _lines(io.BytesIO(path), max_bytes, name)
         return
+    check_regular_file(path)
     with open(path, "rb") as f:
-        yield from _lines(f)
+        yield from _lines(f, max_bytes, str(path))
 
 
-def _lines(f: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
-    for number, raw in enumerate(f, start=1):
+def _lines(f: IO[bytes], max_bytes: int, name: str) -> Iterator[tuple[int, bytes, bool]]:
+    number = 0
+    while True:
+        raw = f.readline(max_bytes + 2)
+        if not raw:
+            return
+        number += 1
         ended = raw.endswith(b"\n")
         body = raw.rstrip(b"\r\n")
+        if len(body) > max_bytes:
+            raise TraceFormatError(
+                f"the line is longer than the per-record limit of {max_bytes} bytes"
+                f" ({max_bytes // (1024 * 1024)} MiB); a record that large is not a pyguard record."
+                " Split the recording or cut the text in it",
+                path=name, line=number,
+            )
         if body.strip():
             yield number, body, ended
+
+
+def parse_json_line(raw: bytes) -> object:
+    """``json.loads`` of one line, with every way it can fail raised as ``ValueError`` with a plain message:
+    invalid JSON or UTF-8, nesting too deep, an integer too long to convert, NaN or infinity."""
+    try:
+        return json.loads(raw, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except (json.JSONDecodeError, _Refused):
+        raise
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+        raise ValueError(f"a number cannot be read ({exc})") from None
+
+
+class _Refused(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> object:
+    raise _Refused(f"{name} is not a number pyguard accepts (JSON has no NaN or infinity)")
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -136,14 +204,13 @@ class _Reader:
 def read_trace(path: str | os.PathLike[str]) -> TraceFile:
     """Read one pyguard trace file (runs in header order; incomplete runs included with ``end=None``)."""
     p = Path(path)
-    if not p.is_file():
-        raise TraceFormatError("no such trace file; pass the path of a .jsonl trace", path=str(p))
+    check_regular_file(p)
     return _read(str(p), iter_lines(p))
 
 
 def read_trace_bytes(data: bytes, name: str) -> TraceFile:
     """Read one pyguard trace already read into memory (from standard input or a pipe); ``name`` names it."""
-    return _read(name, iter_lines(data))
+    return _read(name, iter_lines(data, name=name))
 
 
 def _read(name: str, lines: Iterator[tuple[int, bytes, bool]]) -> TraceFile:
@@ -156,14 +223,20 @@ def _read(name: str, lines: Iterator[tuple[int, bytes, bool]]) -> TraceFile:
         pending = item
     if pending is not None:
         torn = _feed_line(reader, *pending, is_last=True)
+    if torn is not None:
+        warnings.warn(
+            TraceWarning(f"{name}: line {torn} is torn (cut mid-record, as a writer killed mid-write leaves it):"
+                         " skipped; the run it belonged to has no footer"),
+            stacklevel=3,
+        )
     return TraceFile(path=name, runs=list(reader.runs.values()), torn_line=torn)
 
 
 def _feed_line(reader: _Reader, number: int, raw: bytes, ended: bool, *, is_last: bool) -> int | None:
     """Parse and feed one line; returns the line number when it is a torn last line that was skipped."""
     try:
-        obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        obj = parse_json_line(raw)
+    except ValueError as exc:
         if is_last and not ended:
             return number
         raise reader.fail(number, f"not valid JSON ({exc}); a trace line is one whole JSON object") from None

@@ -18,6 +18,8 @@ from pyguard.decisions import Decision
 from pyguard.events import RunRecord
 
 __all__ = [
+    "MAX_RECORD_BYTES",
+    "TraceWarning",
     "FORMAT_VERSION",
     "RECORD_TYPES",
     "TraceRun",
@@ -30,6 +32,16 @@ FORMAT_VERSION = 1
 
 RECORD_TYPES = ("run_start", "iteration", "decision", "run_end")
 """The values of the ``type`` key, in the order they appear within a run."""
+
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""The largest record (one line, newline excluded) pyguard writes or reads: 64 MiB. A longer line is refused with a
+message naming it, before it is parsed (parsing a line costs many times its size in memory); the writer refuses to
+write one, so every trace it writes can be read back."""
+
+
+class TraceWarning(UserWarning):
+    """Something in recorded runs was skipped or repaired but the rest could be read (a torn last line, an
+    unreadable file in a directory). Emitted with :func:`warnings.warn`; the CLI prints each as ``warning: ...``."""
 
 
 class TraceRun(BaseModel):
@@ -82,8 +94,9 @@ def encode_record(record_type: str, model: BaseModel, **prefix: object) -> bytes
 
     if record_type not in RECORD_TYPES:
         raise ValueError(f"unknown trace record type {record_type!r}; expected one of {RECORD_TYPES}")
+    # allow_nan=False: a NaN or an infinity would make a line the reader refuses (the models refuse them already)
     body = model.model_dump_json(exclude_none=True)
-    head = json.dumps({"type": record_type, **prefix}, separators=(",", ":"), ensure_ascii=False)
+    head = json.dumps({"type": record_type, **prefix}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     if body == "{}":
         line = head
     else:

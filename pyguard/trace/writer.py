@@ -6,13 +6,22 @@ leaves every record written so far readable; at worst its last line is cut mid-r
 that torn line and reports the run as incomplete.
 
 The writer refuses records that would make the trace unreadable (an iteration of a run never started, an
-iteration index out of order, a record after the footer), so a mistake shows where it is made.
+iteration index out of order, a record after the footer, a record over
+:data:`~pyguard.trace.records.MAX_RECORD_BYTES`), so a mistake shows where it is made.
+
+File safety: the file is opened with ``O_NOFOLLOW`` (a symlink where the trace goes is refused, never followed),
+created with mode ``0o600`` by default (traces hold prompts and tool output; ``file_mode=`` changes it), and with
+``mode="x"`` created exclusively (an existing file is refused, never overwritten). Appending (``mode="a"``) to a file
+whose last line is torn first cuts that torn line off (it was unreadable; a :class:`TraceWarning` says so), so the
+records appended after it stay readable.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
@@ -20,23 +29,35 @@ from typing import BinaryIO
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
-from pyguard.trace.records import FORMAT_VERSION, encode_record
+from pyguard.trace import records
+from pyguard.trace.records import FORMAT_VERSION, TraceWarning, encode_record
 
-__all__ = ["TraceWriter", "write_runs"]
+__all__ = ["TraceWriter", "trace_file_name", "write_runs"]
 
 
 class TraceWriter:
     """Append pyguard trace records to a file (or a binary stream), thread-safe, flushed per record.
 
     ``TraceWriter(path)`` appends to ``path`` (created with its parent folders if needed); pass
-    ``mode="w"`` to start the file afresh. ``fsync=True`` also asks the OS to put every record on disk
+    ``mode="w"`` to start the file afresh, ``mode="x"`` to create it and refuse an existing file. A symlink at
+    ``path`` is refused; a new file gets ``file_mode`` (default ``0o600``, owner only). ``fsync=True`` also asks the OS to put every record on disk
     (survives a machine crash, costs a disk sync per record); without it a killed *process* loses nothing
     already written. Use it as a context manager or call :meth:`close`.
     """
 
-    def __init__(self, target: str | os.PathLike[str] | BinaryIO, *, mode: str = "a", fsync: bool = False) -> None:
-        if mode not in ("a", "w"):
-            raise ValueError(f"TraceWriter mode {mode!r} is not supported: use 'a' (append) or 'w' (overwrite)")
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | BinaryIO,
+        *,
+        mode: str = "a",
+        fsync: bool = False,
+        file_mode: int = 0o600,
+    ) -> None:
+        if mode not in ("a", "w", "x"):
+            raise ValueError(
+                f"TraceWriter mode {mode!r} is not supported: use 'a' (append), 'w' (overwrite) or 'x' (create, never"
+                " overwrite)"
+            )
         self._lock = threading.Lock()
         self._fsync = fsync
         self._open: dict[str, int] = {}  # run_id -> index of its last iteration written
@@ -44,7 +65,7 @@ class TraceWriter:
         if isinstance(target, (str, os.PathLike)):
             path = Path(target)
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._stream: BinaryIO = open(path, mode + "b")  # noqa: SIM115 - closed in close()
+            self._stream: BinaryIO = _open_safely(path, mode, file_mode)
             self._owns = True
             self.path: str | None = str(path)
         else:
@@ -144,6 +165,12 @@ class TraceWriter:
     # -- internals -------------------------------------------------------------------------------------
 
     def _write(self, line: bytes) -> None:
+        limit = records.MAX_RECORD_BYTES
+        if len(line) - 1 > limit:
+            raise self._error(
+                f"a record of {len(line) - 1} bytes is over the per-record limit of {limit} bytes; readers"
+                " refuse such lines, so it is not written"
+            )
         if self._closed:
             raise self._error("the trace writer is closed; open a new TraceWriter to append more records")
         self._stream.write(line)
@@ -162,6 +189,63 @@ class TraceWriter:
         return TraceFormatError(message, path=self.path)
 
 
+_FLAGS = {
+    "a": os.O_RDWR | os.O_CREAT | os.O_APPEND,  # read too: to find a torn tail
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+}
+
+
+def _open_safely(path: Path, mode: str, file_mode: int) -> BinaryIO:
+    """Open ``path`` for ``mode`` without following a symlink, creating it with ``file_mode``; repair a torn tail."""
+    flags = _FLAGS[mode] | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, file_mode)
+    except FileExistsError:
+        raise TraceFormatError(
+            "a file is already there; a trace is never overwritten: give the run another id or use another folder",
+            path=str(path),
+        ) from None
+    except OSError as exc:
+        if path.is_symlink():
+            raise TraceFormatError(
+                "this path is a symbolic link; traces are never written through a link: remove it or pick another path",
+                path=str(path),
+            ) from None
+        raise TraceFormatError(f"cannot open the trace for writing: {exc.strerror}", path=str(path)) from None
+    try:
+        if mode == "a":
+            _cut_torn_tail(fd, path)
+        return os.fdopen(fd, "ab" if mode == "a" else "wb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _cut_torn_tail(fd: int, path: Path) -> None:
+    """If the file does not end with a newline, its last line was cut mid-record: truncate it away (with a warning)."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    if os.pread(fd, 1, size - 1) == b"\n":
+        return
+    keep = 0
+    pos = size
+    while pos > 0:
+        start = max(0, pos - 65536)
+        chunk = os.pread(fd, pos - start, start)
+        nl = chunk.rfind(b"\n")
+        if nl != -1:
+            keep = start + nl + 1
+            break
+        pos = start
+    os.ftruncate(fd, keep)
+    warnings.warn(
+        TraceWarning(f"{path}: its last line was torn ({size - keep} bytes, cut mid-record): removed before appending"),
+        stacklevel=4,
+    )
+
+
 def write_runs(
     path: str | os.PathLike[str],
     runs: Iterable[RunRecord],
@@ -176,3 +260,19 @@ def write_runs(
             writer.write_run(run, (decisions or {}).get(run.run_id, ()))
             n += 1
     return n
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_#")
+
+
+def trace_file_name(run_id: str) -> str:
+    """The trace file name of a run: ``<run_id>.jsonl`` when the id is plain (ASCII letters, digits, ``-_#``, at most
+    100 characters, not starting with ``.`` or ``-``); otherwise the id made plain and cut to 100 characters, then
+    ``~`` and 16 hex digits of the id's hash. Distinct run ids get distinct names (``job/1`` and ``job_1`` do), and
+    every name is a safe file name of at most 128 characters."""
+    plain = 0 < len(run_id) <= 100 and all(c in _NAME_CHARS for c in run_id) and run_id[0] not in "-"
+    if plain:
+        return f"{run_id}.jsonl"
+    safe = "".join(c if c in _NAME_CHARS else "_" for c in run_id[:100]).lstrip("-") or "run"
+    digest = hashlib.blake2b(run_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"{safe}~{digest}.jsonl"

@@ -129,3 +129,26 @@ def test_classpath_wildcard_matching_nothing_names_the_entry(tmp_path):
     """)
     assert out.returncode != 0
     assert f"classpath entry {tmp_path / 'target' / '*.jar'} matches no file" in out.stderr
+
+
+def test_after_shutdown_the_jvm_cannot_restart_and_says_so():
+    r = run_py(
+        """
+        import jpype
+        from pyguard.errors import JvmError
+        from pyguard.guard import Guard
+        from pyguard.jvm import start_jvm
+        start_jvm()
+        jpype.shutdownJVM()
+        for attempt in (lambda: start_jvm(), lambda: Guard().run_scenario("convergent", "do the task")):
+            try:
+                attempt()
+                print("NO ERROR")
+            except JvmError as e:
+                print("JvmError:", e)
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 2 and all("cannot be restarted in the same process" in line for line in lines), r.stdout
+    assert "JVMNotRunning" not in r.stdout + r.stderr

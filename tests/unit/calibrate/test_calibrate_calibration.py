@@ -181,3 +181,20 @@ def test_write_report(tmp_path) -> None:  # noqa: ANN001
     (tmp_path / "file").write_text("x")
     with pytest.raises(InputError, match="is a file"):
         write_report(report, tmp_path / "file")
+
+
+def test_write_report_never_follows_a_symlink_and_names_a_plots_file(tmp_path) -> None:  # noqa: ANN001
+    report = calibrate_arrays(_two_types(), CONFIG)
+    out = tmp_path / "out"
+    out.mkdir()
+    target = tmp_path / "precious"
+    target.write_text("keep me")
+    (out / "report.md").symlink_to(target)
+    with pytest.raises(InputError, match="symbolic link"):
+        write_report(report, out)
+    assert target.read_text() == "keep me"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "plots").write_text("not a folder")
+    with pytest.raises(InputError, match="plots.*is a file"):
+        write_report(report, other)

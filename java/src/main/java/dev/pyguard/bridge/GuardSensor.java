@@ -51,8 +51,14 @@ public final class GuardSensor implements ChatModelListener {
         return t;
     });
 
+    private static final AtomicInteger IN_FLIGHT = new AtomicInteger();
+
     private final GuardConfig config;
     private volatile GuardCallback callback;
+    private final Object claimLock = new Object();
+    private int openIndex;      // the event whose callback may still be claimed (deadline mode)
+    private boolean claimed;    // Python claimed openIndex's reply
+    private int abandonedAt;    // the first event whose callback missed its deadline (0: none)
     private final Consumer<GuardDecision> sink;
 
     private int events;
@@ -97,20 +103,21 @@ public final class GuardSensor implements ChatModelListener {
 
     private void handle(ChatRequest request, ChatResponse response, Throwable error, ModelProvider provider, Object t0) {
         String json;
+        int index;
+        synchronized (this) { index = ++events; }
         try {
             Double latencyMs = t0 instanceof Long start ? (System.nanoTime() - start) / 1e6 : null;
-            json = record(request, response, error, provider, latencyMs);
+            json = record(index, request, response, error, provider, latencyMs);
         } catch (Throwable t) {
             // Building the event must never break the run; count it so the fail-safe and the report see it.
             fail("could not build the iteration event: " + t);
             return;
         }
-        deliver(json);
+        deliver(json, index);
     }
 
-    private synchronized String record(ChatRequest request, ChatResponse response, Throwable error,
+    private synchronized String record(int index, ChatRequest request, ChatResponse response, Throwable error,
                                        ModelProvider provider, Double latencyMs) throws IOException {
-        int index = ++events;
         StringWriter out = new StringWriter(256);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
@@ -124,6 +131,9 @@ public final class GuardSensor implements ChatModelListener {
             Integer in = usage == null ? null : usage.inputTokenCount();
             Integer outTok = usage == null ? null : usage.outputTokenCount();
             Integer total = usage == null ? null : usage.totalTokenCount();
+            in = nonNegative(in);
+            outTok = nonNegative(outTok);
+            total = nonNegative(total);
             if (total == null && in != null && outTok != null) total = in + outTok;
             writeInt(g, "input_tokens", in);
             writeInt(g, "output_tokens", outTok);
@@ -190,7 +200,7 @@ public final class GuardSensor implements ChatModelListener {
         }
     }
 
-    private void deliver(String json) {
+    private void deliver(String json, int index) {
         GuardCallback cb = callback;
         if (cb == null) {
             if (config.callbackRequired()) fail("no guard callback registered");
@@ -200,17 +210,8 @@ public final class GuardSensor implements ChatModelListener {
         long t0 = System.nanoTime();
         try {
             if (config.callbackTimeoutMs() > 0) {
-                Future<String> f = DEADLINE_POOL.submit(() -> cb.onIteration(json));
-                try {
-                    reply = f.get(config.callbackTimeoutMs(), TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    f.cancel(true);
-                    sample(System.nanoTime() - t0);
-                    fail("guard callback did not answer within " + config.callbackTimeoutMs() + " ms");
-                    return;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    throw e.getCause() == null ? e : e.getCause();
-                }
+                reply = deliverWithDeadline(cb, json, index, t0);
+                if (reply == null) return;
             } else {
                 reply = cb.onIteration(json);
             }
@@ -230,6 +231,80 @@ public final class GuardSensor implements ChatModelListener {
         synchronized (this) { delivered++; }
         if (sink != null) sink.accept(decision);
     }
+
+    /**
+     * The callback on a pool thread, with the deadline. Returns its reply, or null when the deadline passed (counted as
+     * a failure). At most one callback per run is ever in flight: once one missed its deadline, the guard of this run
+     * is given up (later events are counted as failures, not delivered; the fail-safe cap still bounds the run), so a
+     * hung engine parks one pool thread per run, until it returns, instead of one per model call.
+     *
+     * <p>Whether a reply is applied is settled by one claim, under one lock: Python calls {@link #claim(int)} before it
+     * records its decision, and the deadline path marks the event abandoned. Whichever comes first wins, so a decision
+     * is either applied here and recorded in Python, or discarded on both sides; never applied after Java gave up.
+     */
+    private String deliverWithDeadline(GuardCallback cb, String json, int index, long t0) throws Throwable {
+        synchronized (claimLock) {
+            if (abandonedAt > 0) {
+                fail("guard callback of event " + abandonedAt + " missed its deadline; event " + index
+                        + " not delivered (the guard of this run is given up; the fail-safe cap still holds)");
+                return null;
+            }
+            openIndex = index;
+            claimed = false;
+        }
+        Future<String> f = DEADLINE_POOL.submit(() -> {
+            IN_FLIGHT.incrementAndGet();
+            try {
+                return cb.onIteration(json);
+            } finally {
+                IN_FLIGHT.decrementAndGet();
+            }
+        });
+        try {
+            return f.get(config.callbackTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            synchronized (claimLock) {
+                if (!claimed) {
+                    abandonedAt = index;
+                    openIndex = 0;
+                }
+            }
+            if (abandonedAt == index) {
+                sample(System.nanoTime() - t0);
+                fail("guard callback did not answer within " + config.callbackTimeoutMs() + " ms (event " + index
+                        + "; its late decision is discarded)");
+                return null;
+            }
+            // Python claimed the reply just before the deadline: it is recorded there, so apply it here too.
+            try {
+                return f.get(config.callbackTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e2) {
+                sample(System.nanoTime() - t0);
+                fail("guard callback claimed event " + index + " but did not return within another "
+                        + config.callbackTimeoutMs() + " ms");
+                return null;
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() == null ? e : e.getCause();
+        }
+    }
+
+    /**
+     * Called by the Python callback before it records its decision for event {@code index}: true means this sensor
+     * will apply the reply (record it); false means the deadline passed and the reply will be discarded (discard it
+     * too). Without a deadline every reply is applied.
+     */
+    public boolean claim(int index) {
+        if (config.callbackTimeoutMs() <= 0) return true;
+        synchronized (claimLock) {
+            if (index != openIndex || abandonedAt > 0) return false;
+            claimed = true;
+            return true;
+        }
+    }
+
+    /** Callbacks running on the deadline pool right now, across all runs (a test hook: no thread may leak per run). */
+    public static int callbacksInFlight() { return IN_FLIGHT.get(); }
 
     private synchronized void sample(long nanos) {
         if (callbackSamples == callbackNanos.length) callbackNanos = java.util.Arrays.copyOf(callbackNanos, callbackSamples * 2);
@@ -254,6 +329,11 @@ public final class GuardSensor implements ChatModelListener {
 
     public synchronized int events() { return events; }
     public synchronized int callbackFailures() { return callbackFailures; }
+
+    /** A provider's count as reported, or null (unknown) when it is negative: a negative count is no count. */
+    private static Integer nonNegative(Integer v) {
+        return v == null || v < 0 ? null : v;
+    }
 
     private static Long add(Long sum, Integer v) {
         if (v == null) return sum;

@@ -118,7 +118,35 @@ class GuardedChatModelTest {
         never.countDown();
         assertEquals("guard_error", r2.outcome());
         assertEquals(3, r2.stats().callbackFailures());
-        assertTrue(r2.stats().lastCallbackError().contains("did not answer within 5 ms"));
+        // the first late callback gives up the guard of the run: later events are not delivered (one parked thread)
+        assertTrue(r2.stats().lastCallbackError().contains("event 1 missed its deadline"), r2.stats().lastCallbackError());
+        // the late reply of event 1 can no longer be claimed: Python discards it too
+        assertFalse(late.sensor().claim(1));
+    }
+
+    @Test
+    void aReplyClaimedInTimeIsApplied() {
+        ScriptedChatModel scripted = TestSupport.scenario("oscillating");
+        GuardedChatModel[] self = new GuardedChatModel[1];
+        GuardCallback claiming = json -> {
+            int index = Integer.parseInt(json.replaceAll(".*\"index\":(\\d+).*", "$1"));
+            return self[0].sensor().claim(index) ? "{\"action\":\"stop\",\"outcome\":\"stalled\",\"reason\":\"r\"}"
+                    : "{\"action\":\"continue\"}";
+        };
+        self[0] = new GuardedChatModel(scripted, GuardConfig.of("r8").withMaxModelCalls(10).withCallbackTimeoutMs(60_000), claiming);
+        AgentRunResult r = Agents.explicit(self[0], scripted.newTools(), 100, null).run("status?");
+        assertEquals("stalled", r.outcome());
+        assertEquals(1, r.stats().modelCalls());
+        assertEquals(0, r.stats().callbackFailures());
+    }
+
+    @Test
+    void onlyTheGuardsOwnMessageIsAReflectionWhateverTheText() {
+        assertTrue(Reflections.isReflection(Reflections.message("change your approach")));
+        assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.from(Reflections.MARKER + "forged")));
+        assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.builder()
+                .contents(java.util.List.of(dev.langchain4j.data.message.TextContent.from(Reflections.MARKER + "forged")))
+                .attributes(java.util.Map.of(Reflections.ATTRIBUTE, Boolean.TRUE)).build()));
     }
 
     @Test
