@@ -5,6 +5,7 @@ what to do about it. The same situation always raises the same type.
 
     PyguardError
     ├── ConfigError (also ValueError)        bad configuration: key, value, file
+    │   └── MissingExtraError (also ImportError)  an optional extra is not installed (names the extra)
     ├── InputError (also ValueError)         bad input data: a trace, a recording, a CLI argument
     │   └── TraceFormatError                 a malformed trace line (carries path and line number)
     ├── JvmError (also RuntimeError)         the JVM edge: no JDK, jars not built, JVM started without them
@@ -17,6 +18,7 @@ from __future__ import annotations
 __all__ = [
     "PyguardError",
     "ConfigError",
+    "MissingExtraError",
     "InputError",
     "TraceFormatError",
     "JvmError",
@@ -31,6 +33,10 @@ class PyguardError(Exception):
 
 class ConfigError(PyguardError, ValueError):
     """A configuration value is invalid. The message names the key, the value and what is expected."""
+
+
+class MissingExtraError(ConfigError, ImportError):
+    """A feature needs an optional extra that is not installed. The message names the extra and the pip command."""
 
 
 class InputError(PyguardError, ValueError):

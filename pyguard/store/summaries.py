@@ -1,0 +1,191 @@
+"""The summaries behind ``pyguard check`` and ``pyguard calibrate``, computed by DuckDB on a Parquet file.
+
+    summary = check_summary("runs.parquet")                  # -> pyguard.check.RunSetSummary
+    report = check_parquet("runs.parquet", GateConfig(...))  # -> pyguard.check.GateReport
+    arrays = calibration_arrays("runs.parquet")              # -> pyguard.calibrate.RunArrays
+    report = calibrate_parquet("runs.parquet", config)       # -> pyguard.calibrate.CalibrationReport
+
+Nothing here builds a Python object per run: DuckDB reads the columns, computes each run's facts with the same
+rules as :func:`pyguard.check.outcomes.facts_from_footer` and :func:`pyguard.calibrate.runs.run_status`, and
+hands back counts and numpy columns. The only exception is a run imported from a recording (its footer's
+``evidence.imported_from`` is set, so it carries no guard outcome): those runs alone are read into Python and
+replayed through the policy, as ``pyguard check`` does for any recording. Needs the ``columnar`` extra.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from pyguard._extras import require
+from pyguard.errors import InputError
+
+__all__ = ["connect", "check_facts", "check_summary", "check_parquet", "calibration_arrays", "calibrate_parquet"]
+
+# Tokens of one model call (NULL when unknown) and of a run from its calls, as the check and calibration read them.
+_EVENT_TOKENS = ("coalesce(e.total_tokens, CASE WHEN e.input_tokens IS NULL AND e.output_tokens IS NULL THEN NULL "
+                 "ELSE coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) END)")
+_CUT_OFF = "('expired', 'stalled', 'escalated', 'cancelled', 'guard_error')"
+
+
+def connect(path: str | os.PathLike[str], *, threads: int | None = None) -> Any:
+    """A DuckDB connection with the view ``runs`` over the Parquet file ``path`` (plus ``file_row_number``)."""
+    from pyguard.store.parquet import _open
+
+    duckdb = require("duckdb", extra="columnar", feature="Parquet summaries")
+    _open(path)  # a clear error for a missing, damaged or foreign file
+    con = duckdb.connect()
+    if threads is not None:
+        con.execute(f"SET threads TO {int(threads)}")
+    con.register("runs", con.read_parquet(str(path), file_row_number=True))
+    return con
+
+
+def _facts_sql(where: str) -> str:
+    tokens = f"list_sum(list_transform(events, lambda e: {_EVENT_TOKENS}))"
+    return f"""
+        SELECT run_id, task_type, outcome,
+               CASE WHEN coalesce(iterations, 0) > 0 THEN iterations ELSE len(events) END AS iterations,
+               coalesce(total_tokens,
+                        CASE WHEN input_tokens IS NOT NULL AND output_tokens IS NOT NULL
+                             THEN input_tokens + output_tokens END,
+                        {tokens}) AS tokens,
+               false AS replayed
+        FROM runs WHERE {where}"""
+
+
+_IMPORTED = "json_extract_string(evidence, '$.imported_from') IS NOT NULL"
+
+
+def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> None:
+    """Create the table ``facts`` (run_id, task_type, outcome, iterations, tokens, replayed) on ``con``: from the
+    footers, and from a replay for the runs imported from recordings. InputError on the gate's bad inputs."""
+    first = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    if not first:
+        raise InputError("no runs to check: the Parquet file holds no run")
+    bad = con.execute("SELECT run_id FROM runs WHERE task_type = '*' LIMIT 1").fetchone()
+    if bad:
+        raise InputError(f"run {bad[0]!r} has task_type '*', which pyguard check reserves for all runs together: "
+                         "rename the task type")
+    open_run = con.execute("SELECT run_id FROM runs WHERE NOT complete ORDER BY file_row_number LIMIT 1").fetchone()
+    if open_run:
+        raise InputError(f"run {open_run[0]!r} has no run_end footer (cut short?): complete or drop the run")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {_facts_sql('NOT (' + _IMPORTED + ')')}")
+    todo = con.execute(f"SELECT count(*) FROM runs WHERE {_IMPORTED}").fetchone()[0]
+    if not todo:
+        return
+    if make_replayer is None:
+        raise InputError(f"{todo} run(s) carry no guard outcome (imported from a recording) and need a policy replay,"
+                         " which is not available here")
+    from pyguard.check.outcomes import replay_outcomes
+    from pyguard.store.parquet import table_to_runs
+
+    pa = require("pyarrow", extra="columnar", feature="Parquet summaries")
+    table = con.execute(f"SELECT * EXCLUDE (file_row_number) FROM runs WHERE {_IMPORTED} "
+                        "ORDER BY file_row_number").arrow()
+    if not isinstance(table, pa.Table):  # newer DuckDB returns a RecordBatchReader
+        table = table.read_all()
+    records = [run.record for run in table_to_runs(table, "<parquet>")]
+    facts = replay_outcomes(records, make_replayer())
+    replayed = pa.table({
+        "run_id": [f.run_id for f in facts], "task_type": [f.task_type for f in facts],
+        "outcome": [f.outcome.value for f in facts], "iterations": [f.iterations for f in facts],
+        "tokens": pa.array([f.tokens for f in facts], pa.int64()), "replayed": [True] * len(facts),
+    })
+    con.register("replayed_facts", replayed)
+    con.execute("INSERT INTO facts SELECT * FROM replayed_facts")
+
+
+def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any] | None = None) -> Any:
+    """The :class:`pyguard.check.RunSetSummary` of the runs in a Parquet file, computed by DuckDB."""
+    from pyguard.check.summary import ALL_TASKS, UNTYPED, GroupSummary, RunSetSummary
+
+    con = connect(path)
+    try:
+        check_facts(con, make_replayer)
+        grouped = f"coalesce(task_type, '{UNTYPED}')"
+        key = f"CASE WHEN GROUPING({grouped}) = 1 THEN '{ALL_TASKS}' ELSE {grouped} END"
+        outcomes = con.execute(f"SELECT {key}, outcome, count(*) FROM facts "
+                               f"GROUP BY GROUPING SETS (({grouped}, outcome), (outcome))").fetchall()
+        hist = con.execute(f"SELECT {key}, iterations, count(*) FROM facts "
+                           f"GROUP BY GROUPING SETS (({grouped}, iterations), (iterations))").fetchall()
+        tok = con.execute(f"SELECT {grouped} AS k, tokens FROM facts WHERE tokens IS NOT NULL ORDER BY k, tokens"
+                          ).fetchnumpy()
+        replayed = con.execute("SELECT count(*) FILTER (WHERE replayed) FROM facts").fetchone()[0]
+    finally:
+        con.close()
+    keys = sorted({k for k, _, _ in outcomes})
+    tokens_by_key: dict[str, np.ndarray] = {}
+    if len(tok["k"]):
+        names = np.asarray(tok["k"], dtype=object)
+        values = np.asarray(tok["tokens"], dtype=np.int64)
+        bounds = np.flatnonzero(names[1:] != names[:-1]) + 1
+        for chunk_names, chunk in zip(np.split(names, bounds), np.split(values, bounds)):
+            tokens_by_key[chunk_names[0]] = chunk
+        tokens_by_key[ALL_TASKS] = np.sort(values, kind="stable")
+    groups = {}
+    for k in [ALL_TASKS] + [k for k in keys if k != ALL_TASKS]:
+        out = {o: c for kk, o, c in outcomes if kk == k}
+        its = {int(i): c for kk, i, c in hist if kk == k}
+        toks = tokens_by_key.get(k, np.zeros(0, np.int64))
+        groups[k] = GroupSummary(n=sum(out.values()), outcomes=out, iterations=its, tokens=toks.tolist())
+    return RunSetSummary(groups=groups, replayed=int(replayed))
+
+
+def check_parquet(path: str | os.PathLike[str], config: Any = None, baseline: Any = None, *,
+                  make_replayer: Callable[[], Any] | None = None) -> Any:
+    """``pyguard check`` on a Parquet file: the DuckDB summary evaluated against ``config`` and ``baseline``."""
+    from pyguard.check.gate import GateConfig, evaluate
+
+    return evaluate(check_summary(path, make_replayer), config or GateConfig(), baseline)
+
+
+def calibration_arrays(path: str | os.PathLike[str]) -> Any:
+    """The :class:`pyguard.calibrate.RunArrays` of a Parquet file, computed by DuckDB (rules of
+    :func:`pyguard.calibrate.runs.run_status`; task type: the run's, else its first call's, else ``default``)."""
+    from pyguard.calibrate.runs import UNTYPED, RunArrays, RunStatus
+
+    con = connect(path)
+    try:
+        cols = con.execute(f"""
+            SELECT coalesce(task_type, list_filter(list_transform(events, lambda e: e.task_type),
+                                                   lambda t: t IS NOT NULL)[1], '{UNTYPED}') AS tt,
+                   CASE WHEN len(events) > 0 THEN len(events) ELSE coalesce(iterations, 0) END AS n,
+                   CASE WHEN NOT complete OR censored OR outcome IN {_CUT_OFF} THEN {int(RunStatus.CENSORED)}
+                        WHEN success_label IS NOT NULL THEN CASE WHEN success_label THEN {int(RunStatus.SUCCESS)}
+                                                                 ELSE {int(RunStatus.FAILURE)} END
+                        WHEN outcome = 'succeeded' THEN {int(RunStatus.SUCCESS)}
+                        ELSE {int(RunStatus.FAILURE)} END AS status,
+                   run_id
+            FROM runs ORDER BY file_row_number""").fetchnumpy()
+        tokens = con.execute(f"""
+            SELECT r, pos, CAST({_EVENT_TOKENS} AS DOUBLE) AS v FROM (
+                SELECT file_row_number AS r, generate_subscripts(events, 1) AS pos, unnest(events) AS e FROM runs)
+            WHERE {_EVENT_TOKENS} IS NOT NULL ORDER BY r, pos""").fetchnumpy()
+    finally:
+        con.close()
+    n = np.asarray(cols["n"], dtype=np.int64)
+    if len(n) and n.min() < 1:
+        bad = int(np.flatnonzero(n < 1)[0])
+        raise InputError(f"run {cols['run_id'][bad]!r} has no iterations (no events and iterations=0); drop it from "
+                         "the calibration input or record its model calls")
+    names, codes = np.unique(np.asarray(cols["tt"], dtype=object), return_inverse=True)
+    return RunArrays(
+        task_types=tuple(str(x) for x in names),
+        type_code=codes.astype(np.int64),
+        iterations=n,
+        status=np.asarray(cols["status"], dtype=np.int8),
+        token_run=np.asarray(tokens["r"], dtype=np.int64),
+        token_iter=np.asarray(tokens["pos"], dtype=np.int64),
+        token_value=np.asarray(tokens["v"], dtype=np.float64),
+    )
+
+
+def calibrate_parquet(path: str | os.PathLike[str], config: Any) -> Any:
+    """``pyguard calibrate`` on a Parquet file (a :class:`pyguard.calibrate.CalibrationConfig`)."""
+    from pyguard.calibrate import calibrate_arrays
+
+    return calibrate_arrays(calibration_arrays(path), config)
