@@ -56,6 +56,8 @@ class Guard:
     policy's largest hard cap.
     ``callback_timeout_ms``: deadline for the Python callback (0: none; the call then runs on the agent's thread).
     ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
+    ``telemetry``: optional :class:`pyguard.otel.GuardTelemetry` (``otel`` extra): each run also emits OpenTelemetry
+    GenAI spans as it goes.
     """
 
     def __init__(
@@ -67,6 +69,7 @@ class Guard:
         callback_timeout_ms: int = 0,
         clock: Callable[[], float] = time.monotonic,
         verifier: Verifier | None = None,
+        telemetry: Any = None,
     ) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
@@ -86,6 +89,7 @@ class Guard:
         self.max_model_calls = max_model_calls
         self.callback_timeout_ms = callback_timeout_ms
         self.verifier = verifier
+        self.telemetry = telemetry
 
     @classmethod
     def from_toml(cls, path: str | Path, **kwargs: Any) -> "Guard":
@@ -214,6 +218,7 @@ class GuardedRun:
             self.trace_path = guard.trace_dir / f"{_safe(run_id)}.jsonl"
             self._writer = TraceWriter(self.trace_path, mode="w")
             self._writer.start(self.start)
+        self._spans = guard.telemetry.start_run(self.start) if guard.telemetry is not None else None
 
     # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
     def observe(self, event: IterationEvent) -> Decision:
@@ -225,6 +230,8 @@ class GuardedRun:
             self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
+            if self._spans is not None:
+                self._spans.iteration(event, decision)
             return decision
 
     def guarded_model(self, model: Any) -> "GuardedModel":
@@ -345,6 +352,8 @@ class GuardedRun:
         if self._writer is not None:
             self._writer.end(end)
             self._writer.close()
+        if self._spans is not None:
+            self._spans.end(end)
         record = RunRecord(start=self.start, events=list(self.events), end=end)
         return RunResult(
             record=record, decisions=tuple(self.decisions), gains=tuple(self.session.gains),

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pyguard.errors import InputError, JvmError, RunError
+from pyguard.trace.loading import FORMATS
 
 __all__ = ["calibrate"]
 
@@ -32,7 +33,7 @@ _LIVE_ONLY = ("repeats", "traces", "threads", "cap", "max_runs")
 @click.argument("runs", required=False, type=click.Path(path_type=str))
 @click.option("--live", "live_tasks", type=click.Path(path_type=str), default=None, metavar="TASKS",
               help="Run the task set TASKS (.toml or .json) against the Java agent, then calibrate from those runs.")
-@click.option("--format", "fmt", type=click.Choice(["pyguard", "openai"]), default=None,
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
               help="Format of RUNS (detected per file when left out).")
 @click.option("--failure-cost", type=float, default=None,
               help="d: cost of a run that does not succeed within the cap (same unit as the price; tokens without one).")
@@ -106,10 +107,16 @@ def calibrate(
                 return
             records = result[0].records
         else:
+            from pyguard.store.parquet import is_parquet
             from pyguard.trace import load_runs
 
-            records = load_runs(runs, format=fmt)
-        report = calibrate_runs(records, config)
+            records = None if fmt in (None, "parquet") and is_parquet(runs) else load_runs(runs, format=fmt)
+        if records is None:  # Parquet: summarised by DuckDB, runs never loaded
+            from pyguard.store.summaries import calibrate_parquet
+
+            report = calibrate_parquet(runs, config)
+        else:
+            report = calibrate_runs(records, config)
         written = write_report(report, out_dir) if out_dir is not None else []
     except InputError as exc:
         err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)

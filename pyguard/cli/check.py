@@ -22,6 +22,7 @@ from pyguard.check import (
 from pyguard.check.report import write_text
 from pyguard.errors import PyguardError
 from pyguard.events import RunRecord
+from pyguard.trace.loading import FORMATS
 
 __all__ = ["check", "load_runs"]
 
@@ -46,7 +47,7 @@ _rate = click.FloatRange(0.0, 1.0)
 
 @click.command(name="check")
 @click.argument("runs", type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["pyguard", "openai"]), default=None,
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
               help="Format of RUNS (default: detected). OpenAI recordings are replayed through the policy.")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Policy TOML used to replay recordings (default policy when omitted).")
@@ -80,8 +81,15 @@ def check(runs: Path, fmt: str | None, config_path: Path | None, baseline_path: 
         gate = GateConfig(max_stall_rate=max_stall_rate, max_expired_rate=max_expired_rate,
                           max_p95_iterations=max_p95_iterations, alpha=alpha)
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
-        records, fmt = load_runs(str(runs), fmt)
-        report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(config_path))
+        from pyguard.store.parquet import is_parquet
+
+        if fmt in (None, "parquet") and is_parquet(runs):  # summarised by DuckDB, runs never loaded
+            from pyguard.store.summaries import check_parquet
+
+            report = check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(config_path))
+        else:
+            records, fmt = load_runs(str(runs), fmt)
+            report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(config_path))
         if write_baseline_path is not None:
             write_baseline(report.summary, write_baseline_path)
         if junit_path is not None:

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from pyguard.errors import ConfigError, InputError, PyguardError
 from pyguard.replay import GroupSummary, ReplayReport
+from pyguard.trace.loading import FORMATS
 
 __all__ = ["replay", "render_report"]
 
@@ -71,17 +72,29 @@ def render_report(report: ReplayReport, console: Console) -> None:
     console.print(s.reflections)
 
 
+def _is_parquet(path: Path) -> bool:
+    from pyguard.store.parquet import is_parquet
+
+    return is_parquet(path)
+
+
 @click.command(name="replay")
 @click.argument("runs", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["pyguard", "openai"]), default=None,
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
               help="Format of RUNS (default: detect it from each file).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] (default: the default policy).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool) -> None:
+@click.option("--backend", type=click.Choice(["processes", "ray", "serial"]), default="processes", show_default=True,
+              help="Where runs are replayed: local worker processes (in-process for a few hundred runs), a Ray "
+                   "cluster (the 'ray' extra), or this process.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all local cores).")
+@click.option("--ray-address", default=None, help="With --backend ray: the cluster's address (default: a local Ray).")
+def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool, backend: str,
+           workers: int | None, ray_address: str | None) -> None:
     """Replay recorded RUNS (a file or a directory of pyguard traces or OpenAI recordings) through a policy:
     where it would stop each run and why, and the tool calls and tokens that saves."""
-    from pyguard.replay import replay_runs
+    from pyguard.parallel import replay_parallel
     from pyguard.trace import load_runs
 
     try:
@@ -90,10 +103,12 @@ def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool)
             from pyguard.engine import PolicyConfig
 
             config = PolicyConfig.from_toml(config_path)
-        records = load_runs(runs, format=fmt)
-        if not records:
+        source = runs if fmt in (None, "parquet") and runs.is_file() and _is_parquet(runs) else None
+        records = load_runs(runs, format=fmt) if source is None else None
+        if records is not None and not records:
             raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
-        report = replay_runs(records, config)
+        report = replay_parallel(source if source is not None else records, config, backend=backend,  # type: ignore[arg-type]
+                                 workers=workers, address=ray_address)
     except (InputError, ConfigError) as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from None

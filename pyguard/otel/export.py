@@ -115,13 +115,14 @@ class RunSpans:
     decision), :meth:`end` once. Errors inside OpenTelemetry are logged, never raised into the run."""
 
     def __init__(self, tracer: Any, start: RunStart, *, agent_name: str | None = None, capture_content: bool = False,
-                 parent: Any = None, clock_ms: Callable[[], float] | None = None) -> None:
+                 parent: Any = None, fallback: Any = None, clock_ms: Callable[[], float] | None = None) -> None:
         self._trace = _trace()
         self.tracer = tracer
         self.start = start
         self.capture = capture_content
         self.agent_name = agent_name or start.task_type or "agent"
         self._parent = parent
+        self._fallback = fallback
         self._clock_ms = clock_ms or (lambda: time.time() * 1000.0)
         self._run_span: Any = None
         self._pending_tools: list[tuple[Any, float]] = []  # (tool call, end of the chat that asked for it) in order
@@ -133,7 +134,7 @@ class RunSpans:
     def _context(self) -> Any:
         parent = self._parent() if callable(self._parent) else self._parent
         if parent is None or parent == "":
-            return None
+            return self._fallback
         if isinstance(parent, str):
             propagate = require("opentelemetry.trace.propagation.tracecontext", extra="otel",
                                 feature="OpenTelemetry export")
@@ -345,13 +346,10 @@ class GuardTelemetry:
 
     def start_run(self, start: RunStart) -> RunSpans:
         """The span recorder of one run (the Guard calls this when a run starts). Joins the active context
-        unless ``parent`` says otherwise."""
-        parent = self.parent
-        if parent is None:
-            context = require("opentelemetry.context", extra="otel", feature="OpenTelemetry export")
-            parent = context.get_current()
+        unless ``parent`` gives one (a callable returning None falls back to the active context too)."""
+        context = require("opentelemetry.context", extra="otel", feature="OpenTelemetry export")
         return RunSpans(self.tracer, start, agent_name=self.agent_name, capture_content=self.capture_content,
-                        parent=parent, clock_ms=self.clock_ms)
+                        parent=self.parent, fallback=context.get_current(), clock_ms=self.clock_ms)
 
     def flush(self) -> None:
         if self.provider is not None and hasattr(self.provider, "force_flush"):

@@ -17,18 +17,21 @@ from pyguard.errors import InputError, TraceFormatError
 from pyguard.events import RunRecord
 from pyguard.trace.openai_import import import_openai
 from pyguard.trace.reader import iter_lines, read_trace
+from pyguard.trace.extra_formats import EXTRA_FORMATS, EXTRA_SUFFIXES, detect_extra, load_extra
 from pyguard.trace.records import RECORD_TYPES, TraceFile, TraceRun
 
 __all__ = ["FORMATS", "TraceFormatName", "detect_format", "load_traces", "load_runs"]
 
 TraceFormatName = Literal["pyguard", "openai"]
-FORMATS: tuple[str, ...] = ("pyguard", "openai")
-_SUFFIXES = (".jsonl", ".ndjson", ".json")
+FORMATS: tuple[str, ...] = ("pyguard", "openai", *EXTRA_FORMATS)
+_SUFFIXES = (".jsonl", ".ndjson", ".json", *EXTRA_SUFFIXES)
 
 
 def detect_format(path: str | os.PathLike[str]) -> TraceFormatName | None:
     """The format of one file from its first record; None when the file is empty (nothing to tell)."""
     p = str(path)
+    if (extra := detect_extra(p)) is not None:  # hook: OTLP JSON spans, Parquet (pyguard/trace/extra_formats.py)
+        return extra  # type: ignore[return-value]
     first = next(iter_lines(p), None)
     if first is None:
         return None
@@ -93,7 +96,7 @@ def _files(path: Path) -> list[Path]:
 def load_traces(path: str | os.PathLike[str], format: str | None = None) -> list[TraceFile]:
     """Every file under ``path`` read into a :class:`TraceFile` (OpenAI recordings have no decisions)."""
     if format is not None and format not in FORMATS:
-        raise InputError(f"unknown format {format!r}; use 'pyguard', 'openai' or leave it out to detect it")
+        raise InputError(f"unknown format {format!r}; use {', '.join(map(repr, FORMATS))} or leave it out to detect it")
     root = Path(path)
     files = _files(root)
     chosen: dict[str, str] = {}
@@ -105,15 +108,18 @@ def load_traces(path: str | os.PathLike[str], format: str | None = None) -> list
     if len(kinds) > 1:
         example = {k: next(f for f, v in chosen.items() if v == k) for k in kinds}
         raise InputError(
-            f"{str(root)!r} mixes formats: {example['pyguard']!r} is a pyguard trace, {example['openai']!r} is an"
-            " OpenAI recording; load them separately"
+            f"{str(root)!r} mixes formats: "
+            + ", ".join(f"{example[k]!r} is {k}" for k in kinds)
+            + "; load them separately"
         )
     if not chosen:
         raise InputError(f"{str(root)!r} holds no records; nothing to load")
     out: list[TraceFile] = []
     owner: dict[str, str] = {}
     for name, fmt in chosen.items():
-        if fmt == "pyguard":
+        if fmt in EXTRA_FORMATS:
+            tf = load_extra(name, fmt)
+        elif fmt == "pyguard":
             tf = read_trace(name)
         else:
             tf = TraceFile(path=name, runs=[TraceRun(record=r, source=name) for r in import_openai(name)])
