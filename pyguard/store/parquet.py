@@ -84,6 +84,10 @@ def _json(value: Any) -> str | None:
 
 
 def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
+    stray = next((e for e in record.events if e.run_id != record.run_id), None)
+    if stray is not None:
+        raise InputError(f"run {record.run_id!r} holds iteration {stray.index} of run {stray.run_id!r}; every "
+                         "iteration of a run must carry its run id")
     start = record.start.model_dump(mode="json")
     row: dict[str, Any] = {k: start[k] for k in _START}
     row["policy"] = _json(row["policy"])

@@ -84,9 +84,10 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
     from pyguard.store.parquet import table_to_runs
 
     pa = require("pyarrow", extra="columnar", feature="Parquet summaries")
-    table = con.execute(f"SELECT * EXCLUDE (file_row_number) FROM runs WHERE {_IMPORTED} "
-                        "ORDER BY file_row_number").arrow()
-    if not isinstance(table, pa.Table):  # newer DuckDB returns a RecordBatchReader
+    result = con.sql(f"SELECT * EXCLUDE (file_row_number) FROM runs WHERE {_IMPORTED} ORDER BY file_row_number")
+    fetch = next(getattr(result, m) for m in ("to_arrow_table", "fetch_arrow_table", "arrow") if hasattr(result, m))
+    table = fetch()
+    if not isinstance(table, pa.Table):
         table = table.read_all()
     records = [run.record for run in table_to_runs(table, "<parquet>")]
     facts = replay_outcomes(records, make_replayer())
