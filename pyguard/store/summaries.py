@@ -60,21 +60,27 @@ def _facts_sql(where: str) -> str:
 _IMPORTED = "json_extract_string(evidence, '$.imported_from') IS NOT NULL"
 
 
+def _first(con: Any, sql: str) -> Any:
+    """The first row of ``sql`` (None when empty), with the result fully consumed."""
+    rows = con.execute(sql).fetchall()
+    return rows[0] if rows else None
+
+
 def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> None:
     """Create the table ``facts`` (run_id, task_type, outcome, iterations, tokens, replayed) on ``con``: from the
     footers, and from a replay for the runs imported from recordings. InputError on the gate's bad inputs."""
-    first = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    first = _first(con, "SELECT count(*) FROM runs")[0]
     if not first:
         raise InputError("no runs to check: the Parquet file holds no run")
-    bad = con.execute("SELECT run_id FROM runs WHERE task_type = '*' LIMIT 1").fetchone()
+    bad = _first(con, "SELECT run_id FROM runs WHERE task_type = '*' LIMIT 1")
     if bad:
         raise InputError(f"run {bad[0]!r} has task_type '*', which pyguard check reserves for all runs together: "
                          "rename the task type")
-    open_run = con.execute("SELECT run_id FROM runs WHERE NOT complete ORDER BY file_row_number LIMIT 1").fetchone()
+    open_run = _first(con, "SELECT run_id FROM runs WHERE NOT complete ORDER BY file_row_number LIMIT 1")
     if open_run:
         raise InputError(f"run {open_run[0]!r} has no run_end footer (cut short?): complete or drop the run")
     con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {_facts_sql('NOT (' + _IMPORTED + ')')}")
-    todo = con.execute(f"SELECT count(*) FROM runs WHERE {_IMPORTED}").fetchone()[0]
+    todo = _first(con, f"SELECT count(*) FROM runs WHERE {_IMPORTED}")[0]
     if not todo:
         return
     if make_replayer is None:
@@ -115,7 +121,7 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
                            f"GROUP BY GROUPING SETS (({grouped}, iterations), (iterations))").fetchall()
         tok = con.execute(f"SELECT {grouped} AS k, tokens FROM facts WHERE tokens IS NOT NULL ORDER BY k, tokens"
                           ).fetchnumpy()
-        replayed = con.execute("SELECT count(*) FILTER (WHERE replayed) FROM facts").fetchone()[0]
+        replayed = _first(con, "SELECT count(*) FILTER (WHERE replayed) FROM facts")[0]
     finally:
         con.close()
     keys = sorted({k for k, _, _ in outcomes})
