@@ -166,13 +166,14 @@ def _tool_result_of(span: Span) -> Observation:
 
 
 def _event(span: Span, index: int, run_id: str, tools: list[Span], prev_tools: list[Span]) -> IterationEvent:
+    """One model call; ``tools`` are the execute_tool spans that ran after it, ``prev_tools`` those before it."""
     a = span.attributes
     ours = sc.PG_ITERATION in a
     out_messages = _messages(span, sc.OUTPUT_MESSAGES, "completion")
     in_messages = _messages(span, sc.INPUT_MESSAGES, "prompt")
     text, calls = _output(out_messages) if out_messages is not None else (None, [])
     if out_messages is None:
-        names, ids = a.get(sc.PG_TOOL_CALL_NAMES), a.get(sc.PG_TOOL_CALL_IDS)
+        names, ids = a.get(sc.PG_TOOL_CALL_NAMES, [] if ours else None), a.get(sc.PG_TOOL_CALL_IDS)
         if isinstance(names, list):
             ids = ids if isinstance(ids, list) and len(ids) == len(names) else [""] * len(names)
             calls = [ToolCall(id=_id(i), name=str(n)) for n, i in zip(names, ids)]
@@ -280,7 +281,7 @@ def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
     runs: list[RunRecord] = []
     for (trace_id, agent_id), members in groups.items():
         agent = agents.get((trace_id, agent_id)) if agent_id is not None else None
-        chats = sorted(members["chat"], key=lambda s: (s.start_ns, s.order))
+        chats = sorted(members["chat"], key=lambda s: (s.start_ns, _int(s.attributes.get(sc.PG_ITERATION)) or 0, s.order))
         if not chats:
             skipped["agent spans with no model call under them"] += 1
             skipped["tool spans of such agents"] += len(members["tool"])
@@ -291,7 +292,13 @@ def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
         run_id = str(a[sc.PG_RUN_ID]) if ours else (f"{trace_id}-{agent_id}" if agent_id else trace_id)
         bounds = [c.start_ns for c in chats] + [float("inf")]
         windows = [[t for t in tools if bounds[k] <= t.start_ns < bounds[k + 1]] for k in range(len(chats))]
-        events = [_event(c, k + 1, run_id, windows[k], windows[k - 1] if k else []) for k, c in enumerate(chats)]
+        events: list[IterationEvent] = []
+        for k, c in enumerate(chats):
+            before = windows[k - 1] if k else []
+            if events and events[-1].tool_calls and all(call.id for call in events[-1].tool_calls):
+                by_call = {t.attributes.get(sc.TOOL_CALL_ID): t for t in tools}  # match by id when every call has one
+                before = [by_call[call.id] for call in events[-1].tool_calls if call.id in by_call]
+            events.append(_event(c, k + 1, run_id, windows[k], before))
         task = a.get(sc.PG_TASK) if ours else next((o.text for o in events[0].observations if o.kind == "user"), None)
         start = RunStart(
             run_id=run_id, task_type=a.get(sc.PG_TASK_TYPE) if ours else a.get(sc.AGENT_NAME), task=task,
