@@ -64,14 +64,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _arguments(raw: str) -> Any:
-    """Tool arguments as the conventions' message parts carry them: the JSON object when the string is JSON."""
-    try:
-        return json.loads(raw) if raw else None
-    except json.JSONDecodeError:
-        return raw
-
-
 def input_messages(observations: Sequence[Observation]) -> list[dict[str, Any]]:
     """What arrived in a model call's request since the previous call, as GenAI input messages."""
     out: list[dict[str, Any]] = []
@@ -95,7 +87,7 @@ def output_messages(event: IterationEvent) -> list[dict[str, Any]]:
         parts.append({"type": "text", "content": event.text})
     for call in event.tool_calls:
         parts.append(_clean({"type": "tool_call", "id": call.id, "name": call.name,
-                             "arguments": _arguments(call.arguments)}))
+                             "arguments": call.arguments}))  # the raw string, byte for byte (may be bad JSON)
     reason = _FINISH.get(event.finish_reason or "", (event.finish_reason or "").lower() or None)
     if reason is None:
         reason = "tool_call" if event.tool_calls else ("error" if event.error else "stop")
