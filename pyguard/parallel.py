@@ -55,9 +55,11 @@ def _ray(address: str | None) -> Any:
 
 
 def parallel_map(fn: Callable[[Any], Any], payloads: Iterable[Any], *, backend: Backend = "processes",
-                 workers: int | None = None, address: str | None = None) -> list[Any]:
+                 workers: int | None = None, address: str | None = None,
+                 start_method: str = "forkserver") -> list[Any]:
     """``[fn(p) for p in payloads]``, spread over ``backend`` (``fn`` must be a module-level function and the
-    payloads picklable). Results in payload order."""
+    payloads picklable). Results in payload order. ``start_method``: how worker processes start
+    (``multiprocessing``'s forkserver by default; ``spawn`` makes them this process's own children)."""
     items = list(payloads)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
@@ -70,7 +72,7 @@ def parallel_map(fn: Callable[[Any], Any], payloads: Iterable[Any], *, backend: 
     n = workers or default_workers()
     if backend == "serial" or n == 1 or len(items) <= 1:
         return [fn(p) for p in items]
-    ctx = multiprocessing.get_context("forkserver")
+    ctx = multiprocessing.get_context(start_method)
     with ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=ctx) as pool:
         return list(pool.map(fn, items))
 
@@ -109,6 +111,7 @@ def replay_parallel(
     address: str | None = None,
     chunks_per_worker: int = 4,
     keep_decisions: bool = False,
+    start_method: str = "forkserver",
 ) -> ReplayReport:
     """Replay runs (RunRecords, or the path of a pyguard Parquet file or of anything :func:`load_runs` reads)
     through ``config`` on ``backend``; the same report as :func:`pyguard.replay.replay_runs`. Each ReplayRun's
@@ -124,7 +127,8 @@ def replay_parallel(
             groups = list(range(pq.ParquetFile(path).num_row_groups))
             parts = max(1, (n or 1) * chunks_per_worker)
             payloads = [("parquet", (path, list(g)), dumped, keep_decisions) for g in _chunks(groups, parts) if g]
-            results = parallel_map(_replay_chunk, payloads, backend=backend, workers=workers, address=address)
+            results = parallel_map(_replay_chunk, payloads, backend=backend, workers=workers, address=address,
+                                   start_method=start_method)
             replayed = [r for chunk in results for r in chunk]
             return ReplayReport(runs=replayed, summary=summarise(replayed))
         from pyguard.trace import load_runs
@@ -135,6 +139,7 @@ def replay_parallel(
         backend = "serial"
     parts = max(1, (n or 1) * chunks_per_worker)
     payloads = [("records", list(c), dumped, keep_decisions) for c in _chunks(records, parts)]
-    results = parallel_map(_replay_chunk, payloads, backend=backend, workers=workers, address=address)
+    results = parallel_map(_replay_chunk, payloads, backend=backend, workers=workers, address=address,
+                                   start_method=start_method)
     replayed = [r for chunk in results for r in chunk]
     return ReplayReport(runs=replayed, summary=summarise(replayed))
