@@ -1,9 +1,5 @@
-"""A guarded run as OpenTelemetry GenAI spans, live (the Guard calls :class:`RunSpans` as the run goes) or
-after the fact (:func:`export_runs` on recorded runs).
-
-    telemetry = GuardTelemetry.to_file("spans.jsonl", capture_content=True)   # or .to_otlp(...), or GuardTelemetry()
-    guard = Guard(telemetry=telemetry)                                         # every run now emits spans
-    export_runs(load_runs("traces/"), telemetry)                               # recorded runs too
+"""A guarded run as OpenTelemetry GenAI spans: :class:`RunSpans` builds them as the run goes (the Guard calls it
+after each model call, through :class:`pyguard.otel.telemetry.GuardTelemetry`) or from a recorded run.
 
 One run: an ``invoke_agent`` span (INTERNAL) with a ``chat`` span (CLIENT) per model call and an ``execute_tool``
 span (INTERNAL) per tool call as children. ``gen_ai.*`` attributes follow the GenAI semantic conventions (provider,
@@ -27,16 +23,15 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pyguard._extras import require
 from pyguard.decisions import Action, Decision
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
-from pyguard.trace.records import TraceRun
 
-__all__ = ["GuardTelemetry", "RunSpans", "export_runs", "content_capture_default"]
+__all__ = ["RunSpans", "content_capture_default", "input_messages", "output_messages"]
 
 log = logging.getLogger(__name__)
 _TRACER_NAME = "pyguard"
@@ -107,7 +102,8 @@ class RunSpans:
     decision), :meth:`end` once. Errors inside OpenTelemetry are logged, never raised into the run."""
 
     def __init__(self, tracer: Any, start: RunStart, *, agent_name: str | None = None, capture_content: bool = False,
-                 parent: Any = None, fallback: Any = None, clock_ms: Callable[[], float] | None = None) -> None:
+                 parent: Any = None, fallback: Any = None, clock_ms: Callable[[], float] | None = None,
+                 live: bool = True) -> None:
         self._trace = _trace()
         self.tracer = tracer
         self.start = start
@@ -115,6 +111,8 @@ class RunSpans:
         self.agent_name = agent_name or start.task_type or "agent"
         self._parent = parent
         self._fallback = fallback
+        self._live = live
+        """False for a recorded run: the run span ends at its last recorded time, not now."""
         self._clock_ms = clock_ms or (lambda: time.time() * 1000.0)
         self._run_span: Any = None
         self._pending_tools: list[tuple[Any, float]] = []  # (tool call, end of the chat that asked for it) in order
@@ -277,112 +275,3 @@ class RunSpans:
                 span.set_attribute(sc.ERROR_TYPE, end.outcome.value)
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, end.reason))
         span.end(end_time=_ns(finish))
-
-    _live = True
-
-
-class GuardTelemetry:
-    """Where a Guard's spans go: a tracer provider (the global one by default) and the export options.
-
-    ``Guard(telemetry=GuardTelemetry(...))`` makes every run emit its spans as it goes. The constructors
-    :meth:`to_file` (OTLP JSON Lines, what a collector's file exporter writes and ``pyguard replay`` reads),
-    :meth:`to_otlp` (an OTLP/HTTP endpoint) and :meth:`in_memory` (tests) build their own provider."""
-
-    def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None, parent: Any = None,
-                 agent_name: str | None = None, clock_ms: Callable[[], float] | None = None) -> None:
-        trace = _trace()
-        self.provider = tracer_provider
-        self.tracer = (tracer_provider.get_tracer(_TRACER_NAME) if tracer_provider is not None
-                       else trace.get_tracer(_TRACER_NAME))
-        self.capture_content = content_capture_default() if capture_content is None else bool(capture_content)
-        self.parent = parent
-        self.agent_name = agent_name
-        self.clock_ms = clock_ms
-
-    @classmethod
-    def with_exporter(cls, exporter: Any, *, service_name: str = "pyguard", batch: bool = False,
-                      **kwargs: Any) -> "GuardTelemetry":
-        """A telemetry with its own SDK tracer provider exporting to ``exporter`` (simple processor: each span
-        is exported when it ends; ``batch=True`` for a batch processor)."""
-        sdk = require("opentelemetry.sdk.trace", extra="otel", feature="OpenTelemetry export")
-        export = require("opentelemetry.sdk.trace.export", extra="otel", feature="OpenTelemetry export")
-        resources = require("opentelemetry.sdk.resources", extra="otel", feature="OpenTelemetry export")
-        provider = sdk.TracerProvider(resource=resources.Resource.create({"service.name": service_name}))
-        processor = export.BatchSpanProcessor(exporter) if batch else export.SimpleSpanProcessor(exporter)
-        provider.add_span_processor(processor)
-        return cls(provider, **kwargs)
-
-    @classmethod
-    def to_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> "GuardTelemetry":
-        """Spans appended to ``path`` as OTLP JSON Lines."""
-        from pyguard.otel.otlp_json import OtlpJsonFileExporter
-
-        return cls.with_exporter(OtlpJsonFileExporter(path), **kwargs)
-
-    @classmethod
-    def to_otlp(cls, endpoint: str | None = None, *, headers: Mapping[str, str] | None = None,
-                **kwargs: Any) -> "GuardTelemetry":
-        """Spans sent to an OTLP/HTTP endpoint (default: ``OTEL_EXPORTER_OTLP_*`` environment variables), batched."""
-        otlp = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", extra="otel",
-                       feature="OTLP export")
-        exporter = otlp.OTLPSpanExporter(endpoint=endpoint, headers=dict(headers) if headers else None)
-        return cls.with_exporter(exporter, batch=True, **kwargs)
-
-    @classmethod
-    def in_memory(cls, **kwargs: Any) -> tuple["GuardTelemetry", Any]:
-        """A telemetry and the SDK's InMemorySpanExporter that receives its spans (``get_finished_spans()``)."""
-        mem = require("opentelemetry.sdk.trace.export.in_memory_span_exporter", extra="otel",
-                      feature="OpenTelemetry export")
-        exporter = mem.InMemorySpanExporter()
-        return cls.with_exporter(exporter, **kwargs), exporter
-
-    def start_run(self, start: RunStart) -> RunSpans:
-        """The span recorder of one run (the Guard calls this when a run starts). Joins the active context
-        unless ``parent`` gives one (a callable returning None falls back to the active context too)."""
-        context = require("opentelemetry.context", extra="otel", feature="OpenTelemetry export")
-        return RunSpans(self.tracer, start, agent_name=self.agent_name, capture_content=self.capture_content,
-                        parent=self.parent, fallback=context.get_current(), clock_ms=self.clock_ms)
-
-    def flush(self) -> None:
-        if self.provider is not None and hasattr(self.provider, "force_flush"):
-            self.provider.force_flush()
-
-    def shutdown(self) -> None:
-        if self.provider is not None and hasattr(self.provider, "shutdown"):
-            self.provider.shutdown()
-
-
-def export_runs(runs: Iterable[RunRecord | TraceRun], telemetry: GuardTelemetry,
-                decisions: Mapping[str, Sequence[Decision]] | None = None) -> int:
-    """Emit the spans of recorded runs (their recorded times where they have them); returns how many runs."""
-    n = 0
-    for run in runs:
-        record, ds = (run.record, run.decisions) if isinstance(run, TraceRun) else (run, (decisions or {}).get(
-            run.run_id, ()))
-        by_iteration = {d.iteration: d for d in ds if d.iteration is not None}
-        clock = _ReplayClock(record)
-        spans = RunSpans(telemetry.tracer, record.start, agent_name=telemetry.agent_name,
-                         capture_content=telemetry.capture_content, parent=telemetry.parent, clock_ms=clock)
-        spans._live = False
-        for event in record.events:
-            clock.at(event)
-            spans.iteration(event, by_iteration.get(event.index))
-        spans.end(record.end)
-        n += 1
-    telemetry.flush()
-    return n
-
-
-class _ReplayClock:
-    """Recorded time for spans of a recorded run: each call's end from its timestamp, else the previous end plus
-    its latency, starting at the run's start (or 0)."""
-
-    def __init__(self, record: RunRecord) -> None:
-        self.now = record.start.started_at_ms or 0.0
-
-    def at(self, event: IterationEvent) -> None:
-        if event.timestamp_ms is None:
-            self.now += event.latency_ms or 0.0
-
-    def __call__(self) -> float:
-        return self.now

@@ -25,7 +25,7 @@ from typing import Any
 from pyguard._extras import require
 from pyguard.errors import InputError, TraceFormatError
 
-__all__ = ["OtlpJsonFileExporter", "encode_spans_json", "Span", "SpanEvent", "read_spans", "looks_like_otlp"]
+__all__ = ["file_exporter", "encode_spans_json", "Span", "SpanEvent", "read_spans", "looks_like_otlp"]
 
 
 _HEX = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{32}")
@@ -89,6 +89,11 @@ class _FileExporterMixin:
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True
+
+
+def file_exporter(path: str | os.PathLike[str]) -> Any:
+    """An ``OtlpJsonFileExporter`` (an OpenTelemetry SpanExporter) appending OTLP JSON Lines to ``path``."""
+    return __getattr__("OtlpJsonFileExporter")(path)
 
 
 def __getattr__(name: str) -> Any:
