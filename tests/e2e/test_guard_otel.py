@@ -53,3 +53,14 @@ def test_the_spans_file_replays_like_the_trace(jvm, tmp_path):
     assert [r.events for r in spanned] == [r.events for r in traced]
     assert [r.end.outcome for r in spanned] == [r.end.outcome for r in traced]
     assert replay_runs(spanned).to_dict() == replay_runs(traced).to_dict()
+
+
+def test_java_context_is_none_without_the_opentelemetry_api_on_the_classpath(jvm):
+    from pyguard.otel import java_traceparent
+
+    # The bridge's classpath has no io.opentelemetry API: no Java span to join, the run joins Python's context.
+    assert java_traceparent() is None
+    telemetry, exporter = GuardTelemetry.in_memory(parent=java_traceparent)
+    Guard(telemetry=telemetry).run_scenario("logistics_incident", TASK, seed=1)
+    run = next(s for s in exporter.get_finished_spans() if s.attributes[sc.OPERATION_NAME] == "invoke_agent")
+    assert run.parent is None
