@@ -63,24 +63,31 @@ def _jsonl_from_table(table: Any, path: Path) -> None:
 
 
 def _prepare(sizes: dict[str, int], workdir: Path) -> dict:
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from pyguard.store.synthetic import synthetic_table
+    from pyguard.store.parquet import run_schema
+    from pyguard.store.synthetic import synthetic_batches
 
     workdir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    table = synthetic_table(sizes["parquet"], seed=0)
-    pq.write_table(table, workdir / "runs.parquet", row_group_size=ROW_GROUP, compression="zstd")
+    calls, small = 0, []
+    with pq.ParquetWriter(workdir / "runs.parquet", run_schema(), compression="zstd") as writer:
+        for table in synthetic_batches(sizes["parquet"], seed=0, batch=min(ROW_GROUP, sizes["parquet"])):
+            writer.write_table(table, row_group_size=ROW_GROUP)
+            calls += pc.sum(table.column("iterations")).as_py()
+            if sum(t.num_rows for t in small) < sizes["jsonl"]:
+                small.append(table)
     t1 = time.perf_counter()
-    small = table.slice(0, sizes["jsonl"])
-    pq.write_table(small, workdir / "small.parquet", row_group_size=max(1, min(ROW_GROUP, sizes["jsonl"] // 8)),
+    head = pa.concat_tables(small).slice(0, sizes["jsonl"])
+    pq.write_table(head, workdir / "small.parquet", row_group_size=max(1, min(ROW_GROUP, sizes["jsonl"] // 8)),
                    compression="zstd")
-    _jsonl_from_table(small, workdir / "runs.jsonl")
+    _jsonl_from_table(head, workdir / "runs.jsonl")
     t2 = time.perf_counter()
     return {
         "parquet_runs": sizes["parquet"], "jsonl_runs": sizes["jsonl"],
-        "model_calls_per_run": round(pc.mean(table.column("iterations")).as_py(), 2),
+        "model_calls_per_run": round(calls / sizes["parquet"], 2),
         "parquet_mb": round((workdir / "runs.parquet").stat().st_size / 1e6, 1),
         "small_parquet_mb": round((workdir / "small.parquet").stat().st_size / 1e6, 1),
         "jsonl_mb": round((workdir / "runs.jsonl").stat().st_size / 1e6, 1),

@@ -12,22 +12,36 @@ with the call index. Seeded: the same ``n`` and ``seed`` give the same table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from pyguard._extras import require
 
-__all__ = ["synthetic_table"]
+__all__ = ["synthetic_table", "synthetic_batches"]
 
 _TOOLS = ("get_shipment_status", "search_orders", "lookup_customer", "list_invoices", "check_inventory")
 _WORDS = ("in transit", "delivered", "delayed", "held at customs", "out for delivery", "returned", "lost", "pending")
 
 
-def synthetic_table(n: int, seed: int = 0, *, task_types: Sequence[str] = ("lookup", "triage", "refund"),
-                    loop_share: float = 0.25, max_iterations: int = 24) -> Any:
+def synthetic_batches(n: int, seed: int = 0, *, batch: int = 100_000, **kwargs: Any) -> Iterator[Any]:
+    """The same runs as :func:`synthetic_table`, as tables of at most ``batch`` runs (bounded memory)."""
+    for k, first in enumerate(range(0, n, batch)):
+        yield _table(min(batch, n - first), [seed, k], first, **kwargs)
+
+
+def synthetic_table(n: int, seed: int = 0, **kwargs: Any) -> Any:
     """``n`` synthetic runs in :func:`pyguard.store.parquet.run_schema` (nested events, no decisions)."""
+    pa = require("pyarrow", extra="columnar", feature="synthetic Parquet runs")
+    from pyguard.store.parquet import run_schema
+
+    tables = list(synthetic_batches(n, seed, **kwargs))
+    return pa.concat_tables(tables) if tables else run_schema().empty_table()
+
+
+def _table(n: int, seed: list[int], first: int, *, task_types: Sequence[str] = ("lookup", "triage", "refund"),
+           loop_share: float = 0.25, max_iterations: int = 24) -> Any:
     pa = require("pyarrow", extra="columnar", feature="synthetic Parquet runs")
     from pyguard.store.parquet import run_schema
 
@@ -50,9 +64,10 @@ def synthetic_table(n: int, seed: int = 0, *, task_types: Sequence[str] = ("look
     out = rng.integers(15, 60, total)
 
     s = pa.string()
-    args = [f'{{"id": "{r}-{k}"}}' for r, k in zip(run_of.tolist(), key.tolist())]
+    gid = (run_of + first).tolist()  # the run's number across batches
+    args = [f'{{"id": "{r}-{k}"}}' for r, k in zip(gid, key.tolist())]
     result = [f'{{"id": "{r}-{k}", "status": "{_WORDS[w]}"}}' for r, k, w in
-              zip(run_of.tolist(), key.tolist(), np.where(looping, 0, word).tolist())]
+              zip(gid, key.tolist(), np.where(looping, 0, word).tolist())]
     tool_names = np.asarray(_TOOLS, dtype=object)[tool]
     call_idx = np.flatnonzero(has_call)
     calls = pa.StructArray.from_arrays(
@@ -60,13 +75,13 @@ def synthetic_table(n: int, seed: int = 0, *, task_types: Sequence[str] = ("look
          pa.array(np.asarray(args, dtype=object)[call_idx], s)], names=["id", "name", "arguments"])
     call_offsets = np.concatenate([[0], np.cumsum(has_call)]).astype(np.int32)
     # Observations: the user's task at call 1, else the previous call's result.
-    first = pos == 1
-    obs_kind = np.where(first, "user", "tool")
+    first_call = pos == 1
+    obs_kind = np.where(first_call, "user", "tool")
     prev = np.arange(total) - 1
     obs_text = [f"Task {r}: where is order {r}?" if f else result[p] for r, f, p in
-                zip(run_of.tolist(), first.tolist(), prev.tolist())]
-    obs_call = [None if f else f"call_{p}" for f, p in zip(first.tolist(), prev.tolist())]
-    obs_tool = [None if f else tool_names[p] for f, p in zip(first.tolist(), prev.tolist())]
+                zip(gid, first_call.tolist(), prev.tolist())]
+    obs_call = [None if f else f"call_{p}" for f, p in zip(first_call.tolist(), prev.tolist())]
+    obs_tool = [None if f else tool_names[p] for f, p in zip(first_call.tolist(), prev.tolist())]
     observations = pa.StructArray.from_arrays(
         [pa.array(obs_kind, s), pa.array(obs_call, s), pa.array(obs_tool, s), pa.array(obs_text, s),
          pa.array(np.zeros(total, bool))], names=["kind", "tool_call_id", "tool_name", "text", "is_error"])
@@ -91,7 +106,7 @@ def synthetic_table(n: int, seed: int = 0, *, task_types: Sequence[str] = ("look
     n_calls = np.add.reduceat(has_call.astype(np.int64), offsets[:-1]) if n else np.zeros(0, np.int64)
     nulls = pa.nulls(n, s)
     columns = {
-        "run_id": pa.array([f"run-{i:07d}" for i in range(n)], s), "task_type": pa.array(types, s),
+        "run_id": pa.array([f"run-{i:07d}" for i in range(first, first + n)], s), "task_type": pa.array(types, s),
         "task": nulls, "agent_style": pa.array(np.full(n, "aiservices", object), s), "policy": nulls,
         "started_at_ms": pa.nulls(n, pa.float64()), "complete": pa.array(np.ones(n, bool)),
         "outcome": pa.array(outcome, s), "reason": pa.array(np.full(n, "synthetic", object), s),

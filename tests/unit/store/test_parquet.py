@@ -82,6 +82,9 @@ def test_synthetic_table_is_seeded_and_valid(tmp_path):
     a, b = synthetic_table(300, seed=4), synthetic_table(300, seed=4)
     assert a.equals(b) and a.schema.equals(run_schema(), check_metadata=False)
     assert not a.equals(synthetic_table(300, seed=5))
+    batched = synthetic_table(250, seed=4, batch=100)  # built in batches (bounded memory), ids run on across them
+    assert batched.num_rows == 250 and len(set(batched.column("run_id").to_pylist())) == 250
+    assert batched.column("run_id")[-1].as_py() == "run-0000249"
     pq.write_table(a, tmp_path / "s.parquet")
     runs = read_parquet(tmp_path / "s.parquet")  # every row validates as a pyguard run
     assert len(runs) == 300
