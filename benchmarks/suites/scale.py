@@ -8,7 +8,9 @@ Lines needs several GB, and replaying a million runs takes about ten minutes on 
 
 Runs are synthetic (:func:`pyguard.store.synthetic.synthetic_table`): three task types, about 7 model calls per
 run with a tool call and its result each, a quarter of them looping. Each step runs in a fresh process and
-reports its wall time, its peak resident memory (and its worker processes' peak, for replay) and runs per second:
+reports its wall time, its peak resident memory (``VmHWM``) and, for replay, its worker processes' peak
+(``ru_maxrss`` of the children: an upper bound, since a spawned worker's figure starts from its parent's memory at
+the time it started, which for the JSON Lines path includes the loaded runs), and runs per second:
 
 - ``check``: the gate's summary per task type (outcomes, iteration histogram, tokens). Parquet: DuckDB on the
   file (:func:`pyguard.store.check_parquet`); JSONL: ``load_traces`` then ``check_runs``, as ``pyguard check``.
@@ -95,6 +97,19 @@ def _prepare(sizes: dict[str, int], workdir: Path) -> dict:
     }
 
 
+def _peak_rss_mb() -> float:
+    """This process's own peak resident memory (VmHWM: reset at exec, unlike ru_maxrss, which a spawned process
+    inherits from its parent)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _step(task: str, fmt: str, path: str) -> dict:
     """One measured step (runs in its own process). Returns its figures and a digest of its answer."""
     from pyguard.calibrate import make_config
@@ -137,7 +152,7 @@ def _step(task: str, fmt: str, path: str) -> dict:
             rep = replay_parallel(load_runs(path), workers=REPLAY_WORKERS, start_method="spawn")
             digest = {"runs": rep.summary.runs, "stopped": rep.summary.stopped}
     wall = time.perf_counter() - t0
-    return {"wall_s": wall, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    return {"wall_s": wall, "peak_rss_mb": _peak_rss_mb(),
             "workers_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "answer": digest}
 
 
@@ -154,16 +169,7 @@ def _measure(task: str, fmt: str, path: Path, runs: int) -> dict:
     if IN_PROCESS:
         payload = _step(task, fmt, str(path))
         return _row(task, fmt, runs, payload)
-    ctx = multiprocessing.get_context("spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, task, fmt, str(path)))
-    proc.start()
-    child.close()
-    status, payload = parent.recv()
-    proc.join()
-    if status != "ok":
-        raise RuntimeError(f"scale step {task}/{fmt} failed: {payload}")
-    return _row(task, fmt, runs, payload)
+    return _row(task, fmt, runs, _in_child(_child, task, fmt, str(path)))
 
 
 def _row(task: str, fmt: str, runs: int, payload: dict) -> dict:
@@ -172,12 +178,35 @@ def _row(task: str, fmt: str, runs: int, payload: dict) -> dict:
             "workers_peak_rss_mb": round(payload["workers_peak_rss_mb"]), "answer": payload["answer"]}
 
 
+def _prepare_child(conn: Any, sizes: dict, workdir: str) -> None:
+    try:
+        conn.send(("ok", _prepare(sizes, Path(workdir))))
+    except BaseException as exc:
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def _in_child(target: Any, *args: Any) -> Any:
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=target, args=(child, *args))
+    proc.start()
+    child.close()
+    status, payload = parent.recv()
+    proc.join()
+    if status != "ok":
+        raise RuntimeError(f"scale: {payload}")
+    return payload
+
+
 def run(quick: bool) -> dict:
     from pyguard.parallel import default_workers
 
     sizes = SIZES[quick]
     workdir = WORKDIR / ("quick" if quick else "full")
-    data = _prepare(sizes, workdir)
+    # The data is made in its own process so this one stays small: a spawned step inherits its parent's peak.
+    data = _prepare(sizes, workdir) if IN_PROCESS else _in_child(_prepare_child, sizes, str(workdir))
     big = ("check", "calibrate", "replay") if quick or os.environ.get("PYGUARD_SCALE_REPLAY_ALL") else ("check",
                                                                                                        "calibrate")
     steps = [_measure(task, "parquet", workdir / "runs.parquet", sizes["parquet"]) for task in big]
