@@ -8,7 +8,7 @@ demo: setup
 	.venv/bin/pyguard demo
 
 java-test: setup
-	mvn -q -B -f java/pom.xml test
+	bash scripts/mvnq -f java/pom.xml test
 
 py-test: setup
 	.venv/bin/python -m pytest -p no:cacheprovider -n 2

@@ -1,32 +1,34 @@
-"""A seeded generator of task scenarios for the frontier benchmark, modelled on what is reported from production.
+"""A seeded generator of task scenarios for the frontier benchmark, modelled on what is reported from production and
+on the patterns of real agents' recorded runs (issue 10).
 
 Each :class:`Task` is one scenario dict in the format the Java ``ScriptedChatModel`` plays (see
-``java/src/main/java/dev/pyguard/bridge/scripted/Scenario.java``) plus what the benchmark needs to judge it: its
-kind, its correct answer (a unique key such as ``ANS-3f2a9c01``) and where its loop starts, if it loops.
+``pyguard/scenarios/README.md``) plus what the benchmark needs to judge it: its kind and family, its user messages,
+its correct answer keys (unique keys such as ``ANS-3f2a9c01``, one per user message), where its loop starts if it
+loops, and for a looping task the loop-free scenario an oracle would play (the token floor).
 
-The mix (:class:`WorkloadSpec` defaults; counts are allocated exactly, then shuffled):
+The default mix (:data:`DEFAULT_MIX`; counts are allocated exactly, then shuffled) is 70% legitimate, 30% looping, as
+before the families of issue 10 were added (so a policy's best expected success stays 0.70 + 0.30 x 0.6 = 0.88):
 
-- 70% tasks that converge, every call bringing new information:
-  - ``converge`` (56%): ``n`` productive model calls, ``n`` lognormal with median 5 and sigma 0.8 (about 3% past 20,
-    0.5% past 40), 20% of them with two tool calls at once; records with shared field names, new values, and a
-    volatile ``fetched_at`` time; then the answer;
-  - ``poll`` (7%): start a job, then poll the same call with identical arguments, its result changing every time
-    (progress, rows, a volatile check time) until ``DONE`` (2 + geometric polls, median ~6, up to 40), then answer;
-  - ``paginate`` (7%): the same listing tool, page 1..P (P = 2 + geometric, median ~5), new rows each page, then answer.
-- 30% low-information tasks, each after a productive prefix of 0-3 calls; they never answer on their own:
-  - ``oscillate`` (10%): the same lookup again and again, identical arguments, then arguments equal once normalised
-    (``12345`` / ``SO-12345``), or two lookups alternating (a cycle); the result never changes;
-  - ``diverge`` (10%): a new search query every call, bringing back near-identical boilerplate;
-  - ``stall`` (10%): new queries every call, every result empty.
+- the classic families (54%): ``converge`` (33%: ``n`` productive calls, ``n`` lognormal with median 5 and sigma 0.8,
+  20% of them with two tool calls at once), ``poll`` (4%: the same call, a result that changes every time until
+  ``DONE``), ``paginate`` (4%: page 1..P); ``oscillate`` (5%: the same lookup, identical or equal once normalised, or
+  a two-call cycle), ``diverge`` (5%: a new query every call, near-identical boilerplate back), ``stall`` (5%: new
+  queries, every result empty). Looping tasks start with a productive prefix of 0-3 calls.
+- ``conversation`` (8%) / ``conversation_loop`` (3%): 3-6 user messages to a retail customer-service agent, each a few
+  tool calls and an answer; in the looping variant one message's turn loops (:mod:`workload_conversation`).
+- ``edit_rerun`` (6%) / ``edit_loop`` (3%), ``rephrase_found`` (4%) / ``rephrase_loop`` (3%), ``poll_volatile`` (4%) /
+  ``poll_stuck`` (2%), ``large_pages`` (4%) / ``large_loop`` (2%), ``long_work`` (3%) / ``long_loop`` (2%): see
+  :mod:`workload_patterns`.
 
 How agents react to a reflection (``on_reflection``): with probability ``recover_probability`` (0.6) the agent
-answers at once with what it has. For a looping task that answer is the correct one (it already has what it needs:
-the status it keeps re-reading, the facts of its prefix, or "nothing can be found"). For a task still making
-progress (converge, poll, paginate) an answer "with what it has" is premature, so it is *wrong*: a false reflection
-costs a task. :func:`no_recovery` gives the same tasks with agents that never react to a reflection (probability 0).
+answers with what it has, some (edit_loop, half of rephrase_loop) after trying something new first. For a looping task
+(or message) that answer is the correct one. For a task still making progress an answer "with what it has" is
+premature, so it is *wrong*: a false reflection costs a task. :func:`no_recovery` gives the same tasks with agents that
+never react to a reflection.
 
-Success (:func:`is_success`): the run ended ``succeeded`` and its answer contains the task's answer key. A looping
-task therefore succeeds only if it recovered after a reflection; a stopped or capped run never succeeds.
+Success (:func:`is_success`): the run ended ``succeeded`` and its answers hold every answer key of the task (one per
+user message). A looping task therefore succeeds only if it recovered after a reflection; a stopped or capped run never
+succeeds.
 """
 
 from __future__ import annotations
@@ -38,10 +40,14 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+import workload_patterns as patterns
 from pyguard.engine.config import config_error
 from pyguard.errors import ConfigError
+from workload_common import CITIES, STATUS, Builder, geometric_extra, ident, iso, words
+from workload_conversation import conversation
 
-__all__ = ["TaskKind", "LEGITIMATE", "LOOPING", "WorkloadSpec", "Task", "generate", "no_recovery", "is_success", "describe"]
+__all__ = ["TaskKind", "LEGITIMATE", "LOOPING", "FAMILIES", "DEFAULT_MIX", "WorkloadSpec", "Task", "generate",
+           "no_recovery", "is_success", "describe", "family_of"]
 
 
 class TaskKind(str, Enum):
@@ -51,14 +57,48 @@ class TaskKind(str, Enum):
     OSCILLATE = "oscillate"
     DIVERGE = "diverge"
     STALL = "stall"
+    CONVERSATION = "conversation"
+    CONVERSATION_LOOP = "conversation_loop"
+    EDIT_RERUN = "edit_rerun"
+    EDIT_LOOP = "edit_loop"
+    REPHRASE_FOUND = "rephrase_found"
+    REPHRASE_LOOP = "rephrase_loop"
+    POLL_VOLATILE = "poll_volatile"
+    POLL_STUCK = "poll_stuck"
+    LARGE_PAGES = "large_pages"
+    LARGE_LOOP = "large_loop"
+    LONG_WORK = "long_work"
+    LONG_LOOP = "long_loop"
 
 
-LEGITIMATE = (TaskKind.CONVERGE, TaskKind.POLL, TaskKind.PAGINATE)
-LOOPING = (TaskKind.OSCILLATE, TaskKind.DIVERGE, TaskKind.STALL)
+K = TaskKind
+LEGITIMATE = (K.CONVERGE, K.POLL, K.PAGINATE, K.CONVERSATION, K.EDIT_RERUN, K.REPHRASE_FOUND, K.POLL_VOLATILE,
+              K.LARGE_PAGES, K.LONG_WORK)
+LOOPING = (K.OSCILLATE, K.DIVERGE, K.STALL, K.CONVERSATION_LOOP, K.EDIT_LOOP, K.REPHRASE_LOOP, K.POLL_STUCK,
+           K.LARGE_LOOP, K.LONG_LOOP)
 
-_DEFAULT_MIX = {
-    TaskKind.CONVERGE: 0.56, TaskKind.POLL: 0.07, TaskKind.PAGINATE: 0.07,
-    TaskKind.OSCILLATE: 0.10, TaskKind.DIVERGE: 0.10, TaskKind.STALL: 0.10,
+FAMILIES: dict[str, tuple[TaskKind, ...]] = {
+    "classic": (K.CONVERGE, K.POLL, K.PAGINATE, K.OSCILLATE, K.DIVERGE, K.STALL),
+    "conversation": (K.CONVERSATION, K.CONVERSATION_LOOP),
+    "edit_rerun": (K.EDIT_RERUN, K.EDIT_LOOP),
+    "rephrase": (K.REPHRASE_FOUND, K.REPHRASE_LOOP),
+    "poll_volatile": (K.POLL_VOLATILE, K.POLL_STUCK),
+    "large_results": (K.LARGE_PAGES, K.LARGE_LOOP),
+    "long_work": (K.LONG_WORK, K.LONG_LOOP),
+}
+"""Each family: its kinds (the classic six, then one legitimate and one looping kind per pattern of issue 10)."""
+
+
+def family_of(kind: TaskKind | str) -> str:
+    kind = TaskKind(kind)
+    return next(f for f, kinds in FAMILIES.items() if kind in kinds)
+
+
+DEFAULT_MIX = {
+    K.CONVERGE: 0.33, K.POLL: 0.04, K.PAGINATE: 0.04, K.OSCILLATE: 0.05, K.DIVERGE: 0.05, K.STALL: 0.05,
+    K.CONVERSATION: 0.08, K.CONVERSATION_LOOP: 0.03, K.EDIT_RERUN: 0.06, K.EDIT_LOOP: 0.03,
+    K.REPHRASE_FOUND: 0.04, K.REPHRASE_LOOP: 0.03, K.POLL_VOLATILE: 0.04, K.POLL_STUCK: 0.02,
+    K.LARGE_PAGES: 0.04, K.LARGE_LOOP: 0.02, K.LONG_WORK: 0.03, K.LONG_LOOP: 0.02,
 }
 
 
@@ -70,7 +110,7 @@ class WorkloadSpec(BaseModel):
     n_tasks: int = Field(default=1000, ge=1)
     seed: int = 20240601
     """Master seed: task i gets the i-th child of ``numpy.random.SeedSequence(seed)``."""
-    mix: dict[TaskKind, float] = Field(default_factory=lambda: dict(_DEFAULT_MIX))
+    mix: dict[TaskKind, float] = Field(default_factory=lambda: dict(DEFAULT_MIX))
     """Share of each kind (sums to 1)."""
     recover_probability: float = Field(default=0.6, ge=0, le=1)
     """Probability that an agent answers at once with what it has when it reads a reflection."""
@@ -104,136 +144,71 @@ class Task(BaseModel):
 
     id: str
     kind: TaskKind
+    family: str
     seed: int
     """The Java player's seed (its random choices: reflection recovery)."""
-    expected: str
-    """The answer key: a run succeeded only if its answer contains it."""
+    user_turns: list[str]
+    """The user messages: one for a single task, 3-6 for a conversation (each answered before the next)."""
+    keys: list[str]
+    """One answer key per user message: a run succeeded only if its answers hold every one."""
     answer_at: int | None
-    """For legitimate tasks, the model call that answers (1-based); None for looping tasks (they never answer alone)."""
+    """For legitimate tasks, the model call that answers the last message (1-based); None for looping tasks."""
     loop_from_call: int | None
-    """For looping tasks, the model call whose response starts the loop (1-based); None otherwise."""
+    """For looping tasks, the model call whose response starts the loop (1-based, counted over the whole run)."""
     scenario: dict[str, Any]
+    oracle: dict[str, Any] | None = None
+    """For looping tasks, the loop-free scenario: the same run answering where its loop would start (after what it
+    tries on a reflection, when it tries something first). Its tokens are the task's share of the oracle floor."""
+
+    @property
+    def expected(self) -> str:
+        """The key of the last user message (the only one of a single task)."""
+        return self.keys[-1]
 
     @property
     def looping(self) -> bool:
         return self.kind in LOOPING
 
-
-# ---- text generation ----------------------------------------------------------------------------------------------
-
-_WORDS = (
-    "alpha amber atlas birch cedar cobalt delta ember falcon garnet harbor indigo juniper kepler lumen maple nectar "
-    "onyx pixel quartz raven sable tundra umber vector willow xenon yarrow zephyr basalt canyon dune estuary fjord "
-    "glacier heath island jetty karst lagoon mesa nebula oasis prairie quarry ridge savanna terrace upland valley"
-).split()
-_CITIES = ["Newark", "Memphis", "Louisville", "Reno", "Dallas", "Ontario", "Allentown", "Indianapolis", "Atlanta", "Tacoma"]
-_STATUS = ["IN_TRANSIT", "HELD", "DELIVERED", "PENDING", "EXCEPTION", "RETURNED", "PICKED", "PACKED"]
-_TOOLS = {
-    "get_order": "orderId", "get_customer": "customerId", "get_invoice": "invoiceId", "search_docs": "query",
-    "query_inventory": "sku", "get_shipment": "trackingNumber", "read_file": "path", "get_ticket": "ticketId",
-}
-_FIELDS = ["owner", "region", "status", "amount", "carrier", "warehouse", "note", "priority", "sku", "qty", "due",
-           "contact", "tier", "channel", "batch", "reason"]
+    @property
+    def task(self) -> str | list[str]:
+        """What to hand the agent: the message of a single task, the list of a conversation."""
+        return self.user_turns[0] if len(self.user_turns) == 1 else list(self.user_turns)
 
 
-def _words(rng: np.random.Generator, n: int) -> str:
-    return " ".join(rng.choice(_WORDS, size=n))
+# ---- the classic families ---------------------------------------------------------------------------------------
 
 
-def _iso(rng: np.random.Generator) -> str:
-    return f"2024-{rng.integers(1, 13):02d}-{rng.integers(1, 29):02d}T{rng.integers(0, 24):02d}:{rng.integers(0, 60):02d}:{rng.integers(0, 60):02d}Z"
-
-
-def _ident(rng: np.random.Generator, prefix: str) -> str:
-    return f"{prefix}{rng.integers(10000, 99999)}"
-
-
-def _record(rng: np.random.Generator, key: str) -> str:
-    """A JSON-ish record: fixed field names, new values, a volatile fetch time; 150-900 characters."""
-    fields = rng.choice(_FIELDS, size=int(rng.integers(4, 10)), replace=False)
-    body = {"id": key}
-    for f in fields:
-        if f in ("amount", "qty"):
-            body[str(f)] = int(rng.integers(1, 5000))
-        elif f == "status":
-            body[str(f)] = str(rng.choice(_STATUS))
-        elif f in ("region", "warehouse"):
-            body[str(f)] = str(rng.choice(_CITIES))
-        else:
-            body[str(f)] = _words(rng, int(rng.integers(2, 14)))
-    body["fetched_at"] = _iso(rng)
-    return json.dumps(body)
-
-
-def _geometric_extra(rng: np.random.Generator, base: int, p: float, cap: int) -> int:
-    return int(min(cap, base + rng.geometric(p) - 1))
-
-
-# ---- task builders ------------------------------------------------------------------------------------------------
-
-
-class _Builder:
-    """Accumulates turns and tools of one scenario."""
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-        self.turns: list[dict] = []
-        self.tools: dict[str, dict] = {}
-
-    def _tool(self, name: str, param: str, **how: Any) -> dict:
-        t = self.tools.get(name)
-        if t is None:
-            t = {"name": name, "description": f"{name.replace('_', ' ')} by {param}", "parameters": {param: "string"}, **how}
-            self.tools[name] = t
-        return t
-
-    def productive(self, n_calls: int, parallel_share: float) -> None:
-        """``n_calls`` model calls, each requesting 1 (or 2) lookups with fresh arguments and fresh results."""
-        for _ in range(n_calls):
-            calls = []
-            for _ in range(2 if self.rng.random() < parallel_share else 1):
-                name = str(self.rng.choice(list(_TOOLS)))
-                param = _TOOLS[name]
-                t = self._tool(name, param, by_argument={"name": param, "values": {}, "default": "not found"})
-                key = _ident(self.rng, name.split("_")[-1][:3].upper() + "-")
-                while key in t["by_argument"]["values"]:
-                    key = _ident(self.rng, name.split("_")[-1][:3].upper() + "-")
-                t["by_argument"]["values"][key] = _record(self.rng, key)
-                calls.append({"name": name, "arguments": {param: key}})
-            self.turns.append({"tool_calls": calls})
-
-
-def _converge(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
+def _converge(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
     n = int(np.clip(round(b.rng.lognormal(np.log(spec.converge_median_calls), spec.converge_sigma)), 1, spec.max_productive_calls))
     b.productive(n, spec.parallel_call_share)
     b.turns.append({"answer": f"Done: I checked {n} sources. Final answer {expected}.", "output_tokens": 60})
     return n + 1, None
 
 
-def _poll(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
+def _poll(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
     rng = b.rng
-    polls = _geometric_extra(rng, 2, 0.22, 40)
-    job = _ident(rng, "exp-")
+    polls = geometric_extra(rng, 2, 0.22, 40)
+    job = ident(rng, "exp-")
     total = int(rng.integers(500, 50000))
     cuts = np.sort(rng.choice(np.arange(1, 99), size=polls - 1, replace=False)) if polls > 1 else np.array([], int)
-    results = [f"job {job}: RUNNING {p}% ({total * p // 100} of {total} rows), checked at {_iso(rng)}" for p in cuts]
-    results.append(f"job {job}: DONE, {total} rows written to exports/{_words(rng, 1)}.csv, checked at {_iso(rng)}")
+    results = [f"job {job}: RUNNING {p}% ({total * p // 100} of {total} rows), checked at {iso(rng)}" for p in cuts]
+    results.append(f"job {job}: DONE, {total} rows written to exports/{words(rng, 1)}.csv, checked at {iso(rng)}")
     b.tools["start_export"] = {"name": "start_export", "description": "start an export job", "parameters": {"query": "string"},
                                "results": [f"export job {job} started for {total} rows"]}
     b.tools["check_export"] = {"name": "check_export", "description": "check an export job", "parameters": {"jobId": "string"},
                                "results": results}
-    b.turns.append({"tool_calls": [{"name": "start_export", "arguments": {"query": _words(rng, 3)}}]})
+    b.turns.append({"tool_calls": [{"name": "start_export", "arguments": {"query": words(rng, 3)}}]})
     b.turns.append({"tool_calls": [{"name": "check_export", "arguments": {"jobId": job}}],
                     "on_result": [{"contains": "DONE", "then": {"answer": f"The export finished: {{last_result}}. Final answer {expected}."}}]})
     return polls + 2, None
 
 
-def _paginate(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
+def _paginate(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
     rng = b.rng
-    pages = _geometric_extra(rng, 2, 0.25, 40)
+    pages = geometric_extra(rng, 2, 0.25, 40)
     values = {}
     for p in range(1, pages + 1):
-        rows = "; ".join(f"{_ident(rng, '')} {rng.choice(_STATUS).lower()} {_words(rng, 2)}" for _ in range(int(rng.integers(3, 9))))
+        rows = "; ".join(f"{ident(rng, '')} {rng.choice(STATUS).lower()} {words(rng, 2)}" for _ in range(int(rng.integers(3, 9))))
         values[str(p)] = f"page {p}/{pages}: {rows}"
     b.tools["list_orders"] = {"name": "list_orders", "description": "list delayed orders", "parameters": {"page": "integer"},
                               "by_argument": {"name": "page", "values": values, "default": "no such page"}}
@@ -243,17 +218,17 @@ def _paginate(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None
     return pages + 1, None
 
 
-def _prefix(b: _Builder, spec: WorkloadSpec) -> int:
+def _prefix(b: Builder, spec: WorkloadSpec) -> int:
     n = int(b.rng.choice([0, 1, 2, 3], p=[0.25, 0.35, 0.25, 0.15]))
     b.productive(n, spec.parallel_call_share)
     return n
 
 
-def _oscillate(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
+def _oscillate(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
     rng = b.rng
     start = _prefix(b, spec)
     oid = str(rng.integers(10000, 99999))
-    status = f"Order {oid}: status {rng.choice(_STATUS)}, last scan {rng.choice(_CITIES)} hub, carrier {_words(rng, 1)}."
+    status = f"Order {oid}: status {rng.choice(STATUS)}, last scan {rng.choice(CITIES)} hub, carrier {words(rng, 1)}."
     b.tools["get_status"] = {"name": "get_status", "description": "shipment status", "parameters": {"orderId": "string"}, "results": [status]}
     pattern = rng.choice(["identical", "normalised", "cycle"])
     if pattern == "identical":
@@ -263,29 +238,29 @@ def _oscillate(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[None, in
         b.turns.append({"tool_calls": [{"name": "get_status", "arguments": {"orderId": oid}}], "repeat": r})
         b.turns.append({"tool_calls": [{"name": "get_status", "arguments": {"orderId": f"SO-{oid}"}}], "repeat": r})
     else:
-        eta = f"Carrier ETA for {oid}: {rng.integers(1, 9)} days, route via {rng.choice(_CITIES)}."
+        eta = f"Carrier ETA for {oid}: {rng.integers(1, 9)} days, route via {rng.choice(CITIES)}."
         b.tools["get_eta"] = {"name": "get_eta", "description": "carrier ETA", "parameters": {"orderId": "string"}, "results": [eta]}
         b.turns.append({"tool_calls": [{"name": "get_status", "arguments": {"orderId": oid}}]})
         b.turns.append({"tool_calls": [{"name": "get_eta", "arguments": {"orderId": oid}}]})
     return None, start + 1
 
 
-def _diverge(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
+def _diverge(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
     rng = b.rng
     start = _prefix(b, spec)
-    titles = [f"'{_words(rng, 2).title()} ({rng.choice(['general', 'faq', 'policy'])})'" for _ in range(5)]
+    titles = [f"'{words(rng, 2).title()} ({rng.choice(['general', 'faq', 'policy'])})'" for _ in range(5)]
     results = [f"No article matches {{args}} exactly. Related: {', '.join(rng.choice(titles, size=2, replace=False))}."
                for _ in range(120)]
     b.tools["search_kb"] = {"name": "search_kb", "description": "search the knowledge base", "parameters": {"query": "string"},
                             "results": results}
-    topic = _words(rng, 2)
+    topic = words(rng, 2)
     for phrasing in ("why is {t} failing case {{turn}}", "{t} root cause attempt {{turn}}", "{t} known issue {{turn}}",
                      "how to fix {t} variant {{turn}}"):
         b.turns.append({"tool_calls": [{"name": "search_kb", "arguments": {"query": phrasing.format(t=topic)}}]})
     return None, start + 1
 
 
-def _stall(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
+def _stall(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
     rng = b.rng
     start = _prefix(b, spec)
     empty = str(rng.choice(['{"items": [], "total": 0}', "No matching records found.", "[]", "0 rows returned."]))
@@ -293,15 +268,32 @@ def _stall(b: _Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
                              "results": [empty]}
     b.tools["query_events"] = {"name": "query_events", "description": "query events by filter", "parameters": {"filter": "string"},
                                "results": [empty]}
-    svc = _words(rng, 1)
+    svc = words(rng, 1)
     b.turns.append({"tool_calls": [{"name": "query_logs", "arguments": {"window": "last {turn} hours " + svc}}]})
     b.turns.append({"tool_calls": [{"name": "query_events", "arguments": {"filter": f"service={svc} page={{turn}}"}}]})
     return None, start + 1
 
 
 _BUILD = {
-    TaskKind.CONVERGE: _converge, TaskKind.POLL: _poll, TaskKind.PAGINATE: _paginate,
-    TaskKind.OSCILLATE: _oscillate, TaskKind.DIVERGE: _diverge, TaskKind.STALL: _stall,
+    K.CONVERGE: _converge, K.POLL: _poll, K.PAGINATE: _paginate, K.OSCILLATE: _oscillate, K.DIVERGE: _diverge,
+    K.STALL: _stall, K.EDIT_RERUN: patterns.edit_rerun, K.EDIT_LOOP: patterns.edit_loop,
+    K.REPHRASE_FOUND: patterns.rephrase_found, K.REPHRASE_LOOP: patterns.rephrase_loop,
+    K.POLL_VOLATILE: patterns.poll_volatile, K.POLL_STUCK: patterns.poll_stuck, K.LARGE_PAGES: patterns.large_pages,
+    K.LARGE_LOOP: patterns.large_loop, K.LONG_WORK: patterns.long_work, K.LONG_LOOP: patterns.long_loop,
+}
+
+TASK_TEXT = "Task {id}: find the answer and report it."
+_TASK_TEXTS = {
+    K.EDIT_RERUN: "The reproduction script /testbed/reproduce.py fails with a ValueError. Fix the bug so that it passes.",
+    K.EDIT_LOOP: "The reproduction script /testbed/reproduce.py fails with a ValueError. Fix the bug so that it passes.",
+    K.REPHRASE_FOUND: "Question: where was the artist I am thinking of born? Look them up in the encyclopedia.",
+    K.REPHRASE_LOOP: "Question: where was the artist I am thinking of born? Look them up in the encyclopedia.",
+    K.POLL_VOLATILE: "Export the orders report and tell me where the file is.",
+    K.POLL_STUCK: "Export the invoices report and tell me where the file is.",
+    K.LARGE_PAGES: "Go through the listing (or the log) page by page and summarise it.",
+    K.LARGE_LOOP: "Go through the store's search results for cables and summarise them.",
+    K.LONG_WORK: "Work through the whole backlog and report when everything is done.",
+    K.LONG_LOOP: "Work through the whole backlog and report when everything is done.",
 }
 
 
@@ -317,32 +309,52 @@ def _allocate(spec: WorkloadSpec, rng: np.random.Generator) -> list[TaskKind]:
     return out
 
 
+def _key(rng: np.random.Generator) -> str:
+    return f"ANS-{rng.integers(0, 2**32):08x}"
+
+
 def _task(i: int, kind: TaskKind, spec: WorkloadSpec, seq: np.random.SeedSequence) -> Task:
     rng = np.random.default_rng(seq)
     seed = int(rng.integers(1, 2**62))
-    expected = f"ANS-{rng.integers(0, 2**32):08x}"
-    b = _Builder(rng)
+    expected = _key(rng)
+    usage = {"report": True, "base_input_tokens": spec.base_input_tokens, "chars_per_token": spec.chars_per_token,
+             "output_tokens": spec.output_tokens}
+    base = {"name": f"{kind.value}-{i:05d}", "description": f"frontier workload task {i} ({kind.value}), seed {spec.seed}",
+            "seed": seed, "toolset": "scenario"}
+    common = dict(id=f"t{i:05d}", kind=kind, family=family_of(kind), seed=seed)
+    if kind in (K.CONVERSATION, K.CONVERSATION_LOOP):
+        n = int(rng.integers(3, 7))
+        keys = [expected] + [_key(rng) for _ in range(n - 1)]
+        keys = keys[1:] + keys[:1]  # the last message's key is the task's `expected`
+        tools: dict[str, dict] = {}
+        loop_in = int(rng.integers(0, n)) if kind is K.CONVERSATION_LOOP else None
+        c = conversation(rng, tools, keys, loop_in, spec.recover_probability)
+        scenario = {**base, "tools": list(tools.values()), "usage": usage, "conversation": c.segments}
+        oracle = None if c.oracle_segments is None else {**scenario, "conversation": c.oracle_segments}
+        return Task(**common, user_turns=[sg["user"] for sg in c.segments], keys=keys,
+                    answer_at=None if loop_in is not None else c.answer_at, loop_from_call=c.loop_from_call,
+                    scenario=scenario, oracle=oracle)
+    b = Builder(rng)
     answer_at, loop_from = _BUILD[kind](b, spec, expected)
     looping = kind in LOOPING
-    answer = (f"I have what I can get; I will stop here. Final answer {expected}." if looping
-              else "Based on what I found so far: {last_result}")
-    scenario = {
-        "name": f"{kind.value}-{i:05d}",
-        "description": f"frontier workload task {i} ({kind.value}), seed {spec.seed}",
-        "seed": seed,
-        "toolset": "scenario",
-        "tools": list(b.tools.values()),
-        "usage": {"report": True, "base_input_tokens": spec.base_input_tokens, "chars_per_token": spec.chars_per_token,
-                  "output_tokens": spec.output_tokens},
-        "turns": b.turns,
-        "on_reflection": {"recover_probability": spec.recover_probability, "answer": answer},
-    }
+    recovery = b.recovery or f"I have what I can get; I will stop here. Final answer {expected}."
+    reflection: dict[str, Any] = {"recover_probability": spec.recover_probability,
+                                  "answer": recovery if looping else "Based on what I found so far: {last_result}"}
+    if looping and b.try_first:
+        reflection["try_first"] = b.try_first
+    scenario = {**base, "tools": list(b.tools.values()), "usage": usage, "turns": b.turns, "on_reflection": reflection}
+    oracle = None
     if looping:
-        scenario["loop_from"] = _loop_turn_index(b.turns, loop_from)
-    elif kind is TaskKind.POLL:
+        loop_idx = b.loop_at if b.loop_at is not None else _loop_turn_index(b.turns, loop_from)
+        scenario["loop_from"] = loop_idx
+        b.loop_at = loop_idx
+        oracle = {**scenario, "turns": b.oracle_turns(recovery), "on_reflection": {**reflection, "recover_probability": 0.0}}
+        oracle.pop("loop_from")
+    elif kind is K.POLL:
         scenario["loop_from"] = len(b.turns) - 1
-    return Task(id=f"t{i:05d}", kind=kind, seed=seed, expected=expected, answer_at=answer_at, loop_from_call=loop_from,
-                scenario=scenario)
+    text = _TASK_TEXTS.get(kind, TASK_TEXT).format(id=f"t{i:05d}")
+    return Task(**common, user_turns=[text], keys=[expected], answer_at=answer_at, loop_from_call=loop_from,
+                scenario=scenario, oracle=oracle)
 
 
 def _loop_turn_index(turns: list[dict], loop_from_call: int) -> int:
@@ -369,14 +381,20 @@ def no_recovery(tasks: list[Task]) -> list[Task]:
     out = []
     for t in tasks:
         sc = json.loads(json.dumps(t.scenario))
-        sc["on_reflection"]["recover_probability"] = 0.0
+        for holder in [sc] + sc.get("conversation", []):
+            if "on_reflection" in holder:
+                holder["on_reflection"]["recover_probability"] = 0.0
         out.append(t.model_copy(update={"scenario": sc}))
     return out
 
 
-def is_success(task: Task, outcome: str, answer: str | None) -> bool:
-    """The correct answer was delivered: the run ended ``succeeded`` and its answer holds the task's key."""
-    return outcome == "succeeded" and answer is not None and task.expected in answer
+def is_success(task: Task, outcome: str, answers: str | list[str] | tuple[str, ...] | None) -> bool:
+    """The correct answers were delivered: the run ended ``succeeded`` and its answers (the last answer, or every
+    answer of a conversation) hold every answer key of the task."""
+    if outcome != "succeeded" or answers is None:
+        return False
+    text = answers if isinstance(answers, str) else "\n".join(a for a in answers if a)
+    return all(k in text for k in task.keys)
 
 
 def describe(spec: WorkloadSpec, tasks: list[Task]) -> dict[str, Any]:
@@ -394,6 +412,8 @@ def describe(spec: WorkloadSpec, tasks: list[Task]) -> dict[str, Any]:
     return {
         "spec": json.loads(spec.model_dump_json()),
         "counts": counts,
+        "families": {f: [k.value for k in kinds] for f, kinds in FAMILIES.items()},
         "legitimate_answer_call": calls,
-        "success": "outcome succeeded and the answer contains the task's answer key; looping tasks answer only after a reflection",
+        "success": ("outcome succeeded and the answers hold every answer key of the task (one per user message); looping "
+                    "tasks answer only after a reflection"),
     }

@@ -39,6 +39,8 @@ class Decision(BaseModel):
     """Counts, repeated fingerprints, the gain series: whatever shows why."""
     iteration: int | None = None
     """The iteration index this decision was made after."""
+    turn: int | None = None
+    """The conversation turn that iteration belongs to (1-based; see :func:`pyguard.events.opens_turn`)."""
     budget: int | None = None
     """The iteration budget in force after this decision."""
 

@@ -12,6 +12,7 @@ since the previous model call, i.e. the results of the *previous* iteration's ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import Literal
 
@@ -25,6 +26,8 @@ __all__ = [
     "RunStart",
     "RunEnd",
     "RunRecord",
+    "opens_turn",
+    "turn_starts",
 ]
 
 
@@ -149,3 +152,22 @@ class RunRecord(BaseModel):
     @property
     def task_type(self) -> str | None:
         return self.start.task_type
+
+
+def opens_turn(previous: IterationEvent | None, event: IterationEvent) -> bool:
+    """True when ``event`` is the first model call of a new user turn (one ``chat()`` call of the agent): the
+    call before it answered (no tool calls, no error) and a user message arrived in its request (an observation
+    of kind ``"user"``). A user message while tools are still being called belongs to the same turn. The one
+    definition of a turn, for the engine, replay and calibration alike: LangChain4j's ``maxToolCallingRoundTrips``
+    counts model calls per turn."""
+    return previous is not None and previous.is_final and any(o.kind == "user" for o in event.observations)
+
+
+def turn_starts(events: Sequence[IterationEvent]) -> list[int]:
+    """The 0-based positions of the iterations that start a user turn: the first iteration, then every one that
+    :func:`opens_turn`. Per-turn caps count from each start."""
+    starts = [0] if events else []
+    for pos in range(1, len(events)):
+        if opens_turn(events[pos - 1], events[pos]):
+            starts.append(pos)
+    return starts

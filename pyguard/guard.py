@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,7 +116,7 @@ class Guard:
         self,
         style: str,
         model: Any,
-        task: str,
+        task: str | Sequence[str],
         *,
         tools: Any = None,
         task_type: str | None = None,
@@ -128,10 +128,10 @@ class Guard:
     ) -> RunResult:
         """Run ``task`` on a pyguard-built agent of ``style`` ('aiservices', 'agentic', 'executor') around ``model``
         (any Java LangChain4j ChatModel) with ``tools`` (see :func:`pyguard.jvm.tool_set`). Never raises for the run
-        itself: its outcome says how it ended."""
+        itself: its outcome says how it ended. A list of user messages is a conversation in one run (aiservices)."""
         from pyguard.jvm import build_agent, run_built
 
-        run = self.start_run(task=task, task_type=task_type, run_id=run_id, agent_style=str(style))
+        run = self.start_run(task=_first(task), task_type=task_type, run_id=run_id, agent_style=str(style))
         guarded = run.guarded_model(model)
         try:
             agent = build_agent(
@@ -370,7 +370,7 @@ class GuardedRun:
 def run_unguarded(
     style: str,
     model: Any,
-    task: str,
+    task: str | Sequence[str],
     *,
     tools: Any = None,
     task_type: str | None = None,
@@ -404,7 +404,7 @@ def run_unguarded(
         total_tokens=stats.total_tokens if stats else None, wall_ms=res.wall_ms,
         censored=bool(events) and not events[-1].is_final,
     )
-    start = RunStart(run_id=run_id, task_type=task_type, task=task, agent_style=str(style))
+    start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
 
 
@@ -412,6 +412,14 @@ def _largest_hard_cap(config: "PolicyConfig") -> int:
     caps = [config.budget_for(None).hard_cap]
     caps += [config.budget_for(t).hard_cap for t in config.task_types]
     return max(caps)
+
+
+def _first(task: str | Sequence[str]) -> str | None:
+    """The task a trace records: the message itself, or a conversation's first user message (the others arrive as
+    user observations of the events)."""
+    if isinstance(task, str):
+        return task
+    return next(iter(task), None)
 
 
 def _new_id() -> str:

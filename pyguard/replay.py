@@ -24,7 +24,11 @@ from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 if TYPE_CHECKING:
     from pyguard.engine import PolicyConfig
 
-__all__ = ["REFLECTION_NOTE", "ReplayRun", "GroupSummary", "ReplaySummary", "ReplayReport", "recorded_success", "replay_run", "replay_runs", "summarise"]
+__all__ = ["REFLECTION_NOTE", "UNTYPED", "ReplayRun", "GroupSummary", "TypeSummary", "ReplaySummary", "ReplayReport",
+           "recorded_success", "replay_run", "replay_runs", "summarise"]
+
+UNTYPED = "(untyped)"
+"""The task type shown for runs that carry none."""
 
 REFLECTION_NOTE = (
     "A recording cannot show what a reflection would have changed: replay counts a reflection as 'continue'"
@@ -40,6 +44,8 @@ class ReplayRun(_Model):
     """One recorded run replayed through the policy. Its JSON form has exactly the documented keys."""
 
     id: str
+    task_type: str | None = None
+    """The run's task type (None when the recording has none)."""
     success: bool | None
     """Whether the recorded run succeeded: its label, else a live trace's outcome; None when unknown
     (an unlabelled recording, a cancelled run, a run with no footer)."""
@@ -88,9 +94,24 @@ class GroupSummary(_Model):
     runs_without_usage: int = 0
 
 
+class TypeSummary(GroupSummary):
+    """Totals over the runs of one task type (or all runs, ``task_type`` ``"*"``), with the stops split by label:
+    a stopped successful run is a false stop, a stopped failed run saved work that led nowhere."""
+
+    task_type: str
+    successful: int = 0
+    successful_stopped: int = 0
+    failed: int = 0
+    failed_stopped: int = 0
+    failed_tool_calls: int = 0
+    failed_tool_calls_saved: int = 0
+
+
 class ReplaySummary(_Model):
     runs: int
     stopped: int
+    task_types: list[TypeSummary] = Field(default_factory=list)
+    """One row per task type (sorted; runs without one under ``"(untyped)"``), then all runs (``"*"``)."""
     successful: GroupSummary
     """Runs labelled successful: a stop here cuts a run that would have succeeded (a false stop)."""
     failed: GroupSummary
@@ -208,6 +229,7 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
     total_tokens = _sum_or_none(tokens)
     return ReplayRun(
         id=record.run_id,
+        task_type=record.task_type or next((e.task_type for e in events if e.task_type), None),
         success=recorded_success(record),
         iterations=len(events),
         stop_at=stop_at,
@@ -248,8 +270,8 @@ def recorded_success(record: RunRecord) -> bool | None:
     return _OUTCOME_SUCCESS.get(end.outcome)
 
 
-def _group(runs: Iterable[ReplayRun]) -> GroupSummary:
-    g = GroupSummary()
+def _group(runs: Iterable[ReplayRun], g: GroupSummary | None = None) -> GroupSummary:
+    g = GroupSummary() if g is None else g
     tokens: list[int] = []
     saved: list[int] = []
     for r in runs:
@@ -268,8 +290,24 @@ def _group(runs: Iterable[ReplayRun]) -> GroupSummary:
     return g
 
 
+def _type_row(name: str, runs: list[ReplayRun]) -> TypeSummary:
+    row = TypeSummary(task_type=name)
+    _group(runs, row)
+    ok = [r for r in runs if r.success is True]
+    bad = [r for r in runs if r.success is False]
+    row.successful, row.successful_stopped = len(ok), sum(r.stop_at is not None for r in ok)
+    row.failed, row.failed_stopped = len(bad), sum(r.stop_at is not None for r in bad)
+    row.failed_tool_calls = sum(r.tool_calls for r in bad)
+    row.failed_tool_calls_saved = sum(r.tool_calls_saved for r in bad)
+    return row
+
+
 def summarise(runs: list[ReplayRun]) -> ReplaySummary:
-    """The summary of replayed runs, successful and failed apart."""
+    """The summary of replayed runs: per task type and overall, and successful and failed apart."""
+    by_type: dict[str, list[ReplayRun]] = {}
+    for r in runs:
+        by_type.setdefault(r.task_type if r.task_type is not None else UNTYPED, []).append(r)
+    rows = [_type_row(name, by_type[name]) for name in sorted(by_type)] + [_type_row("*", runs)]
     ok = [r for r in runs if r.success is True]
     bad = [r for r in runs if r.success is False]
     unknown = [r for r in runs if r.success is None]
@@ -277,6 +315,7 @@ def summarise(runs: list[ReplayRun]) -> ReplaySummary:
     return ReplaySummary(
         runs=len(runs),
         stopped=sum(g.stopped for g in groups),
+        task_types=rows,
         successful=groups[0],
         failed=groups[1],
         unlabelled=groups[2],

@@ -24,4 +24,4 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 echo "setup: building the Java bridge (mvn -q -f java/pom.xml package -DskipTests)" >&2
-mvn -q -B -f java/pom.xml package -DskipTests
+bash scripts/mvnq -f java/pom.xml package -DskipTests   # mvn -q -B without the colour codes Maven 3.8 leaks

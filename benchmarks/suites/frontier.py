@@ -2,9 +2,11 @@
 
 ``python benchmarks/run.py frontier [--quick] [--json]``
 
-One workload (:mod:`workload`: 70% converging tasks with a long tail, polling and pagination included; 30% tasks
-that oscillate, diverge or stall; quick 60 tasks, full 1000) runs through real LangChain4j AiServices around the
-Java scripted model, once per policy:
+One workload (:mod:`workload`: 70% legitimate tasks, 30% looping ones, in seven families: the classic six kinds
+(converging with a long tail, polling, pagination; oscillating, diverging, stalling) and one legitimate and one looping
+kind for each pattern of real agents' runs: conversations of 3-6 user messages, edit-then-re-run, rephrased failing
+lookups, polling with volatile fields, 10 KB results with a modest new share, long productive work; quick 100 tasks,
+full 1000) runs through real LangChain4j AiServices around the Java scripted model, once per policy:
 
 - ``static-N`` (N = 3, 5, 8, 10, 15, 25) and ``langchain4j-default`` (N = 100): unguarded, LangChain4j's
   ``maxToolCallingRoundTrips(N)`` only (:func:`pyguard.guard.run_unguarded`);
@@ -17,8 +19,14 @@ tools makes model call N+1 too, whose response LangChain4j throws away ("exceede
 even when it is the answer; so a capped run costs N+1 model calls. That exception is counted as ``expired`` here
 (the bridge reports it as a failed run).
 
+A conversation is one run of several ``chat()`` calls on one AiServices agent (one chat memory); LangChain4j's cap
+applies to each call.
+
 Per policy: success rate (see :func:`workload.is_success`), outcome mix, mean and p95 model calls, total tokens
-(as the scripted model reported them). Full mode saves ``benchmarks/results/frontier.png``.
+(as the scripted model reported them), success and tokens per task kind and per family. The oracle floor: every
+legitimate task's tokens under LangChain4j's default, plus for each looping task the tokens of its loop-free scenario
+(:attr:`workload.Task.oracle`: the same run answering where its loop starts, after what it tries on a reflection),
+run unguarded. Full mode saves ``benchmarks/results/frontier.png``.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from workload import LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery
+from workload import FAMILIES, LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery
 
 __all__ = ["STATIC_CAPS", "POLICY_NAMES", "run", "render", "plot", "run_policy"]
 
@@ -40,9 +48,14 @@ STATIC_CAPS = (3, 5, 8, 10, 15, 25)
 DEFAULT_ROUND_TRIPS = 100
 POLICY_NAMES = tuple(f"static-{n}" for n in STATIC_CAPS) + ("langchain4j-default", "dynamic", "dynamic-no-recovery")
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
-QUICK_TASKS, FULL_TASKS = 60, 1000
+QUICK_TASKS, FULL_TASKS = 100, 1000
 THREADS = max(2, min(4, os.cpu_count() or 2))
-TASK_TEXT = "Task {id}: find the answer and report it."
+
+
+def _answers(result: Any) -> list[str]:
+    """Every answer of the run: the final text of each user message's turn, and the run's answer."""
+    texts = [e.text for e in result.record.events if e.is_final and e.text]
+    return texts + ([result.answer] if result.answer else [])
 
 
 def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
@@ -50,8 +63,10 @@ def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
     return {
         "task": task.id,
         "kind": task.kind.value,
+        "family": task.family,
+        "user_turns": len(task.user_turns),
         "outcome": outcome,
-        "success": is_success(task, outcome, result.answer),
+        "success": is_success(task, outcome, _answers(result)),
         "model_calls": result.model_calls,
         "total_tokens": int(result.total_tokens or 0),
         "reflections": list(result.reflections),
@@ -59,8 +74,6 @@ def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
         "stopped_after": stop.iteration if stop is not None else None,
         "answer_at": task.answer_at,
         "loop_from_call": task.loop_from_call,
-        "tokens_to_loop": (None if task.loop_from_call is None
-                           else int(sum(e.total_tokens or 0 for e in result.record.events[: task.loop_from_call]))),
     }
 
 
@@ -69,7 +82,7 @@ def _static_job(n: int) -> Callable[[Task], dict[str, Any]]:
     from pyguard.jvm import scripted_model
 
     def job(task: Task) -> dict[str, Any]:
-        r = run_unguarded("aiservices", scripted_model(task.scenario), TASK_TEXT.format(id=task.id), task_type=task.kind.value,
+        r = run_unguarded("aiservices", scripted_model(task.scenario), task.task, task_type=task.kind.value,
                           run_id=f"{task.id}-static{n}", max_tool_calling_round_trips=n)
         return _row(task, r, r.outcome.value)
 
@@ -84,7 +97,7 @@ def _dynamic_job(tag: str) -> Callable[[Task], dict[str, Any]]:
     guard = Guard(PolicyConfig())
 
     def job(task: Task) -> dict[str, Any]:
-        r = guard.run("aiservices", scripted_model(task.scenario), TASK_TEXT.format(id=task.id), run_id=f"{task.id}-{tag}",
+        r = guard.run("aiservices", scripted_model(task.scenario), task.task, run_id=f"{task.id}-{tag}",
                       max_tool_calling_round_trips=DEFAULT_ROUND_TRIPS)
         return _row(task, r, r.outcome.value)
 
@@ -120,6 +133,10 @@ def _summary(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "outcomes": dict(sorted(Counter(r["outcome"] for r in rows).items())),
         "success_by_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(by_kind.items())},
         "tokens_by_kind": {k: int(sum(r["total_tokens"] for r in rows if r["kind"] == k)) for k in sorted(by_kind)},
+        "success_by_family": {f: round(float(np.mean([r["success"] for r in rows if r["family"] == f])), 4)
+                              for f in FAMILIES if any(r["family"] == f for r in rows)},
+        "tokens_by_family": {f: int(sum(r["total_tokens"] for r in rows if r["family"] == f))
+                             for f in FAMILIES if any(r["family"] == f for r in rows)},
     }
 
 
@@ -154,10 +171,51 @@ def _losses(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _floor(rows: list[dict[str, Any]]) -> int:
+def _oracle_job(task: Task) -> dict[str, Any]:
+    """A looping task's loop-free scenario, unguarded under LangChain4j's default cap: its tokens and whether it
+    delivered the task's answers (it must: the oracle finishes every task)."""
+    from pyguard.guard import run_unguarded
+    from pyguard.jvm import scripted_model
+
+    r = run_unguarded("aiservices", scripted_model(task.oracle), task.task, task_type=task.kind.value,
+                      run_id=f"{task.id}-oracle", max_tool_calling_round_trips=DEFAULT_ROUND_TRIPS)
+    return {"task": task.id, "kind": task.kind.value, "family": task.family, "total_tokens": int(r.total_tokens or 0),
+            "model_calls": r.model_calls, "success": is_success(task, r.outcome.value, _answers(r))}
+
+
+def _floor(default_rows: list[dict[str, Any]], oracle_rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Tokens of an oracle that finishes every legitimate task (its full run under LangChain4j's default cap) and
-    answers each looping task at the call where its loop would start: what finishing every task costs at least."""
-    return int(sum(r["total_tokens"] if r["loop_from_call"] is None else r["tokens_to_loop"] for r in rows))
+    answers each looping task where its loop would start: what finishing every task costs at least. In total, per
+    kind and per family."""
+    oracle = {r["task"]: r for r in oracle_rows}
+    rows = [{"kind": r["kind"], "family": r["family"],
+             "tokens": oracle[r["task"]]["total_tokens"] if r["task"] in oracle else r["total_tokens"]} for r in default_rows]
+    return {
+        "total": int(sum(r["tokens"] for r in rows)),
+        "by_kind": {k: int(sum(r["tokens"] for r in rows if r["kind"] == k)) for k in sorted({r["kind"] for r in rows})},
+        "by_family": {f: int(sum(r["tokens"] for r in rows if r["family"] == f)) for f in FAMILIES
+                      if any(r["family"] == f for r in rows)},
+        "oracle_runs": len(oracle_rows),
+        "oracle_runs_succeeded": sum(1 for r in oracle_rows if r["success"]),
+    }
+
+
+def _by_family(policies: dict[str, dict[str, Any]], floor: dict[str, Any]) -> dict[str, Any]:
+    """Per family: success and tokens of the dynamic policy, the best static cap of that family and LangChain4j's
+    default, and the dynamic policy's tokens against the family's oracle floor."""
+    out: dict[str, Any] = {}
+    statics = [p for n, p in policies.items() if n.startswith("static-")]
+    for fam, fam_floor in floor["by_family"].items():
+        def pick(p: dict[str, Any]) -> dict[str, Any]:
+            return {"success": p["success_by_family"].get(fam, 0.0), "tokens": p["tokens_by_family"].get(fam, 0)}
+        best = max(statics, key=lambda p: (p["success_by_family"].get(fam, 0.0), -p["tokens_by_family"].get(fam, 0)))
+        dyn = pick(policies["dynamic"])
+        out[fam] = {
+            "dynamic": dyn, "dynamic_no_recovery": pick(policies["dynamic-no-recovery"]),
+            "best_static": {"name": best["name"], **pick(best)}, "langchain4j_default": pick(policies["langchain4j-default"]),
+            "oracle_floor_tokens": fam_floor, "dynamic_vs_oracle_floor": round(dyn["tokens"] / max(1, fam_floor), 4),
+        }
+    return out
 
 
 def _targets(policies: dict[str, dict[str, Any]], floor: int) -> dict[str, Any]:
@@ -178,6 +236,8 @@ def _targets(policies: dict[str, dict[str, Any]], floor: int) -> dict[str, Any]:
         "oracle_floor_tokens": floor,
         "oracle_floor_vs_static_10": round(floor / max(1, policies["static-10"]["total_tokens"]), 4),
         "dynamic_vs_oracle_floor": round(dyn["total_tokens"] / max(1, floor), 4),
+        "dynamic_success_at_least_0_88": dyn["success_rate"] >= 0.88,
+        "dynamic_within_1_10_of_oracle_floor": dyn["total_tokens"] <= 1.10 * floor,
     }
 
 
@@ -202,7 +262,12 @@ def run(quick: bool = False, *, n_tasks: int | None = None, seed: int | None = N
         if name.startswith("dynamic"):
             dynamic_rows[name] = rows
         if name == "langchain4j-default":
-            floor = _floor(rows)
+            default_rows = rows
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        oracle_rows = list(pool.map(_oracle_job, [t for t in tasks if t.oracle is not None]))
+    wall["oracle"] = round(time.perf_counter() - t0, 2)
+    floor = _floor(default_rows, oracle_rows)
     result = {
         "policies": list(policies.values()),
         "workload": describe(spec, tasks),
@@ -212,7 +277,9 @@ def run(quick: bool = False, *, n_tasks: int | None = None, seed: int | None = N
         "static_cap_semantics": ("static-N = AiServices maxToolCallingRoundTrips(N): success only if the answer comes by "
                                  "model call N; a capped run makes N+1 model calls (the last response is discarded)"),
         "losses": {name: _losses(rows) for name, rows in dynamic_rows.items()},
-        "targets": _targets(policies, floor),
+        "targets": _targets(policies, floor["total"]),
+        "oracle_floor": floor,
+        "by_family": _by_family(policies, floor),
         "wall_s": wall,
         "threads": THREADS,
     }
@@ -274,14 +341,25 @@ def render(result: dict, console) -> None:
         t.add_row(p["name"], f"{p['success_rate']:.3f}", f"{p['total_tokens']:,}", f"{p['mean_model_calls']:.2f}",
                   f"{p['p95_model_calls']:.0f}", ", ".join(f"{k} {v}" for k, v in p["outcomes"].items()))
     console.print(t)
-    kinds = list(result["workload"]["counts"])
-    k = Table(title="success rate by task kind")
-    k.add_column("policy")
-    for kind in kinds:
-        k.add_column(f"{kind} ({result['workload']['counts'][kind]})", justify="right")
-    for p in result["policies"]:
-        k.add_row(p["name"], *(f"{p['success_by_kind'].get(kind, 0):.2f}" for kind in kinds))
+    shown = [p for p in result["policies"] if p["name"] in ("static-10", "static-25", "langchain4j-default", "dynamic",
+                                                            "dynamic-no-recovery")]
+    k = Table(title="success rate by task kind (tasks); the JSON has every policy, and tokens")
+    k.add_column("kind")
+    for p in shown:
+        k.add_column(p["name"], justify="right")
+    for kind, n in result["workload"]["counts"].items():
+        if n:
+            k.add_row(f"{kind} ({n})", *(f"{p['success_by_kind'].get(kind, 0):.2f}" for p in shown))
     console.print(k)
+    f = Table(title="by family: success / tokens (dynamic vs its oracle floor)")
+    for c in ("family", "dynamic", "no-recovery", "best static", "langchain4j-default", "oracle floor", "dyn/floor"):
+        f.add_column(c, justify="left" if c == "family" else "right")
+    for fam, e in result.get("by_family", {}).items():
+        cell = lambda x: f"{x['success']:.2f} / {x['tokens']:,}"  # noqa: E731
+        f.add_row(f"{fam} ({', '.join(result['workload']['families'][fam])})", cell(e["dynamic"]), cell(e["dynamic_no_recovery"]),
+                  f"{e['best_static']['name']}: {cell(e['best_static'])}", cell(e["langchain4j_default"]),
+                  f"{e['oracle_floor_tokens']:,}", f"{e['dynamic_vs_oracle_floor']:.2f}")
+    console.print(f)
     console.print(f"targets: {result['targets']}")
     for name, loss in result["losses"].items():
         console.print(f"{name}: lost {loss['lost']}; " + "; ".join(

@@ -10,7 +10,7 @@ from pyguard.errors import InputError
 
 __all__ = [
     "make_config",
-    "CalibrationConfig", "TokenBudget", "PolicyProposal", "TaskTypeCalibration", "CalibrationReport",
+    "CalibrationConfig", "TokenBudget", "PolicyProposal", "TaskTypeCalibration", "SkippedType", "CalibrationReport",
 ]
 
 
@@ -40,6 +40,15 @@ class CalibrationConfig(_Model):
     """Calls reached by fewer runs than this take their token count from the fitted line."""
     max_token_grid: int = Field(default=1000, ge=10)
     """At most this many budgets are tried on the token axis (quantiles of the run totals)."""
+    cost_per_call: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """The cost of one model call, in the failure cost's unit, for task types whose runs report no token usage
+    (they are then calibrated in model calls at this constant cost per call)."""
+    estimate_tokens_from_text: bool = False
+    """Give calls without usage a token estimate from text length (``chars_per_token`` characters per token)."""
+    chars_per_token: float = Field(default=4.0, gt=0, allow_inf_nan=False)
+    headroom: float = Field(default=2.0, ge=1.0, allow_inf_nan=False)
+    """The proposed hard cap is at least ``headroom`` x the base budget (rounded up, and always one more than
+    it), so a run that keeps learning can earn calls past the base budget."""
 
     @field_validator("failure_cost")
     @classmethod
@@ -81,54 +90,89 @@ class PolicyProposal(_Model):
     ``base_budget`` is N*: the cap that minimises expected cost if every run were cut there. The dynamic policy
     starts a run with it and extends it only while iterations bring new information, so runs that are still
     making progress are not cut at N*. ``hard_cap`` bounds those extensions: the smallest n that keeps
-    ``hard_cap_share`` of the successes seen in the data, and never below the upper end of N*'s interval.
-    The token budgets are derived the same way on the token axis."""
+    ``hard_cap_share`` of the successes seen in the data, never below the upper end of N*'s interval, and never
+    below ``headroom`` x the base budget (so ``hard_cap > base_budget``: a static cap would be the same as the
+    base budget). The token budgets are derived the same way on the token axis."""
 
     base_budget: int
     hard_cap: int
-    base_token_budget: int
-    max_total_tokens: int
+    base_token_budget: int | None = None
+    max_total_tokens: int | None = None
+    """None when the type is costed per call (no token usage): no token budget can be derived."""
     rationale: str
 
 
 class TaskTypeCalibration(_Model):
-    """One task type's curves (lists indexed n-1 for n calls) and recommendations."""
+    """One task type's curves (lists indexed n-1 for n calls) and recommendations.
+
+    The unit of ``n`` is in ``unit``: model calls per run, or per user turn for conversations (``per_turn``).
+    Costs are in the report's ``cost_unit`` (tokens, or the price's currency)."""
 
     task_type: str
     runs: int
+    """Recorded runs (conversations) of this type."""
+    units: int
+    """What c(n) counts: ``runs``, or the user turns of those runs when ``per_turn``."""
+    per_turn: bool = False
+    unit: str = "model calls per run"
     successes: int
     failures: int
     censored: int
     horizon: int
-    """H: the most model calls any run of this type made; the curves stop there (c is flat past it)."""
+    """H: the most model calls any unit of this type made; the curves stop there. c(n) past H is unknown."""
+    recording_cap: int | None = None
+    """H when two or more units were cut off there while still calling tools: the recording's own cap."""
+    cost_basis: str = "recorded tokens"
+    """How a call's cost was known: recorded tokens, a text-length estimate, or a stated cost per call."""
+    cost_per_call: float | None = None
+    """The constant cost of one call when the type is costed per call (no token usage)."""
     c: list[float]
     """c(n), probability of success within n calls (Aalen–Johansen)."""
     c_low: list[float]
     c_high: list[float]
+    first_success: int | None = None
+    """The first n with c(n) > 0; below it the band's upper edge is the binomial bound for zero successes."""
     failure_incidence: list[float]
     at_risk: list[int]
     tokens_per_call: list[float]
-    """Mean tokens of call n among runs that made it (fitted where fewer than min_support runs did)."""
+    """Mean tokens of call n among units that made it (fitted where fewer than min_support did; the constant
+    cost per call in cost units when ``cost_basis`` is a stated cost per call)."""
     w: list[float]
-    """Expected cost of call n per run: P(a run makes call n) * price(tokens_per_call[n-1])."""
+    """Expected cost of call n per unit: P(a unit makes call n) * cost of call n."""
     expected_cost: list[float]
     """E[cost](N) = sum_{n<=N} w(n) + (1 - c(N)) * d."""
-    recommended_max_iterations: int
-    ci_low: int
-    ci_high: int
+    expected_cost_low: list[float] = Field(default_factory=list)
+    expected_cost_high: list[float] = Field(default_factory=list)
+    recommended_max_iterations: int | None
+    """N*, or None when no cap pays off (``no_cap``)."""
+    ci_low: int | None
+    ci_high: int | None
     expected_cost_at_optimum: float
     success_at_optimum: float
     at_horizon: bool
     """True when N* is the horizon while runs were still going there: the optimum may lie beyond the data."""
-    token_budget: TokenBudget
-    policy: PolicyProposal
+    no_cap: str | None = None
+    """Why no cap is recommended: the plain statement and what would change it."""
+    break_even_failure_cost: float | None = None
+    """The failure cost above which some cap pays off (min over N of W(N)/c(N)); None when no run succeeded."""
+    token_budget: TokenBudget | None = None
+    policy: PolicyProposal | None = None
+
+
+class SkippedType(_Model):
+    """A task type that could not be calibrated, and why (the other types still are)."""
+
+    task_type: str
+    runs: int
+    reason: str
 
 
 class CalibrationReport(_Model):
     config: CalibrationConfig
     cost_unit: str
-    """'currency' when a price was given, else 'tokens'."""
+    """'currency' when a price (or a cost per call with a price) was given, else 'tokens'."""
     task_types: list[TaskTypeCalibration]
+    skipped: list[SkippedType] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
 

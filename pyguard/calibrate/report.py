@@ -10,8 +10,10 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -19,7 +21,7 @@ from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
 from pyguard.errors import InputError
 
-__all__ = ["report_json", "report_table", "write_report", "plot_success", "plot_cost"]
+__all__ = ["report_json", "report_table", "cost_label", "write_report", "plot_success", "plot_cost"]
 
 
 def report_json(report: CalibrationReport) -> str:
@@ -35,26 +37,45 @@ def _money(value: float, report: CalibrationReport) -> str:
     return f"{value:,.0f} tok" if report.cost_unit == "tokens" else f"{value:,.4g}"
 
 
+def cost_label(report: CalibrationReport) -> str:
+    """The unit of every cost figure, in words."""
+    cfg = report.config
+    if report.cost_unit == "tokens":
+        return "tokens"
+    return f"currency at {cfg.price_per_1k_tokens:g} per 1k tokens"
+
+
 def report_table(report: CalibrationReport) -> Table:
+    """One row per task type; fits 100 columns. ``per`` says what n counts (model calls per run or per turn)."""
     conf = f"{report.config.confidence:.0%}"
-    table = Table(title=f"maxIterations per task type (failure cost d = {report.config.failure_cost:g})")
+    unit = "tokens" if report.cost_unit == "tokens" else "currency"
+    table = Table(title=f"maxIterations per task type (failure cost d = {report.config.failure_cost:g} {unit})",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+                  caption="per: n counts model calls per run, or per user turn of a conversation (ok/fail/cut "
+                          "then counts turns); cut: censored; +: N* at the end of the data (the optimum may lie "
+                          f"beyond); E\\[cost] at N* in {unit}; tokens: token budget; base/hard: the dynamic policy",
+                  caption_justify="left")
     for col, justify in [
-        ("task type", "left"), ("runs", "right"), ("ok/fail/cut", "right"), ("N*", "right"), (f"{conf} CI", "right"),
-        ("c(N*)", "right"), (r"E\[cost](N*)", "right"), ("token budget", "right"), ("base / hard cap", "right"),
+        ("task type", "left"), ("runs", "right"), ("ok/fail\n/cut", "right"), ("per", "left"), ("N*", "right"),
+        (f"{conf}\nCI", "right"), ("c(N*)", "right"), (r"E\[cost]", "right"), ("tokens", "right"),
+        ("base/\nhard", "right"),
     ]:
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+        first = col == "task type"
+        table.add_column(col, justify=justify, overflow="fold", no_wrap=not first, min_width=9 if first else None)  # type: ignore[arg-type]
     for t in report.task_types:
-        flag = " (edge of data)" if t.at_horizon else ""
+        none = t.recommended_max_iterations is None
         table.add_row(
             escape(t.task_type),
-            str(t.runs),
+            f"{t.runs:,}",
             f"{t.successes}/{t.failures}/{t.censored}",
-            f"{t.recommended_max_iterations}{flag}",
-            f"{t.ci_low}-{t.ci_high}",
-            f"{t.success_at_optimum:.3f}",
-            _money(t.expected_cost_at_optimum, report),
-            f"{t.token_budget.recommended_tokens:,}",
-            f"{t.policy.base_budget} / {t.policy.hard_cap}",
+            "turn" if t.per_turn else "run",
+            "no cap" if none else f"{t.recommended_max_iterations}" + ("+" if t.at_horizon else ""),
+            "-" if none else f"{t.ci_low}-{t.ci_high}",
+            "-" if none else f"{t.success_at_optimum:.3f}",
+            "-" if none else (f"{t.expected_cost_at_optimum:,.0f}" if report.cost_unit == "tokens"
+                              else f"{t.expected_cost_at_optimum:,.4g}"),
+            f"{t.token_budget.recommended_tokens:,}" if t.token_budget else "-",
+            f"{t.policy.base_budget}/{t.policy.hard_cap}" if t.policy else "-",
         )
     return table
 
@@ -68,56 +89,112 @@ def _save(fig: Figure, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def plot_success(t: TaskTypeCalibration, confidence: float, path: Path) -> None:
-    """c(n) with its pointwise band, N* marked."""
-    n = list(range(1, t.horizon + 1))
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-    ax = fig.add_subplot()
-    ax.fill_between(n, t.c_low, t.c_high, step="post", alpha=0.25, label=f"{confidence:.0%} band (bootstrap)")
-    ax.step(n, t.c, where="post", label="c(n), Aalen-Johansen")
-    ax.axvline(t.recommended_max_iterations, color="black", linestyle="--", label=f"N* = {t.recommended_max_iterations}")
-    ax.set(xlabel="model calls n", ylabel="P(succeeded within n calls)", ylim=(0, 1), title=t.task_type)
-    ax.legend(loc="lower right")
-    _save(fig, path)
+def _title(t: TaskTypeCalibration, report: CalibrationReport, what: str) -> str:
+    cfg = report.config
+    runs = f"{t.runs:,} runs" + (f", {t.units:,} turns" if t.per_turn else "")
+    price = "cost in tokens" if cfg.price_per_1k_tokens is None else f"price {cfg.price_per_1k_tokens:g}/1k tokens"
+    basis = "" if t.cost_basis == "recorded tokens" else "\ncost: " + t.cost_basis.split(" (")[0].split(", the")[0]
+    return f"{t.task_type}: {what} ({runs})\nd = {cfg.failure_cost:g}, {price}; n = {t.unit}{basis}"
 
 
-def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> None:
-    """E[cost](N) with N* and its interval marked."""
-    n = list(range(1, t.horizon + 1))
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+def _mark_end_of_data(ax, t: TaskTypeCalibration) -> None:  # noqa: ANN001
+    """The last recorded n: the recording's cap when runs were cut off there; c(n) past it is unknown."""
+    label = (f"recording cap n = {t.recording_cap} (c unknown past it)" if t.recording_cap is not None
+             else f"end of data n = {t.horizon} (unknown past it)")
+    ax.axvline(t.horizon, color="grey", linestyle=":", linewidth=1.5, label=label)
+    right = t.horizon + max(2.0, 0.15 * t.horizon)
+    ax.axvspan(t.horizon, right, color="grey", alpha=0.08, hatch="//", linewidth=0)
+    ax.set_xlim(0.5, right)
+
+
+def plot_success(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> Figure:
+    """c(n) with its pointwise band (bootstrap where a success was seen, the binomial bound before), N* and
+    the end of the data marked; legend below the axes."""
+    confidence = report.config.confidence
+    n = np.arange(1, t.horizon + 1)
+    low, high = np.asarray(t.c_low), np.asarray(t.c_high)
+    fig = Figure(figsize=(7.0, 4.8), layout="constrained")
     ax = fig.add_subplot()
-    ax.axvspan(t.ci_low - 0.5, t.ci_high + 0.5, alpha=0.15, label=f"{report.config.confidence:.0%} CI of N*")
-    ax.plot(n, t.expected_cost, marker="o", markersize=3, label="E[cost](N)")
-    ax.plot([t.recommended_max_iterations], [t.expected_cost_at_optimum], "r*", markersize=14,
-            label=f"N* = {t.recommended_max_iterations}")
-    unit = "tokens" if report.cost_unit == "tokens" else "cost"
-    ax.set(xlabel="cap N (model calls)", ylabel=f"expected {unit} per run", title=t.task_type)
-    ax.legend(loc="upper right")
+    seen = n >= t.first_success if t.first_success is not None else np.zeros(len(n), bool)
+    if seen.any():
+        ax.fill_between(n, low, high, where=seen, step="post", alpha=0.25, color="C0",
+                        label=f"{confidence:.0%} bootstrap band")
+    if (~seen).any():  # up to the first success (the step ends where the bootstrap band begins)
+        stop = t.first_success if t.first_success is not None else len(n)
+        ax.fill_between(n[:stop], 0, high[:stop], step="post", alpha=0.2, color="C1",
+                        label=f"{confidence:.0%} upper bound while no success was seen (binomial)")
+    ax.step(n, t.c, where="post", color="C0", marker="o", markersize=3, label="c(n), Aalen-Johansen")
+    if t.recommended_max_iterations is not None:
+        ax.axvline(t.recommended_max_iterations, color="black", linestyle="--",
+                   label=f"N* = {t.recommended_max_iterations}")
+    _mark_end_of_data(ax, t)
+    ax.set(xlabel=f"n ({t.unit})", ylabel="P(succeeded within n calls)", ylim=(0, 1),
+           title=_title(t, report, "c(n)"))
+    ax.title.set_fontsize(9)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
     _save(fig, path)
+    return fig
+
+
+def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> Figure:
+    """E[cost](N) with its bootstrap band, N* with its interval as an error bar, the cost of not running the
+    agent (d) and the end of the data marked; legend below the axes."""
+    conf = f"{report.config.confidence:.0%}"
+    n = np.arange(1, t.horizon + 1)
+    fig = Figure(figsize=(7.0, 4.8), layout="constrained")
+    ax = fig.add_subplot()
+    if t.expected_cost_low:
+        ax.fill_between(n, t.expected_cost_low, t.expected_cost_high, alpha=0.2, color="C0",
+                        label=f"{conf} bootstrap band")
+    ax.plot(n, t.expected_cost, marker="o", markersize=3, color="C0", label="E[cost](N)")
+    ax.axhline(report.config.failure_cost, color="C3", linewidth=1, linestyle="-.",
+               label=f"d = {report.config.failure_cost:g}: not running the agent")
+    if t.recommended_max_iterations is not None:
+        k = t.recommended_max_iterations
+        ax.errorbar([k], [t.expected_cost_at_optimum], xerr=[[k - t.ci_low], [t.ci_high - k]], fmt="r*",
+                    markersize=14, capsize=4, label=f"N* = {k} ({conf} CI {t.ci_low}-{t.ci_high})")
+    _mark_end_of_data(ax, t)
+    unit = "tokens" if report.cost_unit == "tokens" else "currency"
+    ax.set(xlabel=f"cap N ({t.unit})", ylabel=f"expected cost per {'turn' if t.per_turn else 'run'} ({unit})",
+           title=_title(t, report, "E[cost](N)" + ("" if t.recommended_max_iterations else ", no cap pays off")))
+    ax.title.set_fontsize(9)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    _save(fig, path)
+    return fig
+
+
+def _md_row(t: TaskTypeCalibration, report: CalibrationReport) -> str:
+    if t.recommended_max_iterations is None:
+        rec = "no cap | - | - | - "
+    else:
+        rec = (f"{t.recommended_max_iterations}{' (edge)' if t.at_horizon else ''} | {t.ci_low}-{t.ci_high} | "
+               f"{t.success_at_optimum:.3f} | {_money(t.expected_cost_at_optimum, report)} ")
+    tokens = f"{t.token_budget.recommended_tokens:,}" if t.token_budget else "-"
+    policy = f"{t.policy.base_budget} / {t.policy.hard_cap}" if t.policy else "-"
+    runs = f"{t.runs}" + (f" ({t.units} turns)" if t.per_turn else "")
+    return (f"| {t.task_type} | {runs} | {t.successes}/{t.failures}/{t.censored} | {t.unit} | {rec}| {tokens} | "
+            f"{policy} |")
 
 
 def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snippets: dict[str, str]) -> str:
     cfg = report.config
-    unit = "tokens" if report.cost_unit == "tokens" else f"currency at {cfg.price_per_1k_tokens:g} per 1k tokens"
     out = [
         "# pyguard calibrate",
         "",
-        f"Failure cost d = {cfg.failure_cost:g} ({unit}); bootstrap {cfg.bootstrap} resamples, seed {cfg.seed}, "
-        f"{cfg.confidence:.0%} intervals.",
+        f"Failure cost d = {cfg.failure_cost:g} ({cost_label(report)}); bootstrap {cfg.bootstrap} resamples, seed "
+        f"{cfg.seed}, {cfg.confidence:.0%} intervals.",
         "",
         "c(n) is the Aalen-Johansen cumulative incidence of success (failures compete, cut-off runs are "
-        "censored); E[cost](N) = sum_{n<=N} w(n) + (1 - c(N)) d with w(n) = P(a run makes call n) x cost of call n.",
+        "censored); E[cost](N) = sum_{n<=N} w(n) + (1 - c(N)) d with w(n) = P(a run makes call n) x cost of call n. "
+        "For conversations n counts the model calls of one user turn (LangChain4j's maxToolCallingRoundTrips is "
+        "per chat() call) and d is the cost of a turn that does not succeed.",
         "",
-        "| task type | runs | ok/fail/cut | N* | CI | c(N*) | E[cost](N*) | token budget | base / hard cap |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| task type | runs | ok/fail/cut | n counts | N* | CI | c(N*) | E[cost](N*) | token budget | base / hard cap |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for t in report.task_types:
-        out.append(
-            f"| {t.task_type} | {t.runs} | {t.successes}/{t.failures}/{t.censored} | {t.recommended_max_iterations}"
-            f"{' (edge)' if t.at_horizon else ''} | {t.ci_low}-{t.ci_high} | {t.success_at_optimum:.3f} | "
-            f"{_money(t.expected_cost_at_optimum, report)} | {t.token_budget.recommended_tokens:,} | "
-            f"{t.policy.base_budget} / {t.policy.hard_cap} |"
-        )
+    out += [_md_row(t, report) for t in report.task_types]
+    if report.skipped:
+        out += ["", "## Not calibrated", ""] + [f"- {s.task_type} ({s.runs} runs): {s.reason}" for s in report.skipped]
     if report.warnings:
         out += ["", "## Warnings", ""] + [f"- {w}" for w in report.warnings]
     for t in report.task_types:
@@ -125,10 +202,15 @@ def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snip
         out += [
             "", f"## {t.task_type}", "",
             f"![c(n) for {t.task_type}]({c_png})", "", f"![expected cost by cap for {t.task_type}]({cost_png})", "",
-            f"Token budget: {t.token_budget.recommended_tokens:,} tokens (CI {t.token_budget.ci_low:,}-"
-            f"{t.token_budget.ci_high:,}), c at that budget {t.token_budget.success_at_budget:.3f}.", "",
-            f"Policy: {t.policy.rationale}.",
+            f"n counts {t.unit}; a call's cost: {t.cost_basis}.", "",
         ]
+        if t.no_cap is not None:
+            out += [f"**No cap recommended**: {t.no_cap}.", ""]
+        if t.token_budget is not None:
+            out += [f"Token budget: {t.token_budget.recommended_tokens:,} tokens (CI {t.token_budget.ci_low:,}-"
+                    f"{t.token_budget.ci_high:,}), c at that budget {t.token_budget.success_at_budget:.3f}.", ""]
+        if t.policy is not None:
+            out += [f"Policy: {t.policy.rationale}."]
     for title, (name, lang) in {
         "Java": ("CalibratedLimits.java", "java"), "Properties": ("calibration.properties", "properties"),
         "pyguard budgets": ("pyguard.toml", "toml"),
@@ -152,7 +234,7 @@ def write_report(report: CalibrationReport, out_dir: str | Path) -> list[Path]:
             slug += "_"
         used.add(slug)
         c_png, cost_png = f"plots/c_{slug}.png", f"plots/cost_{slug}.png"
-        plot_success(t, report.config.confidence, out / c_png)
+        plot_success(t, report, out / c_png)
         plot_cost(t, report, out / cost_png)
         plots[t.task_type] = (c_png, cost_png)
         written += [out / c_png, out / cost_png]

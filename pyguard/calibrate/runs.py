@@ -14,8 +14,20 @@ How a run's status is read (first rule that applies wins):
 4. ``RunEnd.success_label`` is set                            -> success if true, failure if false;
 5. outcome ``succeeded``                                      -> success; ``failed`` -> failure.
 
-A censored run is *not* a failure at every n: it tells us only that the run had not finished after its n
-calls. Censoring wins over a success label because a cut-off run did not finish within its n calls.
+Except: a run labelled successful is a success even when the recording ends in a tool call (``censored``): its
+last call was the final one (a ``finish``/``submit``/``purchase`` tool) and the grader says it did the task.
+A censored run is *not* a failure at every n: it tells us only that the run had not finished after its n calls.
+
+Units. A conversation is split into user turns (:func:`pyguard.events.turn_starts`): LangChain4j's
+``maxToolCallingRoundTrips`` counts model calls per ``chat()`` call, i.e. per turn. Every turn is one unit of
+the columns (``n`` counts the calls of that turn); a turn that was followed by another user message ended with an
+answer and counts as a success (the user went on), the last turn takes the run's status. A run of one turn is one
+unit, as before. ``RunArrays.run_index`` maps units back to runs; ``multi_turn`` names the task types with
+conversations of more than one turn.
+
+Tokens. A call's tokens are its recorded usage. With ``estimate_tokens=True`` a call without usage gets an
+estimate from text length (the characters of everything the model had read and written so far, divided by
+``chars_per_token``); ``token_estimated`` marks those entries so the report can say so.
 """
 
 from __future__ import annotations
@@ -27,7 +39,7 @@ from enum import IntEnum
 import numpy as np
 
 from pyguard.errors import InputError
-from pyguard.events import IterationEvent, Outcome, RunRecord
+from pyguard.events import IterationEvent, Outcome, RunRecord, turn_starts
 
 __all__ = ["RunStatus", "RunArrays", "RunAccumulator", "run_status", "iteration_tokens", "extract_runs", "UNTYPED"]
 
@@ -48,6 +60,8 @@ class RunStatus(IntEnum):
 def run_status(record: RunRecord) -> RunStatus:
     """The calibration status of one run (see the module docstring for the rules)."""
     end = record.end
+    if end is not None and end.success_label is True and end.censored:
+        return RunStatus.SUCCESS  # the recording ends in its final tool call (finish, submit, purchase)
     if end is None or end.censored or end.outcome in _CUT_OFF:
         return RunStatus.CENSORED
     if end.success_label is not None:
@@ -79,6 +93,12 @@ class RunArrays:
     token_iter: np.ndarray
     token_value: np.ndarray
     run_ids: tuple[str, ...] | None = None
+    run_index: np.ndarray | None = None
+    """The run each unit belongs to (units are user turns; None: one unit per run)."""
+    multi_turn: tuple[str, ...] = ()
+    """Task types with at least one conversation of several user turns (calibrated per turn)."""
+    token_estimated: np.ndarray | None = None
+    """Per token entry: True when the count is a text-length estimate, not recorded usage."""
 
     def __post_init__(self) -> None:
         m = len(self.type_code)
@@ -141,6 +161,7 @@ class RunArrays:
         new_index = np.cumsum(keep) - 1
         tok_keep = keep[self.token_run]
         ids = None if self.run_ids is None else tuple(np.asarray(self.run_ids, dtype=object)[keep])
+        name = self.task_types[code]
         return RunArrays(
             task_types=(self.task_types[code],),
             type_code=np.zeros(int(keep.sum()), np.int64),
@@ -150,45 +171,89 @@ class RunArrays:
             token_iter=self.token_iter[tok_keep],
             token_value=self.token_value[tok_keep],
             run_ids=ids,
+            run_index=None if self.run_index is None else self.run_index[keep],
+            multi_turn=(name,) if name in self.multi_turn else (),
+            token_estimated=None if self.token_estimated is None else self.token_estimated[tok_keep],
         )
+
+    @property
+    def run_count(self) -> int:
+        """Runs (conversations), as opposed to units (turns)."""
+        return self.runs if self.run_index is None else len(np.unique(self.run_index))
 
 
 class RunAccumulator:
     """Collects runs one :class:`RunRecord` at a time (a live runner can ``add`` as runs finish)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, estimate_tokens: bool = False, chars_per_token: float = 4.0) -> None:
+        self.estimate_tokens = estimate_tokens
+        self.chars_per_token = chars_per_token
         self._types: dict[str, int] = {}
+        self._multi: set[str] = set()
+        self._runs = 0
         self._type_code: list[int] = []
         self._iterations: list[int] = []
         self._status: list[int] = []
         self._run_ids: list[str] = []
+        self._run_index: list[int] = []
         self._tok_run: list[int] = []
         self._tok_iter: list[int] = []
         self._tok_value: list[float] = []
+        self._tok_est: list[bool] = []
 
     def __len__(self) -> int:
         return len(self._iterations)
 
+    def _estimates(self, events: list[IterationEvent]) -> list[float]:
+        """Text-length token estimates per call: everything read so far (input) plus what it wrote (output)."""
+        out: list[float] = []
+        seen = 0  # characters the model has read or written so far
+        for e in events:
+            read = sum(len(o.text) for o in e.observations)
+            wrote = len(e.text or "") + sum(len(c.name) + len(c.arguments) for c in e.tool_calls)
+            out.append((seen + read + wrote) / self.chars_per_token)
+            seen += read + wrote
+        return out
+
     def add(self, record: RunRecord) -> None:
-        """Add one run. Raises :class:`InputError` for a run that made no model call."""
-        i = len(self._iterations)
-        n = len(record.events) if record.events else (record.end.iterations if record.end else 0)
+        """Add one run (one unit per user turn). Raises :class:`InputError` for a run that made no model call."""
+        events = record.events
+        n = len(events) if events else (record.end.iterations if record.end else 0)
         if n < 1:
             raise InputError(
                 f"run {record.run_id!r} has no iterations (no events and RunEnd.iterations=0); "
                 "drop it from the calibration input or record its model calls"
             )
-        ttype = record.task_type or next((e.task_type for e in record.events if e.task_type), None) or UNTYPED
-        self._type_code.append(self._types.setdefault(ttype, len(self._types)))
-        self._iterations.append(n)
-        self._status.append(int(run_status(record)))
-        self._run_ids.append(record.run_id)
-        for pos, event in enumerate(record.events, start=1):
-            tokens = iteration_tokens(event)
-            if tokens is not None:
-                self._tok_run.append(i)
-                self._tok_iter.append(pos)
-                self._tok_value.append(tokens)
+        ttype = record.task_type or next((e.task_type for e in events if e.task_type), None) or UNTYPED
+        code = self._types.setdefault(ttype, len(self._types))
+        starts = turn_starts(events) if events else [0]
+        status = int(run_status(record))
+        if len(starts) > 1:
+            self._multi.add(ttype)
+        ends = starts[1:] + [n]
+        first_unit = len(self._iterations)
+        for k, (lo, hi) in enumerate(zip(starts, ends)):
+            self._iterations.append(hi - lo)
+            self._status.append(status if hi == n else int(RunStatus.SUCCESS))
+            self._run_ids.append(record.run_id if len(starts) == 1 else f"{record.run_id}#turn{k + 1}")
+        self._type_code.extend([code] * len(starts))
+        self._run_index.extend([self._runs] * len(starts))
+        estimates = self._estimates(events) if self.estimate_tokens else None
+        unit, lo, k = first_unit, 0, 0
+        for pos, event in enumerate(events):
+            if k + 1 < len(starts) and pos == starts[k + 1]:
+                k, unit, lo = k + 1, unit + 1, pos
+            value = iteration_tokens(event)
+            estimated = False
+            if value is None:
+                if estimates is None:
+                    continue
+                value, estimated = estimates[pos], True
+            self._tok_run.append(unit)
+            self._tok_iter.append(pos - lo + 1)
+            self._tok_value.append(value)
+            self._tok_est.append(estimated)
+        self._runs += 1
 
     def extend(self, records: Iterable[RunRecord]) -> "RunAccumulator":
         for record in records:
@@ -206,9 +271,13 @@ class RunAccumulator:
             token_iter=np.asarray(self._tok_iter, dtype=np.int64),
             token_value=np.asarray(self._tok_value, dtype=np.float64),
             run_ids=tuple(self._run_ids),
+            run_index=np.asarray(self._run_index, dtype=np.int64),
+            multi_turn=tuple(t for t in self._types if t in self._multi),
+            token_estimated=np.asarray(self._tok_est, dtype=bool),
         )
 
 
-def extract_runs(records: Iterable[RunRecord]) -> RunArrays:
+def extract_runs(records: Iterable[RunRecord], *, estimate_tokens: bool = False,
+                 chars_per_token: float = 4.0) -> RunArrays:
     """One pass over ``records`` (any iterable, e.g. a generator from a live runner) -> :class:`RunArrays`."""
-    return RunAccumulator().extend(records).arrays()
+    return RunAccumulator(estimate_tokens=estimate_tokens, chars_per_token=chars_per_token).extend(records).arrays()

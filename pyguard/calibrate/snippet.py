@@ -34,11 +34,23 @@ def _property_key(task_type: str) -> str:
 
 def _summary(t: TaskTypeCalibration, report: CalibrationReport) -> str:
     conf = f"{report.config.confidence:.0%}"
+    runs = f"{t.runs} runs" + (f" ({t.units} turns)" if t.per_turn else "")
+    if t.recommended_max_iterations is None:
+        return f"{t.task_type}: no cap, {runs}: {t.no_cap}"
     return (
-        f"{t.task_type}: N* = {t.recommended_max_iterations} ({conf} CI {t.ci_low}-{t.ci_high}), "
-        f"c(N*) = {t.success_at_optimum:.3f}, {t.runs} runs"
+        f"{t.task_type}: N* = {t.recommended_max_iterations} {t.unit} ({conf} CI {t.ci_low}-{t.ci_high}), "
+        f"c(N*) = {t.success_at_optimum:.3f}, {runs}"
         + (" [N* at the edge of the data]" if t.at_horizon else "")
     )
+
+
+def _capped(report: CalibrationReport) -> list[TaskTypeCalibration]:
+    """The task types with a recommended cap (no snippet ever carries a cap for a type where none pays off)."""
+    return [t for t in report.task_types if t.recommended_max_iterations is not None and t.policy is not None]
+
+
+def _uncapped(report: CalibrationReport) -> list[TaskTypeCalibration]:
+    return [t for t in report.task_types if t.recommended_max_iterations is None or t.policy is None]
 
 
 def _header(report: CalibrationReport) -> str:
@@ -56,7 +68,9 @@ def java_snippet(report: CalibrationReport, class_name: str = "CalibratedLimits"
         f"public final class {class_name} {{",
         f"    private {class_name}() {{}}",
     ]
-    for t in report.task_types:
+    for t in _uncapped(report):
+        lines += ["", f"    // {_summary(t, report)}"]
+    for t in _capped(report):
         p = java_identifier(t.task_type)
         lines += [
             "",
@@ -66,9 +80,13 @@ def java_snippet(report: CalibrationReport, class_name: str = "CalibratedLimits"
             f"    public static final int {p}_MAX_ITERATIONS = {t.recommended_max_iterations};",
             "    /** Java cap to keep when pyguard guards the run (pyguard's hard cap). */",
             f"    public static final int {p}_GUARDED_MAX_TOOL_CALLING_ROUND_TRIPS = {t.policy.hard_cap};",
-            f"    public static final long {p}_TOKEN_BUDGET = {t.token_budget.recommended_tokens}L;",
         ]
-    first = java_identifier(report.task_types[0].task_type) if report.task_types else "DEFAULT"
+        if t.token_budget is not None:
+            lines.append(f"    public static final long {p}_TOKEN_BUDGET = {t.token_budget.recommended_tokens}L;")
+    capped = _capped(report)
+    if not capped:
+        return "\n".join(lines + ["}", ""])
+    first = java_identifier(capped[0].task_type)
     lines += [
         "}",
         "",
@@ -84,15 +102,17 @@ def java_snippet(report: CalibrationReport, class_name: str = "CalibratedLimits"
 
 def properties_snippet(report: CalibrationReport) -> str:
     lines = [f"# {_header(report)}"]
-    for t in report.task_types:
+    lines += [f"# {_summary(t, report)}" for t in _uncapped(report)]
+    for t in _capped(report):
         k = f"pyguard.calibrate.{_property_key(t.task_type)}"
         lines += [
             f"# {_summary(t, report)}",
             f"{k}.maxToolCallingRoundTrips={t.recommended_max_iterations}",
             f"{k}.maxIterations={t.recommended_max_iterations}",
             f"{k}.guardedMaxToolCallingRoundTrips={t.policy.hard_cap}",
-            f"{k}.tokenBudget={t.token_budget.recommended_tokens}",
         ]
+        if t.token_budget is not None:
+            lines.append(f"{k}.tokenBudget={t.token_budget.recommended_tokens}")
     return "\n".join(lines) + "\n"
 
 
@@ -100,12 +120,14 @@ def toml_snippet(report: CalibrationReport) -> str:
     """``[tool.pyguard]`` budgets in the layout :class:`pyguard.engine.config.PolicyConfig` loads: per-type
     ``base_budget`` / ``hard_cap`` under ``task_types``, and ``caps.max_total_tokens`` (a global cap in the
     engine) set to the largest per-type token hard cap so that no type is cut below its own."""
-    types = {t.task_type: {"base_budget": t.policy.base_budget, "hard_cap": t.policy.hard_cap} for t in report.task_types}
+    capped = _capped(report)
+    types = {t.task_type: {"base_budget": t.policy.base_budget, "hard_cap": t.policy.hard_cap} for t in capped}
     table: dict = {"task_types": types}
-    if report.task_types:
-        table["caps"] = {"max_total_tokens": max(t.policy.max_total_tokens for t in report.task_types)}
+    token_caps = [t.policy.max_total_tokens for t in capped if t.policy.max_total_tokens is not None]
+    if token_caps:
+        table["caps"] = {"max_total_tokens": max(token_caps)}
     notes = [f"# {_header(report)}"] + [
         f"# {t.task_type}: token budget {t.policy.base_token_budget}, token hard cap {t.policy.max_total_tokens}"
-        for t in report.task_types
-    ]
+        for t in capped if t.policy.max_total_tokens is not None
+    ] + [f"# {_summary(t, report)}" for t in _uncapped(report)]
     return "\n".join(notes) + "\n" + tomli_w.dumps({"tool": {"pyguard": table}})

@@ -8,13 +8,16 @@ exact for rates, one-sided Mann–Whitney U for iterations and tokens, Holm acro
 family-wise false-alarm rate at most ``alpha``). Improvements never fail.
 
 Groups checked: every task type of the current runs, plus all runs together (``"*"``) when there are several
-task types (with one task type the overall group is the same runs and would only be tested twice).
+task types (with one task type the overall group is the same runs and would only be tested twice). Tokens are
+compared like with like: per type over the runs that report usage, and for all runs as each run's tokens relative
+to its own type's baseline median (see :func:`_pooled_tokens`); every token figure says how many runs it rests on.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.check.stats import holm_adjust, proportion_increase_test, shift_increase_test
@@ -72,6 +75,7 @@ class CheckResult(BaseModel):
     test: str | None = None
     """``z-test``, ``fisher`` or ``mann-whitney`` for baseline checks."""
     n: int
+    """The runs the figure rests on (for tokens: the runs that report usage)."""
     baseline_n: int | None = None
     passed: bool
     message: str
@@ -134,8 +138,9 @@ def _threshold_checks(group: str, g: GroupSummary, cfg: GateConfig) -> list[Chec
     return out
 
 
-def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary) -> list[dict]:
-    """Raw tests for one group: dicts with the CheckResult fields except the verdict (p_value None = untested)."""
+def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary, pooled: list[dict] | None = None) -> list[dict]:
+    """Raw tests for one group: dicts with the CheckResult fields except the verdict (p_value None = untested).
+    ``pooled``: the token test to use instead of comparing the group's raw token totals (all runs)."""
     tests: list[dict] = []
     for outcome in BAD_OUTCOMES:
         x, xb = cur.count(outcome), base.count(outcome)
@@ -158,15 +163,50 @@ def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary) -> list[d
                       detail=(f"iterations mean {it.mean():.2f} (p50 {cur.iterations_p50:g}, p95 "
                               f"{cur.iterations_p95:g}) vs baseline mean {itb.mean():.2f} (p50 "
                               f"{base.iterations_p50:g}, p95 {base.iterations_p95:g})")))
-    if cur.tokens and base.tokens:
+    for t in tests:
+        t.update(task_type=group, n=cur.n, baseline_n=base.n)
+    if pooled is not None:
+        tests.extend(pooled)
+    elif cur.tokens and base.tokens:
         tk, tkb = cur.token_values(), base.token_values()
         tests.append(dict(name="baseline.tokens", value=float(tk.mean()), baseline=float(tkb.mean()),
                           p_value=shift_increase_test(tk, tkb), test="mann-whitney", tested=True,
-                          detail=(f"tokens per run mean {tk.mean():.0f} (p95 {cur.tokens_p95:g}) vs baseline "
-                                  f"mean {tkb.mean():.0f} (p95 {base.tokens_p95:g})")))
-    for t in tests:
-        t.update(task_type=group, n=cur.n, baseline_n=base.n)
+                          task_type=group, n=len(tk), baseline_n=len(tkb),
+                          detail=(f"tokens per run mean {tk.mean():,.0f} over the {len(tk)} of {cur.n} runs with "
+                                  f"usage (p95 {cur.tokens_p95:,.0f}) vs baseline mean {tkb.mean():,.0f} over "
+                                  f"{len(tkb)} of {base.n} (p95 {base.tokens_p95:,.0f})")))
     return tests
+
+
+def _pooled_tokens(summary: RunSetSummary, baseline: RunSetSummary) -> list[dict]:
+    """The all-runs token comparison, like with like: each run's tokens divided by the baseline median of its
+    own task type, pooled over the types that have usage in both. A raw pooled mean would compare different
+    mixes of runs (the runs that report usage can come from other types in the two samples) and could call a
+    change worse while every type's tokens fell."""
+    cur_rel: list[np.ndarray] = []
+    base_rel: list[np.ndarray] = []
+    used: list[str] = []
+    for key in summary.task_types:
+        cur, base = summary.groups[key], baseline.groups.get(key)
+        if base is None or not cur.tokens or not base.tokens:
+            continue
+        median = float(np.median(base.token_values()))
+        if median <= 0:
+            continue
+        cur_rel.append(cur.token_values() / median)
+        base_rel.append(base.token_values() / median)
+        used.append(key)
+    if not used:
+        return []
+    tk, tkb = np.concatenate(cur_rel), np.concatenate(base_rel)
+    return [dict(
+        name="baseline.tokens", value=float(tk.mean()), baseline=float(tkb.mean()),
+        p_value=shift_increase_test(tk, tkb), test="mann-whitney", tested=True, task_type=ALL_TASKS,
+        n=len(tk), baseline_n=len(tkb),
+        detail=(f"tokens per run relative to their task type's baseline median (1.0 = that median), over the "
+                f"{len(used)} type(s) with usage in both ({', '.join(used)}): mean {tk.mean():.3f} over {len(tk)} "
+                f"runs vs baseline {tkb.mean():.3f} over {len(tkb)} runs"),
+    )]
 
 
 def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary | None = None) -> GateReport:
@@ -185,7 +225,8 @@ def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary
             if base is None or base.n == 0:
                 notes.append(f"task type {group!r} has no runs in the baseline: not compared")
                 continue
-            raw.extend(_baseline_tests(group, summary.groups[group], base))
+            pooled = _pooled_tokens(summary, baseline) if group == ALL_TASKS else None
+            raw.extend(_baseline_tests(group, summary.groups[group], base, pooled))
         for group in baseline.task_types:
             if baseline.groups[group].n and group not in summary.groups:
                 notes.append(f"task type {group!r} of the baseline has no runs now: not compared")

@@ -70,15 +70,28 @@ def facts_from_footer(run: RunRecord) -> RunFacts:
                          "pass --format openai to replay it through a policy")
     end = run.end
     iterations = end.iterations or len(run.events)
-    return RunFacts(run_id=run.run_id, task_type=run.task_type, outcome=end.outcome, iterations=iterations,
+    return RunFacts(run_id=run.run_id, task_type=run.task_type, outcome=_labelled(end), iterations=iterations,
                     tokens=run_tokens(run))
+
+
+def _labelled(end: RunEnd) -> Outcome:
+    """A recording's outcome as its label says (``success``, ``resolved`` or ``reward``, read by the importer):
+    a run labelled successful succeeded even when its recording ends in a final tool call (``censored``); one
+    labelled failed failed. A live trace (no label) keeps its footer's outcome."""
+    finished = end.outcome in (Outcome.SUCCEEDED, Outcome.FAILED) or (end.outcome is Outcome.EXPIRED and end.censored)
+    if end.success_label is True and finished:
+        return Outcome.SUCCEEDED
+    if end.success_label is False and end.outcome is Outcome.SUCCEEDED:
+        return Outcome.FAILED
+    return end.outcome
 
 
 def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFacts]:
     """Facts of recordings replayed through a policy: where the policy would stop them, and how.
 
-    A replayed run the policy lets finish keeps what the recording says: a replayed SUCCEEDED becomes EXPIRED
-    when the recording was cut off (``censored``) and FAILED when its ``success_label`` is False.
+    A replayed run the policy lets finish keeps what the recording says: its success label when it has one (a run
+    labelled successful that ends in a final tool call is SUCCEEDED), else a replayed SUCCEEDED becomes EXPIRED
+    when the recording was cut off (``censored``).
     """
     for run in runs:
         _check_task_type(run)
@@ -89,7 +102,9 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
     for run, end in zip(runs, ends):
         outcome = end.outcome
         if outcome is Outcome.SUCCEEDED and run.end is not None:
-            if run.end.censored:
+            if run.end.success_label is True:
+                pass  # labelled successful (success, resolved or reward): a final tool call ends such a run
+            elif run.end.censored:
                 outcome = Outcome.EXPIRED  # the recorded agent was cut off by its own cap
             elif run.end.success_label is False:
                 outcome = Outcome.FAILED
@@ -147,5 +162,5 @@ def _as_run_end(record: RunRecord, replayed: object) -> RunEnd:
         total = tokens - saved if tokens is not None and saved is not None else None
         return RunEnd(run_id=record.run_id, outcome=outcome, iterations=stop_at, total_tokens=total,
                       reason=getattr(replayed, "reason", None) or "")
-    recorded = record.end.outcome if record.end is not None else Outcome.SUCCEEDED
+    recorded = _labelled(record.end) if record.end is not None else Outcome.SUCCEEDED
     return RunEnd(run_id=record.run_id, outcome=recorded, iterations=len(record.events))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -15,7 +17,7 @@ from pyguard.check.summary import ALL_TASKS, RunSetSummary
 from pyguard.errors import InputError
 from pyguard.events import Outcome
 
-__all__ = ["report_dict", "report_json", "junit_xml", "markdown", "render", "write_text"]
+__all__ = ["report_dict", "report_json", "junit_xml", "xml_safe", "markdown", "render", "write_text"]
 
 
 def _figure(x: float | None, rate: bool = False) -> str:
@@ -24,8 +26,8 @@ def _figure(x: float | None, rate: bool = False) -> str:
     if rate:
         return f"{x:.3f}"
     if float(x).is_integer() and abs(x) >= 1:
-        return f"{int(x)}"
-    return f"{x:.3f}" if abs(x) < 100 else f"{x:.0f}"
+        return f"{int(x):,}"
+    return f"{x:.3f}" if abs(x) < 100 else f"{x:,.0f}"
 
 
 def _p(p: float | None) -> str:
@@ -69,17 +71,30 @@ def report_json(report: GateReport) -> str:
     return json.dumps(report_dict(report), sort_keys=True)
 
 
+_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot hold (control characters, lone surrogates) written as a
+    visible ``\\xNN`` / ``\\uNNNN`` escape, so a task type with a control character stays recognisable and the
+    file parses."""
+    return _XML_INVALID.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def junit_xml(report: GateReport) -> str:
-    """JUnit XML: one testsuite, one testcase per check (``<failure>`` with the check's message when it failed)."""
+    """JUnit XML: one testsuite, one testcase per check (``<failure>`` with the check's message when it failed).
+    Every name and message goes through :func:`xml_safe`."""
     suite = ET.Element("testsuite", name="pyguard check", tests=str(len(report.checks)),
                        failures=str(len(report.failures)), errors="0", skipped="0")
     for c in report.checks:
-        case = ET.SubElement(suite, "testcase", classname=f"pyguard.check.{c.task_type}", name=c.name)
+        case = ET.SubElement(suite, "testcase", classname=xml_safe(f"pyguard.check.{c.task_type}"),
+                             name=xml_safe(c.name))
         if not c.passed:
-            failure = ET.SubElement(case, "failure", message=c.message, type=c.kind)
-            failure.text = json.dumps(c.model_dump(mode="json"), indent=2, sort_keys=True)
+            failure = ET.SubElement(case, "failure", message=xml_safe(c.message), type=c.kind)
+            failure.text = xml_safe(json.dumps(c.model_dump(mode="json"), indent=2, sort_keys=True,
+                                               ensure_ascii=False))
         else:
-            ET.SubElement(case, "system-out").text = c.message
+            ET.SubElement(case, "system-out").text = xml_safe(c.message)
     root = ET.Element("testsuites", name="pyguard", tests=suite.get("tests"), failures=suite.get("failures"))
     root.append(suite)
     ET.indent(root)
@@ -124,44 +139,72 @@ def markdown(report: GateReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _tokens_cell(g) -> str:  # noqa: ANN001
+    """Mean tokens per run and how many runs it rests on (the runs that report usage)."""
+    if not g.tokens:
+        return "–"
+    return f"{g.tokens_mean:,.0f} ({len(g.tokens)}/{g.n})"
+
+
 def _md_summary(s: RunSetSummary) -> list[str]:
     outs = _shown_outcomes(s)
-    columns = ["task type", "runs", *(o.value for o in outs), "iter p50", "iter p95", "tokens mean", "tokens p95"]
+    columns = ["task type", "runs", *(o.value for o in outs), "iter p50", "iter p95",
+               "tokens mean (runs with usage)", "tokens p95"]
     head = "| " + " | ".join(columns) + " |"
     lines = ["### Runs", "", head, "|" + "---|" * (len(outs) + 6)]
     for key in [*s.task_types, ALL_TASKS]:
         g = s.groups[key]
         cells = [_md_cell(_group_label(key)), str(g.n)] + [str(g.count(o)) for o in outs]
-        cells += [_figure(g.iterations_p50), _figure(g.iterations_p95), _figure(g.tokens_mean), _figure(g.tokens_p95)]
+        cells += [_figure(g.iterations_p50), _figure(g.iterations_p95), _tokens_cell(g),
+                  f"{g.tokens_p95:,.0f}" if g.tokens else "–"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
+_SHORT = {Outcome.SUCCEEDED: "ok", Outcome.STALLED: "stall", Outcome.EXPIRED: "exp", Outcome.FAILED: "fail",
+          Outcome.ESCALATED: "esc", Outcome.CANCELLED: "canc", Outcome.GUARD_ERROR: "g.err"}
+
+
+def _table(title: str, caption: str | None = None) -> Table:
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+                 caption=caption, caption_justify="left")
+
+
 def render(report: GateReport, console: Console) -> None:
-    """Rich tables for people: the run summary, then the checks, then the verdict."""
+    """Rich tables for people (they fit 100 columns and stay readable at 80): the run summary, the checks, then
+    each failure's full message and the verdict."""
     s = report.summary
-    summary = Table(title=f"runs ({s.overall.n}" + (f", {s.replayed} replayed" if s.replayed else "") + ")")
-    summary.add_column("task type")
-    summary.add_column("runs", justify="right")
     outs = _shown_outcomes(s)
+    summary = _table(f"runs ({s.overall.n:,}" + (f", {s.replayed:,} replayed" if s.replayed else "") + ")",
+                     caption=", ".join(f"{_SHORT[o]}: {o.value}" for o in outs)
+                     + "; tokens: mean per run (runs with usage / runs)")
+    summary.add_column("task type", overflow="fold", min_width=12)
+    summary.add_column("runs", justify="right", no_wrap=True)
     for o in outs:
-        summary.add_column(o.value, justify="right")
-    for col in ("iter p50", "iter p95", "tokens mean", "tokens p95"):
-        summary.add_column(col, justify="right")
+        summary.add_column(_SHORT[o], justify="right", no_wrap=True)
+    for col in ("iter\np50", "iter\np95", "tokens", "tokens\np95"):
+        summary.add_column(col, justify="right", no_wrap=True)
     for key in [*s.task_types, ALL_TASKS]:
         g = s.groups[key]
-        summary.add_row(escape(_group_label(key)), str(g.n), *[str(g.count(o)) for o in outs],
-                        _figure(g.iterations_p50), _figure(g.iterations_p95), _figure(g.tokens_mean),
-                        _figure(g.tokens_p95))
+        if key == ALL_TASKS:
+            summary.add_section()
+        summary.add_row(escape(_group_label(key)), f"{g.n:,}", *[f"{g.count(o):,}" for o in outs],
+                        _figure(g.iterations_p50), _figure(g.iterations_p95), _tokens_cell(g),
+                        f"{g.tokens_p95:,.0f}" if g.tokens else "–")
     console.print(summary)
     if report.checks:
-        checks = Table(title="checks")
-        for col in ("", "check", "task type", "value", "against", "p", "p adj."):
-            checks.add_column(col)
+        checks = _table("checks", caption="n: the runs the figure rests on (tokens: runs with usage), current / "
+                                          "baseline; p adj.: Holm-adjusted")
+        checks.add_column("", no_wrap=True)
+        checks.add_column("check", overflow="fold", min_width=10)
+        checks.add_column("task type", overflow="fold", min_width=10)
+        for col in ("value", "against", "n", "p", "p adj."):
+            checks.add_column(col, justify="right", no_wrap=True)
         for c in report.checks:
-            checks.add_row("[green]pass[/]" if c.passed else "[bold red]FAIL[/]", escape(c.name),
-                           escape(_group_label(c.task_type)),
-                           _figure(c.value, _is_rate(c)), _against(c), _p(c.p_value), _p(c.p_adjusted))
+            n = f"{c.n}" + (f"/{c.baseline_n}" if c.baseline_n is not None else "")
+            checks.add_row("[green]pass[/]" if c.passed else "[bold red]FAIL[/]", escape(c.name.removeprefix("baseline.")
+                           if c.kind == "baseline" else c.name), escape(_group_label(c.task_type)),
+                           _figure(c.value, _is_rate(c)), _against(c), n, _p(c.p_value), _p(c.p_adjusted))
         console.print(checks)
     for c in report.failures:
         where = escape(_group_label(c.task_type))

@@ -16,13 +16,14 @@ Exit status: 0 when a recommendation was made (or a live calibration stopped at 
 from __future__ import annotations
 
 import json
+import os
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from pyguard.errors import InputError, JvmError, RunError
-from pyguard.trace.loading import FORMATS
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
+from pyguard.errors import ConfigError, InputError, JvmError, RunError
 
 __all__ = ["calibrate"]
 
@@ -30,14 +31,19 @@ _LIVE_ONLY = ("repeats", "traces", "threads", "cap", "max_runs")
 
 
 @click.command(name="calibrate")
-@click.argument("runs", required=False, type=click.Path(path_type=str))
+@click.argument("runs", required=False, type=RUNS_PATH)
 @click.option("--live", "live_tasks", type=click.Path(path_type=str), default=None, metavar="TASKS",
               help="Run the task set TASKS (.toml or .json) against the Java agent, then calibrate from those runs.")
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-              help="Format of RUNS (detected per file when left out).")
+@runs_options
 @click.option("--failure-cost", type=float, default=None,
               help="d: cost of a run that does not succeed within the cap (same unit as the price; tokens without one).")
 @click.option("--price-per-1k-tokens", type=float, default=None, help="Price of 1,000 tokens; cost is in tokens without it.")
+@click.option("--cost-per-call", type=float, default=None,
+              help="Cost of one model call (unit of --failure-cost) for task types without token usage: they are "
+                   "calibrated in model calls at this cost.")
+@click.option("--estimate-tokens-from-text", is_flag=True,
+              help="Estimate the tokens of calls without usage from text length (4 characters per token); the "
+                   "report says which figures are estimates.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object on stdout.")
 @click.option("--out", "out_dir", type=click.Path(path_type=str), default=None,
               help="Write report.md, PNG plots, calibration.json and Java/properties/TOML snippets to this directory.")
@@ -60,6 +66,8 @@ def calibrate(
     fmt: str | None,
     failure_cost: float | None,
     price_per_1k_tokens: float | None,
+    cost_per_call: float | None,
+    estimate_tokens_from_text: bool,
     as_json: bool,
     out_dir: str | None,
     repeats: int | None,
@@ -98,7 +106,8 @@ def calibrate(
         from pyguard.calibrate.report import report_json, report_table, write_report
 
         config = make_config(failure_cost=failure_cost, price_per_1k_tokens=price_per_1k_tokens, seed=seed,
-                             bootstrap=bootstrap, confidence=confidence)
+                             bootstrap=bootstrap, confidence=confidence, cost_per_call=cost_per_call,
+                             estimate_tokens_from_text=estimate_tokens_from_text)
         if live_tasks is not None:
             result = _run_live(live_tasks, out_dir, err, **live_opts)
             live_info = {"tasks": live_tasks, "traces": result[1], **result[0].summary()}
@@ -108,9 +117,9 @@ def calibrate(
             records = result[0].records
         else:
             from pyguard.store.parquet import is_parquet
-            from pyguard.trace import load_runs
 
-            records = None if fmt in (None, "parquet") and is_parquet(runs) else load_runs(runs, format=fmt)
+            parquet = fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs)
+            records = None if parquet else load_cli_runs(runs, fmt)
         if records is None:  # Parquet: summarised by DuckDB, runs never loaded
             from pyguard.store.summaries import calibrate_parquet
 
@@ -118,7 +127,7 @@ def calibrate(
         else:
             report = calibrate_runs(records, config)
         written = write_report(report, out_dir) if out_dir is not None else []
-    except InputError as exc:
+    except (InputError, ConfigError) as exc:  # ConfigError: a missing extra (Parquet needs 'columnar')
         err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         ctx.exit(2)
         return
@@ -138,6 +147,9 @@ def calibrate(
             click.echo(json.dumps({**json.loads(report_json(report)), "live": live_info}, indent=2))
     else:
         Console().print(report_table(report))
+    for skipped in report.skipped:
+        err.print(f"[yellow]not calibrated:[/] {escape(skipped.task_type)} ({skipped.runs} runs): "
+                  f"{escape(skipped.reason)}", highlight=False, soft_wrap=True)
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if live_info is not None and not as_json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -20,9 +21,9 @@ from pyguard.check import (
     write_baseline,
 )
 from pyguard.check.report import write_text
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.errors import PyguardError
 from pyguard.events import RunRecord
-from pyguard.trace.loading import FORMATS
 
 __all__ = ["check", "load_runs"]
 
@@ -33,22 +34,18 @@ class BadInput(click.ClickException):
     exit_code = 2
 
 
-def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str]:
-    """Read the runs and tell their format (detected when ``fmt`` is None): the gate replays recordings."""
-    from pyguard.trace import detect_format, load_traces
-
-    traces = load_traces(path, fmt)
-    fmt = fmt or detect_format(traces[0].path) or "pyguard"
-    return [run.record for tf in traces for run in tf.runs], fmt
+def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str | None]:
+    """Read the runs (tolerantly, skip counts on stderr) and the format to tell the gate: pyguard/openai when given,
+    else None (each run's footer says whether it was imported from a recording, which the gate replays)."""
+    return list(load_cli_runs(path, fmt)), fmt if fmt in ("pyguard", "openai") else None
 
 
 _rate = click.FloatRange(0.0, 1.0)
 
 
 @click.command(name="check")
-@click.argument("runs", type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-              help="Format of RUNS (default: detected). OpenAI recordings are replayed through the policy.")
+@click.argument("runs", type=RUNS_PATH)
+@runs_options
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Policy TOML used to replay recordings (default policy when omitted).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -66,7 +63,7 @@ _rate = click.FloatRange(0.0, 1.0)
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a Markdown summary for a pull-request comment.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every check instead of tables.")
-def check(runs: Path, fmt: str | None, config_path: Path | None, baseline_path: Path | None,
+def check(runs: str, fmt: str | None, config_path: Path | None, baseline_path: Path | None,
           write_baseline_path: Path | None, max_stall_rate: float | None, max_expired_rate: float | None,
           max_p95_iterations: int | None, alpha: float, junit_path: Path | None, markdown_path: Path | None,
           as_json: bool) -> None:
@@ -83,7 +80,7 @@ def check(runs: Path, fmt: str | None, config_path: Path | None, baseline_path: 
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
         from pyguard.store.parquet import is_parquet
 
-        if fmt in (None, "parquet") and is_parquet(runs):  # summarised by DuckDB, runs never loaded
+        if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # DuckDB: runs never loaded
             from pyguard.store.summaries import check_parquet
 
             report = check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(config_path))
@@ -101,7 +98,7 @@ def check(runs: Path, fmt: str | None, config_path: Path | None, baseline_path: 
     if as_json:
         click.echo(report_json(report))
     else:
-        render(report, Console(file=sys.stdout, width=max(120, Console().width)))
+        render(report, Console(file=sys.stdout))
         if write_baseline_path is not None:
             click.echo(f"baseline written to {write_baseline_path}")
     click.get_current_context().exit(report.exit_code)

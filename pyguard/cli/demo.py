@@ -16,7 +16,7 @@ import click
 from pyguard.errors import PyguardError
 from pyguard.result import RunResult
 
-__all__ = ["demo", "run_demo"]
+__all__ = ["demo", "run_demo", "render_demo"]
 
 SCENARIO = "logistics_incident"
 TASK = "Where is order 12345? Tell me its shipment status."
@@ -72,40 +72,55 @@ def run_demo(*, seed: int | None = None, over_http: bool = False, trace_dir: str
     return out
 
 
-def _table(out: dict[str, Any]) -> None:
-    from rich.console import Console
+_SIDES = (
+    ("unguarded", "unguarded (LangChain4j defaults)"),
+    ("guarded", "guarded (pyguard default policy)"),
+    ("guarded_reflection_ignored", "guarded, the agent ignores the reflection"),
+)
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "" or value == []:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list):
+        return ", ".join(_cell(v) for v in value)
+    return str(value)
+
+
+def render_demo(out: dict[str, Any], console: Any) -> None:
+    """The three runs side by side (counts, with thousands separators), then each run's full reason and answer
+    below the table: a table cell would cut them exactly where the repeated call is named."""
+    from rich.markup import escape
     from rich.table import Table
 
-    console = Console()
     table = Table(title=f"pyguard demo: {out['scenario']}  ({out['agent']})", title_justify="left")
     table.add_column("")
-    table.add_column("unguarded (LangChain4j defaults)")
-    table.add_column("guarded (pyguard default policy)")
-    table.add_column("guarded, the agent ignores the reflection")
-    sides = [out["unguarded"], out["guarded"], out["guarded_reflection_ignored"]]
-    rows = [
-        ("outcome", "outcome"),
-        ("model calls", "model_calls"),
-        ("tool calls", "tool_calls"),
-        ("total tokens", "total_tokens"),
-        ("reflection after call", "reflections_after"),
-        ("why it ended", "reason"),
-        ("answer (salvaged if stopped)", "answer"),
-    ]
-    for name, key in rows:
-        cells = []
-        for side in sides:
-            value = side[key]
-            if isinstance(value, list):
-                value = ", ".join(map(str, value))
-            cells.append(str(value) if value not in (None, "") else "-")
-        table.add_row(name, *cells)
+    for _, title in _SIDES:
+        table.add_column(title, justify="right")
+    sides = [out[key] for key, _ in _SIDES]
+    for name, key in [("outcome", "outcome"), ("model calls", "model_calls"), ("tool calls", "tool_calls"),
+                      ("total tokens", "total_tokens"), ("reflection after call", "reflections_after")]:
+        table.add_row(name, *[escape(_cell(side.get(key))) for side in sides])
     console.print(table)
     if out.get("guarded_token_share") is not None:
         console.print(f"The guarded run used {out['guarded_token_share']:.0%} of the unguarded run's tokens.")
-    for side in sides[1:]:
+    for (_, title), side in zip(_SIDES, sides):
+        console.print(f"\n[bold]{escape(title)}[/]: {escape(_cell(side.get('outcome')))}", highlight=False)
+        console.print(f"  why it ended: {escape(_cell(side.get('reason')))}", highlight=False, soft_wrap=True)
+        label = "answer (salvaged: the run was stopped)" if side.get("outcome") != "succeeded" else "answer"
+        console.print(f"  {label}: {escape(_cell(side.get('answer')))}", highlight=False, soft_wrap=True)
         if side.get("trace"):
-            console.print(f"Trace: {side['trace']}")
+            console.print(f"  trace: {escape(str(side['trace']))}", highlight=False, soft_wrap=True)
+
+
+def _table(out: dict[str, Any]) -> None:
+    from rich.console import Console
+
+    render_demo(out, Console())
 
 
 @click.command(name="demo")

@@ -7,17 +7,21 @@ pyguard error.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import click
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.errors import ConfigError, InputError, PyguardError
-from pyguard.replay import GroupSummary, ReplayReport
-from pyguard.trace.loading import FORMATS
+from pyguard.replay import ReplayReport
 
-__all__ = ["replay", "render_report"]
+__all__ = ["replay", "render_report", "render_runs"]
 
 
 def _fmt(value: object) -> str:
@@ -37,65 +41,94 @@ def _saved(total: int | None, saved: int | None) -> str:
     return f"{total} / {saved}{share}"
 
 
-def render_report(report: ReplayReport, console: Console) -> None:
-    """The human form: one table row per run, then the summary by recorded outcome."""
-    table = Table(title="pyguard replay", show_lines=False)
-    for name, justify in [("run", "left"), ("success", "center"), ("iters", "right"), ("stop at", "right"),
-                          ("reason", "left"), ("reflect at", "left"), ("tool calls / saved", "right"),
-                          ("tokens / saved", "right")]:
+def _share(part: int | None, total: int | None) -> str:
+    """``"53% of 169"``: the share saved of the total (the saved count itself is in --json)."""
+    if part is None or total is None:
+        return "-"
+    return f"{part / total:.0%} of {total:,}" if total else "0 of 0"
+
+
+def _type_name(name: str) -> str:
+    return "all runs" if name == "*" else escape(name)
+
+
+def render_runs(report: ReplayReport, console: Console) -> None:
+    """One table row per run (``--runs``)."""
+    table = Table(title="pyguard replay: runs", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for name, justify in [("run", "left"), ("task type", "left"), ("ok", "center"), ("iters", "right"),
+                          ("stop at", "right"), ("reason", "left"), ("reflect", "left"),
+                          ("tool calls / saved", "right"), ("tokens / saved", "right")]:
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for r in report.runs:
         iters = f"{r.iterations}" + ("" if r.complete else " (incomplete)") + (" (cut off)" if r.censored else "")
         table.add_row(
-            r.id, _fmt(r.success), iters, _fmt(r.stop_at), r.reason or "-",
+            escape(r.id), escape(r.task_type or "-"), _fmt(r.success), iters, _fmt(r.stop_at), escape(r.reason or "-"),
             ", ".join(map(str, r.reflect_at)) or "-", _saved(r.tool_calls, r.tool_calls_saved),
             _saved(r.tokens, r.tokens_saved),
         )
     console.print(table)
+
+
+def _ids(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(escape(i) for i in ids[:limit])
+    return shown + (f" and {len(ids) - limit:,} more" if len(ids) > limit else "")
+
+
+def render_report(report: ReplayReport, console: Console, *, runs: bool = False) -> None:
+    """The human form: the summary per task type and overall (the per-run table first with ``runs=True``)."""
+    if runs:
+        render_runs(report, console)
     s = report.summary
-    summary = Table(title=f"summary: {s.runs} runs, {s.stopped} stopped", show_lines=False)
-    summary.add_column("recorded", no_wrap=True, min_width=10)
-    for name in ("runs", "stopped", "reflected", "tool calls / saved", "tokens / saved", "no usage"):
-        summary.add_column(name, justify="right")
-    groups: list[tuple[str, GroupSummary]] = [("successful", s.successful), ("failed", s.failed),
-                                              ("unlabelled", s.unlabelled)]
-    for label, g in groups:
-        summary.add_row(label, str(g.runs), str(g.stopped), str(g.reflected), _saved(g.tool_calls, g.tool_calls_saved),
-                        _saved(g.tokens, g.tokens_saved), str(g.runs_without_usage))
-    console.print(summary)
+    table = Table(title=f"pyguard replay: {s.runs:,} runs, {s.stopped:,} would be stopped", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+                  caption="false stops: successful runs stopped, of the successful; failed stopped: failed runs "
+                          "stopped, of the failed; tool calls saved: of the failed runs' tool calls; tokens saved: "
+                          "of the tokens of the runs with usage; no usage: runs without token usage",
+                  caption_justify="left")
+    for name, justify in [("task type", "left"), ("runs", "right"), ("stopped", "right"), ("false\nstops", "right"),
+                          ("failed\nstopped", "right"), ("tool calls\nsaved\n(failed)", "right"),
+                          ("tokens\nsaved", "right"), ("no\nusage", "right")]:
+        first = name == "task type"
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=not first,  # type: ignore[arg-type]
+                         min_width=12 if first else None)
+    for t in s.task_types:
+        if t.task_type == "*":
+            table.add_section()
+        table.add_row(
+            _type_name(t.task_type), f"{t.runs:,}", f"{t.stopped:,}", f"{t.successful_stopped}/{t.successful}",
+            f"{t.failed_stopped}/{t.failed}", _share(t.failed_tool_calls_saved, t.failed_tool_calls),
+            _share(t.tokens_saved, t.tokens), f"{t.runs_without_usage:,}",
+        )
+    console.print(table)
     if s.successful.stopped:
-        console.print(f"[yellow]{s.successful.stopped} successful run(s) would have been stopped.[/yellow]")
+        console.print(f"[yellow]{s.successful.stopped:,} successful run(s) would have been stopped.[/yellow]")
     if s.incomplete:
-        console.print(f"Incomplete (no footer, counted as unlabelled): {', '.join(s.incomplete)}")
+        console.print(f"Incomplete (no footer, counted as unlabelled): {_ids(s.incomplete)}")
     if s.censored:
-        console.print(f"Cut off while still requesting tools: {', '.join(s.censored)}")
+        console.print(f"Cut off while still requesting tools: {len(s.censored):,} ({_ids(s.censored)})")
     console.print(s.reflections)
-
-
-def _is_parquet(path: Path) -> bool:
-    from pyguard.store.parquet import is_parquet
-
-    return is_parquet(path)
+    if not runs:
+        console.print("Per-run table: pass --runs; every figure per run: --json.")
 
 
 @click.command(name="replay")
-@click.argument("runs", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-              help="Format of RUNS (default: detect it from each file).")
+@click.argument("runs", type=RUNS_PATH)
+@runs_options
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] (default: the default policy).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@click.option("--runs", "per_run", is_flag=True, help="Also print one table row per run (the default is the summary).")
 @click.option("--backend", type=click.Choice(["processes", "ray", "serial"]), default="processes", show_default=True,
               help="Where runs are replayed: local worker processes (in-process for a few hundred runs), a Ray "
                    "cluster (the 'ray' extra), or this process.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all local cores).")
 @click.option("--ray-address", default=None, help="With --backend ray: the cluster's address (default: a local Ray).")
-def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool, backend: str,
+def replay(runs: str, fmt: str | None, config_path: Path | None, as_json: bool, per_run: bool, backend: str,
            workers: int | None, ray_address: str | None) -> None:
     """Replay recorded RUNS (a file or a directory of pyguard traces or OpenAI recordings) through a policy:
     where it would stop each run and why, and the tool calls and tokens that saves."""
     from pyguard.parallel import replay_parallel
-    from pyguard.trace import load_runs
+    from pyguard.store.parquet import is_parquet
 
     try:
         config = None
@@ -103,12 +136,14 @@ def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool,
             from pyguard.engine import PolicyConfig
 
             config = PolicyConfig.from_toml(config_path)
-        source = runs if fmt in (None, "parquet") and runs.is_file() and _is_parquet(runs) else None
-        records = load_runs(runs, format=fmt) if source is None else None
-        if records is not None and not records:
-            raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
-        report = replay_parallel(source if source is not None else records, config, backend=backend,  # type: ignore[arg-type]
-                                 workers=workers, address=ray_address)
+        if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # the workers read it
+            source: Any = runs
+        else:
+            source = load_cli_runs(runs, fmt)
+            if not source:
+                raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
+        report = replay_parallel(source, config, backend=backend, workers=workers,  # type: ignore[arg-type]
+                                 address=ray_address)
     except (InputError, ConfigError) as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from None
@@ -118,4 +153,4 @@ def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool,
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
-        render_report(report, Console())
+        render_report(report, Console(), runs=per_run)

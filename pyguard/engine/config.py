@@ -42,6 +42,7 @@ __all__ = [
     "StallConfig",
     "ReflectionConfig",
     "TaskTypeConfig",
+    "ToolsConfig",
     "BudgetSettings",
     "PolicyConfig",
     "config_error",
@@ -158,6 +159,10 @@ class NoveltyConfig(_Config):
     """Characters per shingle (at most 8: a shingle is packed into one 64-bit word)."""
     mask_volatile: bool = True
     """Mask timestamps, dates, clock times, UUIDs, long hex ids and durations before comparing."""
+    absolute_chars: int = Field(default=5000, ge=1)
+    """New characters that count as a wholly new result: an iteration's gain is at least its new characters
+    divided by this, so a 10 KB page of which 14% is new (1,400 characters, gain 0.28) is productive although
+    its share of new content is modest."""
     window_shingles: int = Field(default=1 << 19, ge=1 << 10)
     """Memory of the estimator: it remembers at least this many distinct shingles (about as many bytes of
     observation text; the default ~512 KB is more than a 128k-token context) and forgets older ones."""
@@ -168,11 +173,13 @@ class StallConfig(_Config):
 
     low_gain_threshold: float = Field(default=0.1, ge=0, le=1)
     """An iteration whose gain is below this is a low-gain iteration."""
-    low_gain_streak: int = Field(default=3, ge=1)
+    low_gain_streak: int = Field(default=4, ge=1)
     """This many consecutive low-gain iterations is a stall (rule ``low_gain_streak``)."""
-    low_gain_streak_after_reflection: int = Field(default=2, ge=1)
-    """The same, once the run has had a reflection (counted from the first iteration after the grace call): the
-    model was already told it is not learning anything, so a shorter streak confirms it."""
+    low_gain_streak_after_reflection: int = Field(default=4, ge=1)
+    """The same, once the turn has had a reflection (counted from the first iteration after the grace call). It
+    may be set shorter than ``low_gain_streak`` (the model was told it is learning nothing); on recorded runs of
+    coding agents two or three dull results in a row after a reflection are common in work that succeeds, so the
+    default is the same 4."""
     empty_results_no_gain: bool = True
     """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
     phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer
@@ -185,6 +192,38 @@ class StallConfig(_Config):
     """This many consecutive errors of the same kind from the same tool with unchanged inputs is a stall."""
     cycle_max_period: int = Field(default=4, ge=2)
     """Longest action cycle (A, B, ..., A, B, ...) reported as a cycle rather than a plain repeat."""
+    new_write_gain: float = Field(default=0.3, ge=0, le=1)
+    """Gain credited to an iteration that made a write with new content (an edit, a created file, a changed
+    command): an attempt is progress whatever the tool answers ("The file has been edited")."""
+    max_fruitless_attempts: int = Field(default=6, ge=2)
+    """A read re-run after each of this many new writes in a row that returns the very same result every time is
+    a stall (rule ``fruitless_attempts``): the attempts change nothing where the agent checks them. Before that,
+    a re-run after a new write is a check, never a repeat."""
+    polling_allowance: int = Field(default=10, ge=0)
+    """A read repeated whose result changed only in volatile fields (timestamps, ids, durations) is a poll: it
+    neither earns nor spends budget and is not a stall, up to this many polls in a row (then rule
+    ``polling_limit``). 0 treats polls as plain repeats."""
+    failure_templates: bool = True
+    """Score a result whose template (:mod:`pyguard.engine.templates`) matches an earlier result of the same tool
+    for another request as zero gain, and flag ``error_storm_length`` of them in a row (rule ``same_answer``): a
+    rephrased lookup failing again brings nothing."""
+
+
+class ToolsConfig(_Config):
+    """Which tools change the world (writes) and which only read; inferred when not named
+    (:mod:`pyguard.engine.actions`)."""
+
+    write_tools: list[str] = Field(default_factory=list)
+    """Tools that are always writes (side effects: edits, orders, messages)."""
+    read_tools: list[str] = Field(default_factory=list)
+    """Tools that are always reads, whatever their names suggest."""
+
+    @model_validator(mode="after")
+    def _check_disjoint(self) -> "ToolsConfig":
+        both = sorted(set(self.write_tools) & set(self.read_tools))
+        if both:
+            raise ValueError(f"tools {both} are named both in write_tools and read_tools; keep each in one list")
+        return self
 
 
 class ReflectionConfig(_Config):
@@ -233,12 +272,13 @@ class PolicyConfig(_Config):
 
     base_budget: int = Field(default=8, ge=1)
     """Model calls a run may make before it has earned anything."""
-    hard_cap: int = Field(default=40, ge=1)
+    hard_cap: int = Field(default=150, ge=1)
     """The budget never exceeds this, however much the run earns."""
     earn_threshold: float = Field(default=0.2, ge=0, le=1)
     """An iteration with at least this gain (and no stall flag) earns budget."""
-    earn_per_iteration: int = Field(default=1, ge=0)
-    """Model calls earned by each productive iteration (1 keeps the remaining budget level while progressing)."""
+    earn_per_iteration: int = Field(default=2, ge=0)
+    """Model calls earned by each productive iteration: with 2, a run stays within budget as long as about one
+    iteration in three is productive (1 would keep the remaining budget level only while every call progresses)."""
     extension: int = Field(default=4, ge=0)
     """Model calls added when a reflection is injected (only then), capped by hard_cap."""
     max_reflections: int = Field(default=1, ge=0)
@@ -247,8 +287,12 @@ class PolicyConfig(_Config):
     """Outcome of a run stopped by a stall: ``escalated`` hands it on (with the evidence) instead."""
     stop_on_fruitless_retry: bool = True
     """After a reflection, stop at once when the model's next actions only repeat actions already found fruitless."""
+    budget_per_turn: bool = True
+    """A conversation's budget, stall state and reflections are per turn (a user message after the model's
+    answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""
     stall: StallConfig = Field(default_factory=StallConfig)
     novelty: NoveltyConfig = Field(default_factory=NoveltyConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
     caps: CapsConfig = Field(default_factory=CapsConfig)
     reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
     task_types: dict[str, TaskTypeConfig] = Field(default_factory=dict)

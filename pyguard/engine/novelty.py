@@ -93,6 +93,25 @@ def mask_volatile(text: str) -> str:
     return _VOLATILE.sub(_MASK, text)
 
 
+_SEPARATORS = re.compile(r"[\W_]+")
+_ID_FORM = re.compile(r"^[a-z]{0,4}0*(\d{3,})$")
+
+
+@lru_cache(maxsize=1024)
+def _echo_pattern(value: str) -> "re.Pattern[str] | None":
+    """A pattern for ``value`` written with or without separators between its letters and digits (one optional
+    separator character between any two): the normalised form the action fingerprint compares, matched in the text
+    however the tool echoes it. None for values whose normalised form is shorter than 3 or longer than 64
+    characters (those are matched as written only)."""
+    norm = _SEPARATORS.sub("", value)
+    m = _ID_FORM.match(norm)
+    if m is not None:
+        norm = m.group(1)  # an id with a short prefix: the fingerprint compares its digits
+    if not 3 <= len(norm) <= 64:
+        return None
+    return re.compile(r"[\W_]?".join(re.escape(c) for c in norm))
+
+
 @lru_cache(maxsize=16)
 def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> str:
     """The form of an observation that is compared: lower case, whitespace collapsed, volatile tokens masked and
@@ -114,6 +133,10 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
     for value in values:
         out = out.replace(value, _ECHO)
+    for value in values:  # the same value written another way (eu-west-1 / euwest1 / EU_WEST_1, SO-12345 / 12345)
+        fuzzy = _echo_pattern(value)
+        if fuzzy is not None:
+            out = fuzzy.sub(_ECHO, out)
     if values and _ECHO in out:
         # whitespace is single spaces here: drop those next to an echo mark (what re.sub(r"\s*\u2405\s*") does)
         out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)

@@ -2,7 +2,7 @@
 
 Per run (:class:`RunSession`)::
 
-    budget = base_budget(task_type)
+    budget = base_budget(task_type)                       (again at the start of every user turn)
     after iteration i (one model call):
         gain_i  = information gain of the results that arrived in call i's request      (novelty.py, stall.py)
         flags_i = stall flags: repeat_no_gain, cycle, error_storm, low_gain_streak     (stall.py)
@@ -22,34 +22,39 @@ something new (an edit before re-running the tests), a repeated action is judged
 
 Defaults and why
 ----------------
-- ``base_budget = 8``: what a run gets before it has shown any progress. Enough for a lookup (2-4 calls) and
-  for a first stall to be seen, reflected on and confirmed (the earliest second stall is iteration 5).
-- ``earn_threshold = 0.2``, ``earn_per_iteration = 1``: every productive iteration (at least a fifth of its
-  result new, or a repeated action whose result changed) buys its own replacement, so a run that keeps
-  learning keeps its remaining budget level and is never cut for being long. A converging agent with 10-20
-  productive calls ends with a budget of 18-28 that it never reaches. Unproductive iterations do not earn, so a
-  run that muddles along with small gains runs out after ``base_budget`` of them: it is not a static cap.
-- ``hard_cap = 40``: the ceiling for any run, however productive (LangChain4j's own default is 100 round trips;
-  the frameworks in docs use 10-25). Productive runs of up to ~32 calls after 8 unproductive ones still fit.
+The defaults were chosen on public recordings of real agents (``benchmarks/run.py real_replay``: a coding agent
+on SWE-bench, ReAct question answering, multi-turn function calling, customer-service conversations), where the
+first bound is that at most 1% of successful runs (2% of any one source) are stopped early; the measured figures
+and the trade-off curve are in benchmarks/RESULTS.md, not here.
+
+- ``base_budget = 8``: what a turn gets before it has shown any progress. Enough for a lookup (2-4 calls) and
+  for a first stall to be seen, reflected on and confirmed.
+- ``earn_threshold = 0.2``, ``earn_per_iteration = 2``: every productive iteration (at least a fifth of its
+  result new, 1,000 new characters of a large one, a repeated action whose result changed, or a write with new
+  content) buys two more calls, so a run stays within budget while about one iteration in three is productive.
+  With 1 (the replacement only), coding agents that succeed after 40-130 calls ran out of budget among their
+  ordinary dull results (a grep that finds nothing, a re-read): a third of the successful runs of one source.
+- ``hard_cap = 150`` per turn: the ceiling however productive, above LangChain4j's own default of 100 round trips
+  (which still applies to an AiServices agent unless raised) so that pyguard is never the tighter of the two for
+  productive work; recorded coding agents succeed after up to ~130 calls.
 - ``extension = 4``: after a reflection the model needs one call to react, one to see the result and one to
   answer; one more of slack. Granted only with a reflection, never unconditionally.
-- ``max_reflections = 1``: one reflection, then the next stall stops the run.
+- ``max_reflections = 1``: one reflection, then the next stall stops the run (2 halves the false stops left on
+  recorded runs but also halves what is saved; see the trade-off in RESULTS).
+- Turns (``budget_per_turn = True``): a user message after the model's answer opens a new turn with its own
+  budget, stall state, reflections and memory, as LangChain4j's cap counts per ``chat()`` call; ``caps`` hold
+  across the run.
 - Stall thresholds (``StallConfig``): a repeat is flagged the first time it brings back an unchanged result
-  (detection delay 1); error storms at 3 same-kind errors; a low-gain streak at 3 iterations below 0.1 (short
-  enough to catch an agent drifting among boilerplate answers, long enough that a couple of dull results
-  among productive ones are not a stall). Side-effect tools that only ever answer "ok" look like low gain;
-  a run made only of them gets one reflection before it is stopped.
-- ``low_gain_streak_after_reflection = 2``: once the model has been told it is learning nothing, two more
-  low-gain iterations after the grace call confirm it (a second stall 3 calls after the reflection instead of
-  4). On the frontier workload 2 spends 0.9% fewer tokens than 3 (2.6% with agents that never recover); 1
-  would save about as much again but would stop a run reflected on by mistake at its first dull result.
-  Polling, pagination and converging tasks are unaffected, and so are detection recall and delay (the first
-  flag comes before the setting applies).
+  (detection delay 1), unless a write with new content came in between (an edit, then the tests again: a check,
+  not a loop; ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
+  that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral); the same
+  answer (template) to 3 reworded requests is a stall; error storms at 3 same-kind errors; a low-gain streak at
+  4 iterations below 0.1, before and after a reflection (3 or 2 cut successful coding runs that had a few dull
+  results in a row).
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],
   "total": 0}``) or a short no-data phrase ("No matching records found.", "0 rows returned.", "not found";
-  :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time,
-  so a run that keeps finding nothing is reflected on at its 3rd empty result instead of its 4th. A repeated
-  action whose result changed (a poll whose queue empties) is still credited as changed.
+  :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time. A
+  repeated action whose result changed (a poll whose queue empties) is still credited as changed.
 
 With these defaults the logistics incident (``get_shipment_status`` 7 times identical, then 3 times with the
 ``SO-`` prefix) is reflected on after its 3rd model call (the 2nd identical result) and stopped after its 4th,
@@ -62,14 +67,16 @@ import time
 from typing import Any, Callable, Sequence
 
 from pyguard.decisions import Action, Decision
+from pyguard.engine.actions import classify_action
 from pyguard.engine.caps import Cap, UsageState, UsageTracker, build_caps
 from pyguard.engine.config import PolicyConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, short_digest
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
-from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, Step, error_kind, is_empty_result
+from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, StallReport, Step, error_kind, is_empty_result
+from pyguard.engine.templates import request_words, template_key
 from pyguard.errors import BudgetError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
 __all__ = ["Policy", "RunSession", "Clock"]
 
@@ -156,6 +163,31 @@ class RunSession:
         self._stop: Decision | None = None
         self._end: RunEnd | None = None
         self._started = policy.clock()
+        self._write_tools = frozenset(self.config.tools.write_tools)
+        self._read_tools = frozenset(self.config.tools.read_tools)
+        self._reprompted = False
+        self.turn = 1
+        """The conversation turn in force (1-based): a user message after the model's answer opens the next."""
+        self._turn_start = 0
+        """Model calls made before the current turn began (budgets and the hard cap count from here)."""
+
+    def _new_turn(self, i: int) -> None:
+        """Iteration ``i`` opens a new turn: budget, stall state, memory and reflections start afresh (as
+        LangChain4j's cap restarts with every ``chat()`` call); the run's caps go on counting."""
+        self.turn += 1
+        self._turn_start = i - 1
+        self.budget = self._turn_start + self.settings.base_budget
+        self.reflections = 0
+        self._reflected_at = None
+        self._tried_new = False
+        self._detector = StallDetector(self.config.stall)
+        self._estimator.reset()
+        self._pending = []
+
+    @property
+    def _hard_cap(self) -> int:
+        """The hard cap as a model-call number of the run (the turn's calls count from the turn's start)."""
+        return self._turn_start + self.settings.hard_cap
 
     # ---- public state -----------------------------------------------------------------------------------------
 
@@ -179,13 +211,20 @@ class RunSession:
     # ---- observe ----------------------------------------------------------------------------------------------
 
     def _novelty(self, text: str, echo: tuple[str, ...]) -> tuple[float, str]:
+        """Novelty of a result: its share of new content, or, for a large result, its new characters measured
+        against ``novelty.absolute_chars`` (whichever is larger), in [0, 1]; and its prepared text."""
         mask = self.config.novelty.mask_volatile
         prepared = prepare_text(text, echo, mask)
         if self._shingles is not None:
             novelty = self._shingles.score_prepared(prepared)
         else:
             novelty = float(self._estimator.observe(text, echo))
-        return min(max(novelty, 0.0), 1.0), prepared
+        novelty = min(max(novelty, 0.0), 1.0)
+        novelty = max(novelty, min(1.0, novelty * len(prepared) / self.config.novelty.absolute_chars))
+        return novelty, prepared
+
+    def _is_write(self, call: ToolCall) -> bool:
+        return classify_action(call.name, call.arguments, self._write_tools, self._read_tools) == "write"
 
     def _results(self, event: IterationEvent) -> list[ActionResult]:
         results = []
@@ -193,6 +232,9 @@ class RunSession:
             fp = match[1] if match is not None else None
             echo = fp.arg_values if fp is not None else ()
             novelty, prepared = self._novelty(obs.text, echo)
+            template = None
+            if fp is not None and self.config.stall.failure_templates:
+                template = template_key(prepared, request_words(fp.arg_values))
             results.append(
                 ActionResult(
                     action=fp,
@@ -203,6 +245,9 @@ class RunSession:
                     requested_at=match[2] if match is not None else None,
                     text=obs.text,
                     empty=obs.kind == "tool" and is_empty_result(prepared),
+                    raw_key=short_digest(obs.text) if fp is not None else None,
+                    template=template,
+                    write=match is not None and self._is_write(match[0]),
                 )
             )
         return results
@@ -222,13 +267,17 @@ class RunSession:
         if event.index != i:
             raise BudgetError(f"run {self.run_id!r}: expected iteration {i}, got iteration {event.index}; observe events in order")
         self._iterations = i
+        new_turn = opens_turn(self._last_event, event)
+        if self.config.budget_per_turn and new_turn:
+            self._new_turn(i)
+        self._reprompted = not new_turn and self._last_event is not None and self._last_event.is_final
         self._last_event = event
         self._usage.accumulate(event, self.policy.clock() - self._started)
         actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
         report = self._detector.observe(Step(iteration=i, results=tuple(self._results(event)), actions=actions))
         self.gains.append(report.gain)
         self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions)]
-        decision = self._decide(i, event, report.gain, list(report.flags), actions)
+        decision = self._decide(i, event, report, list(report.flags), actions)
         self.decisions.append(decision)
         if decision.action is Action.STOP:
             self._stop = decision
@@ -238,12 +287,13 @@ class RunSession:
         self,
         i: int,
         event: IterationEvent,
-        gain: float,
+        report: StallReport,
         flags: list[StallFlag],
         actions: tuple[ActionFingerprint, ...],
     ) -> Decision:
         s = self.settings
         cfg = self.config
+        gain = report.gain
         if self._reflected_at is not None and i == self._reflected_at + 1:
             if flags:
                 self.flags.extend(flags)
@@ -275,6 +325,7 @@ class RunSession:
                 action=Action.CONTINUE,
                 reason="the model answered",
                 iteration=i,
+                turn=self.turn,
                 budget=self.budget,
                 evidence={"gain": round(gain, 4)},
             )
@@ -298,7 +349,7 @@ class RunSession:
             self._reflected_at = i
             # actions requested in this same response came after the fruitless ones: they may change the world
             self._tried_new = bool(actions) and not self._detector.all_fruitless(actions)
-            self.budget = min(self.budget + s.extension, s.hard_cap)
+            self.budget = min(self.budget + s.extension, self._hard_cap)
             self._detector.rearm()
             if i >= self.budget:
                 return self._stop_decision(
@@ -312,19 +363,27 @@ class RunSession:
                 rule=flags[0].rule,
                 reflection=text,
                 iteration=i,
+                turn=self.turn,
                 budget=self.budget,
                 evidence=self._evidence(flags, hits, usage),
             )
-        if gain >= s.earn_threshold:
-            self.budget = min(self.budget + s.earn_per_iteration, s.hard_cap)
+        # a poll within its allowance waits, and a call re-prompted after a response with no tool call (a format
+        # error answered by the harness) did not use a tool: neither spends budget
+        neutral = report.only_polls or (self._reprompted and not report.acted)
+        if gain >= s.earn_threshold or neutral:
+            self.budget = min(self.budget + max(s.earn_per_iteration, int(neutral)), self._hard_cap)
         if i >= self.budget:
-            at_cap = " (the hard cap)" if self.budget >= s.hard_cap else ""
+            at_cap = " (the hard cap)" if self.budget >= self._hard_cap else ""
+            used = self.budget - self._turn_start
+            where = f" in turn {self.turn}" if self.turn > 1 else ""
             return self._stop_decision(
-                i, Outcome.EXPIRED, "budget", f"iteration budget of {self.budget} model calls used{at_cap}",
+                i, Outcome.EXPIRED, "budget",
+                f"iteration budget of {used} model calls used{where}{at_cap}" if i == self.budget
+                else f"{i - self._turn_start} model calls made{where}, over the iteration budget of {used}{at_cap}",
                 flags=flags, hits=hits, usage=usage,
             )
         return Decision(
-            action=Action.CONTINUE, iteration=i, budget=self.budget, evidence={"gain": round(gain, 4)}
+            action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}
         )
 
     def _evidence(self, flags: Sequence[StallFlag], hits: Sequence[Any], usage: UsageState | None) -> dict[str, Any]:
@@ -348,6 +407,7 @@ class RunSession:
             rule=rule,
             outcome=outcome,
             iteration=i,
+            turn=self.turn,
             budget=self.budget,
             evidence=self._evidence(flags, hits, usage),
         )

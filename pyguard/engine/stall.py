@@ -37,6 +37,10 @@ from pyguard.engine.fingerprint import ActionFingerprint, short_digest
 __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", "error_kind", "is_empty_result"]
 
 _DIGIT_TOKENS = re.compile(r"[\w\u2400\u2405-]*\d[\w\u2400\u2405-]*")
+_SEPARATORS = re.compile(r"[\W_]+")
+_MAX_REAPPLIED = 3
+"""A change (the same values written) made, undone and made again up to this many times is still an attempt on a
+changed state (make a fix, undo it to see the test fail, make it again); the next time is a loop."""
 _EMPTY_MAX_CHARS = 120
 """Longest prepared text that can be an empty result; anything longer says something."""
 _NOUNS = r"(?:records?|results?|rows?|items?|entries|entry|documents?|docs|matches|match|hits?|data|events?|logs?|files?)"
@@ -115,6 +119,14 @@ class ActionResult:
     """The raw result text (quoted, as data, in reflections)."""
     empty: bool = False
     """The result says only "nothing" (:func:`is_empty_result` of its prepared text)."""
+    raw_key: str | None = None
+    """Digest of the raw result text: a result whose ``result_key`` is unchanged but whose ``raw_key`` changed
+    differs only in volatile fields (a poll re-sampling a job's status)."""
+    template: str | None = None
+    """Digest of the result's template (:mod:`pyguard.engine.templates`), None when nothing in it is tied to the
+    request."""
+    write: bool = False
+    """The action is a write (:mod:`pyguard.engine.actions`): it changes what later reads see."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +172,15 @@ class StallReport:
     gain: float
     flags: tuple[StallFlag, ...] = ()
     result_gains: tuple[float, ...] = ()
+    new_writes: int = 0
+    """Results of writes with new content in this step (attempts: progress, whatever they returned)."""
+    polls: int = 0
+    """Results of polls within their allowance in this step (a read repeated whose result changed only in
+    volatile fields)."""
+    only_polls: bool = False
+    """Every result of this step was such a poll: the iteration waited, it did not stall."""
+    acted: bool = False
+    """Some result of this step answers an action (a tool result paired with a call)."""
 
 
 @dataclass(slots=True)
@@ -173,6 +194,14 @@ class _Last:
     canonical: set[str]
     fruitless: bool = False
     """The latest result brought nothing: unchanged, or the same kind of error as the one before."""
+    epoch: int = 0
+    """New writes made before this result arrived (a later new write makes a repeat of this read a check)."""
+    attempts: int = 0
+    """Consecutive checks after new writes that returned this same result (the attempts changed nothing here)."""
+    polls: int = 0
+    """Consecutive results that changed only in volatile fields."""
+    raw_key: str | None = None
+    """Digest of the latest raw result text."""
 
 
 class StallDetector:
@@ -191,6 +220,15 @@ class StallDetector:
         self._streak = 0
         self._streak_gains: list[float] = []
         self._rearmed = False
+        self._epoch = 0
+        self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
+        self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
+        self._last_write: str | None = None
+        self._templates: dict[tuple[str, str], str] = {}  # (tool, template) -> exact id of the first request
+        self._template_streak: dict[str, int] = {}  # tool -> results in a row that matched an earlier template
+        self._matched = False
+        self._step_writes = 0
+        self._step_polls = 0
         self.fruitless: set[str] = set()
         """Fingerprint digests (exact and normalised) of actions found fruitless so far."""
 
@@ -221,6 +259,8 @@ class StallDetector:
     def observe(self, step: Step) -> StallReport:
         flags: list[StallFlag] = []
         gains: list[float] = []
+        self._step_writes = 0
+        self._step_polls = 0
         for r in step.results:
             gain, flag = self._result(step.iteration, r)
             gains.append(gain)
@@ -233,6 +273,9 @@ class StallDetector:
             gain = max(gains)
         else:
             gain = 1.0 if step.iteration == 1 else 0.0
+        if self._step_writes:
+            gain = max(gain, self.config.new_write_gain)
+        only_polls = bool(step.results) and self._step_polls == len(step.results)
         for a in step.actions:
             if a.exact_id in self._by_exact or (self.config.normalised_repeats and a.norm_id in self._by_norm):
                 self._repeats.add((step.iteration, a.exact_id))
@@ -240,37 +283,161 @@ class StallDetector:
         oldest = self._history[0][0] if self._history else step.iteration
         if len(self._repeats) > 4 * (self._history.maxlen or 1):
             self._repeats = {k for k in self._repeats if k[0] >= oldest}
-        streak = self._low_gain(step.iteration, gain, bool(step.results) or step.iteration > 1)
+        # what counts towards a low-gain streak: an iteration that got tool results (not one answered only by a
+        # user or harness message: a format error re-prompted is no sign that tools stopped helping), and not a
+        # poll within its allowance
+        acted = any(r.action is not None for r in step.results)
+        counts = (acted or (step.iteration > 1 and not step.results)) and not only_polls
+        streak = self._low_gain(step.iteration, gain, counts)
         if streak is not None:
             flags.append(streak)
         for f in flags:
             self.fruitless.update(f.ids)
-        return StallReport(gain=gain, flags=tuple(flags), result_gains=tuple(gains))
+        return StallReport(
+            gain=gain, flags=tuple(flags), result_gains=tuple(gains), new_writes=self._step_writes,
+            polls=self._step_polls, only_polls=only_polls, acted=acted,
+        )
+
+    def _new_write(self, r: ActionResult) -> bool:
+        """Record the write of ``r``; True when it is an attempt with new content. Not new: the very same write
+        again with nothing else written since; the same write a third time (two writes taking turns); or a change
+        made, undone and made again more than ``_MAX_REAPPLIED`` times (writes with the same values, ``old`` and
+        ``new`` swapped or not). A write re-applied once after other writes acts on a changed state (a script
+        regenerated, a fix undone to see the test fail and made again): new. A write that failed (an error result) changed nothing and is not
+        recorded."""
+        a = r.action
+        assert a is not None
+        if self._last_write == a.exact_id:
+            return False  # the very same write again, nothing else written since
+        key = (a.tool, frozenset(_SEPARATORS.sub("", v.lower()) for v in a.arg_values))
+        times = self._writes.get(key, 0) + 1
+        self._writes[key] = times
+        exact = self._writes_exact.get(a.exact_id, 0) + 1
+        self._writes_exact[a.exact_id] = exact
+        self._last_write = a.exact_id
+        if times > _MAX_REAPPLIED or exact > 2:
+            return False  # the same change made, undone and made again; or one write made a third time
+        self._epoch += 1
+        return True
+
+    def _template_match(self, iteration: int, r: ActionResult) -> StallFlag | None:
+        """A result whose template matches an earlier result of the same tool for another request: it says the
+        same thing about a different request (a rephrased lookup failing again). Flags a streak of them."""
+        a = r.action
+        assert a is not None
+        if r.template is None or r.write or not self.config.failure_templates:  # a write's receipt says "done"
+            self._template_streak.pop(a.tool, None)
+            return None
+        first = self._templates.setdefault((a.tool, r.template), a.exact_id)
+        if first == a.exact_id:
+            self._template_streak.pop(a.tool, None)
+            return None
+        count = self._template_streak.get(a.tool, 1) + 1
+        self._template_streak[a.tool] = count
+        self._matched = True
+        if count < self.config.error_storm_length:
+            return None
+        return StallFlag(
+            rule="same_answer",
+            iteration=iteration,
+            message=(
+                f"{a.tool} gave the same answer to {count} different requests in a row (the last: {a.short(80)}): "
+                "rewording the request does not change what it returns."
+            ),
+            tool=a.tool,
+            fingerprints=(a.short(),),
+            ids=(a.exact_id, a.norm_id),
+            sample=r.text,
+            evidence={"requests": count, "template": r.template},
+        )
 
     def _result(self, iteration: int, r: ActionResult) -> tuple[float, StallFlag | None]:
         a = r.action
         novelty = 0.0 if r.empty and self.config.empty_results_no_gain else r.novelty
         if a is None:
             return novelty, None
+        cfg = self.config
+        new_write = r.write and not r.is_error and self._new_write(r)
+        if new_write:
+            self._step_writes += 1
         last = self._by_exact.get(a.exact_id)
+        same_request = last is not None
         how = "the same arguments"
-        if last is None and self.config.normalised_repeats:
+        if last is None and cfg.normalised_repeats:
             last = self._by_norm.get(a.norm_id)
             how = "trivially rewritten arguments"
         flag = None
+        self._matched = False
+        template_flag = self._template_match(iteration, r) if last is None else None
+        canonical = {a.canonical} if last is None else last.canonical | {a.canonical}
         if last is None:
-            gain = novelty
-            entry = _Last(r.requested_at, r.result_key, 1, 0, {a.canonical}, r.is_error)
-        elif last.result_key == r.result_key:
+            gain = 0.0 if self._matched else novelty
+            entry = _Last(r.requested_at, r.result_key, 1, 0, canonical, r.is_error, self._epoch)
+            flag = template_flag
+        elif last.result_key != r.result_key or new_write:  # changed, or a write re-applied to a changed state
+            gain = max(novelty, cfg.changed_result_gain)
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, r.is_error, self._epoch)
+        elif last.epoch < self._epoch and not r.write:
+            # a check after a new attempt (an edit, then the tests again): not a loop, but the attempt changed
+            # nothing here; many attempts in a row that change nothing are
             gain = 0.0
-            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, last.canonical | {a.canonical}, True)
-            flag = self._repeat_flag(iteration, r, last, entry, how)
+            attempts = last.attempts + 1
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, False, self._epoch, attempts)
+            if attempts >= cfg.max_fruitless_attempts:
+                entry.fruitless = True
+                flag = self._attempts_flag(iteration, r, attempts)
+        elif same_request and r.raw_key is not None and last.raw_key not in (None, r.raw_key) and cfg.polling_allowance:
+            gain = 0.0
+            polls = last.polls + 1
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, False,
+                          self._epoch, last.attempts, polls)
+            if polls > cfg.polling_allowance:
+                entry.fruitless = True
+                flag = self._polling_flag(iteration, r, polls)
+            else:
+                self._step_polls += 1
         else:
-            gain = max(novelty, self.config.changed_result_gain)
-            entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, last.canonical | {a.canonical}, r.is_error)
+            gain = 0.0
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, True, self._epoch)
+            flag = self._repeat_flag(iteration, r, last, entry, how)
+        entry.raw_key = r.raw_key
         self._by_exact[a.exact_id] = entry
         self._by_norm[a.norm_id] = entry
         return gain, flag
+
+    def _attempts_flag(self, iteration: int, r: ActionResult, attempts: int) -> StallFlag:
+        a = r.action
+        assert a is not None
+        return StallFlag(
+            rule="fruitless_attempts",
+            iteration=iteration,
+            message=(
+                f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
+                "the attempts are not reaching the problem."
+            ),
+            tool=a.tool,
+            fingerprints=(a.short(),),
+            ids=(a.exact_id, a.norm_id),
+            sample=r.text,
+            evidence={"attempts": attempts},
+        )
+
+    def _polling_flag(self, iteration: int, r: ActionResult, polls: int) -> StallFlag:
+        a = r.action
+        assert a is not None
+        return StallFlag(
+            rule="polling_limit",
+            iteration=iteration,
+            message=(
+                f"{a.short(80)} was polled {polls} times and its result changed only in timestamps and ids "
+                f"(allowance {self.config.polling_allowance})."
+            ),
+            tool=a.tool,
+            fingerprints=(a.short(),),
+            ids=(a.exact_id, a.norm_id),
+            sample=r.text,
+            evidence={"polls": polls, "allowance": self.config.polling_allowance},
+        )
 
     def _repeat_flag(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StallFlag:
         a = r.action

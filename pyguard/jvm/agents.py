@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Any, Literal
 
@@ -283,9 +283,15 @@ def build_agent(
     )
 
 
-def run_built(agent: Any, task: str, guarded: GuardedModel | None = None) -> BridgeResult:
-    """Run a built agent once and read its result (and the Python side's events and errors)."""
-    raw = json.loads(str(agent.runJson(task)))
+def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | None = None) -> BridgeResult:
+    """Run a built agent once and read its result (and the Python side's events and errors).
+
+    ``task`` is one user message, or a conversation: a list of user messages, each answered (one ``chat()`` call, one
+    chat memory) before the next; the aiservices style only. The result's answer is the last one."""
+    if isinstance(task, str):
+        raw = json.loads(str(agent.runJson(task)))
+    else:
+        raw = json.loads(str(agent.runTurnsJson(_user_messages(task, str(agent.style())))))
     cb = guarded.callback if guarded is not None else None
     return BridgeResult(
         style=raw["style"], run_id=raw["run_id"], status=raw["status"], answer=raw["answer"],
@@ -296,10 +302,22 @@ def run_built(agent: Any, task: str, guarded: GuardedModel | None = None) -> Bri
     )
 
 
+def _user_messages(task: Sequence[str], style: str) -> Any:
+    messages = list(task)
+    if not messages or not all(isinstance(m, str) for m in messages):
+        raise ConfigError(f"task must be a string or a non-empty list of user messages (strings), got {task!r:.120}")
+    if len(messages) > 1 and style != AgentStyle.AISERVICES.value:
+        raise ConfigError(f"a conversation of {len(messages)} user messages needs the aiservices style, not {style!r}")
+    out = jclass("java.util.ArrayList")()
+    for m in messages:
+        out.add(m)
+    return out
+
+
 def run_agent(
     style: AgentStyle | str,
     model: Any,
-    task: str,
+    task: str | Sequence[str],
     callback: GuardPolicyFn | None = None,
     *,
     run_id: str | None = None,

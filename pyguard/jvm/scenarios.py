@@ -52,8 +52,8 @@ def load_scenario(source: ScenarioSource) -> dict[str, Any]:
             data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
             raise InputError(f"scenario file {path} is not valid JSON: {e}") from e
-    if not isinstance(data, dict) or "turns" not in data:
-        raise InputError(f"scenario {str(source)[:80]!r} must be a JSON object with 'name' and 'turns'")
+    if not isinstance(data, dict) or ("turns" not in data and "conversation" not in data):
+        raise InputError(f"scenario {str(source)[:80]!r} must be a JSON object with 'name' and 'turns' (or 'conversation')")
     return data
 
 

@@ -58,7 +58,7 @@ def run_schema() -> Any:
     ])
     decision = pa.struct([
         ("action", s), ("reason", s), ("rule", s), ("reflection", s), ("outcome", s), ("evidence", s),
-        ("iteration", i64), ("budget", i64),
+        ("iteration", i64), ("turn", i64), ("budget", i64),
     ])
     return pa.schema([
         ("run_id", s), ("task_type", s), ("task", s), ("agent_style", s), ("policy", s), ("started_at_ms", f64),

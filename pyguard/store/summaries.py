@@ -47,7 +47,11 @@ def connect(path: str | os.PathLike[str], *, threads: int | None = None) -> Any:
 def _facts_sql(where: str) -> str:
     tokens = f"list_sum(list_transform(events, lambda e: {_EVENT_TOKENS}))"
     return f"""
-        SELECT run_id, task_type, outcome,
+        SELECT run_id, task_type,
+               CASE WHEN success_label IS TRUE AND (outcome IN ('succeeded', 'failed')
+                                                    OR (outcome = 'expired' AND censored)) THEN 'succeeded'
+                    WHEN success_label IS FALSE AND outcome = 'succeeded' THEN 'failed'
+                    ELSE outcome END AS outcome,
                CASE WHEN coalesce(iterations, 0) > 0 THEN iterations ELSE len(events) END AS iterations,
                coalesce(total_tokens,
                         CASE WHEN input_tokens IS NOT NULL AND output_tokens IS NOT NULL
@@ -151,27 +155,53 @@ def check_parquet(path: str | os.PathLike[str], config: Any = None, baseline: An
 
 
 def calibration_arrays(path: str | os.PathLike[str]) -> Any:
-    """The :class:`pyguard.calibrate.RunArrays` of a Parquet file, computed by DuckDB (rules of
-    :func:`pyguard.calibrate.runs.run_status`; task type: the run's, else its first call's, else ``default``)."""
+    """The :class:`pyguard.calibrate.RunArrays` of a Parquet file, computed by DuckDB with the rules of
+    :mod:`pyguard.calibrate.runs`: one unit per user turn (:func:`pyguard.events.opens_turn`: the previous call
+    answered and a user message arrived), the last turn taking the run's status (:func:`run_status`), earlier
+    turns successes; task type: the run's, else its first call's, else ``default``; recorded usage only."""
     from pyguard.calibrate.runs import UNTYPED, RunArrays, RunStatus
 
+    succ, fail, cens = int(RunStatus.SUCCESS), int(RunStatus.FAILURE), int(RunStatus.CENSORED)
     con = connect(path)
     try:
-        cols = con.execute(f"""
-            SELECT coalesce(task_type, list_filter(list_transform(events, lambda e: e.task_type),
+        con.execute("""
+            CREATE TEMP TABLE turns AS
+            WITH ev AS (SELECT file_row_number AS r, generate_subscripts(events, 1) AS pos, unnest(events) AS e
+                        FROM runs),
+            fl AS (SELECT r, pos, e,
+                          CASE WHEN pos = 1 THEN 1
+                               WHEN lag(len(e.tool_calls)) OVER w = 0 AND lag(e.error) OVER w IS NULL
+                                    AND len(list_filter(e.observations, lambda o: o.kind = 'user')) > 0 THEN 1
+                               ELSE 0 END AS opens
+                   FROM ev WINDOW w AS (PARTITION BY r ORDER BY pos))
+            SELECT r, pos, e, sum(opens) OVER (PARTITION BY r ORDER BY pos ROWS UNBOUNDED PRECEDING) AS turn
+            FROM fl""")
+        con.execute(f"""
+            CREATE TEMP TABLE per_run AS
+            SELECT file_row_number AS r, run_id,
+                   coalesce(task_type, list_filter(list_transform(events, lambda e: e.task_type),
                                                    lambda t: t IS NOT NULL)[1], '{UNTYPED}') AS tt,
-                   CASE WHEN len(events) > 0 THEN len(events) ELSE coalesce(iterations, 0) END AS n,
-                   CASE WHEN NOT complete OR censored OR outcome IN {_CUT_OFF} THEN {int(RunStatus.CENSORED)}
-                        WHEN success_label IS NOT NULL THEN CASE WHEN success_label THEN {int(RunStatus.SUCCESS)}
-                                                                 ELSE {int(RunStatus.FAILURE)} END
-                        WHEN outcome = 'succeeded' THEN {int(RunStatus.SUCCESS)}
-                        ELSE {int(RunStatus.FAILURE)} END AS status,
-                   run_id
-            FROM runs ORDER BY file_row_number""").fetchnumpy()
+                   CASE WHEN complete AND success_label AND censored THEN {succ}
+                        WHEN NOT complete OR censored OR outcome IN {_CUT_OFF} THEN {cens}
+                        WHEN success_label IS NOT NULL THEN CASE WHEN success_label THEN {succ} ELSE {fail} END
+                        WHEN outcome = 'succeeded' THEN {succ}
+                        ELSE {fail} END AS status,
+                   len(events) AS n_events, coalesce(iterations, 0) AS n_footer
+            FROM runs""")
+        con.execute("""
+            CREATE TEMP TABLE units AS
+            WITH t AS (SELECT r, turn, count(*) AS n, min(pos) AS lo FROM turns GROUP BY r, turn),
+            u AS (SELECT p.r, coalesce(t.turn, 1) AS turn, coalesce(t.n, p.n_footer) AS n, coalesce(t.lo, 1) AS lo,
+                         p.tt, p.status, p.run_id, max(coalesce(t.turn, 1)) OVER (PARTITION BY p.r) AS turns
+                  FROM per_run p LEFT JOIN t ON t.r = p.r)
+            SELECT row_number() OVER (ORDER BY r, turn) - 1 AS unit, * FROM u""")
+        cols = con.execute(f"""
+            SELECT tt, n, CASE WHEN turn = turns THEN status ELSE {succ} END AS status, r, turns, run_id
+            FROM units ORDER BY unit""").fetchnumpy()
         tokens = con.execute(f"""
-            SELECT r, pos, CAST({_EVENT_TOKENS} AS DOUBLE) AS v FROM (
-                SELECT file_row_number AS r, generate_subscripts(events, 1) AS pos, unnest(events) AS e FROM runs)
-            WHERE {_EVENT_TOKENS} IS NOT NULL ORDER BY r, pos""").fetchnumpy()
+            SELECT u.unit AS unit, t.pos - u.lo + 1 AS k, CAST({_EVENT_TOKENS} AS DOUBLE) AS v
+            FROM turns t JOIN units u ON u.r = t.r AND u.turn = t.turn
+            WHERE {_EVENT_TOKENS} IS NOT NULL ORDER BY u.unit, t.pos""").fetchnumpy()
     finally:
         con.close()
     n = np.asarray(cols["n"], dtype=np.int64)
@@ -179,20 +209,30 @@ def calibration_arrays(path: str | os.PathLike[str]) -> Any:
         bad = int(np.flatnonzero(n < 1)[0])
         raise InputError(f"run {cols['run_id'][bad]!r} has no iterations (no events and iterations=0); drop it from "
                          "the calibration input or record its model calls")
-    names, codes = np.unique(np.asarray(cols["tt"], dtype=object), return_inverse=True)
+    types = np.asarray(cols["tt"], dtype=object)
+    names, codes = np.unique(types, return_inverse=True)
+    multi = set(types[np.asarray(cols["turns"]) > 1].tolist())
     return RunArrays(
         task_types=tuple(str(x) for x in names),
         type_code=codes.astype(np.int64),
         iterations=n,
         status=np.asarray(cols["status"], dtype=np.int8),
-        token_run=np.asarray(tokens["r"], dtype=np.int64),
-        token_iter=np.asarray(tokens["pos"], dtype=np.int64),
+        token_run=np.asarray(tokens["unit"], dtype=np.int64),
+        token_iter=np.asarray(tokens["k"], dtype=np.int64),
         token_value=np.asarray(tokens["v"], dtype=np.float64),
+        run_index=np.asarray(cols["r"], dtype=np.int64),
+        multi_turn=tuple(str(x) for x in names if x in multi),
+        token_estimated=np.zeros(len(tokens["v"]), dtype=bool),
     )
 
 
 def calibrate_parquet(path: str | os.PathLike[str], config: Any) -> Any:
-    """``pyguard calibrate`` on a Parquet file (a :class:`pyguard.calibrate.CalibrationConfig`)."""
-    from pyguard.calibrate import calibrate_arrays
+    """``pyguard calibrate`` on a Parquet file (a :class:`pyguard.calibrate.CalibrationConfig`). Token estimates
+    from text (``estimate_tokens_from_text``) need the texts: the runs are then loaded."""
+    from pyguard.calibrate import calibrate_arrays, calibrate_runs
 
+    if getattr(config, "estimate_tokens_from_text", False):
+        from pyguard.store.parquet import iter_parquet
+
+        return calibrate_runs((run.record for batch in iter_parquet(path) for run in batch), config)
     return calibrate_arrays(calibration_arrays(path), config)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from pyguard.cli import main
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "recordings"
-RUN_KEYS = {"id", "success", "iterations", "stop_at", "reason", "reflect_at", "tool_calls", "tool_calls_saved",
+RUN_KEYS = {"id", "task_type", "success", "iterations", "stop_at", "reason", "reflect_at", "tool_calls", "tool_calls_saved",
             "tokens", "tokens_saved"}
 GROUP_KEYS = {"runs", "stopped", "reflected", "tool_calls", "tool_calls_saved", "tokens", "tokens_saved",
               "runs_without_usage"}
@@ -59,9 +59,9 @@ def test_json_values_with_a_tight_policy(tight_policy: Path) -> None:
 
 
 def test_table_output(tight_policy: Path) -> None:
-    result = _invoke(str(RECORDINGS / "pyguard_trace.jsonl"), "--config", str(tight_policy))
+    result = _invoke(str(RECORDINGS / "pyguard_trace.jsonl"), "--config", str(tight_policy), "--runs")
     assert result.exit_code == 0, result.output
-    for needle in ("inc-1", "look-1", "summary: 2 runs, 1 stopped", "successful", "failed", "continue"):
+    for needle in ("inc-1", "look-1", "pyguard replay: 2 runs, 1 would be stopped", "all runs", "continue"):
         assert needle in result.output
 
 
@@ -69,8 +69,8 @@ def test_table_output(tight_policy: Path) -> None:
     "args, needle",
     [
         (["nope.jsonl"], "does not exist"),
-        ([str(RECORDINGS)], "mixes formats"),
-        ([str(RECORDINGS / "pyguard_trace.jsonl"), "--format", "openai"], "format='pyguard'"),
+        ([str(RECORDINGS / "pyguard_trace.jsonl"), "--format", "openai", "--strict"], "format='pyguard'"),
+        ([str(RECORDINGS / "pyguard_trace.jsonl"), "--format", "openai"], "no records that could be read"),
         ([str(RECORDINGS / "openai_runs.jsonl"), "--config", "missing.toml"], "missing.toml"),
     ],
 )
@@ -95,3 +95,43 @@ def test_bad_config_value_exits_2(tmp_path: Path) -> None:
     path.write_text("base_budget = 0\n")
     result = CliRunner().invoke(main, ["replay", str(RECORDINGS / "openai_runs.jsonl"), "--config", str(path)])
     assert result.exit_code == 2 and "base_budget" in result.output
+
+
+MIXED = Path(__file__).parents[1] / "data" / "mixed_runs.jsonl"
+
+
+def test_default_output_is_the_summary_per_task_type_and_overall() -> None:
+    result = CliRunner().invoke(main, ["replay", str(MIXED)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    for name in ("code_fix", "order_support", "refund_escalation", "retail_purchase", "web_research", "all runs"):
+        assert any(line.lstrip().startswith(name) for line in lines), name
+    # no per-run rows (the cut-off runs are named on one line of their own)
+    assert "support-02" not in result.output and not any(line.lstrip().startswith("swe-03") for line in lines)
+    assert len(lines) < 30 and max(len(line) for line in lines) <= 100
+    assert "--runs" in result.output
+    per_run = CliRunner().invoke(main, ["replay", str(MIXED), "--runs"], env={"COLUMNS": "100"})
+    assert per_run.exit_code == 0 and "support-02" in per_run.output and "swe-03" in per_run.output
+
+
+def test_summary_stays_readable_at_80_columns() -> None:
+    result = CliRunner().invoke(main, ["replay", str(MIXED)], env={"COLUMNS": "80"})
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    row = next(line for line in lines if line.lstrip().startswith("code_fix"))
+    assert "50% of 180" in row  # the figures of a row stay on its line
+
+
+def test_json_rows_carry_the_task_type_and_the_summary_has_per_type_rows() -> None:
+    result = _invoke(str(MIXED), "--json")
+    data = json.loads(result.output)
+    assert {r["task_type"] for r in data["runs"]} == {"code_fix", "order_support", "refund_escalation",
+                                                       "retail_purchase", "web_research"}
+    rows = {t["task_type"]: t for t in data["summary"]["task_types"]}
+    assert list(rows)[-1] == "*" and rows["*"]["runs"] == len(data["runs"]) == 84
+    assert sum(rows[k]["runs"] for k in rows if k != "*") == 84
+    support = rows["order_support"]
+    by_run = [r for r in data["runs"] if r["task_type"] == "order_support"]
+    assert support["stopped"] == sum(r["stop_at"] is not None for r in by_run)
+    assert support["failed_stopped"] == sum(r["stop_at"] is not None and r["success"] is False for r in by_run)
+    assert support["tool_calls_saved"] == sum(r["tool_calls_saved"] for r in by_run)

@@ -13,7 +13,7 @@ from pyguard.replay import REFLECTION_NOTE, ReplayReport, recorded_success, repl
 from pyguard.trace import load_runs, parse_openai_runs
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "recordings"
-RUN_KEYS = {"id", "success", "iterations", "stop_at", "reason", "reflect_at", "tool_calls", "tool_calls_saved",
+RUN_KEYS = {"id", "task_type", "success", "iterations", "stop_at", "reason", "reflect_at", "tool_calls", "tool_calls_saved",
             "tokens", "tokens_saved"}
 
 
@@ -186,3 +186,47 @@ def test_each_replayed_run_carries_its_guarded_footer_and_decisions() -> None:
     assert [d.iteration for d in stopped.decisions] == [1, 2, 3]
     assert kept.end == kept_rec.end and len(kept.decisions) == 2
     assert "end" not in report.to_dict()["runs"][0] and "decisions" not in report.to_dict()["runs"][0]
+
+
+def _turn(run_id: str, index: int, *, q: str | None, user: str | None = None, result: str | None = None) -> IterationEvent:
+    obs = []
+    if result is not None:
+        obs.append(Observation(tool_call_id=f"c{index - 1}", tool_name="search", text=result))
+    if user is not None:
+        obs.append(Observation(kind="user", text=user))
+    return IterationEvent(
+        run_id=run_id, index=index, observations=tuple(obs),
+        tool_calls=(ToolCall(id=f"c{index}", name="search", arguments=f'{{"q": "{q}"}}'),) if q else (),
+        text=None if q else f"answer {index}",
+    )
+
+
+def test_the_stop_point_and_the_budget_reason_agree_in_a_conversation() -> None:
+    # The budget (2) runs out on an answer (call 2, which the engine lets through); the user goes on and call 3
+    # is the first to be checked: the stop is at 3 and the reason must say 3, not "budget of 2 used".
+    events = [
+        _turn("conv", 1, q="order 1", user="Where is order 1?"),
+        _turn("conv", 2, q=None, result="order 1: shipped"),
+        _turn("conv", 3, q="order 2", user="And order 2?"),
+        _turn("conv", 4, q="order 3", result="order 2: packed"),
+        _turn("conv", 5, q=None, result="order 3: late"),
+    ]
+    record = RunRecord(start=RunStart(run_id="conv", task_type="support"), events=events,
+                       end=RunEnd(run_id="conv", outcome=Outcome.SUCCEEDED, iterations=5, success_label=True))
+    whole_run = PolicyConfig(base_budget=2, hard_cap=10, earn_per_iteration=0, extension=0, budget_per_turn=False)
+    run = replay_run(record, whole_run)
+    assert run.stop_at == 3 and run.rule == "budget"
+    assert run.reason == "3 model calls made, over the iteration budget of 2"
+    assert run.end.iterations == 3 and "3 model calls" in run.end.reason
+    # per turn (the default): the second turn has its own budget of 2, used up at call 4
+    run = replay_run(record, PolicyConfig(base_budget=2, hard_cap=10, earn_per_iteration=0, extension=0))
+    assert run.stop_at == 4 and run.reason == "iteration budget of 2 model calls used in turn 2"
+
+
+def test_every_budget_stop_on_the_mixed_file_names_its_own_stop_point() -> None:
+    records = load_runs(Path(__file__).parents[1] / "data" / "mixed_runs.jsonl")
+    report = replay_runs(records, PolicyConfig(base_budget=3, hard_cap=6, earn_per_iteration=0))
+    budget_stops = [r for r in report.runs if r.rule == "budget"]
+    assert len(budget_stops) > 10
+    for r in budget_stops:
+        assert f"{r.stop_at} model calls" in r.reason or f"hard cap {r.stop_at}" in r.reason, (r.id, r.stop_at, r.reason)

@@ -73,8 +73,6 @@ def _arrays(iterations: list[int], status: list[int], with_tokens: bool = True, 
     ("arrays", "message"),
     [
         (_arrays([3], [RunStatus.SUCCESS]), r"'lookup' has 1 run\(s\).*at least 2"),
-        (_arrays([3, 4, 5], [RunStatus.FAILURE, RunStatus.CENSORED, RunStatus.FAILURE]),
-         r"'lookup' has no successful run among its 3 \(2 failed, 1 censored\)"),
         (_arrays([3, 4], [RunStatus.SUCCESS, RunStatus.FAILURE], with_tokens=False),
          r"'lookup': none of its 2 runs has token counts"),
     ],
@@ -84,15 +82,35 @@ def test_bad_task_types_are_named(arrays: RunArrays, message: str) -> None:
         calibrate_arrays(arrays, CONFIG)
 
 
-def test_every_bad_type_is_reported_at_once() -> None:
+def test_a_type_without_successes_gets_no_cap_and_the_others_are_still_calibrated() -> None:
     arr = _two_types()
     status = arr.status.copy()
     status[arr.type_code == 1] = RunStatus.FAILURE  # 'lookup' never succeeds
     bad = RunArrays(arr.task_types, arr.type_code, arr.iterations, status, arr.token_run, arr.token_iter,
                     arr.token_value)
-    with pytest.raises(InputError, match="'lookup' has no successful run") as info:
-        calibrate_arrays(bad, CONFIG)
-    assert "triage" not in str(info.value)
+    report = calibrate_arrays(bad, CONFIG)
+    by = {t.task_type: t for t in report.task_types}
+    assert by["lookup"].recommended_max_iterations is None and by["lookup"].policy is None
+    assert "no cap pays off" in by["lookup"].no_cap and "c(n) = 0 at every n" in by["lookup"].no_cap
+    assert by["triage"].recommended_max_iterations is not None
+
+
+def test_a_bad_type_is_skipped_with_its_reason_while_the_others_are_calibrated() -> None:
+    good = _two_types()
+    tiny = _arrays([3], [RunStatus.SUCCESS], name="rare")
+    arr = RunArrays(
+        task_types=good.task_types + ("rare",),
+        type_code=np.concatenate([good.type_code, [2]]),
+        iterations=np.concatenate([good.iterations, tiny.iterations]),
+        status=np.concatenate([good.status, tiny.status]),
+        token_run=np.concatenate([good.token_run, tiny.token_run + good.runs]),
+        token_iter=np.concatenate([good.token_iter, tiny.token_iter]),
+        token_value=np.concatenate([good.token_value, tiny.token_value]),
+    )
+    report = calibrate_arrays(arr, CONFIG)
+    assert [s.task_type for s in report.skipped] == ["rare"]
+    assert "at least 2" in report.skipped[0].reason
+    assert {t.task_type for t in report.task_types} == {"lookup", "triage"}
 
 
 def test_no_runs() -> None:

@@ -33,7 +33,9 @@ def _run(run_id: str, n: int, end: dict | None, task_type: str | None = "lookup"
         ({"outcome": Outcome.STALLED}, RunStatus.CENSORED),
         ({"outcome": Outcome.CANCELLED}, RunStatus.CENSORED),
         ({"outcome": Outcome.ESCALATED}, RunStatus.CENSORED),
-        ({"outcome": Outcome.SUCCEEDED, "censored": True, "success_label": True}, RunStatus.CENSORED),
+        # a recording that ends in its final tool call (submit, purchase) with a success label: a success
+        ({"outcome": Outcome.EXPIRED, "censored": True, "success_label": True}, RunStatus.SUCCESS),
+        ({"outcome": Outcome.EXPIRED, "censored": True, "success_label": False}, RunStatus.CENSORED),
         ({"outcome": Outcome.EXPIRED, "success_label": True}, RunStatus.CENSORED),
     ],
 )

@@ -40,6 +40,10 @@ class Script:
         self._obs = tuple(obs)
         return ev
 
+    def user(self, text: str) -> None:
+        """The user writes again: the next event carries the message (after an answer, a new turn)."""
+        self._obs = self._obs + (Observation(kind="user", text=text),)
+
     def answer(self, text: str = "done", **usage) -> IterationEvent:
         self.index += 1
         ev = IterationEvent(run_id=self.run_id, index=self.index, observations=self._obs, text=text, **usage)

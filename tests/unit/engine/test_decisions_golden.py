@@ -180,6 +180,11 @@ def test_volatile_masking_and_preparation_match_the_reference(text, echo):
     values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
     for value in values:
         reference = reference.replace(value, "\u2405")
+    for value in values:  # written another way: the normalised form, one optional separator between characters
+        norm = re.sub(r"[\W_]+", "", value)
+        norm = re.sub(r"^[a-z]{0,4}0*(\d{3,})$", r"\1", norm)
+        if 3 <= len(norm) <= 64:
+            reference = re.sub(r"[\W_]?".join(map(re.escape, norm)), "\u2405", reference)
     if values:
         reference = re.sub(r"\s*\u2405\s*", "\u2405", reference)
     assert prepare_text.__wrapped__(text, tuple(echo), True) == _VOLATILE_REFERENCE.sub("\u2400", reference)

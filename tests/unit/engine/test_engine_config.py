@@ -102,7 +102,7 @@ def test_errors_name_key_value_and_file(tmp_path, toml, key, value):
 
 def test_cross_field_errors():
     with pytest.raises(ConfigError, match="base_budget 50 exceeds hard_cap 40"):
-        PolicyConfig(base_budget=50)
+        PolicyConfig(base_budget=50, hard_cap=40)
     with pytest.raises(ConfigError, match="task_types.lookup: base_budget 8 exceeds hard_cap 3"):
         PolicyConfig(task_types={"lookup": {"hard_cap": 3}})
     with pytest.raises(ConfigError, match="max_tool_calls_per_tool"):

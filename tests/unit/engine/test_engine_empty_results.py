@@ -92,8 +92,12 @@ def test_json_with_any_content_is_not_empty(listing, value):
     assert not empty(json.dumps(dict(listing, extra=value)))
 
 
+STREAK3 = StallConfig(low_gain_streak=3)
+"""These tests are about what counts as empty, not about the streak length: they fix it at 3."""
+
+
 def run(steps, config=None):
-    s = Policy(config or PolicyConfig()).new_run("r1")
+    s = Policy(config or PolicyConfig(stall=STREAK3)).new_run("r1")
     return s, [s.observe(ev) for ev in steps]
 
 
@@ -111,7 +115,7 @@ def test_a_run_finding_nothing_is_low_gain_from_its_first_empty_result():
     assert s.gains[1:4] == [0.0, 0.0, 0.0]  # iteration 2 brings the first empty result: no gain
     assert rules(ds)[0] == (4, "low_gain_streak", "reflect")
     # before the rule, the first empty result counted as new: the reflection came one call later
-    s_old, ds_old = run(_stall_steps(5), PolicyConfig(stall=StallConfig(empty_results_no_gain=False)))
+    s_old, ds_old = run(_stall_steps(5), PolicyConfig(stall=StallConfig(low_gain_streak=3, empty_results_no_gain=False)))
     assert s_old.gains[1] == pytest.approx(1.0)
     assert rules(ds_old)[0] == (5, "low_gain_streak", "reflect")
 

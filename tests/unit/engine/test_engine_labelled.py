@@ -3,6 +3,7 @@
 import pytest
 
 from pyguard.decisions import Action
+from pyguard.engine.actions import classify_action
 from pyguard.events import Outcome
 from pyguard.synthetic import KINDS, LEGITIMATE_KINDS, LOOP_KINDS, generate, labelled_set, logistics_incident
 from pyguard.errors import InputError
@@ -30,7 +31,11 @@ def test_loops_are_flagged_soon_after_they_start(kind, seed):
     flagged = [d for d in ds if d.action is not Action.CONTINUE]
     assert flagged, "loop not detected"
     first = flagged[0]
-    assert run.loop_start <= first.iteration <= run.loop_start + MAX_DELAY[kind]
+    delay = MAX_DELAY[kind]
+    writes = {c.name for e in run.events for c in e.tool_calls if classify_action(c.name, c.arguments) == "write"}
+    if kind == "oscillating" and writes:
+        delay += 2  # two writes taking turns: each may be re-applied once (undo, redo); the third time is the loop
+    assert run.loop_start <= first.iteration <= run.loop_start + delay
     assert first.action is Action.REFLECT
 
 

@@ -22,7 +22,8 @@ def test_a_converging_run_of_20_productive_calls_is_not_cut():
     for k in range(20):
         d = s.observe(productive(sc, k))
         assert d.action is Action.CONTINUE, (k, d)
-    assert s.budget == 8 + 20  # the task message and 19 results each earned one call
+    earn = PolicyConfig().earn_per_iteration
+    assert s.budget == 8 + 20 * earn  # the task message and 19 results each earned their calls
     s.observe(sc.answer("the answer"))
     end = s.finish()
     assert end.outcome is Outcome.SUCCEEDED and end.answer == "the answer" and end.iterations == 21
@@ -40,7 +41,7 @@ def test_budget_is_dynamic_not_a_static_cap():
         ds.append(s.observe(sc.step(("read_page", {"url": f"https://y/{k}"}, base + f" extra{k} tiny{k}"))))
     assert ds[-1].rule == "budget" and ds[-1].outcome is Outcome.EXPIRED
     # 8 + what the task message, the two productive results and the first (new) boilerplate page earned
-    assert ds[-1].iteration == 8 + 4
+    assert ds[-1].iteration == 8 + 4 * PolicyConfig().earn_per_iteration
     assert all(g < 0.2 for g in s.gains[4:])
 
 

@@ -74,12 +74,23 @@ def test_errors_with_changing_inputs_are_not_a_storm():
     assert all(r != "error_storm" for _, r in rules(ds))
 
 
-def test_low_gain_streak_on_boilerplate():
+def test_the_same_answer_to_reworded_requests_is_flagged_before_the_low_gain_streak():
     sc = Script()
     steps = [sc.step(("search", {"q": f"query {k}"}, f"No results for 'query {k}'. Try again.")) for k in range(6)]
     s, ds = run(steps)
-    assert rules(ds)[0] == (5, "low_gain_streak")
+    assert rules(ds)[0] == (4, "same_answer")  # the 3rd request answered by the same template
     assert s.gains[2:5] == [0.0, 0.0, 0.0]
+
+
+def test_low_gain_streak_on_boilerplate():
+    sc = Script()
+    boilerplate = "Results are ranked by relevance. Refine the search with filters to narrow them down. " * 4
+    words = ["amber", "basalt", "cobalt", "dune", "ember", "fjord"]
+    steps = [sc.step(("search", {"q": f"query {k}"}, f"{boilerplate}Closest entry: {words[k]}.")) for k in range(6)]
+    s, ds = run(steps)
+    streak = StallConfig().low_gain_streak
+    assert rules(ds)[0] == (2 + streak, "low_gain_streak")  # results from iteration 3 on are boilerplate
+    assert max(s.gains[2:2 + streak]) < 0.1
 
 
 def test_polling_with_changing_results_is_not_flagged():
@@ -108,11 +119,67 @@ def test_rerun_after_change_is_not_flagged():
     assert all(r != "repeat_no_gain" and r != "cycle" for _, r in rules(ds))
 
 
-def test_rerun_with_unchanged_output_is_a_repeat():
+def test_rerun_with_unchanged_output_after_a_new_edit_is_a_check_not_a_repeat():
     sc = Script()
-    steps = [sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")), sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "y"}, "ok"))]
+    steps = [sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")),
+             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "y"}, "ok")),
+             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "z"}, "ok"))]
     _, ds = run(steps)
-    assert (4, "repeat_no_gain") in rules(ds)
+    assert all(r not in ("repeat_no_gain", "cycle", "low_gain_streak") for _, r in rules(ds)), rules(ds)
+
+
+def test_rerun_after_the_same_edit_again_is_a_repeat():
+    sc = Script()
+    steps = [sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")),
+             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")),
+             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "y"}, "ok"))]
+    _, ds = run(steps)
+    assert (5, "repeat_no_gain") in rules(ds) or (5, "cycle") in rules(ds), rules(ds)
+
+
+def test_an_edit_made_undone_and_made_again_is_an_attempt_until_it_goes_round():
+    """Make a fix, undo it to see the test fail, make it again: attempts on a changed state. The 4th time the same
+    change is made or undone, it is a loop: the actions go round in a cycle."""
+    sc = Script()
+    fwd = {"path": "a.py", "old": "x = 1", "new": "x = 2"}
+    back = {"path": "a.py", "old": "x = 2", "new": "x = 1"}
+    steps = []
+    for edit in (fwd, back, fwd, back):
+        steps += [sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("str_replace", edit, "edited"))]
+    steps.append(sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")))
+    steps.append(sc.step(("edit", {"p": "y"}, "ok")))
+    _, ds = run(steps)
+    found = rules(ds)
+    assert found and found[0] == (9, "cycle"), found  # the 4th edit's result, at iteration 9
+
+
+def test_many_attempts_that_change_nothing_are_a_stall():
+    sc = Script()
+    steps = []
+    for k in range(8):
+        steps.append(sc.step(("run_tests", {"cmd": "pytest"}, "FAILED test_x: assert 1 == 2")))
+        steps.append(sc.step(("edit", {"patch": f"attempt {k}: {'+' * k}"}, "ok")))
+    _, ds = run(steps)
+    found = [it for it, r in rules(ds) if r == "fruitless_attempts"]
+    assert found and found[0] == 2 + 2 * StallConfig().max_fruitless_attempts  # the 6th check after an edit
+
+
+def test_polling_whose_result_changes_only_in_timestamps_is_allowed_then_flagged():
+    sc = Script()
+    n = StallConfig().polling_allowance + 3
+    steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "PENDING", "checked_at": f"2026-11-30T10:22:{k:02d}Z"})))
+             for k in range(n)]
+    s, ds = run(steps)
+    found = rules(ds)
+    assert found and found[0] == (StallConfig().polling_allowance + 3, "polling_limit")  # poll 11, at iteration 13
+    assert all(d.action is Action.CONTINUE for d in ds[: StallConfig().polling_allowance + 1])
+
+
+def test_identical_repeats_are_not_polls():
+    sc = Script()
+    steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "PENDING"}))) for _ in range(4)]
+    _, ds = run(steps)
+    assert rules(ds)[0] == (3, "repeat_no_gain")
 
 
 def test_detector_unit_rearm_and_fruitless():

@@ -36,8 +36,8 @@ def run(steps, config=None):
     return s, out
 
 
-def test_default_is_two():
-    assert StallConfig().low_gain_streak_after_reflection == 2
+def test_default_is_the_same_as_before_a_reflection():
+    assert StallConfig().low_gain_streak_after_reflection == StallConfig().low_gain_streak == 4
     with pytest.raises(ConfigError, match="low_gain_streak_after_reflection"):
         StallConfig(low_gain_streak_after_reflection=0)
 
@@ -60,7 +60,8 @@ def test_detector_uses_the_shorter_streak_once_rearmed():
 
 @pytest.mark.parametrize("after, stop_at", [(1, 7), (2, 8), (3, 9)])
 def test_a_stall_after_a_reflection_stops_after_the_grace_call_and_the_shorter_streak(after, stop_at):
-    cfg = PolicyConfig(stall=StallConfig(low_gain_streak_after_reflection=after), base_budget=20, hard_cap=40)
+    stall = StallConfig(low_gain_streak=3, low_gain_streak_after_reflection=after, failure_templates=False)
+    cfg = PolicyConfig(stall=stall, base_budget=20, hard_cap=40)
     _, ds = run(_boilerplate_steps(12), cfg)
     got = rules(ds)
     assert got[0] == (5, "low_gain_streak", "reflect")  # results from iteration 2 on are boilerplate: 3 low at 3, 4, 5

@@ -50,12 +50,27 @@ def test_jsonl_and_parquet_of_the_same_runs_load_the_same(tmp_path):
                                                                            read_trace(tmp_path / "t.jsonl").runs]
 
 
-def test_mixing_parquet_and_jsonl_in_a_directory_is_an_error_naming_both(tmp_path):
+def test_a_directory_may_hold_parquet_and_jsonl(tmp_path):
     records, _ = guarded_runs(1)
     write_runs(tmp_path / "t.jsonl", records[:2])
     write_parquet(tmp_path / "t.parquet", records[2:4])
-    with pytest.raises(InputError, match="mixes formats.*parquet.*pyguard|mixes formats.*pyguard.*parquet"):
-        load_runs(tmp_path)
+    assert sorted(r.run_id for r in load_runs(tmp_path)) == sorted(r.run_id for r in records[:4])
+
+
+def test_the_schema_has_a_column_for_every_model_field():
+    """A field added to the pyguard models must get its column (else it would be dropped silently)."""
+    from pyguard.decisions import Decision
+    from pyguard.events import IterationEvent, Observation, RunEnd, RunStart, ToolCall
+
+    schema = run_schema()
+    struct = lambda t: {f.name for f in t}  # noqa: E731
+    assert set(RunStart.model_fields) | set(RunEnd.model_fields) | {"complete", "events", "decisions"} == \
+        set(schema.names)
+    event = schema.field("events").type.value_type
+    assert struct(event) == set(IterationEvent.model_fields) - {"run_id"}
+    assert struct(event.field("tool_calls").type.value_type) == set(ToolCall.model_fields)
+    assert struct(event.field("observations").type.value_type) == set(Observation.model_fields)
+    assert struct(schema.field("decisions").type.value_type) == set(Decision.model_fields)
 
 
 def test_bad_files_are_named(tmp_path):

@@ -85,6 +85,26 @@ def test_calibration_arrays_equal_extract_runs(mixed):
             assert np.array_equal(getattr(one_a, column), getattr(one_b, column)), (name, column)
 
 
+def test_conversations_split_into_turns_and_labels_as_in_python(tmp_path):
+    """Real-shaped recordings (conversations of 1-3 user turns, final tool calls, reward labels)."""
+    from pathlib import Path
+
+    from pyguard.trace import load_runs
+
+    records = list(load_runs(Path(__file__).resolve().parents[2] / "data" / "mixed_runs.jsonl"))
+    path = tmp_path / "mixed.parquet"
+    write_parquet(path, records)
+    a, b = extract_runs(records), calibration_arrays(path)
+    assert a.multi_turn and set(a.multi_turn) == set(b.multi_turn)
+    assert a.runs == b.runs and a.run_count == b.run_count == len(records)
+    for name in b.task_types:
+        one_a, one_b = a.select(a.task_types.index(name)), b.select(b.task_types.index(name))
+        for column in ("iterations", "status", "token_run", "token_iter", "token_value", "run_index"):
+            assert np.array_equal(getattr(one_a, column), getattr(one_b, column)), (name, column)
+    replayer = lambda: policy_replayer(None)  # noqa: E731
+    assert check_summary(path, replayer) == summarize(resolve_runs(records, None, replayer))
+
+
 def test_calibrate_parquet_equals_calibrate_runs(synthetic):
     records, path = synthetic
     config = make_config(failure_cost=5000.0, bootstrap=50)

@@ -8,9 +8,11 @@ import dev.langchain4j.agentic.observability.AgentListener;
 import dev.langchain4j.agentic.observability.AgentRequest;
 import dev.langchain4j.agentic.observability.BeforeAgentToolExecution;
 import dev.langchain4j.agentic.scope.AgenticScope;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.service.AiServices;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -31,6 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Agents {
 
+    /** The AiServices agent's chat memory holds a whole conversation (several user messages, each a chat() call). */
+    static final int CONVERSATION_MESSAGES = 100_000;
+
     private Agents() {}
 
     public static GuardedAgent aiServices(ChatModel model, ToolSet tools, int maxToolCallingRoundTrips, String systemMessage) {
@@ -39,6 +44,7 @@ public final class Agents {
         }
         AiServices<ToolAssistant> b = AiServices.builder(ToolAssistant.class)
                 .chatModel(model)
+                .chatMemory(MessageWindowChatMemory.withMaxMessages(CONVERSATION_MESSAGES))
                 .maxToolCallingRoundTrips(maxToolCallingRoundTrips);
         if (!tools.objects().isEmpty()) b.tools(tools.objects());
         if (!tools.explicitTools().isEmpty()) b.tools(tools.explicitTools());
@@ -50,10 +56,14 @@ public final class Agents {
         ToolAssistant assistant = b.build();
         return new GuardedAgent() {
             @Override public String style() { return "aiservices"; }
-            @Override public AgentRunResult run(String task) {
+            @Override public AgentRunResult run(String task) { return runTurns(List.of(task)); }
+            @Override public AgentRunResult runTurns(List<String> userMessages) {
+                if (userMessages.isEmpty()) throw new IllegalArgumentException("a conversation needs at least one user message");
                 long t0 = System.nanoTime();
                 try {
-                    String answer = assistant.chat(task);
+                    String answer = null;
+                    // One chat() per user message, one chat memory: LangChain4j's cap applies to each chat() call.
+                    for (String message : userMessages) answer = assistant.chat(message);
                     return AgentRunResult.of(style(), model, t0, "answered", answer, null, 0);
                 } catch (Throwable e) {
                     if (GuardStopException.findIn(e) == null && exceededRoundTrips(e)) {

@@ -10,11 +10,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * A parsed scenario (format documented in {@code pyguard/scenarios/README.md}). Immutable; safe to share between
  * threads, models and the local server.
+ *
+ * <p>A scenario is one or more {@link Segment}s: a single-turn scenario ({@code turns}) has one, a conversation
+ * ({@code conversation}) one per user message. Each segment has its own turn list, loop and reaction to a reflection.
  */
 public final class Scenario {
 
@@ -24,14 +31,40 @@ public final class Scenario {
     public record Turn(List<CallSpec> toolCalls, String text, String answer, List<Branch> branches,
                        List<OnResult> onResult, Integer inputTokens, Integer outputTokens) {}
 
-    /** A tool call template: {@code arguments} is a JSON object node or a raw string (sent as-is). */
-    public record CallSpec(String name, JsonNode arguments) {}
+    /**
+     * A tool call template: {@code arguments} is a JSON object node or a raw string (sent as-is); {@code argumentsFrom}
+     * fills arguments from earlier tool results (by regular expression, most recent result first).
+     */
+    public record CallSpec(String name, JsonNode arguments, Map<String, ArgFrom> argumentsFrom) {
+        public CallSpec(String name, JsonNode arguments) { this(name, arguments, Map.of()); }
+    }
+
+    /** Where an argument comes from: the {@code group} of the first match of {@code pattern}; {@code fallback} if none. */
+    public record ArgFrom(Pattern pattern, int group, String fallback) {}
 
     public record Branch(double p, Turn turn) {}
 
     public record OnResult(String contains, Turn then) {}
 
-    public record Reflection(double recoverProbability, String answer) {}
+    /**
+     * The reaction to a guard reflection: with {@code recoverProbability} the agent plays {@code tryFirst} (new tool
+     * calls, possibly empty) and then answers {@code answer}.
+     */
+    public record Reflection(double recoverProbability, String answer, List<Turn> tryFirst) {
+        public Reflection(double recoverProbability, String answer) { this(recoverProbability, answer, List.of()); }
+    }
+
+    /** One user message's worth of turns: {@code user} is its text (null for a single-turn scenario). */
+    public record Segment(String user, List<Turn> turns, Integer loopStart, Reflection onReflection) {
+
+        /** The turn template for the 0-based turn {@code n}: loops from {@code loopStart}, or repeats the last turn. */
+        public Turn turnAt(int n) {
+            if (n < turns.size()) return turns.get(n);
+            if (loopStart == null) return turns.get(turns.size() - 1);
+            int period = turns.size() - loopStart;
+            return turns.get(loopStart + (n - turns.size()) % period);
+        }
+    }
 
     public record Usage(boolean report, int baseInputTokens, double charsPerToken, int outputTokens) {}
 
@@ -41,22 +74,20 @@ public final class Scenario {
     private final String toolset;
     private final JsonNode tools;
     private final Usage usage;
-    private final List<Turn> flat;
-    private final Integer loopStart;
-    private final Reflection onReflection;
+    private final List<Segment> segments;
+    private final boolean conversation;
     private final String json;
 
     private Scenario(String name, String description, long seed, String toolset, JsonNode tools, Usage usage,
-                     List<Turn> flat, Integer loopStart, Reflection onReflection, String json) {
+                     List<Segment> segments, boolean conversation, String json) {
         this.name = name;
         this.description = description;
         this.seed = seed;
         this.toolset = toolset;
         this.tools = tools;
         this.usage = usage;
-        this.flat = flat;
-        this.loopStart = loopStart;
-        this.onReflection = onReflection;
+        this.segments = segments;
+        this.conversation = conversation;
         this.json = json;
     }
 
@@ -77,7 +108,7 @@ public final class Scenario {
         }
         if (root == null || !root.isObject()) throw new ScenarioException("a scenario must be a JSON object");
         checkKeys(root, "scenario", "name", "description", "seed", "toolset", "tools", "usage", "turns", "loop_from",
-                "on_reflection");
+                "on_reflection", "conversation");
         String name = str(root, "name", "scenario");
         String description = root.path("description").asText("");
         long seed = root.path("seed").asLong(0);
@@ -95,36 +126,65 @@ public final class Scenario {
                 u.path("chars_per_token").asDouble(4.0), u.path("output_tokens").asInt(24));
         if (usage.charsPerToken() <= 0) throw new ScenarioException("scenario " + name + ": usage.chars_per_token must be positive");
 
-        JsonNode turns = root.path("turns");
-        if (!turns.isArray() || turns.isEmpty()) throw new ScenarioException("scenario " + name + ": 'turns' must be a non-empty list");
+        Reflection defaultReflection = reflection(root.path("on_reflection"), name + ".on_reflection");
+        List<Segment> segments = new ArrayList<>();
+        boolean conversation = root.has("conversation");
+        if (conversation) {
+            if (root.has("turns") || root.has("loop_from")) {
+                throw new ScenarioException("scenario " + name + ": use either 'conversation' or 'turns'/'loop_from', not both");
+            }
+            JsonNode conv = root.get("conversation");
+            if (!conv.isArray() || conv.isEmpty()) throw new ScenarioException("scenario " + name + ": 'conversation' must be a non-empty list");
+            for (int i = 0; i < conv.size(); i++) {
+                String where = name + ".conversation[" + i + "]";
+                JsonNode s = conv.get(i);
+                checkKeys(s, where, "user", "turns", "loop_from", "on_reflection");
+                String user = str(s, "user", where);
+                Reflection r = s.has("on_reflection") ? reflection(s.get("on_reflection"), where + ".on_reflection") : defaultReflection;
+                segments.add(segment(user, s.path("turns"), s.path("loop_from"), r, where));
+            }
+        } else {
+            segments.add(segment(null, root.path("turns"), root.path("loop_from"), defaultReflection, name));
+        }
+        return new Scenario(name, description, seed, toolset, tools.isMissingNode() ? MAPPER.createArrayNode() : tools,
+                usage, List.copyOf(segments), conversation, json);
+    }
+
+    private static Segment segment(String user, JsonNode turns, JsonNode loopFrom, Reflection refl, String where) {
+        if (!turns.isArray() || turns.isEmpty()) throw new ScenarioException("scenario " + where + ": 'turns' must be a non-empty list");
         List<Turn> flat = new ArrayList<>();
         List<Integer> startOf = new ArrayList<>();
         for (int i = 0; i < turns.size(); i++) {
             JsonNode t = turns.get(i);
             startOf.add(flat.size());
             int repeat = t.path("repeat").asInt(1);
-            if (repeat < 1) throw new ScenarioException("scenario " + name + ": turns[" + i + "].repeat=" + repeat + " must be >= 1");
-            Turn turn = turn(t, name + ".turns[" + i + "]", true);
+            if (repeat < 1) throw new ScenarioException("scenario " + where + ": turns[" + i + "].repeat=" + repeat + " must be >= 1");
+            Turn turn = turn(t, where + ".turns[" + i + "]", true);
             for (int r = 0; r < repeat; r++) flat.add(turn);
         }
         Integer loopStart = null;
-        if (root.hasNonNull("loop_from")) {
-            int lf = root.get("loop_from").asInt(-1);
+        if (!loopFrom.isMissingNode() && !loopFrom.isNull()) {
+            int lf = loopFrom.asInt(-1);
             if (lf < 0 || lf >= turns.size()) {
-                throw new ScenarioException("scenario " + name + ": loop_from=" + root.get("loop_from") + " must index 'turns' (0.." + (turns.size() - 1) + ")");
+                throw new ScenarioException("scenario " + where + ": loop_from=" + loopFrom + " must index 'turns' (0.." + (turns.size() - 1) + ")");
             }
             loopStart = startOf.get(lf);
         }
-        Reflection refl = null;
-        JsonNode r = root.path("on_reflection");
-        if (!r.isMissingNode() && !r.isNull()) {
-            checkKeys(r, name + ".on_reflection", "recover_probability", "answer");
-            double p = r.path("recover_probability").asDouble(0);
-            if (p < 0 || p > 1) throw new ScenarioException("scenario " + name + ": on_reflection.recover_probability=" + p + " must be in [0, 1]");
-            refl = new Reflection(p, r.path("answer").asText("Based on what I found so far: {last_result}"));
+        return new Segment(user, List.copyOf(flat), loopStart, refl);
+    }
+
+    private static Reflection reflection(JsonNode r, String where) {
+        if (r.isMissingNode() || r.isNull()) return null;
+        checkKeys(r, where, "recover_probability", "answer", "try_first");
+        double p = r.path("recover_probability").asDouble(0);
+        if (p < 0 || p > 1) throw new ScenarioException("scenario " + where + ".recover_probability=" + p + " must be in [0, 1]");
+        List<Turn> tryFirst = new ArrayList<>();
+        JsonNode tf = r.path("try_first");
+        if (!tf.isMissingNode()) {
+            if (!tf.isArray()) throw new ScenarioException(where + ".try_first must be a list of turns");
+            for (int i = 0; i < tf.size(); i++) tryFirst.add(turn(tf.get(i), where + ".try_first[" + i + "]", false));
         }
-        return new Scenario(name, description, seed, toolset, tools.isMissingNode() ? MAPPER.createArrayNode() : tools,
-                usage, List.copyOf(flat), loopStart, refl, json);
+        return new Reflection(p, r.path("answer").asText("Based on what I found so far: {last_result}"), List.copyOf(tryFirst));
     }
 
     private static Turn turn(JsonNode t, String where, boolean allowRepeat) {
@@ -141,15 +201,7 @@ public final class Scenario {
             JsonNode tc = t.get("tool_calls");
             if (!tc.isArray() || tc.isEmpty()) throw new ScenarioException(where + ".tool_calls must be a non-empty list");
             calls = new ArrayList<>();
-            for (int i = 0; i < tc.size(); i++) {
-                JsonNode c = tc.get(i);
-                checkKeys(c, where + ".tool_calls[" + i + "]", "name", "arguments");
-                JsonNode args = c.has("arguments") ? c.get("arguments") : MAPPER.createObjectNode();
-                if (!args.isObject() && !args.isTextual()) {
-                    throw new ScenarioException(where + ".tool_calls[" + i + "].arguments must be an object or a raw string");
-                }
-                calls.add(new CallSpec(str(c, "name", where + ".tool_calls[" + i + "]"), args));
-            }
+            for (int i = 0; i < tc.size(); i++) calls.add(callSpec(tc.get(i), where + ".tool_calls[" + i + "]"));
             calls = List.copyOf(calls);
         }
         List<Branch> branches = null;
@@ -189,7 +241,51 @@ public final class Scenario {
         return new Turn(calls, text, answer, branches, onResult, in, out);
     }
 
-    private static String str(JsonNode n, String field, String where) {
+    private static CallSpec callSpec(JsonNode c, String where) {
+        checkKeys(c, where, "name", "arguments", "arguments_from");
+        JsonNode args = c.has("arguments") ? c.get("arguments") : MAPPER.createObjectNode();
+        if (!args.isObject() && !args.isTextual()) {
+            throw new ScenarioException(where + ".arguments must be an object or a raw string");
+        }
+        Map<String, ArgFrom> from = new LinkedHashMap<>();
+        JsonNode af = c.path("arguments_from");
+        if (!af.isMissingNode()) {
+            if (!af.isObject()) throw new ScenarioException(where + ".arguments_from must be an object {argument: pattern}");
+            if (!args.isObject()) throw new ScenarioException(where + ".arguments_from needs 'arguments' as an object, not a raw string");
+            for (Iterator<Map.Entry<String, JsonNode>> it = af.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                String w = where + ".arguments_from." + e.getKey();
+                JsonNode spec = e.getValue();
+                String regex;
+                int group = 1;
+                String fallback = args.path(e.getKey()).isTextual() ? args.get(e.getKey()).asText() : "";
+                if (spec.isTextual()) {
+                    regex = spec.asText();
+                } else if (spec.isObject()) {
+                    checkKeys(spec, w, "pattern", "group", "default");
+                    regex = str(spec, "pattern", w);
+                    group = spec.path("group").asInt(1);
+                    if (spec.has("default")) fallback = spec.get("default").asText();
+                } else {
+                    throw new ScenarioException(w + " must be a regular expression or {\"pattern\", \"group\", \"default\"}");
+                }
+                Pattern p;
+                try {
+                    p = Pattern.compile(regex);
+                } catch (PatternSyntaxException ex) {
+                    throw new ScenarioException(w + ": '" + regex + "' is not a valid regular expression: " + ex.getDescription());
+                }
+                int groups = p.matcher("").groupCount();
+                if (group < 0 || (group > groups && !(group == 1 && groups == 0))) {
+                    throw new ScenarioException(w + ".group=" + group + " but the pattern has " + groups + " group(s)");
+                }
+                from.put(e.getKey(), new ArgFrom(p, groups == 0 ? 0 : group, fallback));
+            }
+        }
+        return new CallSpec(str(c, "name", where), args, Map.copyOf(from));
+    }
+
+    static String str(JsonNode n, String field, String where) {
         JsonNode v = n.get(field);
         if (v == null || !v.isTextual() || v.asText().isEmpty()) {
             throw new ScenarioException(where + ": '" + field + "' must be a non-empty string");
@@ -197,7 +293,7 @@ public final class Scenario {
         return v.asText();
     }
 
-    private static void checkKeys(JsonNode n, String where, String... allowed) {
+    static void checkKeys(JsonNode n, String where, String... allowed) {
         if (!n.isObject()) throw new ScenarioException(where + " must be an object");
         List<String> ok = List.of(allowed);
         for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
@@ -212,18 +308,30 @@ public final class Scenario {
     public String toolset() { return toolset; }
     public JsonNode tools() { return tools; }
     public Usage usage() { return usage; }
-    public List<Turn> turns() { return flat; }
-    public Integer loopStart() { return loopStart; }
-    public Reflection onReflection() { return onReflection; }
     public String json() { return json; }
 
-    /** The turn template for the 0-based task turn {@code n}: loops from {@code loop_from}, or repeats the last turn. */
-    public Turn turnAt(int n) {
-        if (n < flat.size()) return flat.get(n);
-        if (loopStart == null) return flat.get(flat.size() - 1);
-        int period = flat.size() - loopStart;
-        return flat.get(loopStart + (n - flat.size()) % period);
+    /** True when the scenario is a conversation (several user messages), false for a single task. */
+    public boolean conversation() { return conversation; }
+    public List<Segment> segments() { return segments; }
+
+    /** The segment of the 0-based user message {@code u}; past the last one, the last segment again. */
+    public Segment segment(int u) { return segments.get(Math.min(Math.max(0, u), segments.size() - 1)); }
+
+    /** The user messages of a conversation, in order (empty for a single-turn scenario). */
+    public List<String> userMessages() {
+        if (!conversation) return List.of();
+        List<String> out = new ArrayList<>();
+        for (Segment s : segments) out.add(s.user());
+        return List.copyOf(out);
     }
+
+    /** The first segment's turns (the whole scenario for a single task). */
+    public List<Turn> turns() { return segments.get(0).turns(); }
+    public Integer loopStart() { return segments.get(0).loopStart(); }
+    public Reflection onReflection() { return segments.get(0).onReflection(); }
+
+    /** The first segment's turn template for the 0-based task turn {@code n}. */
+    public Turn turnAt(int n) { return segments.get(0).turnAt(n); }
 
     static ObjectNode object() { return MAPPER.createObjectNode(); }
 }

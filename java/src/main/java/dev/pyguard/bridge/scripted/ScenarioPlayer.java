@@ -9,11 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
+import java.util.regex.Matcher;
 
 /**
  * Plays a {@link Scenario}: a pure function of (scenario, seed, {@link ConversationView}) to a {@link ScriptedReply}.
- * Stateless and thread-safe: every random choice is drawn from a generator seeded by (seed, turn, reflection present),
- * so the same conversation always gets the same reply, in a {@code ChatModel} or behind the HTTP server alike.
+ * Stateless and thread-safe: every random choice is drawn from a generator seeded by (seed, user turn, turn,
+ * reflection present), so the same conversation always gets the same reply, in a {@code ChatModel} or behind the HTTP
+ * server alike.
+ *
+ * <p>A reaction to a reflection that tries something new first ({@code on_reflection.try_first}) is remembered through
+ * the conversation itself: its tool calls get ids starting with {@link ConversationView#REACTION_PREFIX}, so later
+ * requests (which no longer carry the reflection) show where the reaction began.
  */
 public final class ScenarioPlayer {
 
@@ -30,12 +36,23 @@ public final class ScenarioPlayer {
 
     public ScriptedReply play(ConversationView v) {
         int n = v.assistantTurns();
-        SplittableRandom rng = new SplittableRandom(mix(seed, n, v.reflectionPresent()));
-        Scenario.Reflection refl = scenario.onReflection();
-        if (v.reflectionPresent() && refl != null && rng.nextDouble() < refl.recoverProbability()) {
-            return reply(new Scenario.Turn(List.of(), null, refl.answer(), null, List.of(), null, null), v, true);
+        Scenario.Segment seg = scenario.segment(v.userTurn());
+        SplittableRandom rng = new SplittableRandom(mix(seed, v.userTurn(), n, v.reflectionPresent()));
+        Scenario.Reflection refl = seg.onReflection();
+        if (refl != null && v.reacting()) {
+            int k = n - v.reactionStart();
+            if (k < refl.tryFirst().size()) return reply(resolve(refl.tryFirst().get(k), v, rng), v, false, true);
+            return reply(answer(refl), v, false, false);
         }
-        return reply(resolve(scenario.turnAt(n), v, rng), v, false);
+        if (v.reflectionPresent() && refl != null && rng.nextDouble() < refl.recoverProbability()) {
+            if (!refl.tryFirst().isEmpty()) return reply(resolve(refl.tryFirst().get(0), v, rng), v, true, true);
+            return reply(answer(refl), v, true, false);
+        }
+        return reply(resolve(seg.turnAt(n), v, rng), v, false, false);
+    }
+
+    private static Scenario.Turn answer(Scenario.Reflection refl) {
+        return new Scenario.Turn(List.of(), null, refl.answer(), null, List.of(), null, null);
     }
 
     private static Scenario.Turn resolve(Scenario.Turn t, ConversationView v, SplittableRandom rng) {
@@ -60,16 +77,26 @@ public final class ScenarioPlayer {
         return t;
     }
 
-    private ScriptedReply reply(Scenario.Turn t, ConversationView v, boolean recovered) {
+    private ScriptedReply reply(Scenario.Turn t, ConversationView v, boolean recovered, boolean reaction) {
         int n = v.assistantTurns();
-        Map<String, String> vars = Map.of("{turn}", Integer.toString(n + 1), "{last_result}", v.lastResult());
+        Map<String, String> vars = Map.of("{turn}", Integer.toString(n + 1), "{last_result}", v.lastResult(),
+                "{user_turn}", Integer.toString(v.userTurn() + 1));
         List<ScriptedReply.Call> calls = new ArrayList<>();
+        String prefix = (reaction ? ConversationView.REACTION_PREFIX : "call_")
+                + (v.userTurn() > 0 ? "u" + (v.userTurn() + 1) + "_" : "");
         for (int i = 0; i < t.toolCalls().size(); i++) {
             Scenario.CallSpec c = t.toolCalls().get(i);
-            String args = c.arguments().isTextual()
-                    ? subst(c.arguments().asText(), vars)
-                    : substObject((ObjectNode) c.arguments(), vars).toString();
-            calls.add(new ScriptedReply.Call("call_" + (n + 1) + "_" + (i + 1), c.name(), args));
+            String args;
+            if (c.arguments().isTextual()) {
+                args = subst(c.arguments().asText(), vars);
+            } else {
+                ObjectNode o = substObject((ObjectNode) c.arguments(), vars);
+                for (Map.Entry<String, Scenario.ArgFrom> e : c.argumentsFrom().entrySet()) {
+                    o.put(e.getKey(), fromResults(e.getValue(), v.toolResults()));
+                }
+                args = o.toString();
+            }
+            calls.add(new ScriptedReply.Call(prefix + (n + 1) + "_" + (i + 1), c.name(), args));
         }
         String text = t.answer() != null ? subst(t.answer(), vars) : (t.text() == null ? null : subst(t.text(), vars));
         Integer in = null, out = null;
@@ -82,6 +109,20 @@ public final class ScenarioPlayer {
         return new ScriptedReply(List.copyOf(calls), text, in, out, n, recovered);
     }
 
+    /** The argument taken from the most recent tool result the pattern matches, or its fallback. */
+    static String fromResults(Scenario.ArgFrom from, List<String> results) {
+        for (int i = results.size() - 1; i >= 0; i--) {
+            String r = results.get(i);
+            if (r == null) continue;
+            Matcher m = from.pattern().matcher(r);
+            if (m.find()) {
+                String g = m.group(from.group());
+                if (g != null) return g;
+            }
+        }
+        return from.fallback();
+    }
+
     private static ObjectNode substObject(ObjectNode o, Map<String, String> vars) {
         ObjectNode copy = o.deepCopy();
         for (Iterator<Map.Entry<String, JsonNode>> it = copy.fields(); it.hasNext(); ) {
@@ -91,14 +132,21 @@ public final class ScenarioPlayer {
         return copy;
     }
 
+    private static final java.util.regex.Pattern PLACEHOLDER = java.util.regex.Pattern.compile("\\{(turn|last_result|user_turn)\\}");
+
+    /** One pass: a substituted value (a tool result, say) is never scanned for placeholders again. */
     private static String subst(String s, Map<String, String> vars) {
         if (s.indexOf('{') < 0) return s;
-        for (Map.Entry<String, String> e : vars.entrySet()) s = s.replace(e.getKey(), e.getValue());
-        return s;
+        Matcher m = PLACEHOLDER.matcher(s);
+        StringBuilder sb = new StringBuilder();
+        while (m.find()) m.appendReplacement(sb, Matcher.quoteReplacement(vars.get(m.group())));
+        m.appendTail(sb);
+        return sb.toString();
     }
 
-    private static long mix(long seed, int turn, boolean reflection) {
-        long h = seed * 0x9E3779B97F4A7C15L + turn * 0xBF58476D1CE4E5B9L + (reflection ? 0x94D049BB133111EBL : 0);
+    private static long mix(long seed, int userTurn, int turn, boolean reflection) {
+        long h = seed * 0x9E3779B97F4A7C15L + turn * 0xBF58476D1CE4E5B9L + (reflection ? 0x94D049BB133111EBL : 0)
+                + userTurn * 0xD6E8FEB86659FD93L;
         return new Random(h).nextLong();
     }
 }

@@ -74,24 +74,23 @@ public final class ScriptedChatModel implements ChatModel {
 
     /** Reads a LangChain4j message list the way the player needs it. */
     public static ConversationView view(List<ChatMessage> messages) {
-        int lastUser = -1, lastAi = -1;
-        long chars = 0;
-        for (int i = 0; i < messages.size(); i++) {
-            ChatMessage m = messages.get(i);
-            chars += textLength(m);
-            if (m instanceof UserMessage && !Reflections.isReflection(m)) lastUser = i;
-            if (m instanceof AiMessage) lastAi = i;
+        List<ConversationView.Message> out = new ArrayList<>(messages.size());
+        for (ChatMessage m : messages) {
+            ConversationView.Role role;
+            List<String> ids = List.of();
+            if (m instanceof SystemMessage) role = ConversationView.Role.SYSTEM;
+            else if (m instanceof UserMessage) role = Reflections.isReflection(m) ? ConversationView.Role.REFLECTION : ConversationView.Role.USER;
+            else if (m instanceof ToolExecutionResultMessage) role = ConversationView.Role.TOOL;
+            else if (m instanceof AiMessage a) {
+                role = ConversationView.Role.ASSISTANT;
+                if (a.hasToolExecutionRequests()) {
+                    ids = new ArrayList<>();
+                    for (ToolExecutionRequest r : a.toolExecutionRequests()) ids.add(r.id());
+                }
+            } else continue;
+            out.add(new ConversationView.Message(role, Messages.text(m), ids, textLength(m)));
         }
-        int turns = 0;
-        for (int i = lastUser + 1; i < messages.size(); i++) if (messages.get(i) instanceof AiMessage) turns++;
-        String reflection = null;
-        List<String> results = new ArrayList<>();
-        for (int i = lastAi + 1; i < messages.size(); i++) {
-            ChatMessage m = messages.get(i);
-            if (m instanceof ToolExecutionResultMessage t) results.add(Messages.text(t));
-            else if (lastAi >= 0 && Reflections.isReflection(m)) reflection = Messages.text(m);
-        }
-        return new ConversationView(turns, reflection, results, chars);
+        return ConversationView.of(out);
     }
 
     private static long textLength(ChatMessage m) {

@@ -169,33 +169,28 @@ public final class LocalOpenAiServer implements AutoCloseable {
 
     /** The OpenAI message list as the scenario player sees it (same rules as ScriptedChatModel.view). */
     public static ConversationView view(JsonNode messages) {
-        int lastUser = -1, lastAi = -1;
-        long chars = 0;
-        for (int i = 0; i < messages.size(); i++) {
-            JsonNode m = messages.get(i);
+        List<ConversationView.Message> out = new ArrayList<>();
+        for (JsonNode m : messages) {
             String role = m.path("role").asText();
             String content = content(m.get("content"));
-            chars += content.length();
-            if ("assistant".equals(role)) {
-                lastAi = i;
-                for (JsonNode tc : m.path("tool_calls")) {
-                    chars += tc.path("function").path("name").asText().length() + tc.path("function").path("arguments").asText().length();
+            long chars = content.length();
+            List<String> ids = new ArrayList<>();
+            ConversationView.Role r;
+            switch (role) {
+                case "assistant" -> {
+                    r = ConversationView.Role.ASSISTANT;
+                    for (JsonNode tc : m.path("tool_calls")) {
+                        chars += tc.path("function").path("name").asText().length() + tc.path("function").path("arguments").asText().length();
+                        ids.add(tc.path("id").asText(""));
+                    }
                 }
+                case "user" -> r = Reflections.isReflectionText(content) ? ConversationView.Role.REFLECTION : ConversationView.Role.USER;
+                case "tool" -> r = ConversationView.Role.TOOL;
+                default -> r = ConversationView.Role.SYSTEM;
             }
-            if ("user".equals(role) && !Reflections.isReflectionText(content)) lastUser = i;
+            out.add(new ConversationView.Message(r, content, ids, chars));
         }
-        int turns = 0;
-        for (int i = lastUser + 1; i < messages.size(); i++) if ("assistant".equals(messages.get(i).path("role").asText())) turns++;
-        String reflection = null;
-        List<String> results = new ArrayList<>();
-        for (int i = lastAi + 1; i < messages.size(); i++) {
-            JsonNode m = messages.get(i);
-            String role = m.path("role").asText();
-            String content = content(m.get("content"));
-            if ("tool".equals(role)) results.add(content);
-            else if (lastAi >= 0 && "user".equals(role) && Reflections.isReflectionText(content)) reflection = content;
-        }
-        return new ConversationView(turns, reflection, results, chars);
+        return ConversationView.of(out);
     }
 
     private static String content(JsonNode c) {
