@@ -5,6 +5,7 @@ what to do about it. The same situation always raises the same type.
 
     PyguardError
     ├── ConfigError (also ValueError)        bad configuration: key, value, file
+    │   └── MissingExtraError (also ImportError)  an optional extra is not installed (names the extra)
     ├── InputError (also ValueError)         bad input data: a trace, a recording, a CLI argument
     │   ├── TraceFormatError                 a malformed trace line (carries path and line number)
     │   └── UnreadableRecord                 one record of a recording that cannot be read (tolerant loaders skip
@@ -19,6 +20,7 @@ from __future__ import annotations
 __all__ = [
     "PyguardError",
     "ConfigError",
+    "MissingExtraError",
     "InputError",
     "TraceFormatError",
     "UnreadableRecord",
@@ -34,6 +36,10 @@ class PyguardError(Exception):
 
 class ConfigError(PyguardError, ValueError):
     """A configuration value is invalid. The message names the key, the value and what is expected."""
+
+
+class MissingExtraError(ConfigError, ImportError):
+    """A feature needs an optional extra that is not installed. The message names the extra and the pip command."""
 
 
 class InputError(PyguardError, ValueError):

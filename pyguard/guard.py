@@ -71,6 +71,8 @@ class Guard:
     :data:`DEFAULT_CALLBACK_TIMEOUT_MS`; 0: none, the decision then runs on the agent's thread and a hung engine blocks
     the agent).
     ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
+    ``telemetry``: optional :class:`pyguard.otel.GuardTelemetry` (``otel`` extra): each run also emits OpenTelemetry
+    GenAI spans as it goes.
     """
 
     def __init__(
@@ -83,6 +85,7 @@ class Guard:
         clock: Callable[[], float] = time.monotonic,
         verifier: Verifier | None = None,
         trace_file_mode: int = 0o600,
+        telemetry: Any = None,
     ) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
@@ -112,6 +115,7 @@ class Guard:
         self.verifier = verifier
         self._active: set[GuardedRun] = set()
         self._active_lock = threading.Lock()
+        self.telemetry = telemetry
 
     @classmethod
     def from_toml(cls, path: str | Path, **kwargs: Any) -> "Guard":
@@ -268,6 +272,7 @@ class GuardedRun:
             self._writer.start(self.start)
         with guard._active_lock:
             guard._active.add(self)
+        self._spans = guard.telemetry.start_run(self.start) if guard.telemetry is not None else None
 
     # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
     def observe(self, event: IterationEvent) -> Decision | None:
@@ -292,6 +297,8 @@ class GuardedRun:
             self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
+            if self._spans is not None:
+                self._spans.iteration(event, decision)
             return decision
 
     def _claim(self, index: int) -> bool:
@@ -495,6 +502,8 @@ class GuardedRun:
         if self._writer is not None:
             self._writer.end(end)
             self._writer.close()
+        if self._spans is not None:
+            self._spans.end(end)
         record = RunRecord(start=self.start, events=list(self.events), end=end)
         return RunResult(
             record=record, decisions=tuple(self.decisions), gains=tuple(self.session.gains),

@@ -16,13 +16,14 @@ Exit status: 0 when a recommendation was made (or a live calibration stopped at 
 from __future__ import annotations
 
 import json
+import os
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
-from pyguard.errors import InputError, JvmError, RunError
+from pyguard.errors import ConfigError, InputError, JvmError, RunError
 
 __all__ = ["calibrate"]
 
@@ -115,10 +116,18 @@ def calibrate(
                 return
             records = result[0].records
         else:
-            records = load_cli_runs(runs, fmt)
-        report = calibrate_runs(records, config)
+            from pyguard.store.parquet import is_parquet
+
+            parquet = fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs)
+            records = None if parquet else load_cli_runs(runs, fmt)
+        if records is None:  # Parquet: summarised by DuckDB, runs never loaded
+            from pyguard.store.summaries import calibrate_parquet
+
+            report = calibrate_parquet(runs, config)
+        else:
+            report = calibrate_runs(records, config)
         written = write_report(report, out_dir) if out_dir is not None else []
-    except InputError as exc:
+    except (InputError, ConfigError) as exc:  # ConfigError: a missing extra (Parquet needs 'columnar')
         err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         ctx.exit(2)
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -77,8 +78,15 @@ def check(runs: str, fmt: str | None, config_path: Path | None, baseline_path: P
         gate = GateConfig(max_stall_rate=max_stall_rate, max_expired_rate=max_expired_rate,
                           max_p95_iterations=max_p95_iterations, alpha=alpha)
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
-        records, fmt = load_runs(str(runs), fmt)
-        report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(config_path))
+        from pyguard.store.parquet import is_parquet
+
+        if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # DuckDB: runs never loaded
+            from pyguard.store.summaries import check_parquet
+
+            report = check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(config_path))
+        else:
+            records, fmt = load_runs(str(runs), fmt)
+            report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(config_path))
         if write_baseline_path is not None:
             write_baseline(report.summary, write_baseline_path)
         if junit_path is not None:

@@ -7,7 +7,9 @@ pyguard error.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import click
 from rich import box
@@ -116,10 +118,17 @@ def render_report(report: ReplayReport, console: Console, *, runs: bool = False)
               help="Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] (default: the default policy).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--runs", "per_run", is_flag=True, help="Also print one table row per run (the default is the summary).")
-def replay(runs: str, fmt: str | None, config_path: Path | None, as_json: bool, per_run: bool) -> None:
+@click.option("--backend", type=click.Choice(["processes", "ray", "serial"]), default="processes", show_default=True,
+              help="Where runs are replayed: local worker processes (in-process for a few hundred runs), a Ray "
+                   "cluster (the 'ray' extra), or this process.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all local cores).")
+@click.option("--ray-address", default=None, help="With --backend ray: the cluster's address (default: a local Ray).")
+def replay(runs: str, fmt: str | None, config_path: Path | None, as_json: bool, per_run: bool, backend: str,
+           workers: int | None, ray_address: str | None) -> None:
     """Replay recorded RUNS (a file or a directory of pyguard traces or OpenAI recordings) through a policy:
     where it would stop each run and why, and the tool calls and tokens that saves."""
-    from pyguard.replay import replay_runs
+    from pyguard.parallel import replay_parallel
+    from pyguard.store.parquet import is_parquet
 
     try:
         config = None
@@ -127,10 +136,14 @@ def replay(runs: str, fmt: str | None, config_path: Path | None, as_json: bool, 
             from pyguard.engine import PolicyConfig
 
             config = PolicyConfig.from_toml(config_path)
-        records = load_cli_runs(runs, fmt)
-        if not records:
-            raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
-        report = replay_runs(records, config)
+        if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # the workers read it
+            source: Any = runs
+        else:
+            source = load_cli_runs(runs, fmt)
+            if not source:
+                raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
+        report = replay_parallel(source, config, backend=backend, workers=workers,  # type: ignore[arg-type]
+                                 address=ray_address)
     except (InputError, ConfigError) as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from None

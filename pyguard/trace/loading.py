@@ -29,6 +29,7 @@ from pyguard.errors import InputError, TraceFormatError, UnreadableRecord
 from pyguard.trace.bfcl_import import is_bfcl_run, parse_bfcl
 from pyguard.trace.containers import parse_container, read_json_text
 from pyguard.trace.ending import normalise_tool_names
+from pyguard.trace.extra_formats import EXTRA_FORMATS, EXTRA_SUFFIXES, detect_extra, load_extra
 from pyguard.trace.labels import Labels, load_labels
 from pyguard.trace.miniswe_import import is_miniswe_run, parse_miniswe
 from pyguard.trace.openai_import import is_openai_run, parse_openai_text
@@ -42,8 +43,8 @@ from pyguard.trace.tolerance import LoadResult, SkipLog
 __all__ = ["FORMATS", "TraceFormatName", "detect_format", "detect_text_format", "load_traces", "load_runs"]
 
 TraceFormatName = Literal["pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2"]
-FORMATS: tuple[str, ...] = ("pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2")
-_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj")
+FORMATS: tuple[str, ...] = ("pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2", *EXTRA_FORMATS)
+_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", *EXTRA_SUFFIXES)
 _SNIFF_LINES = 20  # JSON Lines records looked at to detect a format
 _FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
 
@@ -117,6 +118,8 @@ def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | No
 def detect_format(path: str | os.PathLike[str]) -> TraceFormatName | None:
     """The format of one file (None when it is empty)."""
     name = str(path)
+    if not _is_stream(name) and (extra := detect_extra(name)) is not None:  # hook: OTLP spans, Parquet
+        return extra  # type: ignore[return-value]
     return detect_text_format(read_json_text(_read_bytes(name), name), name)
 
 
@@ -200,6 +203,9 @@ def _stem(name: str) -> str:
 def _parse_file(name: str, fmt: str | None, log: SkipLog, terminal_tools: frozenset[str] | None,
                 labels: Labels | None) -> TraceFile:
     shown = "<stdin>" if name == "-" else name
+    extra = fmt if fmt in EXTRA_FORMATS else (detect_extra(name) if fmt is None and not _is_stream(name) else None)
+    if extra is not None:  # hook: OTLP JSON spans, Parquet (pyguard/trace/extra_formats.py)
+        return load_extra(name, extra)
     data = _read_bytes(name)
     if fmt == "pyguard":
         return read_trace_bytes(data, shown)

@@ -1,0 +1,23 @@
+"""The span active in the JVM on this thread, read through the OpenTelemetry Java API when it is on the classpath
+(see :func:`pyguard.otel.context.java_traceparent`)."""
+
+from __future__ import annotations
+
+__all__ = ["current_java_span"]
+
+
+def current_java_span() -> tuple[str, str, bool] | None:
+    """(trace id, span id, sampled) of ``io.opentelemetry.api.trace.Span.current()``; None when the JVM is not
+    started, the OpenTelemetry API is not on its classpath, or no valid span is active."""
+    import jpype
+
+    if not jpype.isJVMStarted():
+        return None
+    try:
+        span_class = jpype.JClass("io.opentelemetry.api.trace.Span")
+    except Exception:  # the class is not on the classpath
+        return None
+    ctx = span_class.current().getSpanContext()
+    if not bool(ctx.isValid()):
+        return None
+    return str(ctx.getTraceId()), str(ctx.getSpanId()), bool(ctx.isSampled())

@@ -1,0 +1,277 @@
+"""A guarded run as OpenTelemetry GenAI spans: :class:`RunSpans` builds them as the run goes (the Guard calls it
+after each model call, through :class:`pyguard.otel.telemetry.GuardTelemetry`) or from a recorded run.
+
+One run: an ``invoke_agent`` span (INTERNAL) with a ``chat`` span (CLIENT) per model call and an ``execute_tool``
+span (INTERNAL) per tool call as children. ``gen_ai.*`` attributes follow the GenAI semantic conventions (provider,
+models, ``gen_ai.usage.*``, finish reasons, tool names and call ids); the guard's decision after each model call is
+on its chat span (``pyguard.decision.*``, ``pyguard.gain``, ``pyguard.stall.flags``; a ``pyguard.reflection`` or
+``pyguard.stop`` span event when it reflects or stops), the run's outcome on the run span (``pyguard.outcome``,
+``pyguard.stop.rule``, ...). Message content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
+arguments and results) is recorded only with ``capture_content=True`` or the environment variable
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, as OpenTelemetry's GenAI instrumentations do; an export
+meant for ``pyguard replay`` needs it (replay measures what each tool result brought).
+
+Parent: by default the run span joins the context active when the run starts (an application span, an incoming
+request's trace); ``parent`` takes a W3C ``traceparent`` string, an OpenTelemetry ``Context``, or a callable
+returning either at the run's first model call (see :func:`pyguard.otel.context.java_traceparent`, which reads
+the Java side's active span when the OpenTelemetry API is on the JVM's classpath).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pyguard._extras import require
+from pyguard.decisions import Action, Decision
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
+from pyguard.otel import semconv as sc
+
+__all__ = ["RunSpans", "content_capture_default", "input_messages", "output_messages"]
+
+log = logging.getLogger(__name__)
+_TRACER_NAME = "pyguard"
+_FINISH = {"STOP": "stop", "LENGTH": "length", "TOOL_EXECUTION": "tool_call", "CONTENT_FILTER": "content_filter"}
+
+
+def _trace() -> Any:
+    return require("opentelemetry.trace", extra="otel", feature="OpenTelemetry export")
+
+
+def content_capture_default() -> bool:
+    """True when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for message content."""
+    return os.environ.get(sc.CAPTURE_CONTENT_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def _ns(ms: float) -> int:
+    return int(round(ms * 1_000_000))
+
+
+def _clean(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in attrs.items() if v is not None}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def input_messages(observations: Sequence[Observation]) -> list[dict[str, Any]]:
+    """What arrived in a model call's request since the previous call, as GenAI input messages."""
+    out: list[dict[str, Any]] = []
+    for o in observations:
+        if o.kind == "tool":
+            part = _clean({"type": "tool_call_response", "id": o.tool_call_id, "response": o.text})
+            msg = {"role": "tool", "parts": [part]}
+            if o.tool_name is not None:
+                msg["name"] = o.tool_name
+            if o.is_error:
+                msg["is_error"] = True
+            out.append(msg)
+        else:
+            out.append({"role": o.kind, "parts": [{"type": "text", "content": o.text}]})
+    return out
+
+
+def output_messages(event: IterationEvent) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    if event.text is not None:
+        parts.append({"type": "text", "content": event.text})
+    for call in event.tool_calls:
+        parts.append(_clean({"type": "tool_call", "id": call.id, "name": call.name,
+                             "arguments": call.arguments}))  # the raw string, byte for byte (may be bad JSON)
+    reason = _FINISH.get(event.finish_reason or "", (event.finish_reason or "").lower() or None)
+    if reason is None:
+        reason = "tool_call" if event.tool_calls else ("error" if event.error else "stop")
+    return [{"role": "assistant", "parts": parts, "finish_reason": reason}]
+
+
+def _gain(decision: Decision) -> float | None:
+    ev = decision.evidence
+    if isinstance(ev.get("gain"), int | float):
+        return float(ev["gain"])
+    gains = ev.get("gains")
+    return float(gains[-1]) if isinstance(gains, list) and gains else None
+
+
+class RunSpans:
+    """The spans of one run, built as the run goes: :meth:`iteration` after each model call (with the guard's
+    decision), :meth:`end` once. Errors inside OpenTelemetry are logged, never raised into the run."""
+
+    def __init__(self, tracer: Any, start: RunStart, *, agent_name: str | None = None, capture_content: bool = False,
+                 parent: Any = None, fallback: Any = None, clock_ms: Callable[[], float] | None = None,
+                 live: bool = True) -> None:
+        self._trace = _trace()
+        self.tracer = tracer
+        self.start = start
+        self.capture = capture_content
+        self.agent_name = agent_name or start.task_type or "agent"
+        self._parent = parent
+        self._fallback = fallback
+        self._live = live
+        """False for a recorded run: the run span ends at its last recorded time, not now."""
+        self._clock_ms = clock_ms or (lambda: time.time() * 1000.0)
+        self._run_span: Any = None
+        self._pending_tools: list[tuple[Any, float]] = []  # (tool call, end of the chat that asked for it) in order
+        self._last_end_ms: float | None = None
+        self.reflections = 0
+
+    # -- lifecycle -------------------------------------------------------------------------------------------------
+
+    def _context(self) -> Any:
+        parent = self._parent() if callable(self._parent) else self._parent
+        if parent is None or parent == "":
+            return self._fallback
+        if isinstance(parent, str):
+            propagate = require("opentelemetry.trace.propagation.tracecontext", extra="otel",
+                                feature="OpenTelemetry export")
+            return propagate.TraceContextTextMapPropagator().extract({"traceparent": parent})
+        return parent
+
+    def _ensure_run_span(self, at_ms: float) -> Any:
+        if self._run_span is None:
+            s = self.start
+            started = s.started_at_ms if s.started_at_ms is not None else at_ms
+            attrs = _clean({
+                sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.AGENT_NAME: self.agent_name, sc.CONVERSATION_ID: s.run_id,
+                sc.PG_RUN_ID: s.run_id, sc.PG_TASK_TYPE: s.task_type, sc.PG_AGENT_STYLE: s.agent_style,
+                sc.PG_STARTED_AT_MS: s.started_at_ms,
+                sc.PG_TASK: s.task if self.capture else None,
+            })
+            self._run_span = self.tracer.start_span(
+                f"{sc.OP_INVOKE_AGENT} {self.agent_name}", context=self._context(),
+                kind=self._trace.SpanKind.INTERNAL, attributes=attrs, start_time=_ns(started))
+            self._last_end_ms = started
+        return self._run_span
+
+    def iteration(self, event: IterationEvent, decision: Decision | None = None) -> None:
+        """One model call (and, when given, the guard's decision after it)."""
+        try:
+            self._iteration(event, decision)
+        except Exception:  # telemetry must never break a run
+            log.warning("pyguard: could not record the spans of model call %s of run %r", event.index,
+                        self.start.run_id, exc_info=True)
+
+    def end(self, end: RunEnd | None) -> None:
+        """The run's footer (None for a run with no footer: the run span ends with no outcome)."""
+        try:
+            self._end(end)
+        except Exception:
+            log.warning("pyguard: could not record the end of run %r", self.start.run_id, exc_info=True)
+
+    # -- spans -----------------------------------------------------------------------------------------------------
+
+    def _times(self, event: IterationEvent) -> tuple[float, float]:
+        end = event.timestamp_ms if event.timestamp_ms is not None else self._clock_ms()
+        if event.timestamp_ms is None and event.latency_ms is None and self._last_end_ms is not None:
+            end = max(end, self._last_end_ms)
+        begin = end - (event.latency_ms or 0.0)
+        return begin, end
+
+    def _iteration(self, event: IterationEvent, decision: Decision | None) -> None:
+        begin, finish = self._times(event)
+        run_span = self._ensure_run_span(begin)
+        ctx = self._trace.set_span_in_context(run_span)
+        self._flush_tools(event.observations, until_ms=begin, ctx=ctx)
+        model = event.model
+        attrs = _clean({
+            sc.OPERATION_NAME: sc.OP_CHAT, sc.PROVIDER_NAME: event.provider, sc.REQUEST_MODEL: model,
+            sc.RESPONSE_MODEL: model, sc.USAGE_INPUT_TOKENS: event.input_tokens,
+            sc.USAGE_OUTPUT_TOKENS: event.output_tokens, sc.PG_TOTAL_TOKENS: event.total_tokens,
+            sc.RESPONSE_FINISH_REASONS: [output_messages(event)[0]["finish_reason"]],
+            sc.PG_FINISH_REASON: event.finish_reason, sc.PG_ITERATION: event.index,
+            sc.PG_TASK_TYPE: event.task_type, sc.PG_TIMESTAMP_MS: event.timestamp_ms,
+            sc.PG_LATENCY_MS: event.latency_ms,
+            sc.PG_TOOL_CALL_NAMES: [c.name for c in event.tool_calls] or None,
+            sc.PG_TOOL_CALL_IDS: [c.id or "" for c in event.tool_calls] or None,
+        })
+        if self.capture:
+            attrs[sc.INPUT_MESSAGES] = _dumps(input_messages(event.observations))
+            attrs[sc.OUTPUT_MESSAGES] = _dumps(output_messages(event))
+        span = self.tracer.start_span(f"{sc.OP_CHAT} {model}" if model else sc.OP_CHAT, context=ctx,
+                                      kind=self._trace.SpanKind.CLIENT, attributes=attrs, start_time=_ns(begin))
+        if event.error is not None:
+            span.set_attribute(sc.ERROR_TYPE, event.error.split(":", 1)[0].strip() or "error")
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, event.error))
+        if decision is not None:
+            self._decision(span, decision, finish)
+        span.end(end_time=_ns(finish))
+        self._last_end_ms = finish
+        self._pending_tools = [(call, finish) for call in event.tool_calls]
+
+    def _decision(self, span: Any, d: Decision, at_ms: float) -> None:
+        flags = [f.get("rule") for f in d.evidence.get("flags", ()) if isinstance(f, dict) and f.get("rule")]
+        span.set_attributes(_clean({
+            sc.PG_ACTION: d.action.value, sc.PG_RULE: d.rule, sc.PG_REASON: d.reason or None, sc.PG_GAIN: _gain(d),
+            sc.PG_BUDGET: d.budget, sc.PG_STALL_FLAGS: flags or None,
+        }))
+        if d.action is Action.REFLECT:
+            self.reflections += 1
+            span.add_event(sc.EVENT_REFLECTION, _clean({sc.PG_RULE: d.rule, sc.PG_REASON: d.reason,
+                                                        sc.PG_REFLECTION: d.reflection}), timestamp=_ns(at_ms))
+        elif d.action is Action.STOP:
+            span.add_event(sc.EVENT_STOP, _clean({sc.PG_RULE: d.rule, sc.PG_REASON: d.reason,
+                                                  sc.PG_OUTCOME: d.outcome.value if d.outcome else None}),
+                           timestamp=_ns(at_ms))
+
+    def _flush_tools(self, observations: Sequence[Observation], *, until_ms: float, ctx: Any) -> None:
+        """The execute_tool spans of the previous model call's tool calls, now that their results arrived."""
+        results = [o for o in observations if o.kind == "tool"]
+        used: set[int] = set()
+        for k, (call, began) in enumerate(self._pending_tools):
+            match = None
+            if call.id is not None:
+                match = next((j for j, o in enumerate(results) if j not in used and o.tool_call_id == call.id), None)
+            if match is None:
+                match = next((j for j, o in enumerate(results) if j not in used and o.tool_call_id is None), None)
+            result = None
+            if match is not None:
+                used.add(match)
+                result = results[match]
+            attrs = _clean({
+                sc.OPERATION_NAME: sc.OP_EXECUTE_TOOL, sc.TOOL_NAME: call.name, sc.TOOL_CALL_ID: call.id,
+                sc.TOOL_TYPE: "function", sc.PG_TOOL_INFERRED_TIMING: True,
+                sc.TOOL_CALL_ARGUMENTS: call.arguments if self.capture else None,
+                sc.TOOL_CALL_RESULT: result.text if self.capture and result is not None else None,
+            })
+            span = self.tracer.start_span(f"{sc.OP_EXECUTE_TOOL} {call.name}", context=ctx,
+                                          kind=self._trace.SpanKind.INTERNAL, attributes=attrs,
+                                          start_time=_ns(began))
+            if result is not None and result.is_error:
+                span.set_attribute(sc.ERROR_TYPE, "tool_error")
+                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, "the tool reported an error"))
+            span.end(end_time=_ns(max(began, until_ms)))
+        self._pending_tools = []
+
+    def _end(self, end: RunEnd | None) -> None:
+        now = self._clock_ms()
+        if self._run_span is None:
+            self._ensure_run_span(self.start.started_at_ms if self.start.started_at_ms is not None else now)
+        span = self._run_span
+        ctx = self._trace.set_span_in_context(span)
+        last = self._last_end_ms if self._last_end_ms is not None else now
+        if end is not None and end.wall_ms is not None and self.start.started_at_ms is not None:
+            finish = max(self.start.started_at_ms + end.wall_ms, last)
+        else:
+            finish = max(now, last) if self._live else last
+        if end is None or end.outcome not in (Outcome.SUCCEEDED, Outcome.FAILED):
+            self._pending_tools = []  # stopped or cut short: whether these tools ran is not known (the chat has them)
+        self._flush_tools((), until_ms=finish, ctx=ctx)
+        if end is not None:
+            rule = end.evidence.get("rule") if isinstance(end.evidence.get("rule"), str) else None
+            span.set_attributes(_clean({
+                sc.PG_OUTCOME: end.outcome.value, sc.PG_OUTCOME_REASON: end.reason or None, sc.PG_STOP_RULE: rule,
+                sc.PG_ITERATIONS: end.iterations, sc.PG_TOOL_CALLS: end.tool_calls,
+                sc.USAGE_INPUT_TOKENS: end.input_tokens, sc.USAGE_OUTPUT_TOKENS: end.output_tokens,
+                sc.PG_TOTAL_TOKENS: end.total_tokens, sc.PG_COST: end.cost, sc.PG_WALL_MS: end.wall_ms,
+                sc.PG_REFLECTIONS: end.evidence.get("reflections", self.reflections), sc.PG_CENSORED: end.censored,
+                sc.PG_SUCCESS_LABEL: end.success_label,
+                sc.PG_ANSWER: end.answer if self.capture else None,
+            }))
+            if end.outcome in (Outcome.FAILED, Outcome.GUARD_ERROR):
+                span.set_attribute(sc.ERROR_TYPE, end.outcome.value)
+                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, end.reason))
+        span.end(end_time=_ns(finish))

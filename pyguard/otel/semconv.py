@@ -1,0 +1,96 @@
+"""The attribute, span and event names pyguard writes and reads, from the OpenTelemetry GenAI semantic
+conventions (``gen_ai.*``, checked against the ``opentelemetry-semantic-conventions`` package in the tests) and
+pyguard's own ``pyguard.*`` namespace.
+
+Spans: ``invoke_agent {agent}`` for a run (INTERNAL), ``chat {model}`` for each model call (CLIENT),
+``execute_tool {tool}`` for each tool call (INTERNAL); chats and tool calls are children of the run span.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "OPERATION_NAME", "PROVIDER_NAME", "SYSTEM", "REQUEST_MODEL", "RESPONSE_MODEL", "RESPONSE_FINISH_REASONS",
+    "USAGE_INPUT_TOKENS", "USAGE_OUTPUT_TOKENS", "USAGE_PROMPT_TOKENS", "USAGE_COMPLETION_TOKENS",
+    "AGENT_NAME", "CONVERSATION_ID", "INPUT_MESSAGES", "OUTPUT_MESSAGES", "TOOL_NAME", "TOOL_TYPE",
+    "TOOL_CALL_ID", "TOOL_CALL_ARGUMENTS", "TOOL_CALL_RESULT", "ERROR_TYPE",
+    "OP_INVOKE_AGENT", "OP_CHAT", "OP_EXECUTE_TOOL", "MODEL_CALL_OPERATIONS",
+    "PG_RUN_ID", "PG_TASK_TYPE", "PG_TASK", "PG_AGENT_STYLE", "PG_ITERATION", "PG_TOTAL_TOKENS", "PG_FINISH_REASON",
+    "PG_ACTION", "PG_RULE", "PG_REASON", "PG_GAIN", "PG_BUDGET", "PG_STALL_FLAGS", "PG_REFLECTION",
+    "PG_OUTCOME", "PG_OUTCOME_REASON", "PG_STOP_RULE", "PG_ITERATIONS", "PG_TOOL_CALLS", "PG_REFLECTIONS",
+    "PG_CENSORED", "PG_SUCCESS_LABEL", "PG_COST", "PG_WALL_MS", "PG_ANSWER", "PG_STARTED_AT_MS", "PG_TIMESTAMP_MS",
+    "PG_LATENCY_MS", "PG_TOOL_CALL_NAMES", "PG_TOOL_CALL_IDS", "PG_TOOL_INFERRED_TIMING", "EVENT_REFLECTION", "EVENT_STOP", "CAPTURE_CONTENT_ENV",
+]
+
+# -- gen_ai.* (OpenTelemetry GenAI semantic conventions) -------------------------------------------------------------
+OPERATION_NAME = "gen_ai.operation.name"
+PROVIDER_NAME = "gen_ai.provider.name"
+SYSTEM = "gen_ai.system"
+"""The provider attribute of conventions before 1.37 (read on import; pyguard writes ``gen_ai.provider.name``)."""
+REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
+RESPONSE_FINISH_REASONS = "gen_ai.response.finish_reasons"
+USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
+USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+USAGE_PROMPT_TOKENS = "gen_ai.usage.prompt_tokens"
+"""Deprecated name of the input tokens (read on import)."""
+USAGE_COMPLETION_TOKENS = "gen_ai.usage.completion_tokens"
+"""Deprecated name of the output tokens (read on import)."""
+AGENT_NAME = "gen_ai.agent.name"
+CONVERSATION_ID = "gen_ai.conversation.id"
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_TYPE = "gen_ai.tool.type"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
+TOOL_CALL_RESULT = "gen_ai.tool.call.result"
+ERROR_TYPE = "error.type"
+
+OP_INVOKE_AGENT = "invoke_agent"
+OP_CHAT = "chat"
+OP_EXECUTE_TOOL = "execute_tool"
+MODEL_CALL_OPERATIONS = ("chat", "text_completion", "generate_content")
+"""Operations read as one model call (one pyguard iteration) on import."""
+
+CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The environment variable OpenTelemetry's GenAI instrumentations read to capture message content."""
+
+# -- pyguard.* -----------------------------------------------------------------------------------------------------
+PG_RUN_ID = "pyguard.run_id"
+PG_TASK_TYPE = "pyguard.task_type"
+PG_TASK = "pyguard.task"
+PG_AGENT_STYLE = "pyguard.agent_style"
+PG_STARTED_AT_MS = "pyguard.started_at_ms"
+PG_ITERATION = "pyguard.iteration"
+PG_TOTAL_TOKENS = "pyguard.usage.total_tokens"
+PG_FINISH_REASON = "pyguard.finish_reason"
+PG_TIMESTAMP_MS = "pyguard.timestamp_ms"
+PG_LATENCY_MS = "pyguard.latency_ms"
+PG_TOOL_CALL_NAMES = "pyguard.tool_call.names"
+"""The tools a model call asked for, in order (not content: names only; arguments are content)."""
+PG_TOOL_CALL_IDS = "pyguard.tool_call.ids"
+"""Their call ids, in the same order ("" where the provider gave none)."""
+# the guard's decision after a model call (on the chat span)
+PG_ACTION = "pyguard.decision.action"
+PG_RULE = "pyguard.decision.rule"
+PG_REASON = "pyguard.decision.reason"
+PG_GAIN = "pyguard.gain"
+PG_BUDGET = "pyguard.budget"
+PG_STALL_FLAGS = "pyguard.stall.flags"
+PG_REFLECTION = "pyguard.reflection"
+# the run's end (on the invoke_agent span)
+PG_OUTCOME = "pyguard.outcome"
+PG_OUTCOME_REASON = "pyguard.outcome.reason"
+PG_STOP_RULE = "pyguard.stop.rule"
+PG_ITERATIONS = "pyguard.iterations"
+PG_TOOL_CALLS = "pyguard.tool_calls"
+PG_REFLECTIONS = "pyguard.reflections"
+PG_CENSORED = "pyguard.censored"
+PG_SUCCESS_LABEL = "pyguard.success_label"
+PG_COST = "pyguard.cost"
+PG_WALL_MS = "pyguard.wall_ms"
+PG_ANSWER = "pyguard.answer"
+PG_TOOL_INFERRED_TIMING = "pyguard.tool.inferred_timing"
+"""True on execute_tool spans: their start and end are the surrounding model calls', not measured."""
+EVENT_REFLECTION = "pyguard.reflection"
+EVENT_STOP = "pyguard.stop"
