@@ -1,0 +1,129 @@
+"""``pyguard tune``: does it recover a known best policy, and how long does it take on 10,000 runs?
+
+``python benchmarks/run.py tune`` (20 seeds; 10,000 runs timed) or ``--quick`` (2 seeds; 300 runs timed).
+
+- recovery: for each seed, tune on :func:`pyguard.tune.synthetic.known_best_runs` (600 runs, 3 task types, the
+  quick search space, bound 0.01, 5 folds); then score the tuned policy and the known best one
+  (:func:`pyguard.tune.synthetic.known_best_cap`) on 3,000 fresh runs. Recovered: the tuned policy's false-stop
+  rate there is within the bound and its failed-run tool calls saved are at least the best's less 0.5 points.
+- timing: the whole ``tune`` (default search space, 5-fold cross-validation, 2 worker processes) on 10,000
+  :func:`pyguard.tune.synthetic.tune_runs` runs (three task types, eleven kinds of run, legitimate and loops).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from pyguard.engine import PolicyConfig
+from pyguard.tune import SearchSpace, TuneOptions, tune
+from pyguard.tune.probe import probe_config, probe_run
+from pyguard.tune.simulate import ProbeTable, RunSet
+from pyguard.tune.space import Budget, budget_of
+from pyguard.tune.synthetic import KNOWN_LONGEST, known_best_cap, known_best_runs, tune_runs
+
+SEEDS = 20
+TRAIN = 600
+TEST = 3000
+TIMED = 10_000
+BOUND = 0.01
+
+
+def _score(records, config: PolicyConfig, runset: RunSet, probes: dict) -> tuple[float, float]:
+    """(false-stop rate, failed-run tool calls saved) of ``config`` on ``records`` (exact budget simulation)."""
+    stall = {k: v for k, v in config.stall.model_dump().items() if v != getattr(PolicyConfig().stall, k)}
+    key = tuple(sorted(stall.items()))
+    if key not in probes:
+        pc = probe_config(PolicyConfig(), stall)
+        probes[key] = ProbeTable(np.arange(len(records)), [probe_run(r, pc) for r in records])
+    table = probes[key]
+    types = np.asarray([r.task_type for r in records])
+    stops = np.zeros(len(records), dtype=np.int64)
+    for t in set(types.tolist()):
+        mask = types == t
+        stops[mask] = table.subset(mask).stops(budget_of(config, t))
+    c = runset.counts(np.arange(len(records)), stops)
+    return c.false_stop_rate, c.calls_saved
+
+
+def _best_policy(space: SearchSpace) -> PolicyConfig:
+    base = PolicyConfig()
+    caps = space.values("hard_cap", base.hard_cap)
+    types = {}
+    for t in KNOWN_LONGEST:
+        cap = known_best_cap(t, caps)
+        types[t] = Budget(**{**budget_of(base, t).model_dump(), "hard_cap": cap,
+                             "base_budget": min(base.base_budget, cap)}).model_dump()
+    return PolicyConfig.model_validate({**base.model_dump(), "task_types": types})
+
+
+def run(quick: bool) -> dict:
+    seeds = 2 if quick else SEEDS
+    train, test_n, timed = (150, 300, 300) if quick else (TRAIN, TEST, TIMED)
+    space = SearchSpace.quick()
+    workers = min(2, os.cpu_count() or 1)
+    test = known_best_runs(test_n, seed=10**6)
+    runset, probes = RunSet(test), {}
+    best = _best_policy(space)
+    best_fs, best_saved = _score(test, best, runset, probes)
+    rows = []
+    for seed in range(seeds):
+        t0 = time.perf_counter()
+        result = tune(known_best_runs(train, seed=seed),
+                      TuneOptions(max_false_stop_rate=BOUND, seed=seed, space=space, workers=workers, bootstrap=200))
+        tuned = PolicyConfig.model_validate(result.policy)
+        fs, saved = _score(test, tuned, runset, probes)
+        same = all(budget_of(tuned, t).hard_cap == budget_of(best, t).hard_cap for t in KNOWN_LONGEST)
+        rows.append({
+            "seed": seed, "recovered": fs <= BOUND and saved >= best_saved - 0.005, "same_caps": same,
+            "test_false_stop_rate": fs, "test_calls_saved": saved,
+            "held_out_false_stop_rate": result.held_out.false_stop_rate.value if result.held_out else None,
+            "held_out_calls_saved": result.held_out.failed_tool_calls_saved.value if result.held_out else None,
+            "hard_caps": {t: budget_of(tuned, t).hard_cap for t in KNOWN_LONGEST},
+            "seconds": round(time.perf_counter() - t0, 2),
+        })
+    records = tune_runs(timed, seed=0)
+    events = sum(len(r.events) for r in records)
+    t0 = time.perf_counter()
+    result = tune(records, TuneOptions(max_false_stop_rate=BOUND, workers=workers,
+                                       space=SearchSpace.quick() if quick else SearchSpace()))
+    elapsed = time.perf_counter() - t0
+    return {
+        "recovery": {
+            "seeds": seeds, "train_runs": train, "test_runs": test_n, "bound": BOUND,
+            "best_hard_caps": {t: budget_of(best, t).hard_cap for t in KNOWN_LONGEST},
+            "best_test_false_stop_rate": best_fs, "best_test_calls_saved": best_saved,
+            "recovery_rate": sum(r["recovered"] for r in rows) / len(rows),
+            "same_caps_rate": sum(r["same_caps"] for r in rows) / len(rows),
+            "rows": rows,
+        },
+        "timing": {
+            "runs": timed, "iterations": events, "workers": workers, "space": "quick" if quick else "default",
+            "seconds": round(elapsed, 2), "engine_passes": result.engine_passes, "folds": result.folds,
+            "held_out_false_stop_rate": result.held_out.false_stop_rate.value if result.held_out else None,
+            "held_out_calls_saved": result.held_out.failed_tool_calls_saved.value if result.held_out else None,
+            "default_calls_saved": result.default.failed_tool_calls_saved.value,
+            "verification_mismatches": result.verification_mismatches,
+        },
+    }
+
+
+def render(result: dict, console) -> None:
+    from rich.table import Table
+
+    rec = result["recovery"]
+    table = Table(title=f"tune recovery: {rec['seeds']} seeds, {rec['train_runs']} runs each, bound {rec['bound']}")
+    for col in ("seed", "recovered", "same caps", "hard caps", "test false stops", "test calls saved", "s"):
+        table.add_column(col)
+    for r in rec["rows"]:
+        table.add_row(str(r["seed"]), str(r["recovered"]), str(r["same_caps"]), str(r["hard_caps"]),
+                      f"{r['test_false_stop_rate']:.3%}", f"{r['test_calls_saved']:.1%}", str(r["seconds"]))
+    console.print(table)
+    console.print(f"recovery rate {rec['recovery_rate']:.0%} (best: caps {rec['best_hard_caps']}, calls saved"
+                  f" {rec['best_test_calls_saved']:.1%}, false stops {rec['best_test_false_stop_rate']:.3%})")
+    t = result["timing"]
+    console.print(f"tune on {t['runs']} runs ({t['iterations']} iterations, {t['space']} space, {t['workers']}"
+                  f" workers): {t['seconds']} s, {t['engine_passes']} engine passes; held-out calls saved"
+                  f" {t['held_out_calls_saved']}, default {t['default_calls_saved']}")
