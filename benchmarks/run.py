@@ -1,4 +1,4 @@
-"""Run one benchmark suite: ``python benchmarks/run.py NAME [--quick] [--json]``.
+"""Run one benchmark suite: ``python benchmarks/run.py NAME [--quick] [--json] [--data DIR] [--config TOML]``.
 
 Each suite is a module ``benchmarks/suites/NAME.py`` with:
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import importlib
+import inspect
 import json
 import os
 import platform
@@ -43,11 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", help="suite name: " + ", ".join(available()))
     parser.add_argument("--quick", action="store_true", help="small sizes, finishes in under a minute")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--data", default=None, help="data directory, for suites that read one (real_replay)")
+    parser.add_argument("--config", default=None, help="policy TOML, for suites that take one (real_replay)")
     args = parser.parse_args(argv)
     if args.name not in available():
         parser.error(f"unknown suite {args.name!r}; choose one of: {', '.join(available())}")
     suite = importlib.import_module(f"suites.{args.name}")
-    result = suite.run(quick=args.quick)
+    extra = {k: v for k, v in (("data", args.data), ("config", args.config)) if v is not None}
+    accepted = inspect.signature(suite.run).parameters
+    if any(k not in accepted for k in extra):
+        parser.error(f"suite {args.name!r} takes no {', '.join('--' + k for k in extra if k not in accepted)}")
+    result = suite.run(quick=args.quick, **extra)
     result = {
         "suite": args.name,
         "quick": args.quick,

@@ -6,7 +6,9 @@ what to do about it. The same situation always raises the same type.
     PyguardError
     ├── ConfigError (also ValueError)        bad configuration: key, value, file
     ├── InputError (also ValueError)         bad input data: a trace, a recording, a CLI argument
-    │   └── TraceFormatError                 a malformed trace line (carries path and line number)
+    │   ├── TraceFormatError                 a malformed trace line (carries path and line number)
+    │   └── UnreadableRecord                 one record of a recording that cannot be read (tolerant loaders skip
+    │                                        and count it by its ``reason``; strict loading raises it)
     ├── JvmError (also RuntimeError)         the JVM edge: no JDK, jars not built, JVM started without them
     ├── BudgetError                          the engine was used wrongly (event after the run ended, ...)
     └── RunError                             a guarded run could not be carried out
@@ -19,6 +21,7 @@ __all__ = [
     "ConfigError",
     "InputError",
     "TraceFormatError",
+    "UnreadableRecord",
     "JvmError",
     "BudgetError",
     "RunError",
@@ -50,6 +53,18 @@ class TraceFormatError(InputError):
         super().__init__(where + message)
         self.path = path
         self.line = line
+
+
+class UnreadableRecord(InputError):
+    """One record (a run, a message, a line) of a recording cannot be read.
+
+    ``reason`` is a short category ("unknown role 'exit'", "no assistant message", ...) under which tolerant
+    loading counts what it skipped; the message says which record and what to do, as for any InputError.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class JvmError(PyguardError, RuntimeError):

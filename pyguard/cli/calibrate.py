@@ -21,6 +21,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.errors import InputError, JvmError, RunError
 
 __all__ = ["calibrate"]
@@ -29,11 +30,10 @@ _LIVE_ONLY = ("repeats", "traces", "threads", "cap", "max_runs")
 
 
 @click.command(name="calibrate")
-@click.argument("runs", required=False, type=click.Path(path_type=str))
+@click.argument("runs", required=False, type=RUNS_PATH)
 @click.option("--live", "live_tasks", type=click.Path(path_type=str), default=None, metavar="TASKS",
               help="Run the task set TASKS (.toml or .json) against the Java agent, then calibrate from those runs.")
-@click.option("--format", "fmt", type=click.Choice(["pyguard", "openai"]), default=None,
-              help="Format of RUNS (detected per file when left out).")
+@runs_options
 @click.option("--failure-cost", type=float, default=None,
               help="d: cost of a run that does not succeed within the cap (same unit as the price; tokens without one).")
 @click.option("--price-per-1k-tokens", type=float, default=None, help="Price of 1,000 tokens; cost is in tokens without it.")
@@ -106,9 +106,7 @@ def calibrate(
                 return
             records = result[0].records
         else:
-            from pyguard.trace import load_runs
-
-            records = load_runs(runs, format=fmt)
+            records = load_cli_runs(runs, fmt)
         report = calibrate_runs(records, config)
         written = write_report(report, out_dir) if out_dir is not None else []
     except InputError as exc:

@@ -20,6 +20,7 @@ from pyguard.check import (
     write_baseline,
 )
 from pyguard.check.report import write_text
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.errors import PyguardError
 from pyguard.events import RunRecord
 
@@ -32,22 +33,18 @@ class BadInput(click.ClickException):
     exit_code = 2
 
 
-def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str]:
-    """Read the runs and tell their format (detected when ``fmt`` is None): the gate replays recordings."""
-    from pyguard.trace import detect_format, load_traces
-
-    traces = load_traces(path, fmt)
-    fmt = fmt or detect_format(traces[0].path) or "pyguard"
-    return [run.record for tf in traces for run in tf.runs], fmt
+def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str | None]:
+    """Read the runs (tolerantly, skip counts on stderr) and the format to tell the gate: pyguard/openai when given,
+    else None (each run's footer says whether it was imported from a recording, which the gate replays)."""
+    return list(load_cli_runs(path, fmt)), fmt if fmt in ("pyguard", "openai") else None
 
 
 _rate = click.FloatRange(0.0, 1.0)
 
 
 @click.command(name="check")
-@click.argument("runs", type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["pyguard", "openai"]), default=None,
-              help="Format of RUNS (default: detected). OpenAI recordings are replayed through the policy.")
+@click.argument("runs", type=RUNS_PATH)
+@runs_options
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Policy TOML used to replay recordings (default policy when omitted).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -65,7 +62,7 @@ _rate = click.FloatRange(0.0, 1.0)
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write a Markdown summary for a pull-request comment.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every check instead of tables.")
-def check(runs: Path, fmt: str | None, config_path: Path | None, baseline_path: Path | None,
+def check(runs: str, fmt: str | None, config_path: Path | None, baseline_path: Path | None,
           write_baseline_path: Path | None, max_stall_rate: float | None, max_expired_rate: float | None,
           max_p95_iterations: int | None, alpha: float, junit_path: Path | None, markdown_path: Path | None,
           as_json: bool) -> None:

@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.errors import ConfigError, InputError, PyguardError
 from pyguard.replay import GroupSummary, ReplayReport
 
@@ -72,17 +73,15 @@ def render_report(report: ReplayReport, console: Console) -> None:
 
 
 @click.command(name="replay")
-@click.argument("runs", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["pyguard", "openai"]), default=None,
-              help="Format of RUNS (default: detect it from each file).")
+@click.argument("runs", type=RUNS_PATH)
+@runs_options
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] (default: the default policy).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool) -> None:
+def replay(runs: str, fmt: str | None, config_path: Path | None, as_json: bool) -> None:
     """Replay recorded RUNS (a file or a directory of pyguard traces or OpenAI recordings) through a policy:
     where it would stop each run and why, and the tool calls and tokens that saves."""
     from pyguard.replay import replay_runs
-    from pyguard.trace import load_runs
 
     try:
         config = None
@@ -90,7 +89,7 @@ def replay(runs: Path, fmt: str | None, config_path: Path | None, as_json: bool)
             from pyguard.engine import PolicyConfig
 
             config = PolicyConfig.from_toml(config_path)
-        records = load_runs(runs, format=fmt)
+        records = load_cli_runs(runs, fmt)
         if not records:
             raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
         report = replay_runs(records, config)

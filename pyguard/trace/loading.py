@@ -1,132 +1,264 @@
-"""Load recorded runs from a file or a directory, in either format, detecting which when asked to.
+"""Load recorded runs from files, directories or streams, in any format pyguard reads, tolerantly by default.
 
-``load_runs(path, format=None)``: ``format`` is ``"pyguard"`` (pyguard JSONL traces), ``"openai"``
-(OpenAI chat-completions messages) or None to detect it per file. A directory is read recursively (files
-ending in ``.jsonl``, ``.ndjson`` or ``.json``; hidden files skipped) in sorted order; its files must all be
-in one format. Run ids must be unique across everything loaded.
+``load_runs(path, format=None, *, strict=False, terminal_tools=None, labels=None) -> LoadResult``
+
+- ``path``: a file, a directory (read recursively: ``.jsonl``, ``.ndjson``, ``.json``, ``.traj``; hidden files
+  skipped; sorted), ``"-"`` for standard input, a FIFO or ``/dev/fd/N`` (process substitution: read as a
+  stream, never stat-ed as a regular file), or a list of any of these.
+- ``format``: one of :data:`FORMATS` or None to detect it per file (see :func:`detect_format`).
+- Tolerance: what cannot be read (a line that is not JSON, a message with an unknown role, a run with no
+  model call, a bad task type, a file in no known format, a run id seen before) is skipped and counted per
+  reason in the returned :class:`~pyguard.trace.tolerance.LoadResult`; ``strict=True`` raises on the first.
+  Loading nothing at all is always an error.
+- ``terminal_tools``: names of the tools that end a run (default: a guess, see :mod:`pyguard.trace.ending`).
+- ``labels``: run id -> success from elsewhere (a mapping or a file: see :mod:`pyguard.trace.labels`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pyguard.errors import InputError, TraceFormatError
-from pyguard.events import RunRecord
-from pyguard.trace.openai_import import import_openai
-from pyguard.trace.reader import iter_lines, read_trace
+from pyguard.errors import InputError, TraceFormatError, UnreadableRecord
+from pyguard.trace.bfcl_import import is_bfcl_run, parse_bfcl
+from pyguard.trace.containers import parse_container, read_json_text
+from pyguard.trace.ending import normalise_tool_names
+from pyguard.trace.labels import Labels, load_labels
+from pyguard.trace.miniswe_import import is_miniswe_run, parse_miniswe
+from pyguard.trace.openai_import import is_openai_run, parse_openai_text
+from pyguard.trace.react_import import is_react_run, parse_react_text
+from pyguard.trace.reader import read_trace_bytes
 from pyguard.trace.records import RECORD_TYPES, TraceFile, TraceRun
+from pyguard.trace.sweagent_import import is_sweagent_run, parse_sweagent
+from pyguard.trace.tau2_import import is_tau2_file, is_tau2_simulation, parse_tau2
+from pyguard.trace.tolerance import LoadResult, SkipLog
 
-__all__ = ["FORMATS", "TraceFormatName", "detect_format", "load_traces", "load_runs"]
+__all__ = ["FORMATS", "TraceFormatName", "detect_format", "detect_text_format", "load_traces", "load_runs"]
 
-TraceFormatName = Literal["pyguard", "openai"]
-FORMATS: tuple[str, ...] = ("pyguard", "openai")
-_SUFFIXES = (".jsonl", ".ndjson", ".json")
+TraceFormatName = Literal["pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2"]
+FORMATS: tuple[str, ...] = ("pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2")
+_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj")
+_FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
+
+# the checks that recognise one run object, most specific first
+_RUN_CHECKS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
+    ("tau2", lambda obj: is_tau2_file(obj) or is_tau2_simulation(obj)), ("bfcl", is_bfcl_run), ("miniswe", is_miniswe_run), ("sweagent", is_sweagent_run), ("react", is_react_run),
+    ("openai", is_openai_run),
+)
+
+
+def _kind_of(obj: Any) -> str | None:
+    for name, check in _RUN_CHECKS:
+        if check(obj):
+            return name
+    return None
+
+
+def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | None:
+    """The format of one recording's text; None when it is empty. Raises TraceFormatError when it cannot tell."""
+    stripped = text.lstrip()
+    if not stripped:
+        return None
+    first_line = stripped.split("\n", 1)[0]
+    try:
+        first: Any = json.loads(first_line)
+    except json.JSONDecodeError:
+        first = None
+    if isinstance(first, dict):
+        is_pyguard = first.get("type") in RECORD_TYPES
+        kind = _kind_of(first)
+        if is_pyguard and kind is not None:
+            raise TraceFormatError(
+                f"the format is ambiguous: the first record has both a pyguard 'type' and {kind} run keys; {_FORMAT_HINT}",
+                path=name, line=1)
+        if is_pyguard:
+            return "pyguard"
+        if kind is not None:
+            return kind  # type: ignore[return-value]
+    if not stripped.startswith(("[", "{")):
+        if is_react_run({"traj": text}):
+            return "react"
+        raise TraceFormatError(f"cannot tell the format: the text is neither JSON nor a ReAct transcript; {_FORMAT_HINT}",
+                               path=name, line=1)
+    try:
+        whole: Any = json.loads(text)
+    except json.JSONDecodeError:
+        whole = first
+    candidates: list[Any] = []
+    if isinstance(whole, list):
+        candidates = whole[:1]
+    elif isinstance(whole, dict):
+        candidates = [whole] + [v for v in list(whole.values())[:1] if isinstance(v, dict)]
+    for obj in candidates:
+        kind = _kind_of(obj)
+        if kind is not None:
+            return kind  # type: ignore[return-value]
+    raise TraceFormatError(
+        "cannot tell the format: the first record has neither a pyguard 'type' (" + ", ".join(RECORD_TYPES) + ") nor"
+        f" the keys of a known recording (OpenAI 'messages'/'traj', ReAct text, mini-swe-agent or SWE-agent trajectory,"
+        f" BFCL 'inference_log', τ²-bench 'simulations'); {_FORMAT_HINT}",
+        path=name, line=1)
 
 
 def detect_format(path: str | os.PathLike[str]) -> TraceFormatName | None:
-    """The format of one file from its first record; None when the file is empty (nothing to tell)."""
-    p = str(path)
-    first = next(iter_lines(p), None)
-    if first is None:
-        return None
-    number, raw, _ = first
-    if raw.lstrip().startswith(b"["):
-        return "openai"
+    """The format of one file (None when it is empty)."""
+    name = str(path)
+    return detect_text_format(read_json_text(_read_bytes(name), name), name)
+
+
+def _is_stream(path: str) -> bool:
+    if path == "-":
+        return True
     try:
-        obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        obj = None
-    if not isinstance(obj, dict):
-        try:  # one pretty-printed OpenAI run object
-            with open(p, "rb") as f:
-                whole = json.load(f)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            whole = None
-        if isinstance(whole, dict) and ("messages" in whole or "traj" in whole):
-            return "openai"
-        raise TraceFormatError(
-            "cannot tell the format: the first record is not a JSON object; pass format='pyguard' or 'openai'",
-            path=p,
-            line=number,
-        )
-    is_pyguard = obj.get("type") in RECORD_TYPES
-    is_openai = "messages" in obj or "traj" in obj
-    if is_pyguard and is_openai:
-        raise TraceFormatError(
-            "the format is ambiguous: the first record has both a pyguard 'type' and OpenAI 'messages';"
-            " pass format='pyguard' or 'openai'",
-            path=p,
-            line=number,
-        )
-    if is_pyguard:
-        return "pyguard"
-    if is_openai:
-        return "openai"
-    raise TraceFormatError(
-        f"cannot tell the format: the first record has neither a pyguard 'type' ({', '.join(RECORD_TYPES)}) nor"
-        " OpenAI 'messages'/'traj'; pass format='pyguard' or 'openai'",
-        path=p,
-        line=number,
-    )
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
 
-def _files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if path.is_dir():
+def _read_bytes(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(name, "rb") as f:  # works for regular files, FIFOs and /dev/fd/N alike
+            return f.read()
+    except OSError as exc:
+        raise InputError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+
+
+def _sources(path: str | os.PathLike[str]) -> list[str]:
+    """The file names to read for one argument (a stream counts as one file)."""
+    name = str(path)
+    if _is_stream(name):
+        return [name]
+    p = Path(name)
+    if p.is_dir():
         files = sorted(
-            f
-            for f in path.rglob("*")
-            if f.is_file()
-            and f.suffix.lower() in _SUFFIXES
-            and not any(part.startswith(".") for part in f.relative_to(path).parts)
+            f for f in p.rglob("*")
+            if f.is_file() and f.name.lower().endswith(_SUFFIXES)
+            and not any(part.startswith(".") for part in f.relative_to(p).parts)
         )
         if not files:
-            raise InputError(f"directory {str(path)!r} holds no .jsonl, .ndjson or .json files; nothing to load")
-        return files
-    raise InputError(f"{str(path)!r} does not exist; pass a trace file, a recording, or a directory of them")
+            raise InputError(f"directory {name!r} holds no .jsonl, .ndjson, .json or .traj files; nothing to load")
+        return [str(f) for f in files]
+    if p.exists():
+        return [name]
+    raise InputError(f"{name!r} does not exist; pass a recording file, a directory of them, or - for standard input")
 
 
-def load_traces(path: str | os.PathLike[str], format: str | None = None) -> list[TraceFile]:
-    """Every file under ``path`` read into a :class:`TraceFile` (OpenAI recordings have no decisions)."""
+def _stem(name: str) -> str:
+    if name == "-":
+        return "stdin"
+    base = Path(name).name
+    for suffix in (".traj.json", *_SUFFIXES):
+        if base.lower().endswith(suffix):
+            return base[: -len(suffix)]
+    return Path(name).stem
+
+
+def _parse_file(name: str, fmt: str | None, log: SkipLog, terminal_tools: frozenset[str] | None,
+                labels: Labels | None) -> TraceFile:
+    shown = "<stdin>" if name == "-" else name
+    data = _read_bytes(name)
+    if fmt == "pyguard":
+        return read_trace_bytes(data, shown)
+    text = read_json_text(data, shown)
+    fmt = fmt or detect_text_format(text, shown)
+    if fmt is None:
+        return TraceFile(path=shown)
+    if fmt == "pyguard":
+        return read_trace_bytes(data, shown)
+    kw: dict[str, Any] = {"log": log, "terminal_tools": terminal_tools, "labels": labels}
+    if fmt == "openai":
+        records = parse_openai_text(text, source=shown, default_id_prefix=_stem(name), **kw)
+    elif fmt == "react":
+        records = parse_react_text(text, source=shown, default_id_prefix=_stem(name), **kw)
+    else:
+        check = dict(_RUN_CHECKS)[fmt]
+        items = parse_container(text, shown, log, is_run=check)
+        if fmt == "bfcl":
+            records = parse_bfcl(items, source=shown, **kw)
+        elif fmt == "tau2":
+            records = parse_tau2(items, source=shown, **kw)
+        elif fmt == "miniswe":
+            records = parse_miniswe(items, source=shown, default_id=_stem(name), **kw)
+        else:
+            records = parse_sweagent(items, source=shown, default_id=_stem(name), **kw)
+    return TraceFile(path=shown, runs=[TraceRun(record=r, source=shown) for r in records])
+
+
+def _read_all(
+    path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    format: str | None,
+    strict: bool,
+    terminal_tools: Iterable[str] | str | None,
+    labels: Labels | Mapping[str, Any] | str | os.PathLike[str] | None,
+) -> tuple[list[TraceFile], SkipLog]:
     if format is not None and format not in FORMATS:
-        raise InputError(f"unknown format {format!r}; use 'pyguard', 'openai' or leave it out to detect it")
-    root = Path(path)
-    files = _files(root)
-    chosen: dict[str, str] = {}
-    for f in files:
-        fmt = format or detect_format(f)
-        if fmt is not None:
-            chosen[str(f)] = fmt
-    kinds = sorted(set(chosen.values()))
-    if len(kinds) > 1:
-        example = {k: next(f for f, v in chosen.items() if v == k) for k in kinds}
-        raise InputError(
-            f"{str(root)!r} mixes formats: {example['pyguard']!r} is a pyguard trace, {example['openai']!r} is an"
-            " OpenAI recording; load them separately"
-        )
-    if not chosen:
-        raise InputError(f"{str(root)!r} holds no records; nothing to load")
+        raise InputError(f"unknown format {format!r}; use one of {', '.join(FORMATS)} or leave it out to detect it")
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    names = [n for p in paths for n in _sources(p)]
+    term = normalise_tool_names(terminal_tools)
+    lab = load_labels(labels)
+    log = SkipLog(strict=strict)
     out: list[TraceFile] = []
     owner: dict[str, str] = {}
-    for name, fmt in chosen.items():
-        if fmt == "pyguard":
-            tf = read_trace(name)
-        else:
-            tf = TraceFile(path=name, runs=[TraceRun(record=r, source=name) for r in import_openai(name)])
+    for name in names:
+        try:
+            tf = _parse_file(name, format, log, term, lab)
+        except UnreadableRecord:
+            raise
+        except InputError as exc:
+            if strict or len(names) == 1:
+                raise
+            log.skip(UnreadableRecord(str(exc), reason="file that cannot be read as a recording"))
+            continue
+        kept = []
         for run in tf.runs:
             if run.run_id in owner:
-                raise InputError(
-                    f"run id {run.run_id!r} appears in {owner[run.run_id]!r} and in {name!r}; run ids must be unique"
-                )
-            owner[run.run_id] = name
+                log.skip(UnreadableRecord(
+                    f"run id {run.run_id!r} appears in {owner[run.run_id]!r} and in {tf.path!r}; run ids must be unique"
+                    " (the later one was skipped)", reason="duplicate run id"))
+                continue
+            owner[run.run_id] = tf.path
+            kept.append(run)
+        tf.runs = kept
         out.append(tf)
-    return out
+    if not any(tf.runs for tf in out) and (log.total or format is None):  # an explicit format may load nothing
+        shown = ", ".join(repr("<stdin>" if str(p) == "-" else str(p)) for p in paths)
+        detail = f" ({log.summary()})" if log.total else ""
+        raise InputError(f"{shown} holds no records that could be read{detail}; nothing to load")
+    return out, log
 
 
-def load_runs(path: str | os.PathLike[str], format: str | None = None) -> list[RunRecord]:
-    """All runs in a file or directory, in file order. Runs with no footer come back with ``end=None``."""
-    return [run.record for tf in load_traces(path, format) for run in tf.runs]
+def load_traces(
+    path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    format: str | None = None,
+    *,
+    strict: bool = False,
+    terminal_tools: Iterable[str] | str | None = None,
+    labels: Labels | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+) -> list[TraceFile]:
+    """Every file under ``path`` read into a :class:`TraceFile` (recordings have no decisions)."""
+    return _read_all(path, format, strict, terminal_tools, labels)[0]
+
+
+def load_runs(
+    path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    format: str | None = None,
+    *,
+    strict: bool = False,
+    terminal_tools: Iterable[str] | str | None = None,
+    labels: Labels | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+) -> LoadResult:
+    """All runs under ``path``, in file order, plus what was skipped (``.skipped``: reason -> count).
+
+    Runs with no footer (pyguard traces cut short) come back with ``end=None``.
+    """
+    files, log = _read_all(path, format, strict, terminal_tools, labels)
+    return LoadResult([run.record for tf in files for run in tf.runs], log, files=len(files))

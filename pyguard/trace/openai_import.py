@@ -10,7 +10,13 @@ Mapping (see docs/trace-format.md): each assistant message is one iteration. The
 assistant message (tool results, user and system messages) are that iteration's observations. Tool results
 pair with the previous assistant message's ``tool_calls`` by ``tool_call_id`` when that id names exactly one
 of them; otherwise (missing, repeated or unknown id) by position, the next call without a result. A run whose
-last assistant message still requests tools was cut off: ``RunEnd.censored`` is True.
+last assistant message still requests an ordinary tool was cut off (``RunEnd.censored``); one that ends with a
+terminal tool (``finish``, ``submit``, a purchase, a hand-off: see :mod:`pyguard.trace.ending`) finished.
+
+Tolerance: with a non-strict :class:`~pyguard.trace.tolerance.SkipLog`, a message with an unknown role (such as
+mini-swe-agent's ``exit``) is skipped and counted, and a run that cannot be read (no assistant message, a bad
+task type or label, ...) is skipped and counted; the other runs load. Without a log (or a strict one) the first
+problem raises :class:`~pyguard.errors.UnreadableRecord` (an InputError) naming the run.
 """
 
 from __future__ import annotations
@@ -21,74 +27,89 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pyguard.errors import InputError, TraceFormatError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
+from pyguard.errors import InputError, UnreadableRecord
+from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
+from pyguard.trace.containers import parse_container, read_json_text
+from pyguard.trace.ending import build_end
+from pyguard.trace.labels import Labels
+from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["import_openai", "parse_openai_runs", "openai_run_to_record"]
+__all__ = ["import_openai", "is_openai_run", "parse_openai_text", "parse_openai_runs", "openai_run_to_record"]
 
 _OBSERVATION_ROLES = {"user": "user", "system": "system", "developer": "system"}
 
 
-def import_openai(path: str | os.PathLike[str]) -> list[RunRecord]:
+def import_openai(
+    path: str | os.PathLike[str],
+    *,
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> list[RunRecord]:
     """Read one file of OpenAI-format runs (JSON array, JSON Lines, or one object) into run records."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise TraceFormatError(f"not UTF-8 text ({exc}); save the recording as UTF-8", path=str(p)) from None
+        data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read recording {str(p)!r}: {exc.strerror or exc}") from None
-    objects = _parse_container(text, str(p))
-    return parse_openai_runs(objects, source=str(p), default_id_prefix=p.stem)
+    return parse_openai_text(read_json_text(data, str(p)), source=str(p), default_id_prefix=p.stem, log=log,
+                             terminal_tools=terminal_tools, labels=labels)
+
+
+def is_openai_run(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("messages", obj.get("traj")), list)
+
+
+def parse_openai_text(
+    text: str,
+    *,
+    source: str,
+    default_id_prefix: str = "run",
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> list[RunRecord]:
+    """Runs from the text of one recording (any container :func:`parse_container` reads)."""
+    log = log if log is not None else SkipLog(strict=True)
+    items = parse_container(text, source, log, is_run=is_openai_run)
+    objects = [obj if key is None or not isinstance(obj, dict) or "id" in obj else {**obj, "id": key}
+               for key, obj in items]
+    return parse_openai_runs(objects, source=source, default_id_prefix=default_id_prefix, log=log,
+                             terminal_tools=terminal_tools, labels=labels)
 
 
 def parse_openai_runs(
-    objects: list[Any], *, source: str = "<memory>", default_id_prefix: str = "run"
+    objects: list[Any],
+    *,
+    source: str = "<memory>",
+    default_id_prefix: str = "run",
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
 ) -> list[RunRecord]:
-    """Convert already-parsed run objects; a run without ``id`` gets ``"{default_id_prefix}[{index}]"``."""
+    """Convert already-parsed run objects; a run without ``id`` gets ``"{default_id_prefix}[{index}]"``.
+
+    Without ``log`` (or with a strict one) the first bad run raises; with a tolerant log it is skipped and counted.
+    """
+    log = log if log is not None else SkipLog(strict=True)
     records: list[RunRecord] = []
     seen: dict[str, int] = {}
     for index, obj in enumerate(objects):
-        record = openai_run_to_record(obj, index=index, source=source, default_id=f"{default_id_prefix}[{index}]")
-        if record.run_id in seen:
-            raise InputError(
-                f"{source}: runs #{seen[record.run_id]} and #{index} share the id {record.run_id!r};"
-                " give every run a unique 'id'"
-            )
+        try:
+            record = openai_run_to_record(obj, index=index, source=source, default_id=f"{default_id_prefix}[{index}]",
+                                          log=log, terminal_tools=terminal_tools, labels=labels)
+            if record.run_id in seen:
+                raise UnreadableRecord(
+                    f"{source}: runs #{seen[record.run_id]} and #{index} share the id {record.run_id!r};"
+                    " give every run a unique 'id'",
+                    reason="duplicate run id",
+                )
+        except UnreadableRecord as exc:
+            log.skip(exc)
+            continue
         seen[record.run_id] = index
         records.append(record)
     return records
-
-
-def _parse_container(text: str, path: str) -> list[Any]:
-    stripped = text.lstrip()
-    if not stripped:
-        raise TraceFormatError("the file is empty: there are no runs in it", path=path)
-    if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise TraceFormatError(f"not valid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
-        if not isinstance(data, list):
-            raise TraceFormatError("expected a JSON array of run objects", path=path)
-        return data
-    objects: list[Any] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            objects.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            try:  # one pretty-printed run object rather than JSON Lines
-                whole = json.loads(text)
-            except json.JSONDecodeError:
-                raise TraceFormatError(
-                    f"not valid JSON: {exc.msg} (column {exc.colno}); expected a JSON array or one run object per line",
-                    path=path,
-                    line=number,
-                ) from None
-            return [whole]
-    return objects
 
 
 def _run_name(index: int, obj: Any) -> str:
@@ -175,14 +196,30 @@ def _tool_calls(msg: dict, fail) -> list[ToolCall]:  # noqa: ANN001
     return calls
 
 
-def openai_run_to_record(obj: Any, *, index: int = 0, source: str = "<memory>", default_id: str | None = None) -> RunRecord:
-    """Convert one OpenAI-format run object into a :class:`RunRecord` (raises InputError naming the run)."""
-    name = _run_name(index, obj)
+def openai_run_to_record(
+    obj: Any,
+    *,
+    index: int = 0,
+    source: str = "<memory>",
+    default_id: str | None = None,
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> RunRecord:
+    """Convert one OpenAI-format run object into a :class:`RunRecord`.
 
-    def fail(message: str) -> InputError:
-        return InputError(f"{source}: {name}: {message}")
+    Raises :class:`~pyguard.errors.UnreadableRecord` (an InputError) naming the run when it cannot be read. A
+    message with an unknown role is skipped and counted in a tolerant ``log`` (without one it raises).
+    """
+    name = _run_name(index, obj)
+    log = log if log is not None else SkipLog(strict=True)
+    reason = "unreadable run"
+
+    def fail(message: str) -> UnreadableRecord:
+        return UnreadableRecord(f"{source}: {name}: {message}", reason=reason)
 
     if not isinstance(obj, dict):
+        reason = "record that is not a run object"
         raise fail(f"is a {type(obj).__name__}, not a run object with 'messages'")
     if "messages" in obj and "traj" in obj:
         raise fail("has both 'messages' and 'traj'; keep one")
@@ -198,8 +235,13 @@ def openai_run_to_record(obj: Any, *, index: int = 0, source: str = "<memory>", 
     run_id = str(raw_id) if raw_id is not None else (default_id or f"run[{index}]")
     task_type = obj.get("task_type")
     if task_type is not None and not isinstance(task_type, str):
+        reason = "bad task_type"
         raise fail(f"'task_type' must be a string, got {task_type!r}")
+    reason = "bad outcome label"
     label = _label(obj, fail)
+    if labels is not None and (run_id in labels or label is None):
+        label = labels.label(run_id)
+    reason = "unreadable message"
 
     events: list[IterationEvent] = []
     pending: list[Observation] = []
@@ -252,38 +294,20 @@ def openai_run_to_record(obj: Any, *, index: int = 0, source: str = "<memory>", 
                 task = text
             pending.append(Observation(kind=_OBSERVATION_ROLES[role], text=text))  # type: ignore[arg-type]
         else:
-            raise mfail("has an unknown role; expected system, developer, user, assistant, tool or function")
+            log.skip(UnreadableRecord(
+                f"{source}: {name}: message {j} (role {role!r}) has an unknown role; expected system, developer,"
+                " user, assistant, tool or function (tolerant loading skips the message)",
+                reason=f"message with unknown role {role!r}",
+            ))
     if not events:
+        reason = "run with no assistant message"
         raise fail("has no assistant message: there is no model call to import")
 
-    last = events[-1]
-    censored = bool(last.tool_calls)
-    evidence: dict[str, Any] = {"imported_from": "openai", "source": source, "index": index}
+    evidence: dict[str, Any] = {"index": index}
     if pending:
         evidence["trailing_observations"] = len(pending)  # results that arrived after the last model call
-    totals = {
-        key: (None if any(getattr(e, key) is None for e in events) else sum(getattr(e, key) for e in events))
-        for key in ("input_tokens", "output_tokens", "total_tokens")
-    }
-    if censored:
-        outcome, reason = Outcome.EXPIRED, "recording ends while the model still requests tools (cut off)"
-    elif label is False:
-        outcome, reason = Outcome.FAILED, "recorded as failed"
-    else:
-        outcome = Outcome.SUCCEEDED
-        reason = "recorded as successful" if label else "the model answered (no outcome label recorded)"
-    end = RunEnd(
-        run_id=run_id,
-        outcome=outcome,
-        reason=reason,
-        answer=None if censored else last.text,
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
-        evidence=evidence,
-        success_label=label,
-        censored=censored,
-        **totals,
-    )
+    end = build_end(run_id, events, label=label, imported_from="openai", source=source,
+                    terminal_tools=terminal_tools, evidence=evidence)
     return RunRecord(start=RunStart(run_id=run_id, task_type=task_type, task=task), events=events, end=end)
 
 

@@ -11,9 +11,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Iterator
+from typing import IO
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -23,17 +25,25 @@ from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun
 
-__all__ = ["read_trace", "iter_lines", "describe_validation_error"]
+__all__ = ["read_trace", "read_trace_bytes", "iter_lines", "describe_validation_error"]
 
 
-def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line."""
+def iter_lines(path: str | os.PathLike[str] | bytes) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line of a file
+    (or of ``bytes`` already read from a stream)."""
+    if isinstance(path, bytes):
+        yield from _lines(io.BytesIO(path))
+        return
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
-            ended = raw.endswith(b"\n")
-            body = raw.rstrip(b"\r\n")
-            if body.strip():
-                yield number, body, ended
+        yield from _lines(f)
+
+
+def _lines(f: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    for number, raw in enumerate(f, start=1):
+        ended = raw.endswith(b"\n")
+        body = raw.rstrip(b"\r\n")
+        if body.strip():
+            yield number, body, ended
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -128,16 +138,25 @@ def read_trace(path: str | os.PathLike[str]) -> TraceFile:
     p = Path(path)
     if not p.is_file():
         raise TraceFormatError("no such trace file; pass the path of a .jsonl trace", path=str(p))
-    reader = _Reader(str(p))
+    return _read(str(p), iter_lines(p))
+
+
+def read_trace_bytes(data: bytes, name: str) -> TraceFile:
+    """Read one pyguard trace already read into memory (from standard input or a pipe); ``name`` names it."""
+    return _read(name, iter_lines(data))
+
+
+def _read(name: str, lines: Iterator[tuple[int, bytes, bool]]) -> TraceFile:
+    reader = _Reader(name)
     torn: int | None = None
     pending: tuple[int, bytes, bool] | None = None
-    for item in iter_lines(p):  # one line behind, to know which line is the last
+    for item in lines:  # one line behind, to know which line is the last
         if pending is not None:
             _feed_line(reader, *pending, is_last=False)
         pending = item
     if pending is not None:
         torn = _feed_line(reader, *pending, is_last=True)
-    return TraceFile(path=str(p), runs=list(reader.runs.values()), torn_line=torn)
+    return TraceFile(path=name, runs=list(reader.runs.values()), torn_line=torn)
 
 
 def _feed_line(reader: _Reader, number: int, raw: bytes, ended: bool, *, is_last: bool) -> int | None:

@@ -69,8 +69,8 @@ def test_table_output(tight_policy: Path) -> None:
     "args, needle",
     [
         (["nope.jsonl"], "does not exist"),
-        ([str(RECORDINGS)], "mixes formats"),
-        ([str(RECORDINGS / "pyguard_trace.jsonl"), "--format", "openai"], "format='pyguard'"),
+        ([str(RECORDINGS / "pyguard_trace.jsonl"), "--format", "openai", "--strict"], "format='pyguard'"),
+        ([str(RECORDINGS / "pyguard_trace.jsonl"), "--format", "openai"], "no records that could be read"),
         ([str(RECORDINGS / "openai_runs.jsonl"), "--config", "missing.toml"], "missing.toml"),
     ],
 )

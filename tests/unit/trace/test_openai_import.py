@@ -214,7 +214,8 @@ def test_json_array_and_jsonl_give_the_same_runs(tmp_path: Path) -> None:
         return [r.model_copy(update={"end": r.end.model_copy(update={"evidence": {}})}) for r in records]
 
     assert strip(jsonl) == strip(array)
-    assert array[2].end.evidence == {"imported_from": "openai", "source": str(as_array), "index": 2}
+    assert array[2].end.evidence == {"imported_from": "openai", "source": str(as_array), "index": 2,
+                                     "cut_off": "recording_ends"}
     assert len(jsonl) == len(lines) == 4
     assert [r.run_id for r in jsonl] == ["lookup-ok", "loop-fail", "cutoff", "openai_runs[3]"]
     single = tmp_path / "one.json"

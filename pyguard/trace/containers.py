@@ -1,0 +1,70 @@
+"""The containers recordings come in, read tolerantly: a JSON array, JSON Lines, one object, or an id-keyed object.
+
+``parse_container(text, source, log)`` returns ``[(id_hint, object), ...]``: ``id_hint`` is the key of an
+id-keyed mapping (``{"6238": {run}, "5388": {run}}``, as FireAct writes) and None otherwise. A JSON Lines line
+that is not JSON is skipped and counted (strict: raises) — except a last line cut mid-write, which is the mark
+of a writer killed while writing and is counted under its own reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pyguard.errors import TraceFormatError, UnreadableRecord
+from pyguard.trace.tolerance import SkipLog
+
+__all__ = ["parse_container", "read_json_text"]
+
+
+def read_json_text(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(f"not UTF-8 text ({exc}); save the recording as UTF-8", path=source) from None
+
+
+def parse_container(
+    text: str,
+    source: str,
+    log: SkipLog,
+    *,
+    is_run: Callable[[Any], bool] | None = None,
+) -> list[tuple[str | None, Any]]:
+    """The run objects in ``text``. ``is_run`` tells a run object from an id-keyed mapping of them."""
+    stripped = text.lstrip()
+    if not stripped:
+        raise TraceFormatError("the file is empty: there are no runs in it", path=source)
+    if stripped.startswith("[") or stripped.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = _NOT_WHOLE
+        if data is not _NOT_WHOLE:
+            if isinstance(data, list):
+                return [(None, x) for x in data]
+            if isinstance(data, dict) and is_run is not None and not is_run(data) and data and all(
+                isinstance(v, dict) and is_run(v) for v in data.values()
+            ):
+                return [(str(k), v) for k, v in data.items()]
+            return [(None, data)]
+    objects: list[tuple[str | None, Any]] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            objects.append((None, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            last = number == len(lines) and not text.endswith("\n")
+            reason = "torn last line (writer cut off mid-write)" if last else "line that is not JSON"
+            message = (f"not valid JSON ({exc.msg}, column {exc.colno}); expected a JSON array, one run object,"
+                       " or one run object per line")
+            if log.strict:
+                raise TraceFormatError(message, path=source, line=number)
+            log.skip(UnreadableRecord(f"{source}:{number}: {message}", reason=reason))
+    return objects
+
+
+_NOT_WHOLE = object()
