@@ -1,6 +1,9 @@
 """``pyguard tune``: does it recover a known best policy, and how long does it take on 10,000 runs?
 
 ``python benchmarks/run.py tune`` (20 seeds; 10,000 runs timed) or ``--quick`` (2 seeds; 300 runs timed).
+``python benchmarks/run.py tune --data DIR``: tune on each real source of DIR instead (the ``real_replay`` layout:
+``<source>/source.toml``, loaded as ``real_replay`` loads it; artifact sources judged with its
+``last_artifact_change``), bound 0.01, 5 folds by task, seed 0: the held-out figures against the default policy's.
 
 - recovery: for each seed, tune on :func:`pyguard.tune.synthetic.known_best_runs` (600 runs, 3 task types, the
   quick search space, bound 0.01, 5 folds); then score the tuned policy and the known best one
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -59,7 +63,50 @@ def _best_policy(space: SearchSpace) -> PolicyConfig:
     return PolicyConfig.model_validate({**base.model_dump(), "task_types": types})
 
 
-def run(quick: bool) -> dict:
+def _real(data: str, quick: bool) -> dict:
+    from suites._real_metrics import last_artifact_change
+    from suites.real_replay import _files, _load, _manifests
+
+    sources = {}
+    workers = min(2, os.cpu_count() or 1)
+    for name, folder, spec in _manifests(Path(data)):
+        records = list(_load(folder, spec, _files(folder, spec)))
+        artifact = spec.get("kind") == "artifact"
+        t0 = time.perf_counter()
+        result = tune(records, TuneOptions(max_false_stop_rate=BOUND, workers=workers, artifact=artifact,
+                                           space=SearchSpace.quick() if quick else SearchSpace()),
+                      last_change=last_artifact_change if artifact else None)
+
+        def figs(f):
+            return None if f is None else {
+                "false_stops": f"{f.false_stops}/{f.successful_runs}",
+                "false_stop_rate": f.false_stop_rate.model_dump(),
+                "failed_calls_saved": f.failed_tool_calls_saved.model_dump(),
+                "failed_tokens_saved": f.failed_tokens_saved.model_dump(),
+            }
+
+        sources[name] = {
+            "runs": result.labelled_runs, "tasks": result.tasks, "artifact": artifact, "folds": result.folds,
+            "held_out": figs(result.held_out), "in_sample": figs(result.in_sample), "default": figs(result.default),
+            "stall": result.stall, "budgets": {str(t.task_type): t.budget for t in result.types if t.tuned},
+            "not_tuned": {str(t.task_type): t.note for t in result.types if not t.tuned},
+            "warnings": result.warnings, "verification_mismatches": result.verification_mismatches,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+    held = [s["held_out"] for s in sources.values() if s["held_out"]]
+    return {
+        "bound": BOUND, "sources": sources,
+        "mean_held_out_false_stop_rate": float(np.mean([h["false_stop_rate"]["value"] for h in held])) if held else None,
+        "worst_held_out_false_stop_rate": max((h["false_stop_rate"]["value"] for h in held), default=None),
+        "mean_held_out_calls_saved": float(np.mean([h["failed_calls_saved"]["value"] for h in held])) if held else None,
+        "mean_default_calls_saved": float(np.mean([s["default"]["failed_calls_saved"]["value"]
+                                                   for s in sources.values()])),
+    }
+
+
+def run(quick: bool, data: str | None = None) -> dict:
+    if data is not None:
+        return {"real": _real(data, quick)}
     seeds = 2 if quick else SEEDS
     train, test_n, timed = (150, 300, 300) if quick else (TRAIN, TEST, TIMED)
     space = SearchSpace.quick()
@@ -113,6 +160,21 @@ def run(quick: bool) -> dict:
 def render(result: dict, console) -> None:
     from rich.table import Table
 
+    if "real" in result:
+        real = result["real"]
+        table = Table(title=f"tune on real sources: held-out (5-fold CV by task) vs default, bound {real['bound']}")
+        for col in ("source", "runs", "held-out false stops", "held-out calls saved", "default false stops",
+                    "default calls saved", "in-sample calls saved", "s"):
+            table.add_column(col)
+        for name, s in real["sources"].items():
+            h, d, i = s["held_out"], s["default"], s["in_sample"]
+            cell = lambda f, k: "-" if f is None or f[k]["value"] is None else (  # noqa: E731
+                f"{f[k]['value']:.1%} [{f[k]['low']:.1%}, {f[k]['high']:.1%}]")
+            table.add_row(name, str(s["runs"]), "-" if h is None else f"{h['false_stops']} {cell(h, 'false_stop_rate')}",
+                          cell(h, "failed_calls_saved"), f"{d['false_stops']} {cell(d, 'false_stop_rate')}",
+                          cell(d, "failed_calls_saved"), cell(i, "failed_calls_saved"), str(s["seconds"]))
+        console.print(table)
+        return
     rec = result["recovery"]
     table = Table(title=f"tune recovery: {rec['seeds']} seeds, {rec['train_runs']} runs each, bound {rec['bound']}")
     for col in ("seed", "recovered", "same caps", "hard caps", "test false stops", "test calls saved", "s"):

@@ -1,6 +1,6 @@
 """``pyguard tune RUNS``: fit the guard's policy to your own labelled runs, with a cross-validated estimate.
 
-    pyguard tune RUNS [--format F] [--config START.toml] [--max-false-stop-rate 0.01] [--by task_type|none]
+    pyguard tune RUNS [--format F] [--strict] [--terminal-tools N] [--labels L] [--config START.toml] [--max-false-stop-rate 0.01] [--by task_type|none]
                       [--folds 5] [--seed S] [--artifact] [--out FILE.toml] [--report DIR] [--json] [--workers N]
 
 Exit status: 0 fitted; 2 bad input (no labels, a task type with no successful run, a bound no policy meets, a bad
@@ -21,8 +21,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.errors import ConfigError, InputError, PyguardError
-from pyguard.trace import FORMATS
 
 __all__ = ["tune"]
 
@@ -61,9 +61,8 @@ def _table(result, console: Console) -> None:
 
 
 @click.command(name="tune")
-@click.argument("runs", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-              help="Format of RUNS (default: detect it from each file).")
+@click.argument("runs", type=RUNS_PATH)
+@runs_options
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="Starting policy (TOML, or pyproject.toml with [tool.pyguard]); default: the default policy.")
 @click.option("--max-false-stop-rate", type=click.FloatRange(0, 1, max_open=True), default=0.01, show_default=True,
@@ -87,14 +86,13 @@ def _table(result, console: Console) -> None:
 @click.option("--report", "report_dir", type=click.Path(path_type=Path), default=None,
               help="Write report.md and a trade-off plot per task type to this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-def tune(runs: Path, fmt: str | None, config_path: Path | None, max_false_stop_rate: float, by: str, folds: int,
+def tune(runs: str, fmt: str | None, config_path: Path | None, max_false_stop_rate: float, by: str, folds: int,
          seed: int, artifact: bool, min_runs: int, min_successes: int, quick: bool, workers: int | None,
          out_path: Path | None, report_dir: Path | None, as_json: bool) -> None:
     """Fit the guard's policy to labelled RUNS (a file or directory of traces or recordings): the most failed-run
     tool calls and tokens saved with at most --max-false-stop-rate of successful runs stopped, per task type,
     estimated by cross-validation grouped by task."""
     from pyguard.engine import PolicyConfig
-    from pyguard.trace import load_runs
     from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
     from pyguard.tune import tune as run_tune
 
@@ -103,7 +101,7 @@ def tune(runs: Path, fmt: str | None, config_path: Path | None, max_false_stop_r
     command = "pyguard tune " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "pyguard tune"
     try:
         base = PolicyConfig.from_toml(config_path) if config_path is not None else PolicyConfig()
-        records = load_runs(runs, format=fmt)
+        records = load_cli_runs(runs, fmt)
         if not records:
             raise InputError(f"{str(runs)!r} holds no runs; nothing to tune")
         options = TuneOptions(

@@ -105,6 +105,17 @@ def _probe_task(config_data: dict, indices: Sequence[int]) -> list[Probe]:
     return [probe_run(_RECORDS[i], config) for i in indices]
 
 
+def _probe_many_task(configs_data: list[dict], indices: Sequence[int]) -> list[list[Probe]]:
+    """Run-major: every config for one run before the next run, so the engine's per-text caches (the compiled
+    echo patterns of the run's argument values) are warm for all but the first config."""
+    configs = [PolicyConfig.model_validate(d) for d in configs_data]
+    out: list[list[Probe]] = [[] for _ in configs]
+    for i in indices:
+        for k, config in enumerate(configs):
+            out[k].append(probe_run(_RECORDS[i], config))
+    return out
+
+
 def _replay_task(config_data: dict, indices: Sequence[int]) -> list[int]:
     config = PolicyConfig.model_validate(config_data)
     return [replay_run(_RECORDS[i], config).stop_at or 0 for i in indices]
@@ -142,27 +153,33 @@ class RunPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _map(self, fn: Callable, config: PolicyConfig, indices: Sequence[int]) -> list:
-        data = config.model_dump(mode="json")
+    def _map(self, fn: Callable, data: Any, indices: Sequence[int], weight: int = 1) -> list:
+        """``fn(data, chunk)`` over chunks of ``indices``, results in order (lists concatenated)."""
         if self._executor is None:
-            out = []
+            results = []
             for chunk in _chunks(indices, 64):
-                out.extend(fn(data, chunk))
-                self.progress(len(chunk))
-            return out
+                results.append(fn(data, chunk))
+                self.progress(len(chunk) * weight)
+            return results
         size = max(8, min(256, len(indices) // (self.workers * 8) + 1))
         chunks = _chunks(indices, size)
         futures = [self._executor.submit(fn, data, c) for c in chunks]
-        out = []
+        results = []
         for chunk, fut in zip(chunks, futures):
-            out.extend(fut.result())
-            self.progress(len(chunk))
-        return out
+            results.append(fut.result())
+            self.progress(len(chunk) * weight)
+        return results
 
     def probes(self, config: PolicyConfig, indices: Sequence[int]) -> list[Probe]:
         """Probes of the runs at ``indices`` under ``config`` (a :func:`probe_config`), in that order."""
-        return self._map(_probe_task, config, indices)
+        return [p for part in self._map(_probe_task, config.model_dump(mode="json"), indices) for p in part]
+
+    def probes_many(self, configs: Sequence[PolicyConfig], indices: Sequence[int]) -> list[list[Probe]]:
+        """Probes of the runs at ``indices`` under each of ``configs`` (one list per config), computed run-major."""
+        data = [c.model_dump(mode="json") for c in configs]
+        parts = self._map(_probe_many_task, data, indices, weight=len(configs))
+        return [[p for part in parts for p in part[k]] for k in range(len(configs))]
 
     def replay_stops(self, config: PolicyConfig, indices: Sequence[int]) -> list[int]:
         """``replay_run(record, config).stop_at`` (0 for none) of the runs at ``indices``, in that order."""
-        return self._map(_replay_task, config, indices)
+        return [s for part in self._map(_replay_task, config.model_dump(mode="json"), indices) for s in part]

@@ -16,7 +16,7 @@ tokens) saved are those requested after the stop, over all that failed runs requ
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -78,7 +78,11 @@ class RunSet:
     """What the figures need from each run, whatever the policy: iterations, labels, calls and tokens per iteration,
     the last file-changing iteration."""
 
-    def __init__(self, records: Sequence[RunRecord], write_tools: Sequence[str] = (), read_tools: Sequence[str] = ()):
+    def __init__(self, records: Sequence[RunRecord], write_tools: Sequence[str] = (), read_tools: Sequence[str] = (),
+                 last_change: Callable[[RunRecord], int] | None = None):
+        """``last_change(record)``: the 1-based last iteration that changed the artifact (0: none); by default the
+        last iteration requesting a write (:func:`pyguard.engine.actions.classify_action` with the policy's
+        ``tools`` lists)."""
         writes, reads = frozenset(write_tools), frozenset(read_tools)
         n = len(records)
         self.n_iter = np.zeros(n, dtype=np.int64)
@@ -104,8 +108,12 @@ class RunSet:
                 t += tok or 0
                 calls_cum.append(c)
                 tokens_cum.append(t)
-                if any(classify_action(tc.name, tc.arguments, writes, reads) == "write" for tc in e.tool_calls):
+                if last_change is None and any(
+                    classify_action(tc.name, tc.arguments, writes, reads) == "write" for tc in e.tool_calls
+                ):
                     self.last_write[r] = i
+            if last_change is not None:
+                self.last_write[r] = last_change(rec)
             self.has_tokens[r] = has_tokens
         self.calls_cum = np.asarray(calls_cum, dtype=np.int64)
         self.tokens_cum = np.asarray(tokens_cum, dtype=np.int64)

@@ -118,13 +118,15 @@ def _check_input(records: Sequence[RunRecord], options: TuneOptions) -> tuple[li
 
 
 def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
-         progress: Progress | None = None) -> TuneResult:
-    """Fit the policy to ``records`` (labelled runs) and cross-validate it. Raises InputError for bad input."""
+         progress: Progress | None = None, last_change: Callable[[RunRecord], int] | None = None) -> TuneResult:
+    """Fit the policy to ``records`` (labelled runs) and cross-validate it. Raises InputError for bad input.
+    ``last_change(record)`` (with ``options.artifact``): the last iteration that changed the artifact, when the
+    default (the last iteration requesting a write) is not the definition wanted."""
     t0 = time.perf_counter()
     o = options or TuneOptions()
     report = progress or (lambda advance, add: None)
     labelled, warnings = _check_input(records, o)
-    runset = RunSet(labelled, o.base.tools.write_tools, o.base.tools.read_tools)
+    runset = RunSet(labelled, o.base.tools.write_tools, o.base.tools.read_tools, last_change)
     n = len(labelled)
     names = [r.task_type if o.by == "task_type" else None for r in labelled]
     type_names: list[str | None] = sorted(set(names), key=lambda t: (t is not None, t or ""))
@@ -182,6 +184,10 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
             return Fitter(runset, type_of, type_names, tuned, o.base, o.space, o.max_false_stop_rate, o.artifact,
                           tables, keep_points=points)
 
+        screening = stall_candidates(o.base, o.space) if tuned else [{}]
+        found = pool.probes_many([probe_config(o.base, stall) for stall in screening], list(everyone))
+        for stall, probes in zip(screening, found):
+            cache[stall_key(stall)] = ProbeTable(everyone, probes)
         full = fitter(True).fit(everyone)
         for name in tuned:
             f = full.types[name]
