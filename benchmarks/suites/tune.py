@@ -22,10 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from pyguard.engine import PolicyConfig
+from pyguard.errors import InputError
 from pyguard.tune import SearchSpace, TuneOptions, tune
 from pyguard.tune.probe import probe_config, probe_run
 from pyguard.tune.simulate import ProbeTable, RunSet
-from pyguard.tune.space import Budget, budget_of
+from pyguard.tune.space import ENGINE_KEYS, Budget, budget_of
 from pyguard.tune.synthetic import KNOWN_LONGEST, known_best_cap, known_best_runs, tune_runs
 
 SEEDS = 20
@@ -37,7 +38,9 @@ BOUND = 0.01
 
 def _score(records, config: PolicyConfig, runset: RunSet, probes: dict) -> tuple[float, float]:
     """(false-stop rate, failed-run tool calls saved) of ``config`` on ``records`` (exact budget simulation)."""
-    stall = {k: v for k, v in config.stall.model_dump().items() if v != getattr(PolicyConfig().stall, k)}
+    start = PolicyConfig()
+    stall = {k: v for k, v in config.stall.model_dump().items() if v != getattr(start.stall, k)}
+    stall.update({k: getattr(config, k) for k in ENGINE_KEYS if getattr(config, k) != getattr(start, k)})
     key = tuple(sorted(stall.items()))
     if key not in probes:
         pc = probe_config(PolicyConfig(), stall)
@@ -73,9 +76,13 @@ def _real(data: str, quick: bool) -> dict:
         records = list(_load(folder, spec, _files(folder, spec)))
         artifact = spec.get("kind") == "artifact"
         t0 = time.perf_counter()
-        result = tune(records, TuneOptions(max_false_stop_rate=BOUND, workers=workers, artifact=artifact,
-                                           space=SearchSpace.quick() if quick else SearchSpace()),
-                      last_change=last_artifact_change if artifact else None)
+        try:
+            result = tune(records, TuneOptions(max_false_stop_rate=BOUND, workers=workers, artifact=artifact,
+                                               space=SearchSpace.quick() if quick else SearchSpace()),
+                          last_change=last_artifact_change if artifact else None)
+        except InputError as exc:  # e.g. no policy in the space meets the bound on one of its task types
+            sources[name] = {"runs": len(records), "error": str(exc)}
+            continue
 
         def figs(f):
             return None if f is None else {
@@ -93,14 +100,14 @@ def _real(data: str, quick: bool) -> dict:
             "warnings": result.warnings, "verification_mismatches": result.verification_mismatches,
             "seconds": round(time.perf_counter() - t0, 1),
         }
-    held = [s["held_out"] for s in sources.values() if s["held_out"]]
+    held = [s["held_out"] for s in sources.values() if s.get("held_out")]
     return {
         "bound": BOUND, "sources": sources,
         "mean_held_out_false_stop_rate": float(np.mean([h["false_stop_rate"]["value"] for h in held])) if held else None,
         "worst_held_out_false_stop_rate": max((h["false_stop_rate"]["value"] for h in held), default=None),
         "mean_held_out_calls_saved": float(np.mean([h["failed_calls_saved"]["value"] for h in held])) if held else None,
         "mean_default_calls_saved": float(np.mean([s["default"]["failed_calls_saved"]["value"]
-                                                   for s in sources.values()])),
+                                                   for s in sources.values() if "default" in s])),
     }
 
 
@@ -167,6 +174,9 @@ def render(result: dict, console) -> None:
                     "default calls saved", "in-sample calls saved", "s"):
             table.add_column(col)
         for name, s in real["sources"].items():
+            if "error" in s:
+                table.add_row(name, str(s["runs"]), s["error"], "", "", "", "", "")
+                continue
             h, d, i = s["held_out"], s["default"], s["in_sample"]
             cell = lambda f, k: "-" if f is None or f[k]["value"] is None else (  # noqa: E731
                 f"{f[k]['value']:.1%} [{f[k]['low']:.1%}, {f[k]['high']:.1%}]")

@@ -27,6 +27,7 @@ from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.events import RunRecord
 from pyguard.replay import _RecordedClock, replay_run
+from pyguard.tune.space import apply_engine
 
 __all__ = ["KIND_EARN", "KIND_POLL", "KIND_REFLECT", "KIND_FINAL", "KIND_STOP", "Probe", "probe_config", "probe_run",
            "RunPool"]
@@ -52,8 +53,7 @@ class Probe:
 
 def probe_config(base: PolicyConfig, stall: dict[str, Any]) -> PolicyConfig:
     """``base`` with ``stall`` applied and a budget that never runs out (and rises only for polls)."""
-    data = base.model_dump()
-    data["stall"] = {**data["stall"], **stall}
+    data = apply_engine(base.model_dump(), stall)
     data.update(base_budget=_BIG, hard_cap=2 * _BIG, extension=0, earn_per_iteration=0, task_types={})
     return PolicyConfig.model_validate(data)
 

@@ -10,8 +10,10 @@ Two kinds of parameter, searched differently (see :mod:`pyguard.tune.search` for
   per-iteration gains and flags, so they are evaluated exactly and cheaply from one pass
   (:mod:`pyguard.tune.simulate`).
 
-``max_reflections`` is deliberately not searched: a recording cannot show what a reflection would have changed
-(replay counts it as "continue"), so replay would always favour stopping at the first stall.
+Two top-level engine settings are screened the same way, only in the lenient direction: ``max_reflections`` never
+below the start (a recording cannot show what a reflection would have changed: replay counts it as "continue",
+so it would always favour stopping at the first stall), and ``stop_on_fruitless_retry`` off. They let a source
+whose successful runs trip the stall rules (long multi-turn conversations) meet a tight bound.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pyguard.engine.config import PolicyConfig, TaskTypeConfig
 from pyguard.errors import ConfigError
 
-__all__ = ["BUDGET_KEYS", "STALL_KEYS", "Budget", "SearchSpace", "stall_candidates", "build_policy", "budget_of", "stall_key"]
+__all__ = ["BUDGET_KEYS", "STALL_KEYS", "ENGINE_KEYS", "apply_engine", "Budget", "SearchSpace", "stall_candidates", "build_policy", "budget_of", "stall_key"]
 
 BUDGET_KEYS: tuple[str, ...] = ("base_budget", "hard_cap", "extension", "earn_threshold", "earn_per_iteration")
 STALL_KEYS: tuple[str, ...] = (
@@ -34,6 +36,8 @@ STALL_KEYS: tuple[str, ...] = (
     "polling_allowance",
     "max_fruitless_attempts",
 )
+ENGINE_KEYS: tuple[str, ...] = ("max_reflections", "stop_on_fruitless_retry")
+"""Top-level policy settings screened with the stall settings (in the lenient direction only)."""
 
 
 class Budget(BaseModel):
@@ -71,10 +75,12 @@ class SearchSpace(BaseModel):
     error_storm_length: tuple[int, ...] = (2, 3, 4)
     polling_allowance: tuple[int, ...] = (5, 10, 20)
     max_fruitless_attempts: tuple[int, ...] = (4, 6, 10)
+    max_reflections: tuple[int, ...] = (1, 2, 3)
+    stop_on_fruitless_retry: tuple[bool, ...] = (True, False)
 
     @model_validator(mode="after")
     def _check(self) -> "SearchSpace":
-        for key in BUDGET_KEYS + STALL_KEYS:
+        for key in BUDGET_KEYS + STALL_KEYS + ENGINE_KEYS:
             if not getattr(self, key):
                 raise ValueError(f"search space {key!r} is empty; give at least one value")
         return self
@@ -98,6 +104,8 @@ class SearchSpace(BaseModel):
             error_storm_length=(3,),
             polling_allowance=(10,),
             max_fruitless_attempts=(6,),
+            max_reflections=(1,),
+            stop_on_fruitless_retry=(True,),
         )
 
 
@@ -107,21 +115,34 @@ def stall_key(overrides: dict[str, Any]) -> tuple:
 
 
 def stall_candidates(base: PolicyConfig, space: SearchSpace) -> list[dict[str, Any]]:
-    """The starting stall settings (``{}``) and every one-parameter change of them, in a fixed order."""
+    """The starting stall settings (``{}``) and every one-parameter change of them, in a fixed order; then the
+    lenient changes of :data:`ENGINE_KEYS` (more reflections; no stop on a fruitless retry)."""
     out: list[dict[str, Any]] = [{}]
     for key in STALL_KEYS:
         start = getattr(base.stall, key)
         for value in space.values(key, start):
             if value != start:
                 out.append({key: value})
+    for value in space.values("max_reflections", base.max_reflections):
+        if value > base.max_reflections:
+            out.append({"max_reflections": value})
+    if base.stop_on_fruitless_retry and False in space.stop_on_fruitless_retry:
+        out.append({"stop_on_fruitless_retry": False})
     return out
+
+
+def apply_engine(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """A dumped PolicyConfig with ``overrides`` applied: :data:`ENGINE_KEYS` at the top level, the rest to
+    ``[stall]``."""
+    top = {k: v for k, v in overrides.items() if k in ENGINE_KEYS}
+    stall = {k: v for k, v in overrides.items() if k not in ENGINE_KEYS}
+    return {**data, **top, "stall": {**data["stall"], **stall}}
 
 
 def build_policy(base: PolicyConfig, stall: dict[str, Any], budgets: dict[str | None, Budget]) -> PolicyConfig:
     """``base`` with the stall overrides and per-type budgets applied. The budget of type ``None`` (runs with no task
     type) goes to the top level; every other type to ``[task_types.X]``."""
-    data = base.model_dump()
-    data["stall"] = {**data["stall"], **stall}
+    data = apply_engine(base.model_dump(), stall)
     types: dict[str, Any] = dict(data.get("task_types") or {})
     for name, budget in budgets.items():
         values = budget.model_dump()

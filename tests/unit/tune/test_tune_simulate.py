@@ -46,7 +46,8 @@ def test_simulation_matches_replay_run():
     compared = 0
     for _ in range(6):
         stall = {"low_gain_streak": rng.choice([2, 3, 4]), "polling_allowance": rng.choice([0, 3, 10]),
-                 "error_storm_length": rng.choice([2, 3])}
+                 "error_storm_length": rng.choice([2, 3]), "max_reflections": rng.choice([0, 1, 2, 3]),
+                 "stop_on_fruitless_retry": rng.choice([True, False])}
         table = ProbeTable(np.arange(len(records)), [probe_run(r, probe_config(base, stall)) for r in records])
         for _ in range(6):
             cap = rng.choice([4, 6, 9, 15, 40])
