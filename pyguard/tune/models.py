@@ -88,6 +88,8 @@ class TuneResult(_Model):
     max_false_stop_rate: float
     artifact: bool
     search: str
+    target_false_stop_rate: float
+    """The false-stop rate the fit aimed at: the bound, or lower when held-out runs exceeded it at the bound."""
     stall: dict[str, Any]
     """The stall settings chosen (one set for all task types), only those that differ from the start."""
     types: list[TypeResult]

@@ -38,7 +38,8 @@ def policy_toml(result: TuneResult, source: str, date: str) -> str:
     head = [
         f"# Fitted by `pyguard tune` on {date} from {source}: {result.labelled_runs} labelled runs"
         f" ({result.skipped_unlabelled} unlabelled skipped), {result.tasks} tasks,",
-        f"# bound: false-stop rate <= {result.max_false_stop_rate:g} per task type; {result.folds}-fold"
+        f"# bound: false-stop rate <= {result.max_false_stop_rate:g} per task type (fit target"
+        f" {result.target_false_stop_rate:g}); {result.folds}-fold"
         f" cross-validation grouped by task, seed {result.seed}{'; artifact stops allowed' if result.artifact else ''}.",
         f"# Search: {result.search}.",
         "# Held-out (cross-validated; 95% intervals):",
@@ -108,7 +109,7 @@ def write_report(result: TuneResult, out_dir: str | Path, command: str, date: st
         "# pyguard tune", "", f"`{command}` ({date})", "",
         f"{result.labelled_runs} labelled runs ({result.skipped_unlabelled} unlabelled skipped), {result.tasks}"
         f" tasks, {result.folds}-fold cross-validation grouped by task, seed {result.seed}; bound: false-stop rate"
-        f" <= {result.max_false_stop_rate:g} per task type. Search: {result.search}. {result.engine_passes} engine"
+        f" <= {result.max_false_stop_rate:g} per task type (the fit aimed at {result.target_false_stop_rate:g}). Search: {result.search}. {result.engine_passes} engine"
         f" passes, {result.elapsed_s:.1f} s. Held-out stops replayed with `replay_run`; the search's simulation"
         f" disagreed on {result.verification_mismatches} of {result.verified_runs} runs.", "",
         f"Stall settings chosen: `{result.stall or 'the starting ones'}`; per fold: "

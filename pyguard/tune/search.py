@@ -145,12 +145,20 @@ class Fitter:
             mask = self.type_of[table.runs] == code
             if mask.any():
                 types[name] = self._fit_type(table.subset(mask), name, totals)
-        infeasible = sum(1 for f in types.values() if not f.feasible)
+        infeasible = [f for f in types.values() if not f.feasible]
+        excess = sum(f.counts.false_stop_rate - self.bound for f in infeasible)
         score = sum(self._score(f.counts, totals) for f in types.values())
-        return (-infeasible, score), types
+        return (-len(infeasible), -excess, score), types  # while infeasible: the fewest false stops first
 
-    def fit(self, train: np.ndarray) -> Fit:
-        """The best policy for the runs at indices ``train``."""
+    def fit(self, train: np.ndarray, bound: float | None = None) -> Fit:
+        """The best policy for the runs at indices ``train`` (``bound``: the false-stop target, default the
+        fitter's)."""
+        if bound is not None and bound != self.bound:
+            saved, self.bound = self.bound, bound
+            try:
+                return self.fit(train)
+            finally:
+                self.bound = saved
         results: list[tuple[tuple, dict[str, Any], dict[str | None, TypeFit]]] = []
         candidates = stall_candidates(self.base, self.space) if self.tuned else [{}]
         for stall in candidates:
@@ -176,5 +184,5 @@ class Fitter:
                 for name, f in other.items():
                     if other is not types:
                         types[name].points.extend(f.points)
-        return Fit(stall=stall, types=types, score=rank[1], candidates=len(results))
+        return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results))
 

@@ -64,18 +64,18 @@ class SearchSpace(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    base_budget: tuple[int, ...] = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 25, 30)
-    hard_cap: tuple[int, ...] = (6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 80)
+    base_budget: tuple[int, ...] = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 25, 30, 40, 60)
+    hard_cap: tuple[int, ...] = (6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 80, 120, 200)
     extension: tuple[int, ...] = (0, 1, 2, 4, 6, 8)
     earn_threshold: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.5)
     earn_per_iteration: tuple[int, ...] = (0, 1, 2)
     low_gain_threshold: tuple[float, ...] = (0.05, 0.1, 0.15)
-    low_gain_streak: tuple[int, ...] = (2, 3, 4, 5)
-    low_gain_streak_after_reflection: tuple[int, ...] = (1, 2, 3)
+    low_gain_streak: tuple[int, ...] = (2, 3, 4, 6)
+    low_gain_streak_after_reflection: tuple[int, ...] = (1, 2, 4)
     error_storm_length: tuple[int, ...] = (2, 3, 4)
     polling_allowance: tuple[int, ...] = (5, 10, 20)
     max_fruitless_attempts: tuple[int, ...] = (4, 6, 10)
-    max_reflections: tuple[int, ...] = (1, 2, 3)
+    max_reflections: tuple[int, ...] = (1, 2, 4)
     stop_on_fruitless_retry: tuple[bool, ...] = (True, False)
 
     @model_validator(mode="after")

@@ -26,7 +26,12 @@ from pyguard.tune.search import Fitter
 from pyguard.tune.simulate import Counts, ProbeTable, RunSet
 from pyguard.tune.space import build_policy, stall_candidates, stall_key
 
-__all__ = ["tune", "task_folds", "Progress"]
+__all__ = ["tune", "task_folds", "Progress", "TARGET_SHARES"]
+
+TARGET_SHARES: tuple[float, ...] = (1.0, 0.5, 0.25, 0.0)
+"""The fit's own false-stop target, as shares of the bound, tried in turn: a policy fitted right at the bound
+overfits it (it is the best of thousands on the same runs), so when the cross-validated rate of some task type
+exceeds the bound, the fit aims lower and the cross-validation is run again."""
 
 Progress = Callable[[int, int], None]
 """``progress(advance, add_total)``: runs replayed since the last call, and runs added to the planned work."""
@@ -205,24 +210,42 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
                                 f" {f.counts.false_stop_rate:.3g} exceeds the bound")
 
         folds = task_folds(groups_s, names, k, o.seed)
-        held_stops = np.zeros(n, dtype=np.int64)
-        fold_stall: list[dict[str, Any]] = []
-        mismatches = 0
         cv = fitter(False)
-        for f in range(k):
-            train, test = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
-            fit = cv.fit(train)
-            fold_stall.append(fit.stall)
-            config = build_policy(o.base, fit.stall, fit.budgets)
-            held_stops[test] = pool.replay_stops(config, list(test))
-            table = tables(fit.stall)
-            in_test = np.zeros(n, dtype=bool)
-            in_test[test] = True
-            for code, name in enumerate(type_names):
-                sub = table.subset(in_test & (type_of == code))
-                if len(sub.runs):
-                    budget = fit.budgets.get(name, cv.defaults[name])
-                    mismatches += int((sub.stops(budget) != held_stops[sub.runs]).sum())
+        held_stops = np.zeros(n, dtype=np.int64)
+        for share in TARGET_SHARES:  # the fit's own target: the bound, lowered while held-out runs exceed it
+            target = o.max_false_stop_rate * share
+            held_stops = np.zeros(n, dtype=np.int64)
+            fold_stall: list[dict[str, Any]] = []
+            mismatches = 0
+            for f in range(k):
+                train, test = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
+                fit = cv.fit(train, bound=target)
+                fold_stall.append(fit.stall)
+                config = build_policy(o.base, fit.stall, fit.budgets)
+                held_stops[test] = pool.replay_stops(config, list(test))
+                table = tables(fit.stall)
+                in_test = np.zeros(n, dtype=bool)
+                in_test[test] = True
+                for code, name in enumerate(type_names):
+                    sub = table.subset(in_test & (type_of == code))
+                    if len(sub.runs):
+                        budget = fit.budgets.get(name, cv.defaults[name])
+                        mismatches += int((sub.stops(budget) != held_stops[sub.runs]).sum())
+            over = [name for code, name in enumerate(type_names) if name in tuned and
+                    runset.counts(np.flatnonzero(type_of == code), held_stops[type_of == code], o.artifact)
+                    .false_stop_rate > o.max_false_stop_rate]
+            if not over or share == TARGET_SHARES[-1]:
+                break
+            report(0, n)
+        if share < 1.0:
+            warnings.append(
+                f"fitted at the bound, some task type's held-out false-stop rate exceeded {o.max_false_stop_rate:g},"
+                f" so the fit aimed at {target:g} instead; this target was"
+                " chosen on the same folds, so the held-out figures may be slightly optimistic")
+            full = fitter(True).fit(everyone, bound=target)
+        if over:
+            warnings.append(f"held-out false-stop rate above the bound even at a fit target of {target:g}:"
+                            f" {', '.join(map(repr, over))}")
 
     start_table = cache[stall_key({})]
     default_stops = np.zeros(n, dtype=np.int64)
@@ -253,7 +276,7 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
         search=("stall settings screened one at a time around the start (one engine pass each, shared by all"
                 " folds) plus their combination; budgets per task type by coordinate descent on an exact"
                 " simulation of each pass"),
-        stall=full.stall, types=types, held_out=figs(everyone, held_stops) if tuned else None,
+        target_false_stop_rate=target, stall=full.stall, types=types, held_out=figs(everyone, held_stops) if tuned else None,
         in_sample=figs(everyone, full_stops), default=figs(everyone, default_stops),
         fold_stall=fold_stall, verified_runs=n, verification_mismatches=mismatches, warnings=warnings,
         engine_passes=len(cache) + 1, elapsed_s=round(time.perf_counter() - t0, 3),

@@ -11,7 +11,7 @@ def test_candidates_change_one_setting_and_never_fewer_reflections():
     cands = stall_candidates(base, SearchSpace())
     assert cands[0] == {} and all(len(c) == 1 for c in cands[1:])
     assert len({tuple(c.items()) for c in cands}) == len(cands)
-    assert {c["max_reflections"] for c in cands if "max_reflections" in c} == {3}
+    assert {c["max_reflections"] for c in cands if "max_reflections" in c} == {4}
     assert {"stop_on_fruitless_retry": False} in cands
     assert {"low_gain_streak": 4} not in cands and {"low_gain_streak": 2} in cands
 
