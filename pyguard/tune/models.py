@@ -90,6 +90,8 @@ class TuneResult(_Model):
     search: str
     target_false_stop_rate: float
     """The false-stop rate the fit aimed at: the bound, or lower when held-out runs exceeded it at the bound."""
+    kept_start: bool = False
+    """The starting policy was kept: it meets the bound and saves at least as much as the tuned one held out."""
     stall: dict[str, Any]
     """The stall settings chosen (one set for all task types), only those that differ from the start."""
     types: list[TypeResult]

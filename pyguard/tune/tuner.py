@@ -256,6 +256,26 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
         default_stops[mask] = start_table.subset(mask).stops(cv.defaults[name])
         full_stops[mask] = chosen_table.subset(mask).stops(full.types[name].budget)
 
+    # never worse than the start: an unfitted starting policy that meets the bound on every task type and saves at
+    # least as much as the tuned one does held out is kept (its figures on all runs are themselves out of sample)
+    kept_start = False
+    if tuned:
+        def saved(stops: np.ndarray) -> float:
+            c = runset.counts(everyone, stops, o.artifact)
+            return c.calls_saved + (c.tokens_saved or 0.0)
+
+        start_ok = all(runset.counts(np.flatnonzero(type_of == code), default_stops[type_of == code], o.artifact)
+                       .false_stop_rate <= o.max_false_stop_rate for code, name in enumerate(type_names) if name in tuned)
+        if start_ok and saved(default_stops) >= saved(held_stops):
+            kept_start = True
+            warnings.append("the starting policy meets the bound on every task type and saves at least as much as"
+                            " the tuned one did on held-out runs: kept the starting policy (its figures on all runs"
+                            " are given as held-out: it was not fitted to them)")
+            full.stall = {}
+            for name in type_names:
+                full.types[name].budget = cv.defaults[name]
+            held_stops = full_stops = default_stops
+
     def figs(runs: np.ndarray, stops: np.ndarray) -> Figures:
         return _figures(runset, runs, stops[runs], groups, o.artifact, rng, o.bootstrap)
 
@@ -276,7 +296,7 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
         search=("stall settings screened one at a time around the start (one engine pass each, shared by all"
                 " folds) plus their combination; budgets per task type by coordinate descent on an exact"
                 " simulation of each pass"),
-        target_false_stop_rate=target, stall=full.stall, types=types, held_out=figs(everyone, held_stops) if tuned else None,
+        target_false_stop_rate=target, kept_start=kept_start, stall=full.stall, types=types, held_out=figs(everyone, held_stops) if tuned else None,
         in_sample=figs(everyone, full_stops), default=figs(everyone, default_stops),
         fold_stall=fold_stall, verified_runs=n, verification_mismatches=mismatches, warnings=warnings,
         engine_passes=len(cache) + 1, elapsed_s=round(time.perf_counter() - t0, 3),

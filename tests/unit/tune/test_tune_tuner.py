@@ -98,3 +98,18 @@ def test_unlabelled_runs_are_skipped_and_counted(tiny_space):
     # a run labelled None with a SUCCEEDED outcome and no import mark counts as a live trace's success
     assert result.labelled_runs + result.skipped_unlabelled == 60
     assert np.isfinite(result.elapsed_s)
+
+
+def test_the_starting_policy_is_kept_when_the_tuned_one_saves_no_more(tiny_space):
+    # a space holding only the start's own values: the tuned policy can only equal it, so it saves no more
+    start = PolicyConfig()
+    only = {k: (getattr(start, k),) for k in ("base_budget", "hard_cap", "extension", "earn_threshold",
+                                             "earn_per_iteration")}
+    result = tune(known_best_runs(60, seed=8), TuneOptions(space=tiny_space.model_copy(update=only), bootstrap=100,
+                                                           min_runs=5))
+    assert result.kept_start
+    kept = PolicyConfig.model_validate(result.policy)
+    assert kept.stall == start.stall and kept.max_reflections == start.max_reflections
+    assert all(budget_of(kept, t) == budget_of(start, t) for t in KNOWN_LONGEST)
+    assert result.held_out.failed_tool_calls_saved.value == result.default.failed_tool_calls_saved.value
+    assert any("kept the starting policy" in w for w in result.warnings)
