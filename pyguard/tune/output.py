@@ -42,6 +42,8 @@ def policy_toml(result: TuneResult, source: str, date: str) -> str:
         f" {result.target_false_stop_rate:g}); {result.folds}-fold"
         f" cross-validation grouped by task, seed {result.seed}{'; artifact stops allowed' if result.artifact else ''}.",
         f"# Search: {result.search}.",
+        *(["# The starting policy was kept: it meets the bound and saved at least as much as the tuned one held out."]
+          if result.kept_start else []),
         "# Held-out (cross-validated; 95% intervals):",
         _line("all types", result.held_out),
     ]
