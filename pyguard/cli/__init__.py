@@ -27,6 +27,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("pyguard.cli.replay", "replay", "Replay recorded runs through a policy: where it would stop, what it saves."),
     "calibrate": ("pyguard.cli.calibrate", "calibrate", "Recommend maxIterations per task type from recorded runs."),
     "check": ("pyguard.cli.check", "check", "CI gate: compare a set of runs with thresholds and a baseline."),
+    "tune": ("pyguard.cli.tune", "tune", "Fit the policy to your labelled runs, with a cross-validated estimate."),
 }
 
 

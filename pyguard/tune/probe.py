@@ -1,0 +1,185 @@
+"""Engine passes over the runs, in worker processes: what the tuner learns from the real engine.
+
+A **probe pass** replays each run through the policy with one candidate's stall settings and an unlimited budget
+(``base_budget`` 10^6, ``extension`` 0, ``earn_per_iteration`` 0), exactly as :func:`pyguard.replay.replay_run`
+does (fresh session, the recorded clock), and keeps per iteration what the budget rules need: the turn-relative
+index, whether the model answered, reflected, only polled (the budget then rises by exactly 1), the gain, and
+where the engine itself stopped (a stall or a cap, which no budget changes). :mod:`pyguard.tune.simulate` then
+finds where any budget would stop the run without another pass.
+
+A **replay pass** scores a finished policy with :func:`pyguard.replay.replay_run` itself (the held-out figures).
+
+Both run over the records in a process pool (``concurrent.futures``; the engine is pure Python). The records go to
+each worker once, at start-up, not with every task.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyguard.decisions import Action
+from pyguard.engine import Policy, PolicyConfig
+from pyguard.events import RunRecord
+from pyguard.replay import _RecordedClock, replay_run
+from pyguard.tune.space import apply_engine
+
+__all__ = ["KIND_EARN", "KIND_POLL", "KIND_REFLECT", "KIND_FINAL", "KIND_STOP", "Probe", "probe_config", "probe_run",
+           "RunPool"]
+
+KIND_EARN, KIND_POLL, KIND_REFLECT, KIND_FINAL, KIND_STOP = 0, 1, 2, 3, 4
+"""Per-iteration kinds of a probe: continue (earns if its gain reaches the threshold), poll, reflect, answer, the
+engine's own stop."""
+
+_BIG = 10**6
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One run's probe under one stall setting (arrays over its iterations up to the engine's own stop)."""
+
+    stop: int
+    """1-based iteration at which the engine stopped by itself (stall or cap); 0 if it never did."""
+    k: np.ndarray
+    """Turn-relative 1-based index of each iteration (the budget counts from the start of the turn)."""
+    kind: np.ndarray
+    gain: np.ndarray
+
+
+def probe_config(base: PolicyConfig, stall: dict[str, Any]) -> PolicyConfig:
+    """``base`` with ``stall`` applied and a budget that never runs out (and rises only for polls)."""
+    data = apply_engine(base.model_dump(), stall)
+    data.update(base_budget=_BIG, hard_cap=2 * _BIG, extension=0, earn_per_iteration=0, task_types={})
+    return PolicyConfig.model_validate(data)
+
+
+def probe_run(record: RunRecord, config: PolicyConfig) -> Probe:
+    """Replay ``record`` through ``config`` (a :func:`probe_config`) and keep what the budget simulation needs."""
+    clock = _RecordedClock()
+    policy = Policy(config, clock=clock)
+    clock.reset(record)
+    session = policy.new_run(run_id=record.run_id, task_type=None)
+    ks: list[int] = []
+    kinds: list[int] = []
+    gains: list[float] = []
+    turn, turn_start, prev_budget, stop = 1, 0, _BIG, 0
+    for i, event in enumerate(record.events, start=1):
+        clock.advance(event)
+        d = session.observe(event)
+        if d.turn != turn:
+            turn, turn_start, prev_budget = d.turn, i - 1, i - 1 + _BIG
+        ks.append(i - turn_start)
+        gains.append(session.gains[-1])
+        if d.action is Action.STOP:
+            kinds.append(KIND_STOP)
+            stop = i
+            break
+        if d.action is Action.REFLECT:
+            kinds.append(KIND_REFLECT)
+        elif event.is_final:
+            kinds.append(KIND_FINAL)
+        else:
+            kinds.append(KIND_POLL if d.budget - prev_budget == 1 else KIND_EARN)
+        prev_budget = d.budget
+    return Probe(stop=stop, k=np.asarray(ks, dtype=np.int32), kind=np.asarray(kinds, dtype=np.int8),
+                 gain=np.asarray(gains, dtype=np.float64))
+
+
+# ---- workers ------------------------------------------------------------------------------------------------------
+
+_RECORDS: Sequence[RunRecord] = ()
+
+
+def _init(records: Sequence[RunRecord]) -> None:
+    global _RECORDS
+    _RECORDS = records
+
+
+def _probe_task(config_data: dict, indices: Sequence[int]) -> list[Probe]:
+    config = PolicyConfig.model_validate(config_data)
+    return [probe_run(_RECORDS[i], config) for i in indices]
+
+
+def _probe_many_task(configs_data: list[dict], indices: Sequence[int]) -> list[list[Probe]]:
+    """Run-major: every config for one run before the next run, so the engine's per-text caches (the compiled
+    echo patterns of the run's argument values) are warm for all but the first config."""
+    configs = [PolicyConfig.model_validate(d) for d in configs_data]
+    out: list[list[Probe]] = [[] for _ in configs]
+    for i in indices:
+        for k, config in enumerate(configs):
+            out[k].append(probe_run(_RECORDS[i], config))
+    return out
+
+
+def _replay_task(config_data: dict, indices: Sequence[int]) -> list[int]:
+    config = PolicyConfig.model_validate(config_data)
+    return [replay_run(_RECORDS[i], config).stop_at or 0 for i in indices]
+
+
+def _chunks(indices: Sequence[int], size: int) -> list[list[int]]:
+    return [list(indices[s:s + size]) for s in range(0, len(indices), size)]
+
+
+class RunPool:
+    """The records, and the worker processes that replay them (``workers=1``: in this process, no pool)."""
+
+    def __init__(self, records: Sequence[RunRecord], workers: int = 1,
+                 progress: Callable[[int], None] | None = None) -> None:
+        self.records = records
+        self.workers = max(1, workers)
+        self.progress = progress or (lambda n: None)
+        self._executor: Executor | None = None
+        if self.workers > 1 and len(records) > 1:
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("fork" if "fork" in methods and os.name == "posix" else "spawn")
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init,
+                                                 initargs=(records,))
+        else:
+            _init(records)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)
+            self._executor = None
+
+    def __enter__(self) -> "RunPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _map(self, fn: Callable, data: Any, indices: Sequence[int], weight: int = 1) -> list:
+        """``fn(data, chunk)`` over chunks of ``indices``, results in order (lists concatenated)."""
+        if self._executor is None:
+            results = []
+            for chunk in _chunks(indices, 64):
+                results.append(fn(data, chunk))
+                self.progress(len(chunk) * weight)
+            return results
+        size = max(8, min(256, len(indices) // (self.workers * 8) + 1))
+        chunks = _chunks(indices, size)
+        futures = [self._executor.submit(fn, data, c) for c in chunks]
+        results = []
+        for chunk, fut in zip(chunks, futures):
+            results.append(fut.result())
+            self.progress(len(chunk) * weight)
+        return results
+
+    def probes(self, config: PolicyConfig, indices: Sequence[int]) -> list[Probe]:
+        """Probes of the runs at ``indices`` under ``config`` (a :func:`probe_config`), in that order."""
+        return [p for part in self._map(_probe_task, config.model_dump(mode="json"), indices) for p in part]
+
+    def probes_many(self, configs: Sequence[PolicyConfig], indices: Sequence[int]) -> list[list[Probe]]:
+        """Probes of the runs at ``indices`` under each of ``configs`` (one list per config), computed run-major."""
+        data = [c.model_dump(mode="json") for c in configs]
+        parts = self._map(_probe_many_task, data, indices, weight=len(configs))
+        return [[p for part in parts for p in part[k]] for k in range(len(configs))]
+
+    def replay_stops(self, config: PolicyConfig, indices: Sequence[int]) -> list[int]:
+        """``replay_run(record, config).stop_at`` (0 for none) of the runs at ``indices``, in that order."""
+        return [s for part in self._map(_replay_task, config.model_dump(mode="json"), indices) for s in part]

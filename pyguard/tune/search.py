@@ -1,0 +1,188 @@
+"""The search: one fit of the policy to a set of labelled runs.
+
+Why this search. What costs time is the engine (~0.2 ms per iteration, pure Python); the budget rules cost nothing
+once an engine pass has recorded each iteration's gain and flags (:mod:`pyguard.tune.simulate`, exact). So:
+
+1. **Stall settings, screened one at a time.** The starting settings and every one-parameter change of them
+   (:func:`pyguard.tune.space.stall_candidates`, ~14 candidates) get one engine pass each over *all* runs. The set is
+   fixed in advance, so every cross-validation fold reuses the same passes: k folds cost barely more than one fit.
+   The changes that beat the start are then combined into one more candidate (one more pass), kept if it wins.
+   A full grid over six stall parameters (~2,000 passes) or a random search with successive halving (still tens of
+   passes per fold, none shared between folds) would cost 10-100 times as much for interactions that the
+   screening already mostly finds: stall parameters act on different stall rules.
+2. **Budget parameters, per task type, by coordinate descent** on the exact simulation (each evaluation a few numpy
+   operations over all iterations), from the starting budget and from the most lenient one; the better end point.
+   A lower hard cap takes the base budget down with it (base <= cap), so the cap can move below the base budget.
+
+The objective: most failed-run tool calls and tokens saved (each as a share of the fit set's failed-run total,
+summed), subject to each task type's false-stop rate <= the bound. Ties keep the earlier point (the start), so
+nothing moves without a strict gain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from pyguard.engine import PolicyConfig
+from pyguard.tune.simulate import Counts, ProbeTable, RunSet
+from pyguard.tune.space import BUDGET_KEYS, Budget, SearchSpace, budget_of, stall_candidates
+
+__all__ = ["TypeFit", "Fit", "Fitter"]
+
+
+@dataclass
+class TypeFit:
+    name: str | None
+    tuned: bool
+    budget: Budget
+    counts: Counts
+    feasible: bool
+    points: list[tuple[float, float]] = field(default_factory=list)
+    """(false-stop rate, failed-run tool calls saved) of every policy evaluated for this type (for the plot)."""
+
+
+@dataclass
+class Fit:
+    stall: dict[str, Any]
+    types: dict[str | None, TypeFit]
+    score: float
+    candidates: int
+
+    @property
+    def budgets(self) -> dict[str | None, Budget]:
+        return {t: f.budget for t, f in self.types.items()}
+
+    def counts(self) -> Counts:
+        total = Counts()
+        for f in self.types.values():
+            total = total + f.counts
+        return total
+
+
+class Fitter:
+    """Fits policies on subsets of one :class:`RunSet`; ``tables(stall)`` gives the probe table of all runs under a
+    stall setting (computed once, then cached by the caller)."""
+
+    def __init__(self, runset: RunSet, type_of: np.ndarray, type_names: list[str | None], tuned: set[str | None],
+                 base: PolicyConfig, space: SearchSpace, bound: float, artifact: bool,
+                 tables: Callable[[dict[str, Any]], ProbeTable], keep_points: bool = False) -> None:
+        self.runset, self.type_of, self.type_names = runset, type_of, type_names
+        self.tuned, self.base, self.space = tuned, base, space
+        self.bound, self.artifact, self.tables = bound, artifact, tables
+        self.keep_points = keep_points
+        self.defaults = {t: budget_of(base, t) for t in type_names}
+
+    # ---- one type, one stall setting ---------------------------------------------------------------------------
+
+    def _feasible(self, c: Counts) -> bool:
+        return c.false_stops <= self.bound * c.successes + 1e-9
+
+    def _score(self, c: Counts, totals: tuple[int, int]) -> float:
+        calls, tokens = totals
+        return (c.failed_calls_saved / calls if calls else 0.0) + (c.failed_tokens_saved / tokens if tokens else 0.0)
+
+    def _fit_type(self, table: ProbeTable, name: str | None, totals: tuple[int, int]) -> TypeFit:
+        seen: dict[tuple, tuple] = {}
+        points: list[tuple[float, float]] = []
+
+        def evaluate(b: Budget) -> tuple:
+            key = b.as_tuple()
+            if key not in seen:
+                c = self.runset.counts(table.runs, table.stops(b), self.artifact)
+                ok = self._feasible(c)
+                rank = (ok, self._score(c, totals) if ok else -c.false_stop_rate)
+                seen[key] = (rank, c)
+                if self.keep_points:
+                    points.append((c.false_stop_rate, c.calls_saved))
+            return seen[key]
+
+        start = self.defaults[name]
+        if name not in self.tuned:
+            rank, c = evaluate(start)
+            return TypeFit(name, False, start, c, rank[0], points)
+        values = {k: self.space.values(k, getattr(start, k)) for k in BUDGET_KEYS}
+        lenient = start.model_copy(update={"hard_cap": max(values["hard_cap"]),
+                                           "base_budget": max(v for v in values["base_budget"] if v <= max(values["hard_cap"]))})
+        best: tuple | None = None
+        for begin in (start, lenient):
+            current, cur_rank = begin, evaluate(begin)[0]
+            for _sweep in range(8):
+                moved = False
+                for key in BUDGET_KEYS:
+                    for v in values[key]:
+                        update: dict[str, Any] = {key: v}
+                        if key == "hard_cap":  # a lower cap takes the base budget down with it
+                            update["base_budget"] = min(current.base_budget, v)
+                        cand = current.model_copy(update=update)
+                        if not cand.valid or cand == current:
+                            continue
+                        rank = evaluate(cand)[0]
+                        if rank > cur_rank:
+                            current, cur_rank, moved = cand, rank, True
+                if not moved:
+                    break
+            if best is None or cur_rank > best[0]:
+                best = (cur_rank, current)
+        assert best is not None
+        rank, chosen = best
+        return TypeFit(name, True, chosen, seen[chosen.as_tuple()][1], rank[0], points)
+
+    # ---- all types, one stall setting --------------------------------------------------------------------------
+
+    def _fit_stall(self, stall: dict[str, Any], train: np.ndarray) -> tuple[tuple, dict[str | None, TypeFit]]:
+        table = self.tables(stall)
+        in_train = np.zeros(len(self.runset), dtype=bool)
+        in_train[train] = True
+        table = table.subset(in_train[table.runs])
+        fail = self.runset.success[table.runs] == 0
+        totals = (int(self.runset.total_calls[table.runs][fail].sum()),
+                  int(self.runset.total_tokens[table.runs][fail & self.runset.has_tokens[table.runs]].sum()))
+        types: dict[str | None, TypeFit] = {}
+        for code, name in enumerate(self.type_names):
+            mask = self.type_of[table.runs] == code
+            if mask.any():
+                types[name] = self._fit_type(table.subset(mask), name, totals)
+        infeasible = [f for f in types.values() if not f.feasible]
+        excess = sum(f.counts.false_stop_rate - self.bound for f in infeasible)
+        score = sum(self._score(f.counts, totals) for f in types.values())
+        return (-len(infeasible), -excess, score), types  # while infeasible: the fewest false stops first
+
+    def fit(self, train: np.ndarray, bound: float | None = None) -> Fit:
+        """The best policy for the runs at indices ``train`` (``bound``: the false-stop target, default the
+        fitter's)."""
+        if bound is not None and bound != self.bound:
+            saved, self.bound = self.bound, bound
+            try:
+                return self.fit(train)
+            finally:
+                self.bound = saved
+        results: list[tuple[tuple, dict[str, Any], dict[str | None, TypeFit]]] = []
+        candidates = stall_candidates(self.base, self.space) if self.tuned else [{}]
+        for stall in candidates:
+            rank, types = self._fit_stall(stall, train)
+            results.append((rank, stall, types))
+        start_rank = results[0][0]
+        best_by_key: dict[str, tuple[tuple, Any]] = {}
+        for rank, stall, _ in results[1:]:
+            (key, value), = stall.items()
+            if rank > start_rank and (key not in best_by_key or rank > best_by_key[key][0]):
+                best_by_key[key] = (rank, value)
+        if len(best_by_key) >= 2:
+            combined = {k: v for k, (_, v) in best_by_key.items()}
+            rank, types = self._fit_stall(combined, train)
+            results.append((rank, combined, types))
+        best = results[0]
+        for r in results[1:]:
+            if r[0] > best[0]:
+                best = r
+        rank, stall, types = best
+        if self.keep_points:  # every candidate's points, for the trade-off plot
+            for _, _, other in results:
+                for name, f in other.items():
+                    if other is not types:
+                        types[name].points.extend(f.points)
+        return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results))
+

@@ -1,0 +1,307 @@
+"""``tune(records, options)``: fit the policy to labelled runs and estimate it honestly by cross-validation.
+
+1. Check the input (labels, successes per type, the bound), name what is wrong and what to do.
+2. Fit on all labelled runs (:class:`pyguard.tune.search.Fitter`): the policy that is written.
+3. k-fold cross-validation grouped by task (all runs of one task in one fold; folds stratified by task type): fit on
+   k-1 folds, score the fitted policy on the held-out fold with :func:`pyguard.replay.replay_run`. The held-out
+   figures pool the k folds; intervals: Wilson for the false-stop rate, a bootstrap over tasks for the savings.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from scipy.stats import binomtest
+
+from pyguard.errors import InputError
+from pyguard.events import RunRecord
+from pyguard.replay import recorded_success
+from pyguard.tune.models import Figures, Interval, TuneOptions, TuneResult, TypeResult
+from pyguard.tune.probe import RunPool, probe_config
+from pyguard.tune.search import Fitter
+from pyguard.tune.simulate import Counts, ProbeTable, RunSet
+from pyguard.tune.space import build_policy, stall_candidates, stall_key
+
+__all__ = ["tune", "task_folds", "Progress", "TARGET_SHARES"]
+
+TARGET_SHARES: tuple[float, ...] = (1.0, 0.5, 0.25, 0.0)
+"""The fit's own false-stop target, as shares of the bound, tried in turn: a policy fitted right at the bound
+overfits it (it is the best of thousands on the same runs), so when the cross-validated rate of some task type
+exceeds the bound, the fit aims lower and the cross-validation is run again."""
+
+Progress = Callable[[int, int], None]
+"""``progress(advance, add_total)``: runs replayed since the last call, and runs added to the planned work."""
+
+
+def _task(record: RunRecord) -> str:
+    return record.start.task if record.start.task else f"run:{record.run_id}"
+
+
+def task_folds(groups: Sequence[str], strata: Sequence[Any], k: int, seed: int) -> np.ndarray:
+    """Fold of each run: all runs of one group (task) in the same fold, groups dealt in turn to the folds within
+    each stratum (task type), in an order shuffled by ``seed``."""
+    order = sorted(set(groups))
+    random.Random(seed).shuffle(order)
+    stratum_of: dict[str, Any] = {}
+    for g, s in zip(groups, strata):
+        stratum_of.setdefault(g, s)
+    fold_of: dict[str, int] = {}
+    dealt: Counter = Counter()
+    for g in sorted(order, key=lambda g: str(stratum_of[g])):  # stable: shuffled order within each stratum
+        s = stratum_of[g]
+        fold_of[g] = dealt[s] % k
+        dealt[s] += 1
+    return np.asarray([fold_of[g] for g in groups], dtype=np.int64)
+
+
+def _wilson(k: int, n: int) -> Interval:
+    if n == 0:
+        return Interval(value=None, low=None, high=None)
+    ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return Interval(value=k / n, low=float(ci.low), high=float(ci.high))
+
+
+def _bootstrap(num: np.ndarray, den: np.ndarray, group: np.ndarray, rng: np.random.Generator, b: int) -> Interval:
+    """Ratio of sums with a percentile interval from resampling groups (tasks) with replacement."""
+    total = den.sum()
+    if total <= 0:
+        return Interval(value=None, low=None, high=None)
+    codes, g = np.unique(group, return_inverse=True)
+    gn = np.bincount(g, weights=num, minlength=len(codes))
+    gd = np.bincount(g, weights=den, minlength=len(codes))
+    ratios = []
+    for start in range(0, b, 100):
+        idx = rng.integers(0, len(codes), size=(min(100, b - start), len(codes)))
+        n_, d_ = gn[idx].sum(axis=1), gd[idx].sum(axis=1)
+        ratios.append(np.divide(n_, d_, out=np.full_like(n_, np.nan), where=d_ > 0))
+    r = np.concatenate(ratios)
+    r = r[~np.isnan(r)]  # a resample with no failed run has no ratio: left out, not counted as 0
+    return Interval(value=float(num.sum() / total), low=float(np.percentile(r, 2.5)), high=float(np.percentile(r, 97.5)))
+
+
+def _figures(runset: RunSet, runs: np.ndarray, stops: np.ndarray, groups: np.ndarray, artifact: bool,
+             rng: np.random.Generator, b: int) -> Figures:
+    c: Counts = runset.counts(runs, stops, artifact)
+    n = runset.n_iter[runs]
+    fail = (runset.success[runs] == 0).astype(float)
+    early = ((stops > 0) & (stops < n)).astype(float)
+    at = runset.offset[runs] + np.where(stops > 0, stops, n)
+    calls = runset.total_calls[runs].astype(float)
+    saved = (calls - runset.calls_cum[at]) * fail
+    tok_ok = fail * runset.has_tokens[runs]
+    tokens = runset.total_tokens[runs].astype(float) * tok_ok
+    tsaved = (runset.total_tokens[runs] - runset.tokens_cum[at]) * tok_ok
+    g = groups[runs]
+    return Figures(
+        successful_runs=c.successes,
+        false_stops=c.false_stops,
+        false_stop_rate=_wilson(c.false_stops, c.successes),
+        failed_runs=c.failed,
+        failed_tool_calls_saved=_bootstrap(saved, calls * fail, g, rng, b),
+        failed_tokens_saved=_bootstrap(tsaved, tokens, g, rng, b),
+        caught_failed_share=_bootstrap(early * fail, fail, g, rng, b),
+    )
+
+
+def _check_input(records: Sequence[RunRecord], options: TuneOptions) -> tuple[list[RunRecord], list[str]]:
+    warnings: list[str] = []
+    labelled = [r for r in records if recorded_success(r) is not None]
+    if not records:
+        raise InputError("no runs to tune on; pass a trace file or a directory of labelled recordings")
+    if not labelled:
+        raise InputError(
+            f"none of the {len(records)} runs has an outcome label (success/reward/resolved, or a live trace's"
+            " outcome): tune needs to know which runs succeeded; add labels to the recordings"
+        )
+    if len(labelled) < len(records):
+        warnings.append(f"{len(records) - len(labelled)} unlabelled run(s) skipped (no success label)")
+    return labelled, warnings
+
+
+def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
+         progress: Progress | None = None, last_change: Callable[[RunRecord], int] | None = None) -> TuneResult:
+    """Fit the policy to ``records`` (labelled runs) and cross-validate it. Raises InputError for bad input.
+    ``last_change(record)`` (with ``options.artifact``): the last iteration that changed the artifact, when the
+    default (the last iteration requesting a write) is not the definition wanted."""
+    t0 = time.perf_counter()
+    o = options or TuneOptions()
+    report = progress or (lambda advance, add: None)
+    labelled, warnings = _check_input(records, o)
+    runset = RunSet(labelled, o.base.tools.write_tools, o.base.tools.read_tools, last_change)
+    n = len(labelled)
+    names = [r.task_type if o.by == "task_type" else None for r in labelled]
+    type_names: list[str | None] = sorted(set(names), key=lambda t: (t is not None, t or ""))
+    type_of = np.asarray([type_names.index(t) for t in names], dtype=np.int64)
+    groups_s = [_task(r) for r in labelled]
+    group_codes = {g: i for i, g in enumerate(sorted(set(groups_s)))}
+    groups = np.asarray([group_codes[g] for g in groups_s], dtype=np.int64)
+    if all(not r.start.task for r in labelled):
+        warnings.append("no run names its task: folds group runs one by one (repeated runs of a task may leak"
+                        " between folds; record the task text in each run's header)")
+    tuned: set[str | None] = set()
+    notes: dict[str | None, str] = {}
+    for code, name in enumerate(type_names):
+        mask = type_of == code
+        succ, fail = int((runset.success[mask] == 1).sum()), int((runset.success[mask] == 0).sum())
+        shown = "runs with no task type" if name is None else f"task type {name!r}"
+        if succ == 0:
+            raise InputError(
+                f"{shown} has {int(mask.sum())} labelled run(s) and no successful one: its false-stop rate cannot"
+                " be measured; add successful runs of it, fix its labels, or pass --by none to fit one policy for all"
+            )
+        if int(mask.sum()) < o.min_runs or succ < o.min_successes:
+            notes[name] = (f"too few runs to tune ({int(mask.sum())} labelled, {succ} successful; needs"
+                           f" {o.min_runs} and {o.min_successes}): kept the starting policy's budget")
+            warnings.append(f"{shown}: {notes[name]}")
+        elif fail == 0:
+            notes[name] = "no failed runs: nothing to save, kept the starting policy's budget"
+            warnings.append(f"{shown}: {notes[name]}")
+        else:
+            tuned.add(name)
+    n_groups = len(group_codes)
+    if n_groups < 2:
+        raise InputError("all labelled runs belong to one task: cross-validation needs runs of at least 2 tasks")
+    k = min(o.folds, n_groups)
+    if k < o.folds:
+        warnings.append(f"only {n_groups} tasks: {k} folds instead of {o.folds}")
+
+    planned = len(stall_candidates(o.base, o.space)) if tuned else 1
+    report(0, planned * n + n)
+    cache: dict[tuple, ProbeTable] = {}
+    everyone = np.arange(n)
+    rng = np.random.default_rng(o.seed)
+
+    with RunPool(labelled, o.workers, progress=lambda m: report(m, 0)) as pool:
+
+        def tables(stall: dict[str, Any]) -> ProbeTable:
+            key = stall_key(stall)
+            if key not in cache:
+                if len(cache) >= planned:
+                    report(0, n)
+                cache[key] = ProbeTable(everyone, pool.probes(probe_config(o.base, stall), list(everyone)))
+            return cache[key]
+
+        def fitter(points: bool) -> Fitter:
+            return Fitter(runset, type_of, type_names, tuned, o.base, o.space, o.max_false_stop_rate, o.artifact,
+                          tables, keep_points=points)
+
+        screening = stall_candidates(o.base, o.space) if tuned else [{}]
+        found = pool.probes_many([probe_config(o.base, stall) for stall in screening], list(everyone))
+        for stall, probes in zip(screening, found):
+            cache[stall_key(stall)] = ProbeTable(everyone, probes)
+        full = fitter(True).fit(everyone)
+        for name in tuned:
+            f = full.types[name]
+            if not f.feasible:
+                shown = "runs with no task type" if name is None else f"task type {name!r}"
+                raise InputError(
+                    f"no policy in the search space keeps the false-stop rate of {shown} within"
+                    f" {o.max_false_stop_rate:g}: the lowest it reaches is {f.counts.false_stop_rate:.4g}"
+                    f" ({f.counts.false_stops} of {f.counts.successes} successful runs); raise"
+                    f" --max-false-stop-rate to at least that, or check the labels"
+                )
+        for name, f in full.types.items():
+            if name not in tuned and not f.feasible:
+                warnings.append(f"task type {name!r} (kept the starting budget): its false-stop rate"
+                                f" {f.counts.false_stop_rate:.3g} exceeds the bound")
+
+        folds = task_folds(groups_s, names, k, o.seed)
+        cv = fitter(False)
+        held_stops = np.zeros(n, dtype=np.int64)
+        for share in TARGET_SHARES:  # the fit's own target: the bound, lowered while held-out runs exceed it
+            target = o.max_false_stop_rate * share
+            held_stops = np.zeros(n, dtype=np.int64)
+            fold_stall: list[dict[str, Any]] = []
+            mismatches = 0
+            for f in range(k):
+                train, test = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
+                fit = cv.fit(train, bound=target)
+                fold_stall.append(fit.stall)
+                config = build_policy(o.base, fit.stall, fit.budgets)
+                held_stops[test] = pool.replay_stops(config, list(test))
+                table = tables(fit.stall)
+                in_test = np.zeros(n, dtype=bool)
+                in_test[test] = True
+                for code, name in enumerate(type_names):
+                    sub = table.subset(in_test & (type_of == code))
+                    if len(sub.runs):
+                        budget = fit.budgets.get(name, cv.defaults[name])
+                        mismatches += int((sub.stops(budget) != held_stops[sub.runs]).sum())
+            over = [name for code, name in enumerate(type_names) if name in tuned and
+                    runset.counts(np.flatnonzero(type_of == code), held_stops[type_of == code], o.artifact)
+                    .false_stop_rate > o.max_false_stop_rate]
+            if not over or share == TARGET_SHARES[-1]:
+                break
+            report(0, n)
+        if share < 1.0:
+            warnings.append(
+                f"fitted at the bound, some task type's held-out false-stop rate exceeded {o.max_false_stop_rate:g},"
+                f" so the fit aimed at {target:g} instead; this target was"
+                " chosen on the same folds, so the held-out figures may be slightly optimistic")
+            full = fitter(True).fit(everyone, bound=target)
+        if over:
+            warnings.append(f"held-out false-stop rate above the bound even at a fit target of {target:g}:"
+                            f" {', '.join(map(repr, over))}")
+
+    start_table = cache[stall_key({})]
+    default_stops = np.zeros(n, dtype=np.int64)
+    full_stops = np.zeros(n, dtype=np.int64)
+    chosen_table = cache[stall_key(full.stall)]
+    for code, name in enumerate(type_names):
+        mask = type_of == code
+        default_stops[mask] = start_table.subset(mask).stops(cv.defaults[name])
+        full_stops[mask] = chosen_table.subset(mask).stops(full.types[name].budget)
+
+    # never worse than the start: an unfitted starting policy that meets the bound on every task type and saves at
+    # least as much as the tuned one does held out is kept (its figures on all runs are themselves out of sample)
+    kept_start = False
+    if tuned:
+        def saved(stops: np.ndarray) -> float:
+            c = runset.counts(everyone, stops, o.artifact)
+            return c.calls_saved + (c.tokens_saved or 0.0)
+
+        start_ok = all(runset.counts(np.flatnonzero(type_of == code), default_stops[type_of == code], o.artifact)
+                       .false_stop_rate <= o.max_false_stop_rate for code, name in enumerate(type_names) if name in tuned)
+        if start_ok and saved(default_stops) >= saved(held_stops):
+            kept_start = True
+            warnings.append("the starting policy meets the bound on every task type and saves at least as much as"
+                            " the tuned one did on held-out runs: kept the starting policy (its figures on all runs"
+                            " are given as held-out: it was not fitted to them)")
+            full.stall = {}
+            for name in type_names:
+                full.types[name].budget = cv.defaults[name]
+            held_stops = full_stops = default_stops
+
+    def figs(runs: np.ndarray, stops: np.ndarray) -> Figures:
+        return _figures(runset, runs, stops[runs], groups, o.artifact, rng, o.bootstrap)
+
+    types: list[TypeResult] = []
+    for code, name in enumerate(type_names):
+        runs = np.flatnonzero(type_of == code)
+        types.append(TypeResult(
+            task_type=name, runs=len(runs), successful=int((runset.success[runs] == 1).sum()),
+            failed=int((runset.success[runs] == 0).sum()), tasks=len(set(groups[runs].tolist())),
+            tuned=name in tuned, note=notes.get(name), budget=full.types[name].budget.model_dump(),
+            held_out=figs(runs, held_stops) if name in tuned else None,
+            in_sample=figs(runs, full_stops), default=figs(runs, default_stops),
+        ))
+    policy = build_policy(o.base, full.stall, full.budgets)
+    return TuneResult(
+        runs=len(records), labelled_runs=n, skipped_unlabelled=len(records) - n, tasks=n_groups, folds=k,
+        seed=o.seed, max_false_stop_rate=o.max_false_stop_rate, artifact=o.artifact,
+        search=("stall settings screened one at a time around the start (one engine pass each, shared by all"
+                " folds) plus their combination; budgets per task type by coordinate descent on an exact"
+                " simulation of each pass"),
+        target_false_stop_rate=target, kept_start=kept_start, stall=full.stall, types=types, held_out=figs(everyone, held_stops) if tuned else None,
+        in_sample=figs(everyone, full_stops), default=figs(everyone, default_stops),
+        fold_stall=fold_stall, verified_runs=n, verification_mismatches=mismatches, warnings=warnings,
+        engine_passes=len(cache) + 1, elapsed_s=round(time.perf_counter() - t0, 3),
+        policy=policy.model_dump(mode="json"),
+        points={str(t): full.types[t].points for t in type_names if t in tuned},
+    )
+
+
