@@ -22,18 +22,20 @@ def test_defaults_without_any_setting(tmp_path):
 
 
 def test_layers_apply_in_order(tmp_path):
-    (tmp_path / "session.toml").write_text("base_budget = 5\nhard_cap = 20\n[stall]\nlow_gain_streak = 4\n")
+    (tmp_path / "session.toml").write_text("base_budget = 5\nhard_cap = 20\n[stall]\nlow_gain_streak = 5\n")
     session = PluginSettings(policy=tmp_path / "session.toml")
     assert build_policy(session, marker(tmp_path)).base_budget == 5
 
     merged = build_policy(session, marker(tmp_path, policy={"stall": {"low_gain_threshold": 0.2}}, max_iterations=7))
     assert (merged.base_budget, merged.hard_cap) == (5, 20)  # kept from the session file
-    assert (merged.stall.low_gain_streak, merged.stall.low_gain_threshold) == (4, 0.2)  # nested keys merge
+    assert (merged.stall.low_gain_streak, merged.stall.low_gain_threshold) == (5, 0.2)  # nested keys merge
     assert merged.caps.max_model_calls == 7
 
     (tmp_path / "marker.toml").write_text("base_budget = 3\nhard_cap = 6\n")
     replaced = build_policy(session, marker(tmp_path, policy="marker.toml"))
-    assert (replaced.base_budget, replaced.hard_cap, replaced.stall.low_gain_streak) == (3, 6, 3)
+    default_streak = PolicyConfig().stall.low_gain_streak
+    assert default_streak != 5
+    assert (replaced.base_budget, replaced.hard_cap, replaced.stall.low_gain_streak) == (3, 6, default_streak)
 
 
 def test_a_policy_config_object_is_accepted_as_marker_policy(tmp_path):
