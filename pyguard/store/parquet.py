@@ -37,7 +37,7 @@ PARQUET_MAGIC = b"PAR1"
 
 _START = ("run_id", "task_type", "task", "agent_style", "policy", "started_at_ms")
 _END = ("outcome", "reason", "answer", "iterations", "tool_calls", "input_tokens", "output_tokens", "total_tokens",
-        "cost", "wall_ms", "evidence", "success_label", "censored")
+        "cost", "wall_ms", "evidence", "success_label", "censored", "tokens_partial")
 _JSON_COLUMNS = ("policy", "evidence")
 
 
@@ -65,7 +65,7 @@ def run_schema() -> Any:
         ("complete", b),
         ("outcome", s), ("reason", s), ("answer", s), ("iterations", i64), ("tool_calls", i64),
         ("input_tokens", i64), ("output_tokens", i64), ("total_tokens", i64), ("cost", f64), ("wall_ms", f64),
-        ("evidence", s), ("success_label", b), ("censored", b),
+        ("evidence", s), ("success_label", b), ("censored", b), ("tokens_partial", b),
         ("events", pa.list_(event)), ("decisions", pa.list_(decision)),
     ], metadata={b"pyguard.format": FORMAT_TAG})
 

@@ -116,6 +116,7 @@ def _table(n: int, seed: list[int], first: int, *, task_types: Sequence[str] = (
         "total_tokens": pa.array(tok_in + tok_out, pa.int64()), "cost": pa.nulls(n, pa.float64()),
         "wall_ms": pa.nulls(n, pa.float64()), "evidence": pa.array(np.full(n, "{}", object), s),
         "success_label": pa.nulls(n, pa.bool_()), "censored": pa.array(cut),
+        "tokens_partial": pa.array(np.zeros(n, bool)),
         "events": pa.ListArray.from_arrays(pa.array(offsets), events),
         "decisions": pa.array([[]] * n, run_schema().field("decisions").type),
     }
