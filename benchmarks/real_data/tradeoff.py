@@ -64,8 +64,8 @@ def plot(points: list[dict], out: Path) -> Path:
     ax.axhline(5.0, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("successful runs stopped early (%)  — bound: 1% mean, 2% per source")
     ax.set_ylabel("failed runs' tool calls saved (%)  — goal: 5%")
-    ax.set_title("pyguard on recorded runs of real agents: one point per policy\n"
-                 "(cautious -> eager: " + ", ".join(p["policy"] for p in points) + "; red: default)", fontsize=9)
+    ax.set_title("pyguard on recorded runs of real agents: one point per policy, cautious to eager\n"
+                 "(" + ", ".join(p["policy"] for p in points) + "; circled in red: the default)", fontsize=8)
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
     out.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ import json
 import re
 from functools import lru_cache
 
-__all__ = ["WRITE_VERBS", "WRITE_WORDS", "SHELL_TOOL_WORDS", "ActionKind", "classify_action", "shell_command_writes", "name_words"]
+__all__ = ["WRITE_VERBS", "WRITE_WORDS", "READ_SUBCOMMANDS", "SHELL_TOOL_WORDS", "ActionKind", "classify_action", "shell_command_writes", "name_words"]
 
 ActionKind = str
 """``"read"`` or ``"write"``."""
@@ -43,6 +43,9 @@ WRITE_WORDS: frozenset[str] = frozenset(
      "upload", "upsert", "write"}
 )
 """Unambiguous verbs that make a tool a write wherever they stand in its name (``str_replace_editor``, ``file_edit``)."""
+
+READ_SUBCOMMANDS: frozenset[str] = frozenset({"view", "read", "show", "list", "get", "cat", "search", "find", "open"})
+"""Sub-commands that make a write-named tool read (``str_replace_editor`` with ``command: view``)."""
 
 SHELL_TOOL_WORDS: frozenset[str] = frozenset({"bash", "shell", "sh", "terminal", "cmd", "command", "exec", "execute", "run"})
 """Name words of tools that run a shell command (its kind then comes from the command)."""
@@ -108,16 +111,22 @@ def classify_action(
     if tool in read_tools:
         return "read"
     words = name_words(tool)
+    named_write = bool(words) and (words[0] in WRITE_VERBS or any(w in WRITE_WORDS for w in words))
     shell = any(w in SHELL_TOOL_WORDS for w in words)
-    if not shell and arguments.lstrip().startswith("{"):
+    obj = None
+    if arguments.lstrip().startswith("{"):
         try:
             obj = json.loads(arguments)
         except (ValueError, RecursionError):
             obj = None
+    if named_write and isinstance(obj, dict):
+        # an editor with sub-commands (SWE-agent's str_replace_editor: view, create, str_replace, insert, undo_edit)
+        sub = next((obj[k] for k in ("command", "action", "operation") if isinstance(obj.get(k), str)), None)
+        if sub is not None:
+            return "read" if name_words(sub)[:1] and name_words(sub)[0] in READ_SUBCOMMANDS else "write"
+    if not shell and not named_write:
         shell = isinstance(obj, dict) and any(isinstance(obj.get(k), str) for k in ("command", "cmd"))
     if shell:
         command = _command_text(arguments)
         return "write" if command is not None and shell_command_writes(command) else "read"
-    if words and (words[0] in WRITE_VERBS or any(w in WRITE_WORDS for w in words)):
-        return "write"
-    return "read"
+    return "write" if named_write else "read"

@@ -140,7 +140,23 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     if values and _ECHO in out:
         # whitespace is single spaces here: drop those next to an echo mark (what re.sub(r"\s*\u2405\s*") does)
         out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)
-    return _VOLATILE.sub(_MASK, out) if mask and not volatile_free else out
+    if not mask or volatile_free:
+        return out
+    if '":' in out or '": ' in out:
+        out = _VOLATILE_FIELD.sub(_mask_field, out)
+    return _VOLATILE.sub(_MASK, out)
+
+
+_VOLATILE_FIELD = re.compile(
+    r'("[a-z0-9_]{0,40}?(?:_at|_ms|_us|_ns|_secs?|_seconds|timestamp|elapsed|duration|latency|took|'
+    r'request_?id|trace_?id|span_?id|etag|nonce)"|"(?:time|ts|date)")(\s?:\s?)("[^"\\]{0,100}"|-?\d{1,30}(?:\.\d{1,30})?)'
+)
+"""A JSON field whose name says its value is volatile (``checked_at``, ``elapsed_ms``, ``request_id``, ``latency``,
+``timestamp``): its value is masked whatever it looks like (a plain ``345678`` of milliseconds included)."""
+
+
+def _mask_field(m: "re.Match[str]") -> str:
+    return m.group(1) + m.group(2) + _MASK
 
 
 @runtime_checkable

@@ -37,6 +37,8 @@ from pyguard.engine.fingerprint import ActionFingerprint, short_digest
 __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", "error_kind", "is_empty_result"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
+_NEGLIGIBLE_CHANGE = 0.01
+"""A changed result whose novelty is below this (a few characters of a large text) changed negligibly."""
 _MAX_REAPPLIED = 3
 """A change (the same values written) made, undone and made again up to this many times is still an attempt on a
 changed state (make a fix, undo it to see the test fail, make it again); the next time is a loop."""
@@ -394,11 +396,15 @@ class StallDetector:
         self._matched = False
         template_flag = self._template_match(iteration, r) if last is None else None
         canonical = {a.canonical} if last is None else last.canonical | {a.canonical}
+        # a result of the same request that changed by a negligible share (a 10 KB page whose footer's request id
+        # changed) with nothing written since is a poll, like one that changed only in masked volatile fields
+        barely = (last is not None and same_request and not new_write and last.epoch == self._epoch
+                  and last.result_key != r.result_key and r.novelty < _NEGLIGIBLE_CHANGE)
         if last is None:
             gain = 0.0 if self._matched else novelty
             entry = _Last(r.requested_at, r.result_key, 1, 0, canonical, r.is_error, self._epoch)
             flag = template_flag
-        elif last.result_key != r.result_key or new_write:  # changed, or a write re-applied to a changed state
+        elif (last.result_key != r.result_key and not barely) or new_write:  # changed, or a write re-applied
             gain = max(novelty, cfg.changed_result_gain)
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, r.is_error, self._epoch)
         elif last.epoch < self._epoch and not r.write:
@@ -410,7 +416,9 @@ class StallDetector:
             if attempts >= cfg.max_fruitless_attempts:
                 entry.fruitless = True
                 flag = self._attempts_flag(iteration, r, attempts)
-        elif same_request and r.raw_key is not None and last.raw_key not in (None, r.raw_key) and cfg.polling_allowance:
+        elif same_request and cfg.polling_allowance and (
+            barely or (r.raw_key is not None and last.raw_key not in (None, r.raw_key))
+        ):
             gain = 0.0
             polls = last.polls + 1
             entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, False,

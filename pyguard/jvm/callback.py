@@ -27,15 +27,18 @@ _CONTINUE = '{"action":"continue"}'
 _CANCEL_REPLY = '{"action":"stop","outcome":"cancelled","reason":"interrupted (Ctrl-C)","rule":"cancel"}'
 
 
-def decision_to_json(decision: Decision | None) -> str:
-    """The short reply Java reads: action, and reason/rule/reflection/outcome when set."""
+def decision_to_json(decision: Decision | None, turn_start: int | None = None) -> str:
+    """The short reply Java reads: action, and reason/rule/reflection/outcome when set; ``turn_start`` (model calls
+    before the user turn) with the first decision of a later turn, so that the Java fail-safe counts per turn."""
     if decision is None:
         return _CONTINUE
     if not isinstance(decision, Decision):
         raise TypeError(f"a guard callback must return pyguard.decisions.Decision or None, not {type(decision).__name__}")
-    if decision.action is Action.CONTINUE:
+    if decision.action is Action.CONTINUE and turn_start is None:
         return _CONTINUE
     out: dict[str, Any] = {"action": decision.action.value}
+    if turn_start is not None:
+        out["turn_start"] = turn_start
     if decision.reason:
         out["reason"] = decision.reason
     if decision.rule:
@@ -66,6 +69,7 @@ class CallbackAdapter:
         """True when Ctrl-C arrived inside the callback: the run was stopped as cancelled; re-raise it after."""
         self._lock = threading.Lock()
         self._java: Any = None
+        self._turn = 1
 
     def on_iteration(self, event_json: str) -> str:
         """The pure-Python half (testable without a JVM)."""
@@ -75,7 +79,12 @@ class CallbackAdapter:
                 with self._lock:
                     self.events.append(event)
             decision = self.fn(event)
-            reply = decision_to_json(decision)
+            turn_start = None
+            if isinstance(decision, Decision) and decision.turn is not None and decision.turn != self._turn:
+                self._turn = decision.turn
+                if decision.turn > 1 and decision.iteration is not None:
+                    turn_start = decision.iteration - 1  # the turn's first call is this decision's iteration
+            reply = decision_to_json(decision, turn_start)
             if self.keep_events:
                 with self._lock:
                     self.decisions.append(decision)

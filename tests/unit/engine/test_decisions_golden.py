@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 from pyguard.decisions import Action
 from pyguard.engine import CapsConfig, NoveltyConfig, Policy, PolicyConfig, StallConfig
-from pyguard.engine.novelty import _VOLATILE_REFERENCE, mask_volatile, prepare_text
+from pyguard.engine.novelty import _VOLATILE_FIELD, _VOLATILE_REFERENCE, mask_volatile, prepare_text
 from pyguard.events import Observation
 from pyguard.synthetic import LabelledRun, labelled_set, logistics_incident
 
@@ -187,7 +187,8 @@ def test_volatile_masking_and_preparation_match_the_reference(text, echo):
             reference = re.sub(r"[\W_]?".join(map(re.escape, norm)), "\u2405", reference)
     if values:
         reference = re.sub(r"\s*\u2405\s*", "\u2405", reference)
-    assert prepare_text.__wrapped__(text, tuple(echo), True) == _VOLATILE_REFERENCE.sub("\u2400", reference)
+    masked = _VOLATILE_FIELD.sub(lambda m: m.group(1) + m.group(2) + "\u2400", reference)
+    assert prepare_text.__wrapped__(text, tuple(echo), True) == _VOLATILE_REFERENCE.sub("\u2400", masked)
     assert prepare_text.__wrapped__(text, tuple(echo), False) == reference
 
 

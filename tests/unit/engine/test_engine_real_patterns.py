@@ -124,3 +124,23 @@ def test_an_error_echoing_its_argument_in_another_form_is_one_error():
     s, ds = _run(events)
     assert s.gains[2:] == [0.0] * (len(s.gains) - 2)  # not 0.3 / 0 alternating: one error, however echoed
     assert ds[2].action is Action.REFLECT and ds[-1].stops and ds[-1].iteration == 4
+
+
+def test_fields_named_as_volatile_are_masked_whatever_their_value():
+    from pyguard.engine.novelty import prepare_text
+
+    a = prepare_text('{"status": "PENDING", "elapsed_ms": 345678, "request_id": "r-1", "rows": 12, "took": 1.5}')
+    b = prepare_text('{"status": "PENDING", "elapsed_ms": 901, "request_id": "r-2", "rows": 12, "took": 0.25}')
+    assert a == b and '"rows": 12' in a
+    assert prepare_text('{"rows": 12}') != prepare_text('{"rows": 13}')  # an ordinary count is information
+
+
+def test_a_large_page_fetched_again_with_only_a_request_id_changed_is_a_poll():
+    rng = random.Random(3)
+    page = "\n".join(" ".join(f"w{rng.randrange(3000)}" for _ in range(12)) for _ in range(160))
+    sc = Script()
+    events = [sc.step(("browse", {"url": "https://shop/p3"}, page + f"\nrequest abc{k:03d}")) for k in range(16)]
+    s, ds = _run(events)
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "polling_limit", [(d.iteration, d.rule) for d in flagged]
+    assert ds[-1].stops

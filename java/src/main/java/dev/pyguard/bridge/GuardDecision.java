@@ -5,23 +5,25 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The guard's instruction for the next model call of a run, parsed from the callback's JSON reply.
- * Only {@code action}, {@code reason}, {@code rule}, {@code reflection} and {@code outcome} are read; any other field
- * (evidence, budget, ...) is ignored here.
+ * Only {@code action}, {@code reason}, {@code rule}, {@code reflection}, {@code outcome} and {@code turn_start} are read;
+ * any other field (evidence, budget, ...) is ignored here. {@code turn_start} (model calls made before the user turn this
+ * decision belongs to; -1 when absent) comes with the first decision of every later turn: the fail-safe counts per turn,
+ * as the guard's budget does, and keeps counting the whole run if Python never says a turn began.
  */
-public record GuardDecision(Action action, String reason, String rule, String reflection, String outcome) {
+public record GuardDecision(Action action, String reason, String rule, String reflection, String outcome, int turnStart) {
 
     public enum Action { CONTINUE, REFLECT, STOP }
 
-    public static final GuardDecision CONTINUE = new GuardDecision(Action.CONTINUE, "", null, null, null);
+    public static final GuardDecision CONTINUE = new GuardDecision(Action.CONTINUE, "", null, null, null, -1);
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     public static GuardDecision stop(String outcome, String reason, String rule) {
-        return new GuardDecision(Action.STOP, reason, rule, null, outcome);
+        return new GuardDecision(Action.STOP, reason, rule, null, outcome, -1);
     }
 
     public static GuardDecision reflect(String reflection, String reason, String rule) {
-        return new GuardDecision(Action.REFLECT, reason, rule, reflection, null);
+        return new GuardDecision(Action.REFLECT, reason, rule, reflection, null, -1);
     }
 
     /**
@@ -61,7 +63,16 @@ public record GuardDecision(Action action, String reason, String rule, String re
         if (action == Action.STOP && (outcome == null || outcome.isBlank())) {
             outcome = "stalled";
         }
-        return new GuardDecision(action, reason == null ? "" : reason, rule, reflection, outcome);
+        int turnStart = -1;
+        JsonNode ts = node.get("turn_start");
+        if (ts != null && !ts.isNull()) {
+            if (!ts.canConvertToInt() || !ts.isIntegralNumber() || ts.asInt() < 0) {
+                throw new IllegalArgumentException("guard decision turn_start " + abbreviate(ts.toString())
+                        + " must be a non-negative integer (model calls before the turn)");
+            }
+            turnStart = ts.asInt();
+        }
+        return new GuardDecision(action, reason == null ? "" : reason, rule, reflection, outcome, turnStart);
     }
 
     private static String text(JsonNode node, String field) {

@@ -47,6 +47,8 @@ public final class GuardedChatModel implements ChatModel {
     private final AtomicReference<GuardDecision> pending = new AtomicReference<>(GuardDecision.CONTINUE);
     private final AtomicReference<GuardStopException> stopped = new AtomicReference<>();
     private final AtomicInteger modelCalls = new AtomicInteger();
+    /** Model calls made before the current user turn, as the guard last said (the fail-safe counts from here). */
+    private final AtomicInteger turnStart = new AtomicInteger();
     private final AtomicInteger toolExecutions = new AtomicInteger();
     private final AtomicInteger reflections = new AtomicInteger();
 
@@ -62,6 +64,7 @@ public final class GuardedChatModel implements ChatModel {
     }
 
     private void onDecision(GuardDecision d) {
+        if (d.turnStart() >= 0) turnStart.accumulateAndGet(Math.min(d.turnStart(), modelCalls.get()), Math::max);
         // A STOP is never overwritten by a later decision.
         pending.getAndUpdate(prev -> prev.action() == GuardDecision.Action.STOP ? prev : d);
     }
@@ -95,7 +98,7 @@ public final class GuardedChatModel implements ChatModel {
         if (already != null) throw already;
         GuardDecision d = pending.get();
         if (d.action() == GuardDecision.Action.STOP) throw stop(d.outcome(), d.reason(), d.rule(), false);
-        if (modelCalls.get() >= config.maxModelCalls()) throw failSafeStop();
+        if (modelCalls.get() - turnStart.get() >= config.maxModelCalls()) throw failSafeStop();
     }
 
     /** Hook for the tools of the last response: refuses to run them when the run cannot call the model again. */
@@ -119,7 +122,7 @@ public final class GuardedChatModel implements ChatModel {
         RunStats s = stats();
         boolean guardFailed = s.callbackFailures() > 0;
         String reason = "Java fail-safe: the run reached maxModelCalls=" + config.maxModelCalls()
-                + " model calls" + (guardFailed
+                + " model calls" + (turnStart.get() > 0 ? " in one user turn" : "") + (guardFailed
                 ? " with " + s.callbackFailures() + " guard callback failure(s) (last: " + s.lastCallbackError() + ")"
                 : " without the guard stopping it");
         return stop(guardFailed ? "guard_error" : "expired", reason, "failsafe_cap", true);
