@@ -156,7 +156,8 @@ _VOLATILE_FIELD = re.compile(
 
 
 def _mask_field(m: "re.Match[str]") -> str:
-    return m.group(1) + m.group(2) + _MASK
+    value = _MASK if m.group(3)[0] != '"' else '"' + _MASK + '"'  # the JSON stays JSON
+    return m.group(1) + m.group(2) + value
 
 
 @runtime_checkable

@@ -193,6 +193,16 @@ class StallFlag:
         }
 
 
+def _action_flag(rule: str, iteration: int, r: ActionResult, message: str, evidence: dict[str, Any]) -> StallFlag:
+    """A finding about the one action that produced result ``r`` (its tool, fingerprints and last result)."""
+    a = r.action
+    assert a is not None
+    return StallFlag(
+        rule=rule, iteration=iteration, message=message, tool=a.tool, fingerprints=(a.short(),),
+        ids=(a.exact_id, a.norm_id), sample=r.text, evidence=evidence,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class StallReport:
     gain: float
@@ -363,18 +373,11 @@ class StallDetector:
         self._matched = True
         if count < self.config.error_storm_length:
             return None
-        return StallFlag(
-            rule="same_answer",
-            iteration=iteration,
-            message=(
-                f"{a.tool} gave the same answer to {count} different requests in a row (the last: {a.short(80)}): "
-                "rewording the request does not change what it returns."
-            ),
-            tool=a.tool,
-            fingerprints=(a.short(),),
-            ids=(a.exact_id, a.norm_id),
-            sample=r.text,
-            evidence={"requests": count, "template": r.template},
+        return _action_flag(
+            "same_answer", iteration, r,
+            f"{a.tool} gave the same answer to {count} different requests in a row (the last: {a.short(80)}): "
+            "rewording the request does not change what it returns.",
+            {"requests": count, "template": r.template},
         )
 
     def _result(self, iteration: int, r: ActionResult) -> tuple[float, StallFlag | None]:
@@ -440,35 +443,21 @@ class StallDetector:
     def _attempts_flag(self, iteration: int, r: ActionResult, attempts: int) -> StallFlag:
         a = r.action
         assert a is not None
-        return StallFlag(
-            rule="fruitless_attempts",
-            iteration=iteration,
-            message=(
-                f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
-                "the attempts are not reaching the problem."
-            ),
-            tool=a.tool,
-            fingerprints=(a.short(),),
-            ids=(a.exact_id, a.norm_id),
-            sample=r.text,
-            evidence={"attempts": attempts},
+        return _action_flag(
+            "fruitless_attempts", iteration, r,
+            f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
+            "the attempts are not reaching the problem.",
+            {"attempts": attempts},
         )
 
     def _polling_flag(self, iteration: int, r: ActionResult, polls: int) -> StallFlag:
         a = r.action
         assert a is not None
-        return StallFlag(
-            rule="polling_limit",
-            iteration=iteration,
-            message=(
-                f"{a.short(80)} was polled {polls} times and its result changed only in timestamps and ids "
-                f"(allowance {self.config.polling_allowance})."
-            ),
-            tool=a.tool,
-            fingerprints=(a.short(),),
-            ids=(a.exact_id, a.norm_id),
-            sample=r.text,
-            evidence={"polls": polls, "allowance": self.config.polling_allowance},
+        return _action_flag(
+            "polling_limit", iteration, r,
+            f"{a.short(80)} was polled {polls} times and its result changed only in timestamps and ids "
+            f"(allowance {self.config.polling_allowance}).",
+            {"polls": polls, "allowance": self.config.polling_allowance},
         )
 
     def _repeat_flag(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StallFlag:
@@ -546,18 +535,10 @@ class StallDetector:
         self._errors[a.tool] = (key, count)
         if count < self.config.error_storm_length:
             return None
-        return StallFlag(
-            rule="error_storm",
-            iteration=iteration,
-            message=(
-                f"{a.tool} failed {count} times in a row with the same kind of error and unchanged inputs "
-                f"({a.short(80)})."
-            ),
-            tool=a.tool,
-            fingerprints=(a.short(),),
-            ids=(a.exact_id, a.norm_id),
-            sample=r.text,
-            evidence={"errors": count, "error_kind": r.error_kind},
+        return _action_flag(
+            "error_storm", iteration, r,
+            f"{a.tool} failed {count} times in a row with the same kind of error and unchanged inputs ({a.short(80)}).",
+            {"errors": count, "error_kind": r.error_kind},
         )
 
     def _low_gain(self, iteration: int, gain: float, counts: bool) -> StallFlag | None:

@@ -187,7 +187,8 @@ def test_volatile_masking_and_preparation_match_the_reference(text, echo):
             reference = re.sub(r"[\W_]?".join(map(re.escape, norm)), "\u2405", reference)
     if values:
         reference = re.sub(r"\s*\u2405\s*", "\u2405", reference)
-    masked = _VOLATILE_FIELD.sub(lambda m: m.group(1) + m.group(2) + "\u2400", reference)
+    masked = _VOLATILE_FIELD.sub(
+        lambda m: m.group(1) + m.group(2) + ('"\u2400"' if m.group(3).startswith('"') else "\u2400"), reference)
     assert prepare_text.__wrapped__(text, tuple(echo), True) == _VOLATILE_REFERENCE.sub("\u2400", masked)
     assert prepare_text.__wrapped__(text, tuple(echo), False) == reference
 
