@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -119,7 +120,7 @@ def test_summary_stays_readable_at_80_columns() -> None:
     lines = result.output.splitlines()
     assert max(len(line) for line in lines) <= 80
     row = next(line for line in lines if line.lstrip().startswith("code_fix"))
-    assert "50% of 180" in row  # the figures of a row stay on its line
+    assert re.search(r"\d+% of 180\b", row), row  # the figures of a row stay on its line (180 failed-run calls)
 
 
 def test_json_rows_carry_the_task_type_and_the_summary_has_per_type_rows() -> None:
