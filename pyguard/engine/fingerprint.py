@@ -23,7 +23,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["ActionFingerprint", "fingerprint", "canonical_arguments", "normalised_arguments", "short_digest"]
+__all__ = ["ActionFingerprint", "fingerprint", "canonical_arguments", "normalised_arguments", "normalised_value", "short_digest"]
 
 _ID_RE = re.compile(r"^([a-z]{0,4})(\d{3,})$")
 r"""An id: up to 4 letters, then 3 or more digits. Its leading zeros are dropped in :func:`_norm_str` (keeping 3 digits)
@@ -95,7 +95,9 @@ def _norm_name(name: str) -> str:
     return _NON_ALNUM.sub("", name.lower())
 
 
-def _norm_str(s: str) -> str:
+def normalised_value(s: str) -> str:
+    """A string argument value as the normalised fingerprint compares it: lower case, letters and digits only, an
+    id's short letter prefix and leading zeros dropped (``SO-012345`` -> ``12345``, ``eu-west-1`` -> ``euwest1``)."""
     s = _NON_ALNUM.sub("", s.strip().lower())
     m = _ID_RE.match(s)
     if not m:
@@ -103,6 +105,9 @@ def _norm_str(s: str) -> str:
     digits = m.group(2)
     zeros = len(digits) - len(digits.lstrip("0"))
     return digits[min(zeros, len(digits) - 3):]
+
+
+_norm_str = normalised_value
 
 
 def _norm_scalar(obj: Any) -> str:

@@ -25,6 +25,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from pyguard.engine.config import NoveltyConfig
+from pyguard.engine.fingerprint import normalised_value
 
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
@@ -93,20 +94,13 @@ def mask_volatile(text: str) -> str:
     return _VOLATILE.sub(_MASK, text)
 
 
-_SEPARATORS = re.compile(r"[\W_]+")
-_ID_FORM = re.compile(r"^[a-z]{0,4}0*(\d{3,})$")
-
-
 @lru_cache(maxsize=1024)
 def _echo_pattern(value: str) -> "re.Pattern[str] | None":
     """A pattern for ``value`` written with or without separators between its letters and digits (one optional
-    separator character between any two): the normalised form the action fingerprint compares, matched in the text
-    however the tool echoes it. None for values whose normalised form is shorter than 3 or longer than 64
-    characters (those are matched as written only)."""
-    norm = _SEPARATORS.sub("", value)
-    m = _ID_FORM.match(norm)
-    if m is not None:
-        norm = m.group(1)  # an id with a short prefix: the fingerprint compares its digits
+    separator character between any two): the normalised form the action fingerprint compares
+    (:func:`~pyguard.engine.fingerprint.normalised_value`), matched in the text however the tool echoes it. None for
+    values whose normalised form is shorter than 3 or longer than 64 characters (those are matched as written)."""
+    norm = normalised_value(value)
     if not 3 <= len(norm) <= 64:
         return None
     return re.compile(r"[\W_]?".join(re.escape(c) for c in norm))

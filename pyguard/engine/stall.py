@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from pyguard.engine.config import StallConfig
-from pyguard.engine.fingerprint import ActionFingerprint, short_digest
+from pyguard.engine.fingerprint import ActionFingerprint, normalised_value, short_digest
 
 __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", "error_kind", "is_empty_result"]
 
-_SEPARATORS = re.compile(r"[\W_]+")
 _NEGLIGIBLE_CHANGE = 0.01
 """A changed result whose novelty is below this (a few characters of a large text) changed negligibly."""
 _MAX_REAPPLIED = 3
@@ -345,7 +344,7 @@ class StallDetector:
         assert a is not None
         if self._last_write == a.exact_id:
             return False  # the very same write again, nothing else written since
-        key = (a.tool, frozenset(_SEPARATORS.sub("", v.lower()) for v in a.arg_values))
+        key = (a.tool, frozenset(normalised_value(v) for v in a.arg_values))
         times = self._writes.get(key, 0) + 1
         self._writes[key] = times
         exact = self._writes_exact.get(a.exact_id, 0) + 1
