@@ -26,3 +26,16 @@ def test_quick_real_replay_json_shape() -> None:
             assert rate is None or 0.0 <= rate <= 1.0
     assert set(result["mean"]) == {"pyguard", "repeat", "openhands"}
     assert set(result["worst_false_stops"]["pyguard"]) == {"source", "false_stop_rate"}
+
+
+def test_the_trade_off_runs_every_policy_file_and_draws_its_plot(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "real_data" / "tradeoff.py"),
+                          "--data", str(ROOT / "tests" / "data" / "real"), "--out", str(tmp_path), "--json"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    points = json.loads(out.stdout)
+    policies = sorted(p.stem for p in (ROOT / "benchmarks" / "real_data" / "policies").glob("*.toml"))
+    assert [p["policy"] for p in points] == policies and "2-default" in policies
+    for p in points:
+        assert set(p["sources"]) == {"fireact", "mini-swe-agent", "tau2-telecom"}
+        assert set(p["mean"]) >= {"false_stop_rate", "failed_calls_saved", "capped_stopped"}
+    assert (tmp_path / "real_tradeoff.png").stat().st_size > 1000
