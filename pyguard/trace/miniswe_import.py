@@ -25,7 +25,7 @@ from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
-from pyguard.trace.tolerance import SkipLog
+from pyguard.trace.tolerance import SkipLog, records_by_instance
 
 __all__ = ["parse_miniswe", "is_miniswe_run", "SUBMIT_MARKERS"]
 
@@ -133,12 +133,8 @@ def parse_miniswe(objects: list[tuple[str | None, Any]], *, source: str, default
                   terminal_tools: frozenset[str] | None = None, labels: Labels | None = None) -> list[RunRecord]:
     """Runs from the parsed objects of one file (usually one trajectory per file)."""
     log = log if log is not None else SkipLog(strict=True)
-    out = []
-    for index, (key, obj) in enumerate(objects):
-        rid = obj.get("instance_id") if isinstance(obj, dict) else None
-        run_id = str(rid) if isinstance(rid, (str, int)) else (key or (default_id if len(objects) == 1 else f"{default_id}[{index}]"))
-        try:
-            out.append(miniswe_run_to_record(obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools))
-        except UnreadableRecord as exc:
-            log.skip(exc)
-    return out
+    return records_by_instance(
+        objects,
+        lambda obj, run_id: miniswe_run_to_record(obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools),
+        default_id=default_id, log=log,
+    )

@@ -23,7 +23,7 @@ from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
-from pyguard.trace.tolerance import SkipLog
+from pyguard.trace.tolerance import SkipLog, records_by_instance
 
 __all__ = ["parse_sweagent", "is_sweagent_run", "SWE_AGENT_COMMANDS"]
 
@@ -129,14 +129,8 @@ def sweagent_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels
 def parse_sweagent(objects: list[tuple[str | None, Any]], *, source: str, default_id: str, log: SkipLog | None = None,
                    terminal_tools: frozenset[str] | None = None, labels: Labels | None = None) -> list[RunRecord]:
     log = log if log is not None else SkipLog(strict=True)
-    out = []
-    for index, (key, obj) in enumerate(objects):
-        rid = None
-        if isinstance(obj, dict):
-            rid = obj.get("instance_id")
-        run_id = str(rid) if isinstance(rid, (str, int)) else (key or (default_id if len(objects) == 1 else f"{default_id}[{index}]"))
-        try:
-            out.append(sweagent_run_to_record(obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools))
-        except UnreadableRecord as exc:
-            log.skip(exc)
-    return out
+    return records_by_instance(
+        objects,
+        lambda obj, run_id: sweagent_run_to_record(obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools),
+        default_id=default_id, log=log,
+    )

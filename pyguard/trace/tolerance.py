@@ -11,11 +11,13 @@ list of runs that were read, plus the skip counts, so every command can print th
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 from pyguard.errors import UnreadableRecord
 from pyguard.events import RunRecord
 
-__all__ = ["SkipLog", "LoadResult"]
+__all__ = ["SkipLog", "LoadResult", "records_by_instance"]
 
 _EXAMPLES_PER_REASON = 3
 
@@ -81,3 +83,24 @@ class LoadResult(list[RunRecord]):
 
     def to_dict(self) -> dict:
         return {"runs": len(self), "files": self.files, "skipped": dict(self.skipped), "examples": self.examples}
+
+
+def records_by_instance(
+    objects: list[tuple[str | None, Any]],
+    convert: Callable[[Any, str], RunRecord],
+    *,
+    default_id: str,
+    log: SkipLog,
+) -> list[RunRecord]:
+    """One record per trajectory object of a file (coding agents' formats), named by its ``instance_id``, else by
+    its key in an id-keyed file, else by the file (``default_id``, indexed when the file holds several). A
+    trajectory ``convert`` cannot read is skipped and counted in ``log``."""
+    out = []
+    for index, (key, obj) in enumerate(objects):
+        rid = obj.get("instance_id") if isinstance(obj, dict) else None
+        run_id = str(rid) if isinstance(rid, (str, int)) else (key or (default_id if len(objects) == 1 else f"{default_id}[{index}]"))
+        try:
+            out.append(convert(obj, run_id))
+        except UnreadableRecord as exc:
+            log.skip(exc)
+    return out
