@@ -1,5 +1,5 @@
 # The two Quickstart commands (README.md): `make demo` and `make test`. Both work on a fresh clone.
-.PHONY: setup demo test java-test py-test example-test
+.PHONY: setup demo test java-test py-test example-test lint typecheck
 
 setup:
 	bash scripts/setup.sh
@@ -18,3 +18,11 @@ example-test: setup
 	PYTHON=$(CURDIR)/.venv/bin/python bash examples/logistics-agent/run_tests.sh
 
 test: java-test py-test example-test
+
+# ruff (lint and format check) and mypy, configured in pyproject.toml; .ci/run runs both before the tests.
+lint: setup
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+typecheck: setup
+	.venv/bin/mypy

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "suite": args.name,
         "quick": args.quick,
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         **result,
     }

@@ -34,23 +34,35 @@ succeeds.
 from __future__ import annotations
 
 import json
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
 import workload_patterns as patterns
-from pyguard.engine.config import config_error
-from pyguard.errors import ConfigError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from workload_common import CITIES, STATUS, Builder, geometric_extra, ident, iso, words
 from workload_conversation import conversation
 
-__all__ = ["TaskKind", "LEGITIMATE", "LOOPING", "FAMILIES", "DEFAULT_MIX", "WorkloadSpec", "Task", "generate",
-           "no_recovery", "is_success", "describe", "family_of"]
+from pyguard.engine.config import config_error
+from pyguard.errors import ConfigError
+
+__all__ = [
+    "TaskKind",
+    "LEGITIMATE",
+    "LOOPING",
+    "FAMILIES",
+    "DEFAULT_MIX",
+    "WorkloadSpec",
+    "Task",
+    "generate",
+    "no_recovery",
+    "is_success",
+    "describe",
+    "family_of",
+]
 
 
-class TaskKind(str, Enum):
+class TaskKind(StrEnum):
     CONVERGE = "converge"
     POLL = "poll"
     PAGINATE = "paginate"
@@ -72,10 +84,28 @@ class TaskKind(str, Enum):
 
 
 K = TaskKind
-LEGITIMATE = (K.CONVERGE, K.POLL, K.PAGINATE, K.CONVERSATION, K.EDIT_RERUN, K.REPHRASE_FOUND, K.POLL_VOLATILE,
-              K.LARGE_PAGES, K.LONG_WORK)
-LOOPING = (K.OSCILLATE, K.DIVERGE, K.STALL, K.CONVERSATION_LOOP, K.EDIT_LOOP, K.REPHRASE_LOOP, K.POLL_STUCK,
-           K.LARGE_LOOP, K.LONG_LOOP)
+LEGITIMATE = (
+    K.CONVERGE,
+    K.POLL,
+    K.PAGINATE,
+    K.CONVERSATION,
+    K.EDIT_RERUN,
+    K.REPHRASE_FOUND,
+    K.POLL_VOLATILE,
+    K.LARGE_PAGES,
+    K.LONG_WORK,
+)
+LOOPING = (
+    K.OSCILLATE,
+    K.DIVERGE,
+    K.STALL,
+    K.CONVERSATION_LOOP,
+    K.EDIT_LOOP,
+    K.REPHRASE_LOOP,
+    K.POLL_STUCK,
+    K.LARGE_LOOP,
+    K.LONG_LOOP,
+)
 
 FAMILIES: dict[str, tuple[TaskKind, ...]] = {
     "classic": (K.CONVERGE, K.POLL, K.PAGINATE, K.OSCILLATE, K.DIVERGE, K.STALL),
@@ -95,10 +125,24 @@ def family_of(kind: TaskKind | str) -> str:
 
 
 DEFAULT_MIX = {
-    K.CONVERGE: 0.33, K.POLL: 0.04, K.PAGINATE: 0.04, K.OSCILLATE: 0.05, K.DIVERGE: 0.05, K.STALL: 0.05,
-    K.CONVERSATION: 0.08, K.CONVERSATION_LOOP: 0.03, K.EDIT_RERUN: 0.06, K.EDIT_LOOP: 0.03,
-    K.REPHRASE_FOUND: 0.04, K.REPHRASE_LOOP: 0.03, K.POLL_VOLATILE: 0.04, K.POLL_STUCK: 0.02,
-    K.LARGE_PAGES: 0.04, K.LARGE_LOOP: 0.02, K.LONG_WORK: 0.03, K.LONG_LOOP: 0.02,
+    K.CONVERGE: 0.33,
+    K.POLL: 0.04,
+    K.PAGINATE: 0.04,
+    K.OSCILLATE: 0.05,
+    K.DIVERGE: 0.05,
+    K.STALL: 0.05,
+    K.CONVERSATION: 0.08,
+    K.CONVERSATION_LOOP: 0.03,
+    K.EDIT_RERUN: 0.06,
+    K.EDIT_LOOP: 0.03,
+    K.REPHRASE_FOUND: 0.04,
+    K.REPHRASE_LOOP: 0.03,
+    K.POLL_VOLATILE: 0.04,
+    K.POLL_STUCK: 0.02,
+    K.LARGE_PAGES: 0.04,
+    K.LARGE_LOOP: 0.02,
+    K.LONG_WORK: 0.03,
+    K.LONG_LOOP: 0.02,
 }
 
 
@@ -130,10 +174,12 @@ class WorkloadSpec(BaseModel):
             raise config_error(exc, model="WorkloadSpec") from None
 
     @model_validator(mode="after")
-    def _check_mix(self) -> "WorkloadSpec":
+    def _check_mix(self) -> WorkloadSpec:
         total = sum(self.mix.values())
         if abs(total - 1.0) > 1e-6 or any(v < 0 for v in self.mix.values()):
-            raise ValueError(f"workload mix {self.mix!r} must be non-negative shares summing to 1 (they sum to {total})")
+            raise ValueError(
+                f"workload mix {self.mix!r} must be non-negative shares summing to 1 (they sum to {total})"
+            )
         return self
 
 
@@ -179,7 +225,13 @@ class Task(BaseModel):
 
 
 def _converge(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
-    n = int(np.clip(round(b.rng.lognormal(np.log(spec.converge_median_calls), spec.converge_sigma)), 1, spec.max_productive_calls))
+    n = int(
+        np.clip(
+            round(b.rng.lognormal(np.log(spec.converge_median_calls), spec.converge_sigma)),
+            1,
+            spec.max_productive_calls,
+        )
+    )
     b.productive(n, spec.parallel_call_share)
     b.turns.append({"answer": f"Done: I checked {n} sources. Final answer {expected}.", "output_tokens": 60})
     return n + 1, None
@@ -193,13 +245,30 @@ def _poll(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]:
     cuts = np.sort(rng.choice(np.arange(1, 99), size=polls - 1, replace=False)) if polls > 1 else np.array([], int)
     results = [f"job {job}: RUNNING {p}% ({total * p // 100} of {total} rows), checked at {iso(rng)}" for p in cuts]
     results.append(f"job {job}: DONE, {total} rows written to exports/{words(rng, 1)}.csv, checked at {iso(rng)}")
-    b.tools["start_export"] = {"name": "start_export", "description": "start an export job", "parameters": {"query": "string"},
-                               "results": [f"export job {job} started for {total} rows"]}
-    b.tools["check_export"] = {"name": "check_export", "description": "check an export job", "parameters": {"jobId": "string"},
-                               "results": results}
+    b.tools["start_export"] = {
+        "name": "start_export",
+        "description": "start an export job",
+        "parameters": {"query": "string"},
+        "results": [f"export job {job} started for {total} rows"],
+    }
+    b.tools["check_export"] = {
+        "name": "check_export",
+        "description": "check an export job",
+        "parameters": {"jobId": "string"},
+        "results": results,
+    }
     b.turns.append({"tool_calls": [{"name": "start_export", "arguments": {"query": words(rng, 3)}}]})
-    b.turns.append({"tool_calls": [{"name": "check_export", "arguments": {"jobId": job}}],
-                    "on_result": [{"contains": "DONE", "then": {"answer": f"The export finished: {{last_result}}. Final answer {expected}."}}]})
+    b.turns.append(
+        {
+            "tool_calls": [{"name": "check_export", "arguments": {"jobId": job}}],
+            "on_result": [
+                {
+                    "contains": "DONE",
+                    "then": {"answer": f"The export finished: {{last_result}}. Final answer {expected}."},
+                }
+            ],
+        }
+    )
     return polls + 2, None
 
 
@@ -208,10 +277,16 @@ def _paginate(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[int, None]
     pages = geometric_extra(rng, 2, 0.25, 40)
     values = {}
     for p in range(1, pages + 1):
-        rows = "; ".join(f"{ident(rng, '')} {rng.choice(STATUS).lower()} {words(rng, 2)}" for _ in range(int(rng.integers(3, 9))))
+        rows = "; ".join(
+            f"{ident(rng, '')} {rng.choice(STATUS).lower()} {words(rng, 2)}" for _ in range(int(rng.integers(3, 9)))
+        )
         values[str(p)] = f"page {p}/{pages}: {rows}"
-    b.tools["list_orders"] = {"name": "list_orders", "description": "list delayed orders", "parameters": {"page": "integer"},
-                              "by_argument": {"name": "page", "values": values, "default": "no such page"}}
+    b.tools["list_orders"] = {
+        "name": "list_orders",
+        "description": "list delayed orders",
+        "parameters": {"page": "integer"},
+        "by_argument": {"name": "page", "values": values, "default": "no such page"},
+    }
     for p in range(1, pages + 1):
         b.turns.append({"tool_calls": [{"name": "list_orders", "arguments": {"page": p}}]})
     b.turns.append({"answer": f"I read all {pages} pages. Final answer {expected}.", "output_tokens": 60})
@@ -229,7 +304,12 @@ def _oscillate(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int
     start = _prefix(b, spec)
     oid = str(rng.integers(10000, 99999))
     status = f"Order {oid}: status {rng.choice(STATUS)}, last scan {rng.choice(CITIES)} hub, carrier {words(rng, 1)}."
-    b.tools["get_status"] = {"name": "get_status", "description": "shipment status", "parameters": {"orderId": "string"}, "results": [status]}
+    b.tools["get_status"] = {
+        "name": "get_status",
+        "description": "shipment status",
+        "parameters": {"orderId": "string"},
+        "results": [status],
+    }
     pattern = rng.choice(["identical", "normalised", "cycle"])
     if pattern == "identical":
         b.turns.append({"tool_calls": [{"name": "get_status", "arguments": {"orderId": oid}}]})
@@ -239,7 +319,12 @@ def _oscillate(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int
         b.turns.append({"tool_calls": [{"name": "get_status", "arguments": {"orderId": f"SO-{oid}"}}], "repeat": r})
     else:
         eta = f"Carrier ETA for {oid}: {rng.integers(1, 9)} days, route via {rng.choice(CITIES)}."
-        b.tools["get_eta"] = {"name": "get_eta", "description": "carrier ETA", "parameters": {"orderId": "string"}, "results": [eta]}
+        b.tools["get_eta"] = {
+            "name": "get_eta",
+            "description": "carrier ETA",
+            "parameters": {"orderId": "string"},
+            "results": [eta],
+        }
         b.turns.append({"tool_calls": [{"name": "get_status", "arguments": {"orderId": oid}}]})
         b.turns.append({"tool_calls": [{"name": "get_eta", "arguments": {"orderId": oid}}]})
     return None, start + 1
@@ -249,13 +334,23 @@ def _diverge(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
     rng = b.rng
     start = _prefix(b, spec)
     titles = [f"'{words(rng, 2).title()} ({rng.choice(['general', 'faq', 'policy'])})'" for _ in range(5)]
-    results = [f"No article matches {{args}} exactly. Related: {', '.join(rng.choice(titles, size=2, replace=False))}."
-               for _ in range(120)]
-    b.tools["search_kb"] = {"name": "search_kb", "description": "search the knowledge base", "parameters": {"query": "string"},
-                            "results": results}
+    results = [
+        f"No article matches {{args}} exactly. Related: {', '.join(rng.choice(titles, size=2, replace=False))}."
+        for _ in range(120)
+    ]
+    b.tools["search_kb"] = {
+        "name": "search_kb",
+        "description": "search the knowledge base",
+        "parameters": {"query": "string"},
+        "results": results,
+    }
     topic = words(rng, 2)
-    for phrasing in ("why is {t} failing case {{turn}}", "{t} root cause attempt {{turn}}", "{t} known issue {{turn}}",
-                     "how to fix {t} variant {{turn}}"):
+    for phrasing in (
+        "why is {t} failing case {{turn}}",
+        "{t} root cause attempt {{turn}}",
+        "{t} known issue {{turn}}",
+        "how to fix {t} variant {{turn}}",
+    ):
         b.turns.append({"tool_calls": [{"name": "search_kb", "arguments": {"query": phrasing.format(t=topic)}}]})
     return None, start + 1
 
@@ -264,10 +359,18 @@ def _stall(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
     rng = b.rng
     start = _prefix(b, spec)
     empty = str(rng.choice(['{"items": [], "total": 0}', "No matching records found.", "[]", "0 rows returned."]))
-    b.tools["query_logs"] = {"name": "query_logs", "description": "query logs in a time window", "parameters": {"window": "string"},
-                             "results": [empty]}
-    b.tools["query_events"] = {"name": "query_events", "description": "query events by filter", "parameters": {"filter": "string"},
-                               "results": [empty]}
+    b.tools["query_logs"] = {
+        "name": "query_logs",
+        "description": "query logs in a time window",
+        "parameters": {"window": "string"},
+        "results": [empty],
+    }
+    b.tools["query_events"] = {
+        "name": "query_events",
+        "description": "query events by filter",
+        "parameters": {"filter": "string"},
+        "results": [empty],
+    }
     svc = words(rng, 1)
     b.turns.append({"tool_calls": [{"name": "query_logs", "arguments": {"window": "last {turn} hours " + svc}}]})
     b.turns.append({"tool_calls": [{"name": "query_events", "arguments": {"filter": f"service={svc} page={{turn}}"}}]})
@@ -275,11 +378,22 @@ def _stall(b: Builder, spec: WorkloadSpec, expected: str) -> tuple[None, int]:
 
 
 _BUILD = {
-    K.CONVERGE: _converge, K.POLL: _poll, K.PAGINATE: _paginate, K.OSCILLATE: _oscillate, K.DIVERGE: _diverge,
-    K.STALL: _stall, K.EDIT_RERUN: patterns.edit_rerun, K.EDIT_LOOP: patterns.edit_loop,
-    K.REPHRASE_FOUND: patterns.rephrase_found, K.REPHRASE_LOOP: patterns.rephrase_loop,
-    K.POLL_VOLATILE: patterns.poll_volatile, K.POLL_STUCK: patterns.poll_stuck, K.LARGE_PAGES: patterns.large_pages,
-    K.LARGE_LOOP: patterns.large_loop, K.LONG_WORK: patterns.long_work, K.LONG_LOOP: patterns.long_loop,
+    K.CONVERGE: _converge,
+    K.POLL: _poll,
+    K.PAGINATE: _paginate,
+    K.OSCILLATE: _oscillate,
+    K.DIVERGE: _diverge,
+    K.STALL: _stall,
+    K.EDIT_RERUN: patterns.edit_rerun,
+    K.EDIT_LOOP: patterns.edit_loop,
+    K.REPHRASE_FOUND: patterns.rephrase_found,
+    K.REPHRASE_LOOP: patterns.rephrase_loop,
+    K.POLL_VOLATILE: patterns.poll_volatile,
+    K.POLL_STUCK: patterns.poll_stuck,
+    K.LARGE_PAGES: patterns.large_pages,
+    K.LARGE_LOOP: patterns.large_loop,
+    K.LONG_WORK: patterns.long_work,
+    K.LONG_LOOP: patterns.long_loop,
 }
 
 TASK_TEXT = "Task {id}: find the answer and report it."
@@ -304,7 +418,7 @@ def _allocate(spec: WorkloadSpec, rng: np.random.Generator) -> list[TaskKind]:
     counts = np.floor(raw).astype(int)
     for i in np.argsort(-(raw - counts))[: spec.n_tasks - counts.sum()]:
         counts[i] += 1
-    out = [k for k, c in zip(kinds, counts) for _ in range(c)]
+    out = [k for k, c in zip(kinds, counts, strict=False) for _ in range(c)]
     rng.shuffle(out)
     return out
 
@@ -317,10 +431,18 @@ def _task(i: int, kind: TaskKind, spec: WorkloadSpec, seq: np.random.SeedSequenc
     rng = np.random.default_rng(seq)
     seed = int(rng.integers(1, 2**62))
     expected = _key(rng)
-    usage = {"report": True, "base_input_tokens": spec.base_input_tokens, "chars_per_token": spec.chars_per_token,
-             "output_tokens": spec.output_tokens}
-    base = {"name": f"{kind.value}-{i:05d}", "description": f"frontier workload task {i} ({kind.value}), seed {spec.seed}",
-            "seed": seed, "toolset": "scenario"}
+    usage = {
+        "report": True,
+        "base_input_tokens": spec.base_input_tokens,
+        "chars_per_token": spec.chars_per_token,
+        "output_tokens": spec.output_tokens,
+    }
+    base = {
+        "name": f"{kind.value}-{i:05d}",
+        "description": f"frontier workload task {i} ({kind.value}), seed {spec.seed}",
+        "seed": seed,
+        "toolset": "scenario",
+    }
     common = dict(id=f"t{i:05d}", kind=kind, family=family_of(kind), seed=seed)
     if kind in (K.CONVERSATION, K.CONVERSATION_LOOP):
         n = int(rng.integers(3, 7))
@@ -331,15 +453,23 @@ def _task(i: int, kind: TaskKind, spec: WorkloadSpec, seq: np.random.SeedSequenc
         c = conversation(rng, tools, keys, loop_in, spec.recover_probability)
         scenario = {**base, "tools": list(tools.values()), "usage": usage, "conversation": c.segments}
         oracle = None if c.oracle_segments is None else {**scenario, "conversation": c.oracle_segments}
-        return Task(**common, user_turns=[sg["user"] for sg in c.segments], keys=keys,
-                    answer_at=None if loop_in is not None else c.answer_at, loop_from_call=c.loop_from_call,
-                    scenario=scenario, oracle=oracle)
+        return Task(
+            **common,
+            user_turns=[sg["user"] for sg in c.segments],
+            keys=keys,
+            answer_at=None if loop_in is not None else c.answer_at,
+            loop_from_call=c.loop_from_call,
+            scenario=scenario,
+            oracle=oracle,
+        )
     b = Builder(rng)
     answer_at, loop_from = _BUILD[kind](b, spec, expected)
     looping = kind in LOOPING
     recovery = b.recovery or f"I have what I can get; I will stop here. Final answer {expected}."
-    reflection: dict[str, Any] = {"recover_probability": spec.recover_probability,
-                                  "answer": recovery if looping else "Based on what I found so far: {last_result}"}
+    reflection: dict[str, Any] = {
+        "recover_probability": spec.recover_probability,
+        "answer": recovery if looping else "Based on what I found so far: {last_result}",
+    }
     if looping and b.try_first:
         reflection["try_first"] = b.try_first
     scenario = {**base, "tools": list(b.tools.values()), "usage": usage, "turns": b.turns, "on_reflection": reflection}
@@ -348,13 +478,24 @@ def _task(i: int, kind: TaskKind, spec: WorkloadSpec, seq: np.random.SeedSequenc
         loop_idx = b.loop_at if b.loop_at is not None else _loop_turn_index(b.turns, loop_from)
         scenario["loop_from"] = loop_idx
         b.loop_at = loop_idx
-        oracle = {**scenario, "turns": b.oracle_turns(recovery), "on_reflection": {**reflection, "recover_probability": 0.0}}
+        oracle = {
+            **scenario,
+            "turns": b.oracle_turns(recovery),
+            "on_reflection": {**reflection, "recover_probability": 0.0},
+        }
         oracle.pop("loop_from")
     elif kind is K.POLL:
         scenario["loop_from"] = len(b.turns) - 1
     text = _TASK_TEXTS.get(kind, TASK_TEXT).format(id=f"t{i:05d}")
-    return Task(**common, user_turns=[text], keys=[expected], answer_at=answer_at, loop_from_call=loop_from,
-                scenario=scenario, oracle=oracle)
+    return Task(
+        **common,
+        user_turns=[text],
+        keys=[expected],
+        answer_at=answer_at,
+        loop_from_call=loop_from,
+        scenario=scenario,
+        oracle=oracle,
+    )
 
 
 def _loop_turn_index(turns: list[dict], loop_from_call: int) -> int:
@@ -406,14 +547,19 @@ def describe(spec: WorkloadSpec, tasks: list[Task]) -> dict[str, Any]:
     calls: dict[str, Any] = {}
     if legit.size:
         calls = {
-            "median": float(np.median(legit)), "p90": float(np.percentile(legit, 90)), "p99": float(np.percentile(legit, 99)),
-            "max": int(legit.max()), **{f"share_over_{n}": round(float((legit > n).mean()), 4) for n in (10, 15, 20, 25, 40)},
+            "median": float(np.median(legit)),
+            "p90": float(np.percentile(legit, 90)),
+            "p99": float(np.percentile(legit, 99)),
+            "max": int(legit.max()),
+            **{f"share_over_{n}": round(float((legit > n).mean()), 4) for n in (10, 15, 20, 25, 40)},
         }
     return {
         "spec": json.loads(spec.model_dump_json()),
         "counts": counts,
         "families": {f: [k.value for k in kinds] for f, kinds in FAMILIES.items()},
         "legitimate_answer_call": calls,
-        "success": ("outcome succeeded and the answers hold every answer key of the task (one per user message); looping "
-                    "tasks answer only after a reflection"),
+        "success": (
+            "outcome succeeded and the answers hold every answer key of the task (one per user message); looping "
+            "tasks answer only after a reflection"
+        ),
     }

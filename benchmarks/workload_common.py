@@ -10,22 +10,68 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Builder", "WORDS", "CITIES", "STATUS", "TOOLS", "words", "iso", "ident", "record", "geometric_extra", "hexid",
-           "Clock", "expand"]
+__all__ = [
+    "Builder",
+    "WORDS",
+    "CITIES",
+    "STATUS",
+    "TOOLS",
+    "words",
+    "iso",
+    "ident",
+    "record",
+    "geometric_extra",
+    "hexid",
+    "Clock",
+    "expand",
+]
 
 WORDS = (
     "alpha amber atlas birch cedar cobalt delta ember falcon garnet harbor indigo juniper kepler lumen maple nectar "
     "onyx pixel quartz raven sable tundra umber vector willow xenon yarrow zephyr basalt canyon dune estuary fjord "
     "glacier heath island jetty karst lagoon mesa nebula oasis prairie quarry ridge savanna terrace upland valley"
 ).split()
-CITIES = ["Newark", "Memphis", "Louisville", "Reno", "Dallas", "Ontario", "Allentown", "Indianapolis", "Atlanta", "Tacoma"]
+CITIES = [
+    "Newark",
+    "Memphis",
+    "Louisville",
+    "Reno",
+    "Dallas",
+    "Ontario",
+    "Allentown",
+    "Indianapolis",
+    "Atlanta",
+    "Tacoma",
+]
 STATUS = ["IN_TRANSIT", "HELD", "DELIVERED", "PENDING", "EXCEPTION", "RETURNED", "PICKED", "PACKED"]
 TOOLS = {
-    "get_order": "orderId", "get_customer": "customerId", "get_invoice": "invoiceId", "search_docs": "query",
-    "query_inventory": "sku", "get_shipment": "trackingNumber", "read_file": "path", "get_ticket": "ticketId",
+    "get_order": "orderId",
+    "get_customer": "customerId",
+    "get_invoice": "invoiceId",
+    "search_docs": "query",
+    "query_inventory": "sku",
+    "get_shipment": "trackingNumber",
+    "read_file": "path",
+    "get_ticket": "ticketId",
 }
-_FIELDS = ["owner", "region", "status", "amount", "carrier", "warehouse", "note", "priority", "sku", "qty", "due",
-           "contact", "tier", "channel", "batch", "reason"]
+_FIELDS = [
+    "owner",
+    "region",
+    "status",
+    "amount",
+    "carrier",
+    "warehouse",
+    "note",
+    "priority",
+    "sku",
+    "qty",
+    "due",
+    "contact",
+    "tier",
+    "channel",
+    "batch",
+    "reason",
+]
 
 
 def words(rng: np.random.Generator, n: int) -> str:
@@ -33,8 +79,10 @@ def words(rng: np.random.Generator, n: int) -> str:
 
 
 def iso(rng: np.random.Generator) -> str:
-    return (f"2024-{rng.integers(1, 13):02d}-{rng.integers(1, 29):02d}T{rng.integers(0, 24):02d}:"
-            f"{rng.integers(0, 60):02d}:{rng.integers(0, 60):02d}Z")
+    return (
+        f"2024-{rng.integers(1, 13):02d}-{rng.integers(1, 29):02d}T{rng.integers(0, 24):02d}:"
+        f"{rng.integers(0, 60):02d}:{rng.integers(0, 60):02d}Z"
+    )
 
 
 def ident(rng: np.random.Generator, prefix: str) -> str:
@@ -127,8 +175,12 @@ class Builder:
             for _ in range(2 if self.rng.random() < parallel_share else 1):
                 name = str(self.rng.choice(list(TOOLS)))
                 param = TOOLS[name]
-                t = self.tool(name, f"{name.replace('_', ' ')} by {param}", {param: "string"},
-                              by_argument={"name": param, "values": {}, "default": "not found"})
+                t = self.tool(
+                    name,
+                    f"{name.replace('_', ' ')} by {param}",
+                    {param: "string"},
+                    by_argument={"name": param, "values": {}, "default": "not found"},
+                )
                 key = ident(self.rng, name.split("_")[-1][:3].upper() + "-")
                 while key in t["by_argument"]["values"]:
                     key = ident(self.rng, name.split("_")[-1][:3].upper() + "-")

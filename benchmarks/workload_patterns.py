@@ -23,23 +23,48 @@ import json
 from typing import Any
 
 import numpy as np
-
 from workload_common import Builder, Clock, geometric_extra, hexid, ident, words
 
-__all__ = ["edit_rerun", "edit_loop", "rephrase_found", "rephrase_loop", "poll_volatile", "poll_stuck", "large_pages",
-           "large_loop", "long_work", "long_loop"]
+__all__ = [
+    "edit_rerun",
+    "edit_loop",
+    "rephrase_found",
+    "rephrase_loop",
+    "poll_volatile",
+    "poll_stuck",
+    "large_pages",
+    "large_loop",
+    "long_work",
+    "long_loop",
+]
 
 
 # ---- edit, then re-run ----------------------------------------------------------------------------------------------
 
-_FUNCS = ["parse_header", "load_config", "normalize_path", "to_timestamp", "merge_ranges", "split_query", "read_chunk",
-          "format_amount", "resolve_alias", "decode_token"]
+_FUNCS = [
+    "parse_header",
+    "load_config",
+    "normalize_path",
+    "to_timestamp",
+    "merge_ranges",
+    "split_query",
+    "read_chunk",
+    "format_amount",
+    "resolve_alias",
+    "decode_token",
+]
 _PKGS = ["httpkit", "tablib", "confparse", "ranger", "tokenizer", "ledger", "pathtools", "chrono"]
 _FIXES = [
-    "value = int(raw.strip())", "value = int(raw.strip() or 0)", "value = int(raw.strip().lstrip('+'))",
-    "value = int(float(raw))", "value = int(raw, 10) if raw else None", "value = int(raw.split('#')[0].strip())",
-    "value = int(str(raw).strip(), base=10)", "value = int(raw.replace('_', '').strip())",
-    "value = None if raw is None else int(raw.strip())", "value = int(raw.strip()) if raw.strip() else default",
+    "value = int(raw.strip())",
+    "value = int(raw.strip() or 0)",
+    "value = int(raw.strip().lstrip('+'))",
+    "value = int(float(raw))",
+    "value = int(raw, 10) if raw else None",
+    "value = int(raw.split('#')[0].strip())",
+    "value = int(str(raw).strip(), base=10)",
+    "value = int(raw.replace('_', '').strip())",
+    "value = None if raw is None else int(raw.strip())",
+    "value = int(raw.strip()) if raw.strip() else default",
 ]
 
 
@@ -58,45 +83,83 @@ class _Repo:
         self.fixes = [str(f) for f in fixes]
 
     def snippet(self, body: str) -> str:
-        lines = [f"def {self.func}(raw, default=None):", '    """Parse one field of the header."""',
-                 "    if raw is None:", "        return default", f"    {body}", "    if value < 0:",
-                 f"        raise ValueError(f'negative {self.func} value: {{value}}')", "    return value"]
+        lines = [
+            f"def {self.func}(raw, default=None):",
+            '    """Parse one field of the header."""',
+            "    if raw is None:",
+            "        return default",
+            f"    {body}",
+            "    if value < 0:",
+            f"        raise ValueError(f'negative {self.func} value: {{value}}')",
+            "    return value",
+        ]
         return "\n".join(f"{self.line - 4 + i:6d}\t{line}" for i, line in enumerate(lines))
 
     def view(self) -> str:
         head = [f"Here's the result of running `cat -n` on {self.path}:"]
-        body = [f"{i:6d}\t{line}" for i, line in enumerate(
-            ["import re", "from typing import Optional", "", f"__all__ = ['{self.func}']", "",
-             f"_PATTERN = re.compile(r'^(?P<key>[A-Za-z-]+):\\s*(?P<value>.*)$')", ""], start=1)]
+        body = [
+            f"{i:6d}\t{line}"
+            for i, line in enumerate(
+                [
+                    "import re",
+                    "from typing import Optional",
+                    "",
+                    f"__all__ = ['{self.func}']",
+                    "",
+                    "_PATTERN = re.compile(r'^(?P<key>[A-Za-z-]+):\\s*(?P<value>.*)$')",
+                    "",
+                ],
+                start=1,
+            )
+        ]
         return "\n".join(head + body + ["   ...", self.snippet(self.old)])
 
     def edited(self, body: str) -> str:
-        return (f"The file {self.path} has been edited. Here's the result of running `cat -n` on a snippet of {self.path}:\n"
-                f"{self.snippet(body)}\nReview the changes and make sure they are as expected. Edit the file again if necessary.")
+        return (
+            f"The file {self.path} has been edited. Here's the result of running `cat -n` on a snippet of {self.path}:\n"
+            f"{self.snippet(body)}\nReview the changes and make sure they are as expected. Edit the file again if necessary."
+        )
 
     def failure(self) -> str:
-        return ("Traceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 7, in <module>\n"
-                f"    print({self.func}(' 42 '))\n  File \"{self.path}\", line {self.line}, in {self.func}\n"
-                f"    raise ValueError(f'invalid {self.func} value: {{raw!r}}')\n"
-                f"ValueError: invalid {self.func} value: ' 42 '")
+        return (
+            'Traceback (most recent call last):\n  File "/testbed/reproduce.py", line 7, in <module>\n'
+            f"    print({self.func}(' 42 '))\n  File \"{self.path}\", line {self.line}, in {self.func}\n"
+            f"    raise ValueError(f'invalid {self.func} value: {{raw!r}}')\n"
+            f"ValueError: invalid {self.func} value: ' 42 '"
+        )
 
     def passed(self) -> str:
         return f"42\n{self.func}: all 4 cases OK"
 
     def tools(self, b: Builder, fix: str) -> None:
-        b.tool("bash", "run a shell command in the repository", {"command": "string"}, cases=[
-            {"when_matches": {"command": "reproduce"}, "when_state": {"content": fix}, "result": self.passed()},
-            {"when_matches": {"command": "reproduce"}, "result": self.failure()},
-            {"when_matches": {"command": "grep"}, "result":
-                f"{self.path}:{self.line - 4}:def {self.func}(raw, default=None):\n"
-                f"/testbed/tests/test_{self.func}.py:12:    assert {self.func}(' 42 ') == 42"},
-            {"result": ""}])
-        b.tool("str_replace_editor", "view or edit a file", {"command": "string", "path": "string", "old_str": "string",
-                                                              "new_str": "string"}, cases=[
-            {"when": {"command": "view"}, "result": self.view()},
-            {"when_state": {"content": "{arg:new_str}"}, "error":
-                f"No replacement was performed, old_str `{{arg:old_str}}` did not appear verbatim in {self.path}."},
-            {"set": {"content": "{arg:new_str}"}, "result": self.edited("{arg:new_str}")}])
+        b.tool(
+            "bash",
+            "run a shell command in the repository",
+            {"command": "string"},
+            cases=[
+                {"when_matches": {"command": "reproduce"}, "when_state": {"content": fix}, "result": self.passed()},
+                {"when_matches": {"command": "reproduce"}, "result": self.failure()},
+                {
+                    "when_matches": {"command": "grep"},
+                    "result": f"{self.path}:{self.line - 4}:def {self.func}(raw, default=None):\n"
+                    f"/testbed/tests/test_{self.func}.py:12:    assert {self.func}(' 42 ') == 42",
+                },
+                {"result": ""},
+            ],
+        )
+        b.tool(
+            "str_replace_editor",
+            "view or edit a file",
+            {"command": "string", "path": "string", "old_str": "string", "new_str": "string"},
+            cases=[
+                {"when": {"command": "view"}, "result": self.view()},
+                {
+                    "when_state": {"content": "{arg:new_str}"},
+                    "error": f"No replacement was performed, old_str `{{arg:old_str}}` did not appear verbatim in {self.path}.",
+                },
+                {"set": {"content": "{arg:new_str}"}, "result": self.edited("{arg:new_str}")},
+            ],
+        )
 
     def edit(self, b: Builder, old: str, new: str) -> dict:
         return b.call("str_replace_editor", command="str_replace", path=self.path, old_str=old, new_str=new)
@@ -122,8 +185,12 @@ def edit_rerun(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
         b.step(repo.edit(b, current, new))
         b.step(repo.rerun(b))
         current = new
-    b.turns.append({"answer": f"The reproduction passes now with `{fix}` in {repo.path}. Final answer {expected}.",
-                    "output_tokens": 80})
+    b.turns.append(
+        {
+            "answer": f"The reproduction passes now with `{fix}` in {repo.path}. Final answer {expected}.",
+            "output_tokens": 80,
+        }
+    )
     return len(b.turns), None
 
 
@@ -154,8 +221,21 @@ def edit_loop(b: Builder, spec: Any, expected: str) -> tuple[None, int]:
 # ---- rephrased failing lookups ------------------------------------------------------------------------------------
 
 _FIRST = ["John", "Maria", "Kenji", "Amara", "Lars", "Ines", "Tomas", "Priya", "Omar", "Greta"]
-_KINDS = ["(album)", "(band)", "(song)", "(film)", "(novel)", "(singer)", "(disambiguation)", "River", "County",
-          "Records", "Festival", "Station", "discography"]
+_KINDS = [
+    "(album)",
+    "(band)",
+    "(song)",
+    "(film)",
+    "(novel)",
+    "(singer)",
+    "(disambiguation)",
+    "River",
+    "County",
+    "Records",
+    "Festival",
+    "Station",
+    "discography",
+]
 
 
 def _title(rng: np.random.Generator, stem: str) -> str:
@@ -190,8 +270,23 @@ _SUGGESTION = "Similar: \\['([^']+)'"
 
 
 def _rephrasings(rng: np.random.Generator, stem: str, n: int) -> list[str]:
-    extra = ["singer", "musician", "biography", "born", "1990s", "career", "album", "discography", "real name",
-             "hit song", "wikipedia", "group", "producer", "debut", "awards"]
+    extra = [
+        "singer",
+        "musician",
+        "biography",
+        "born",
+        "1990s",
+        "career",
+        "album",
+        "discography",
+        "real name",
+        "hit song",
+        "wikipedia",
+        "group",
+        "producer",
+        "debut",
+        "awards",
+    ]
     return [stem] + [f"{stem} {w}" for w in rng.permutation(extra)[: n - 1]]
 
 
@@ -199,9 +294,11 @@ def _entity(rng: np.random.Generator) -> tuple[str, str, str]:
     """(what the agent first asks for, the title it is filed under, that page's text)."""
     stem = str(rng.choice(["Scat", "Kepler", "Marlow", "Vesper", "Halden", "Corvo", "Tamsin", "Orrin", "Lyle", "Bram"]))
     target = f"{stem}man {rng.choice(_FIRST)}" if stem == "Scat" else f"{stem} {rng.choice(_KINDS)}"
-    page = (f"{target} is {words(rng, 3)} known for {words(rng, 6)}. Born in {rng.integers(1930, 1990)} in "
-            f"{rng.choice(['Ohio', 'Bavaria', 'Osaka', 'Lagos', 'Leeds'])}, {words(rng, 12)}. "
-            f"In {rng.integers(1960, 2010)} {words(rng, 10)}.")
+    page = (
+        f"{target} is {words(rng, 3)} known for {words(rng, 6)}. Born in {rng.integers(1930, 1990)} in "
+        f"{rng.choice(['Ohio', 'Bavaria', 'Osaka', 'Lagos', 'Leeds'])}, {words(rng, 12)}. "
+        f"In {rng.integers(1960, 2010)} {words(rng, 10)}."
+    )
     return stem, target, page
 
 
@@ -211,8 +308,12 @@ def rephrase_found(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
     misses_n = int(rng.integers(2, 6))
     misses = [_miss(rng, stem, target if i == misses_n - 1 else None) for i in range(misses_n)]
     _search_tool(b, target, page, misses, as_error=bool(rng.random() < 0.5))
-    b.tool("lookup", "find a keyword on the current page", {"keyword": "string"},
-           results=[f"(Result 1 / 1) {page.split('. ')[1]}."])
+    b.tool(
+        "lookup",
+        "find a keyword on the current page",
+        {"keyword": "string"},
+        results=[f"(Result 1 / 1) {page.split('. ')[1]}."],
+    )
     queries = _rephrasings(rng, stem, misses_n)
     for i in range(misses_n):
         if i > 0 and rng.random() < 0.4:  # the first suggestion of the last miss (not the target before the last miss)
@@ -255,32 +356,69 @@ def _job(b: Builder, polls: int | None) -> tuple[str, str]:
     job = f"job-{hexid(rng, 8)}"
     rows = int(rng.integers(1000, 90000))
     submitted = clock.tick()
-    b.tool("submit_export", "submit an export job", {"query": "string"}, results=[json.dumps(
-        {"job_id": job, "status": "QUEUED", "submitted_at": submitted, "request_id": f"req_{hexid(rng, 16)}"})])
+    b.tool(
+        "submit_export",
+        "submit an export job",
+        {"query": "string"},
+        results=[
+            json.dumps(
+                {"job_id": job, "status": "QUEUED", "submitted_at": submitted, "request_id": f"req_{hexid(rng, 16)}"}
+            )
+        ],
+    )
 
     def status(state: str, **more: Any) -> str:
         t = clock.tick()
-        return json.dumps({"job_id": job, "status": state, "submitted_at": submitted, "checked_at": t,
-                           "request_id": f"req_{hexid(rng, 16)}", "elapsed_ms": int(rng.integers(800, 900000)), **more})
+        return json.dumps(
+            {
+                "job_id": job,
+                "status": state,
+                "submitted_at": submitted,
+                "checked_at": t,
+                "request_id": f"req_{hexid(rng, 16)}",
+                "elapsed_ms": int(rng.integers(800, 900000)),
+                **more,
+            }
+        )
 
     n = polls if polls is not None else 60
     seq = [status("PENDING") for _ in range(n - 1 if polls is not None else n)]
     final = f"s3://exports/{hexid(rng, 6)}/part-0000.csv"
     if polls is not None:
         seq.append(status("SUCCEEDED", rows=rows, result_url=final))
-    b.tool("get_job_status", "get the status of a job", {"job_id": "string"}, cases=[
-        {"when": {"job_id": job}, "results": seq},
-        {"error": "404 Not Found: no job with id {arg:job_id}"}])
+    b.tool(
+        "get_job_status",
+        "get the status of a job",
+        {"job_id": "string"},
+        cases=[{"when": {"job_id": job}, "results": seq}, {"error": "404 Not Found: no job with id {arg:job_id}"}],
+    )
     return job, final
 
 
 def poll_volatile(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
     polls = geometric_extra(b.rng, 2, 0.3, 15)
     job, final = _job(b, polls)
-    b.step(b.call("submit_export", query=f"orders where region = '{b.rng.choice(['EU', 'US', 'APAC'])}' and {words(b.rng, 2)}"))
-    b.step({"name": "get_job_status", "arguments": {"job_id": "unknown"}, "arguments_from": {"job_id": '"job_id": "([^"]+)"'}},
-           on_result=[{"contains": "SUCCEEDED", "then": {"answer": f"The export {job} finished: {final}. Final answer {expected}.",
-                                                         "output_tokens": 60}}])
+    b.step(
+        b.call(
+            "submit_export", query=f"orders where region = '{b.rng.choice(['EU', 'US', 'APAC'])}' and {words(b.rng, 2)}"
+        )
+    )
+    b.step(
+        {
+            "name": "get_job_status",
+            "arguments": {"job_id": "unknown"},
+            "arguments_from": {"job_id": '"job_id": "([^"]+)"'},
+        },
+        on_result=[
+            {
+                "contains": "SUCCEEDED",
+                "then": {
+                    "answer": f"The export {job} finished: {final}. Final answer {expected}.",
+                    "output_tokens": 60,
+                },
+            }
+        ],
+    )
     b.loop_at = None
     return polls + 2, None
 
@@ -288,10 +426,24 @@ def poll_volatile(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
 def poll_stuck(b: Builder, spec: Any, expected: str) -> tuple[None, int]:
     job, _ = _job(b, None)
     b.step(b.call("submit_export", query=f"invoices for {words(b.rng, 2)}"))
-    b.step({"name": "get_job_status", "arguments": {"job_id": "unknown"}, "arguments_from": {"job_id": '"job_id": "([^"]+)"'}})
+    b.step(
+        {
+            "name": "get_job_status",
+            "arguments": {"job_id": "unknown"},
+            "arguments_from": {"job_id": '"job_id": "([^"]+)"'},
+        }
+    )
     b.mark_loop()
-    b.step({"name": "get_job_status", "arguments": {"job_id": "unknown"}, "arguments_from": {"job_id": '"job_id": "([^"]+)"'}})
-    b.recovery = f"The export {job} is still PENDING; it has not progressed, so I am reporting that. Final answer {expected}."
+    b.step(
+        {
+            "name": "get_job_status",
+            "arguments": {"job_id": "unknown"},
+            "arguments_from": {"job_id": '"job_id": "([^"]+)"'},
+        }
+    )
+    b.recovery = (
+        f"The export {job} is still PENDING; it has not progressed, so I am reporting that. Final answer {expected}."
+    )
     return None, b.calls_before_loop() + 1
 
 
@@ -303,8 +455,12 @@ PAGE_CHARS = 10_000
 def _boilerplate(rng: np.random.Generator, chars: int) -> tuple[str, str]:
     menu = sorted(set(words(rng, 40).split()))
     nav = "Home | " + " | ".join(w.title() for w in rng.permutation(menu)[:18].tolist())
-    parts = [f"ACME Supply - {words(rng, 2).title()}", nav, "Sign in | Orders | Cart (0)",
-             "Free shipping on orders over $50. Returns within 30 days. " * 2]
+    parts = [
+        f"ACME Supply - {words(rng, 2).title()}",
+        nav,
+        "Sign in | Orders | Cart (0)",
+        "Free shipping on orders over $50. Returns within 30 days. " * 2,
+    ]
     foot = []
     while sum(len(p) for p in parts) + sum(len(f) for f in foot) < chars:
         foot.append(f"{words(rng, 1).title()}: " + ", ".join(words(rng, 2) for _ in range(6)) + ".")
@@ -319,8 +475,10 @@ def _page(rng: np.random.Generator, head: str, foot: str, body: str, clock: Cloc
 def _listing(rng: np.random.Generator, chars: int) -> str:
     rows = []
     while sum(len(r) + 1 for r in rows) < chars:
-        rows.append(f"[{ident(rng, 'B0')}] {words(rng, 4).title()} - ${rng.integers(5, 400)}.{rng.integers(0, 99):02d} - "
-                    f"rating {rng.integers(30, 50) / 10} ({rng.integers(1, 9000)} reviews)")
+        rows.append(
+            f"[{ident(rng, 'B0')}] {words(rng, 4).title()} - ${rng.integers(5, 400)}.{rng.integers(0, 99):02d} - "
+            f"rating {rng.integers(30, 50) / 10} ({rng.integers(1, 9000)} reviews)"
+        )
     return "\n".join(rows)
 
 
@@ -329,12 +487,16 @@ def _pages(b: Builder, n: int, repeat_last: bool) -> list[str]:
     share = float(rng.uniform(0.13, 0.16))
     head, foot = _boilerplate(rng, int(PAGE_CHARS * (1 - share)))
     clock = Clock(rng)
-    pages = [_page(rng, head, foot, f"Results page {i + 1}:\n" + _listing(rng, int(PAGE_CHARS * share)), clock)
-             for i in range(n)]
+    pages = [
+        _page(rng, head, foot, f"Results page {i + 1}:\n" + _listing(rng, int(PAGE_CHARS * share)), clock)
+        for i in range(n)
+    ]
     if repeat_last:  # the last page again: only its volatile footer changes (the time, the request id)
         body = pages[-1].split("\n\n")[1]
-        pages.append(f"{head}\n\n{body}\n\n{foot}\nPage generated {clock.tick(1, 5)[:-1]}.{{call}}Z in 1{{call}} ms"
-                     f" - request {hexid(rng, 6)}{{call}}")
+        pages.append(
+            f"{head}\n\n{body}\n\n{foot}\nPage generated {clock.tick(1, 5)[:-1]}.{{call}}Z in 1{{call}} ms"
+            f" - request {hexid(rng, 6)}{{call}}"
+        )
     return pages
 
 
@@ -347,9 +509,11 @@ def _log_windows(b: Builder, n: int) -> list[str]:
     per_window = 110
     step = max(1, round(per_window * share))
     while len(lines) < per_window + step * n:
-        lines.append(f"{clock.tick(0, 3)} {rng.choice(['INFO', 'INFO', 'INFO', 'WARN', 'DEBUG'])} "
-                     f"[{rng.choice(comps)}] {words(rng, int(rng.integers(5, 10)))} id={hexid(rng, 8)}")
-    return ["\n".join(lines[i * step: i * step + per_window]) for i in range(n)]
+        lines.append(
+            f"{clock.tick(0, 3)} {rng.choice(['INFO', 'INFO', 'INFO', 'WARN', 'DEBUG'])} "
+            f"[{rng.choice(comps)}] {words(rng, int(rng.integers(5, 10)))} id={hexid(rng, 8)}"
+        )
+    return ["\n".join(lines[i * step : i * step + per_window]) for i in range(n)]
 
 
 def large_pages(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
@@ -357,15 +521,26 @@ def large_pages(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
     n = int(rng.integers(3, 9))
     if rng.random() < 0.5:
         pages = _pages(b, n, False)
-        b.tool("browse", "open a page of the store's search results", {"url": "string"},
-               by_argument={"name": "url", "values": {f"https://shop.example/search?q=cable&page={i + 1}": p
-                                                      for i, p in enumerate(pages)}, "default": "404"})
+        b.tool(
+            "browse",
+            "open a page of the store's search results",
+            {"url": "string"},
+            by_argument={
+                "name": "url",
+                "values": {f"https://shop.example/search?q=cable&page={i + 1}": p for i, p in enumerate(pages)},
+                "default": "404",
+            },
+        )
         for i in range(n):
             b.step(b.call("browse", url=f"https://shop.example/search?q=cable&page={i + 1}"))
     else:
         pages = _log_windows(b, n)
-        b.tool("read_log", "read 110 lines of the service log from a line offset", {"offset": "integer"},
-               by_argument={"name": "offset", "values": {str(i): p for i, p in enumerate(pages)}, "default": ""})
+        b.tool(
+            "read_log",
+            "read 110 lines of the service log from a line offset",
+            {"offset": "integer"},
+            by_argument={"name": "offset", "values": {str(i): p for i, p in enumerate(pages)}, "default": ""},
+        )
         for i in range(n):
             b.step(b.call("read_log", offset=i))
     b.turns.append({"answer": f"I went through {n} pages. Final answer {expected}.", "output_tokens": 60})
@@ -391,10 +566,21 @@ def large_loop(b: Builder, spec: Any, expected: str) -> tuple[None, int]:
 def _refactor(b: Builder, n_calls: int) -> None:
     """Open a file, edit it; the next file: distinct files, edit results that look alike but for their snippet."""
     rng = b.rng
-    b.tool("open_file", "open a file", {"path": "string"}, by_argument={"name": "path", "values": {}, "default": "No such file"})
-    b.tool("edit_file", "replace text in a file", {"path": "string", "old": "string", "new": "string"},
-           results=["The file {arg:path} has been edited. Here's the result of running `cat -n` on a snippet:\n"
-                    "    41\t    {arg:new}\nReview the changes and make sure they are as expected."])
+    b.tool(
+        "open_file",
+        "open a file",
+        {"path": "string"},
+        by_argument={"name": "path", "values": {}, "default": "No such file"},
+    )
+    b.tool(
+        "edit_file",
+        "replace text in a file",
+        {"path": "string", "old": "string", "new": "string"},
+        results=[
+            "The file {arg:path} has been edited. Here's the result of running `cat -n` on a snippet:\n"
+            "    41\t    {arg:new}\nReview the changes and make sure they are as expected."
+        ],
+    )
     done = 0
     while done < n_calls:
         path = f"src/{words(rng, 1)}/{words(rng, 1)}_{rng.integers(1, 99)}.py"
@@ -403,7 +589,14 @@ def _refactor(b: Builder, n_calls: int) -> None:
         b.step(b.call("open_file", path=path))
         done += 1
         if done < n_calls:
-            b.step(b.call("edit_file", path=path, old="from legacy import client", new=f"from {words(rng, 1)}.client import Client  # {hexid(rng, 6)}"))
+            b.step(
+                b.call(
+                    "edit_file",
+                    path=path,
+                    old="from legacy import client",
+                    new=f"from {words(rng, 1)}.client import Client  # {hexid(rng, 6)}",
+                )
+            )
             done += 1
 
 
@@ -425,4 +618,3 @@ def long_loop(b: Builder, spec: Any, expected: str) -> tuple[None, int]:
     b.step(dict(last))  # reads the same record again and again
     b.recovery = f"I have checked everything there is to check. Final answer {expected}."
     return None, b.calls_before_loop() + 1
-

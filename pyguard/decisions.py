@@ -6,7 +6,7 @@ the Java actuator's instruction for the next model call; replay and the CLI read
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,7 +15,7 @@ from pyguard.events import Outcome
 __all__ = ["Action", "Decision"]
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     CONTINUE = "continue"
     REFLECT = "reflect"
     """Add ``Decision.reflection`` as a message to the next model call, then continue."""
@@ -45,7 +45,7 @@ class Decision(BaseModel):
     """The iteration budget in force after this decision."""
 
     @classmethod
-    def proceed(cls, iteration: int | None = None, budget: int | None = None) -> "Decision":
+    def proceed(cls, iteration: int | None = None, budget: int | None = None) -> Decision:
         return cls(action=Action.CONTINUE, iteration=iteration, budget=budget)
 
     @property

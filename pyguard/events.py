@@ -13,7 +13,7 @@ since the previous model call, i.e. the results of the *previous* iteration's ``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
@@ -103,7 +103,7 @@ class IterationEvent(_Frozen):
         return not self.tool_calls and self.error is None
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """How a run ended. Exactly one per run. A run stopped by a cap or a stall is never SUCCEEDED."""
 
     SUCCEEDED = "succeeded"

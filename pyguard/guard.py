@@ -77,7 +77,7 @@ class Guard:
 
     def __init__(
         self,
-        config: "PolicyConfig | None" = None,
+        config: PolicyConfig | None = None,
         *,
         trace_dir: str | Path | None = None,
         max_model_calls: int | None = None,
@@ -118,7 +118,7 @@ class Guard:
         self.telemetry = telemetry
 
     @classmethod
-    def from_toml(cls, path: str | Path, **kwargs: Any) -> "Guard":
+    def from_toml(cls, path: str | Path, **kwargs: Any) -> Guard:
         """A guard whose policy comes from a TOML file or a pyproject.toml's ``[tool.pyguard]``."""
         from pyguard.engine import PolicyConfig
 
@@ -133,7 +133,7 @@ class Guard:
         task_type: str | None = None,
         run_id: str | None = None,
         agent_style: str | None = None,
-    ) -> "GuardedRun":
+    ) -> GuardedRun:
         """Open one guarded run: call :meth:`GuardedRun.wrap` on your model, run your agent inside
         :meth:`GuardedRun.call`, then read :attr:`GuardedRun.result`. Usable as a context manager."""
         return GuardedRun(self, run_id=run_id or _new_id(), task=task, task_type=task_type, agent_style=agent_style)
@@ -161,9 +161,13 @@ class Guard:
         guarded = run.guarded_model(model)
         try:
             agent = build_agent(
-                style, guarded, tools=tools, max_iterations=max_iterations,
+                style,
+                guarded,
+                tools=tools,
+                max_iterations=max_iterations,
                 max_tool_calling_round_trips=max_tool_calling_round_trips,
-                exit_when_answer_contains=exit_when_answer_contains, system_message=system_message,
+                exit_when_answer_contains=exit_when_answer_contains,
+                system_message=system_message,
             )
         except BaseException:
             run.abandon()
@@ -174,7 +178,7 @@ class Guard:
     # -- cancelling ------------------------------------------------------------------------------------------------
 
     @property
-    def active_runs(self) -> list["GuardedRun"]:
+    def active_runs(self) -> list[GuardedRun]:
         """The runs of this guard started and not yet finished."""
         with self._active_lock:
             return list(self._active)
@@ -207,12 +211,14 @@ class Guard:
 
         if over_http:
             with start_openai_server(scenario, seed=seed) as server:
-                return self.run(style, server.chat_model(), task, tools=server, task_type=task_type, run_id=run_id, **kwargs)
+                return self.run(
+                    style, server.chat_model(), task, tools=server, task_type=task_type, run_id=run_id, **kwargs
+                )
         return self.run(style, scripted_model(scenario, seed=seed), task, task_type=task_type, run_id=run_id, **kwargs)
 
     def run_many(
         self,
-        jobs: Iterable[Callable[["Guard"], RunResult]],
+        jobs: Iterable[Callable[[Guard], RunResult]],
         *,
         threads: int = 8,
         progress: bool = False,
@@ -244,8 +250,12 @@ class GuardedRun:
         self.task_type = task_type
         self.session = guard.policy.new_run(run_id, task_type)
         self.start = RunStart(
-            run_id=run_id, task_type=task_type, task=task, agent_style=agent_style,
-            policy=guard.config.model_dump(mode="json"), started_at_ms=time.time() * 1000.0,
+            run_id=run_id,
+            task_type=task_type,
+            task=task,
+            agent_style=agent_style,
+            policy=guard.config.model_dump(mode="json"),
+            started_at_ms=time.time() * 1000.0,
         )
         self.events: list[IterationEvent] = []
         self.decisions: list[Decision] = []
@@ -307,14 +317,18 @@ class GuardedRun:
             return True
         return bool(self._guarded.java.sensor().claim(index))
 
-    def guarded_model(self, model: Any) -> "GuardedModel":
+    def guarded_model(self, model: Any) -> GuardedModel:
         """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
         from pyguard.jvm import guard_model
 
         if self._guarded is None:
             self._guarded = guard_model(
-                model, self.observe, run_id=self.run_id, task_type=self.task_type,
-                max_model_calls=self.guard.max_model_calls, callback_timeout_ms=self.guard.callback_timeout_ms,
+                model,
+                self.observe,
+                run_id=self.run_id,
+                task_type=self.task_type,
+                max_model_calls=self.guard.max_model_calls,
+                callback_timeout_ms=self.guard.callback_timeout_ms,
                 keep_events=False,
             )
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
@@ -371,7 +385,9 @@ class GuardedRun:
         from pyguard.interrupts import run_interruptibly
 
         return run_interruptibly(
-            fn, name=f"pyguard-run-{self.run_id}", on_interrupt=lambda: self.cancel("interrupted (Ctrl-C)"),
+            fn,
+            name=f"pyguard-run-{self.run_id}",
+            on_interrupt=lambda: self.cancel("interrupted (Ctrl-C)"),
             on_give_up=lambda: self._finish(cancelled=True, answer=self._last_text()),
         )
 
@@ -381,7 +397,7 @@ class GuardedRun:
             raise RunError(f"run {self.run_id!r} has not finished: run your agent inside GuardedRun.call(...) first")
         return self._result
 
-    def __enter__(self) -> "GuardedRun":
+    def __enter__(self) -> GuardedRun:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
@@ -390,16 +406,20 @@ class GuardedRun:
 
     # -- ending ----------------------------------------------------------------------------------------------------
 
-    def finish_bridge(self, res: "BridgeResult") -> RunResult:
+    def finish_bridge(self, res: BridgeResult) -> RunResult:
         """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
         salvage = res.stats.last_text if res.stats is not None else None
         if res.stats is not None and res.stats.callback_failures:
-            self._java_note = (f"{res.stats.model_calls} model calls, {res.stats.callback_failures} guard callback"
-                               f" failure(s), the last: {res.stats.last_callback_error}")
+            self._java_note = (
+                f"{res.stats.model_calls} model calls, {res.stats.callback_failures} guard callback"
+                f" failure(s), the last: {res.stats.last_callback_error}"
+            )
         if res.status == "answered":
             return self._finish(answer=res.answer)
         if res.status == "stopped":
-            return self._finish_stop(res.outcome.value if res.outcome else "guard_error", res.reason or "", res.fail_safe, salvage)
+            return self._finish_stop(
+                res.outcome.value if res.outcome else "guard_error", res.reason or "", res.fail_safe, salvage
+            )
         if res.status == "exhausted":
             return self._finish(
                 expired=f"the agent's own cap ended the run without an answer ({res.reason or res.error or res.style.value})",
@@ -447,7 +467,11 @@ class GuardedRun:
                     verified = bool(self.guard.verifier(answer))
                 if engine and self._abandoned_at is None:
                     end = self.session.finish(
-                        answer=answer, error=error, verified=verified, cancelled=cancelled, guard_error=guard_error,
+                        answer=answer,
+                        error=error,
+                        verified=verified,
+                        cancelled=cancelled,
+                        guard_error=guard_error,
                         expired=expired,
                     )
                 else:
@@ -465,14 +489,22 @@ class GuardedRun:
         return ms / 1000.0 if ms > 0 else -1
 
     def _end_without_engine(
-        self, answer: str | None, error: str | None, verified: bool | None, cancelled: bool,
-        guard_error: str | None, expired: str | None,
+        self,
+        answer: str | None,
+        error: str | None,
+        verified: bool | None,
+        cancelled: bool,
+        guard_error: str | None,
+        expired: str | None,
     ) -> RunEnd:
         """The footer when the engine could not finish the run: it missed its deadline (its decision was discarded)
         or is still busy. Counts come from the events recorded; the outcome from how the agent ended."""
-        late = (f"the engine's decision about model call {self._abandoned_at} missed the callback deadline of"
-                f" {self.guard.callback_timeout_ms} ms and was discarded" if self._abandoned_at is not None
-                else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended")
+        late = (
+            f"the engine's decision about model call {self._abandoned_at} missed the callback deadline of"
+            f" {self.guard.callback_timeout_ms} ms and was discarded"
+            if self._abandoned_at is not None
+            else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended"
+        )
         if self._java_note:
             late += f"; Java saw {self._java_note}"
         if cancelled:
@@ -492,9 +524,17 @@ class GuardedRun:
         events = list(self.events)
         inp, out, tot, partial = usage_totals(events)
         return RunEnd(
-            run_id=self.run_id, outcome=outcome, reason=reason, answer=answer, iterations=len(events),
-            tool_calls=sum(len(e.tool_calls) for e in events), input_tokens=inp, output_tokens=out, total_tokens=tot,
-            tokens_partial=partial, censored=bool(events) and not events[-1].is_final,
+            run_id=self.run_id,
+            outcome=outcome,
+            reason=reason,
+            answer=answer,
+            iterations=len(events),
+            tool_calls=sum(len(e.tool_calls) for e in events),
+            input_tokens=inp,
+            output_tokens=out,
+            total_tokens=tot,
+            tokens_partial=partial,
+            censored=bool(events) and not events[-1].is_final,
         )
 
     def _result_from(self, end: RunEnd) -> RunResult:
@@ -506,7 +546,9 @@ class GuardedRun:
             self._spans.end(end)
         record = RunRecord(start=self.start, events=list(self.events), end=end)
         return RunResult(
-            record=record, decisions=tuple(self.decisions), gains=tuple(self.session.gains),
+            record=record,
+            decisions=tuple(self.decisions),
+            gains=tuple(self.session.gains),
             trace_path=None if self.trace_path is None else str(self.trace_path),
         )
 
@@ -536,8 +578,16 @@ def run_unguarded(
     run_id = run_id or _new_id()
     events: list[IterationEvent] = []
     res = run_agent(
-        style, model, task, callback=events.append, run_id=run_id, task_type=task_type, tools=tools, guard=False,
-        max_iterations=max_iterations, max_tool_calling_round_trips=max_tool_calling_round_trips,
+        style,
+        model,
+        task,
+        callback=events.append,
+        run_id=run_id,
+        task_type=task_type,
+        tools=tools,
+        guard=False,
+        max_iterations=max_iterations,
+        max_tool_calling_round_trips=max_tool_calling_round_trips,
     )
     if res.status == "answered":
         outcome, reason = Outcome.SUCCEEDED, "the model answered"
@@ -547,18 +597,23 @@ def run_unguarded(
         outcome, reason = Outcome.FAILED, res.error or res.reason or "the run failed"
     stats = res.stats
     end = RunEnd(
-        run_id=run_id, outcome=outcome, reason=reason,
+        run_id=run_id,
+        outcome=outcome,
+        reason=reason,
         answer=res.answer if res.answer is not None else (stats.last_text if stats else None),
-        iterations=len(events), tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=stats.input_tokens if stats else None, output_tokens=stats.output_tokens if stats else None,
-        total_tokens=stats.total_tokens if stats else None, wall_ms=res.wall_ms,
+        iterations=len(events),
+        tool_calls=sum(len(e.tool_calls) for e in events),
+        input_tokens=stats.input_tokens if stats else None,
+        output_tokens=stats.output_tokens if stats else None,
+        total_tokens=stats.total_tokens if stats else None,
+        wall_ms=res.wall_ms,
         censored=bool(events) and not events[-1].is_final,
     )
     start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=mark_partial_usage(end, events)))
 
 
-def _largest_hard_cap(config: "PolicyConfig") -> int:
+def _largest_hard_cap(config: PolicyConfig) -> int:
     caps = [config.budget_for(None).hard_cap]
     caps += [config.budget_for(t).hard_cap for t in config.task_types]
     return max(caps)

@@ -54,9 +54,15 @@ def _ray(address: str | None) -> Any:
     return ray
 
 
-def parallel_map(fn: Callable[[Any], Any], payloads: Iterable[Any], *, backend: Backend = "processes",
-                 workers: int | None = None, address: str | None = None,
-                 start_method: str = "forkserver") -> list[Any]:
+def parallel_map(
+    fn: Callable[[Any], Any],
+    payloads: Iterable[Any],
+    *,
+    backend: Backend = "processes",
+    workers: int | None = None,
+    address: str | None = None,
+    start_method: str = "forkserver",
+) -> list[Any]:
     """``[fn(p) for p in payloads]``, spread over ``backend`` (``fn`` must be a module-level function and the
     payloads picklable). Results in payload order. ``start_method``: how worker processes start
     (``multiprocessing``'s forkserver by default; ``spawn`` makes them this process's own children)."""
@@ -99,7 +105,7 @@ def _replay_chunk(payload: tuple[str, Any, dict | None, bool]) -> list[ReplayRun
 
 def _chunks(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
     size = max(1, -(-len(items) // parts))
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def replay_parallel(
@@ -127,8 +133,9 @@ def replay_parallel(
             groups = list(range(pq.ParquetFile(path).num_row_groups))
             parts = max(1, (n or 1) * chunks_per_worker)
             payloads = [("parquet", (path, list(g)), dumped, keep_decisions) for g in _chunks(groups, parts) if g]
-            results = parallel_map(_replay_chunk, payloads, backend=backend, workers=workers, address=address,
-                                   start_method=start_method)
+            results = parallel_map(
+                _replay_chunk, payloads, backend=backend, workers=workers, address=address, start_method=start_method
+            )
             replayed = [r for chunk in results for r in chunk]
             return ReplayReport(runs=replayed, summary=summarise(replayed))
         from pyguard.trace import load_runs
@@ -139,7 +146,8 @@ def replay_parallel(
         backend = "serial"
     parts = max(1, (n or 1) * chunks_per_worker)
     payloads = [("records", list(c), dumped, keep_decisions) for c in _chunks(records, parts)]
-    results = parallel_map(_replay_chunk, payloads, backend=backend, workers=workers, address=address,
-                                   start_method=start_method)
+    results = parallel_map(
+        _replay_chunk, payloads, backend=backend, workers=workers, address=address, start_method=start_method
+    )
     replayed = [r for chunk in results for r in chunk]
     return ReplayReport(runs=replayed, summary=summarise(replayed))

@@ -24,8 +24,19 @@ from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 if TYPE_CHECKING:
     from pyguard.engine import PolicyConfig
 
-__all__ = ["REFLECTION_NOTE", "UNTYPED", "ReplayRun", "GroupSummary", "TypeSummary", "ReplaySummary", "ReplayReport",
-           "recorded_success", "replay_run", "replay_runs", "summarise"]
+__all__ = [
+    "REFLECTION_NOTE",
+    "UNTYPED",
+    "ReplayRun",
+    "GroupSummary",
+    "TypeSummary",
+    "ReplaySummary",
+    "ReplayReport",
+    "recorded_success",
+    "replay_run",
+    "replay_runs",
+    "summarise",
+]
 
 UNTYPED = "(untyped)"
 """The task type shown for runs that carry none."""
@@ -206,16 +217,18 @@ def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: 
     def total(key: str) -> int | None:
         return _sum_or_none([getattr(e, key) for e in kept])
 
-    return engine_end.model_copy(update={
-        "iterations": stop_at,
-        "tool_calls": sum(len(e.tool_calls) for e in kept),
-        "input_tokens": total("input_tokens"),
-        "output_tokens": total("output_tokens"),
-        "total_tokens": _sum_or_none([_event_tokens(e) for e in kept]),
-        "evidence": {**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
-        "success_label": None,
-        "censored": False,
-    })
+    return engine_end.model_copy(
+        update={
+            "iterations": stop_at,
+            "tool_calls": sum(len(e.tool_calls) for e in kept),
+            "input_tokens": total("input_tokens"),
+            "output_tokens": total("output_tokens"),
+            "total_tokens": _sum_or_none([_event_tokens(e) for e in kept]),
+            "evidence": {**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
+            "success_label": None,
+            "censored": False,
+        }
+    )
 
 
 def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None) -> ReplayRun:

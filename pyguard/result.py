@@ -31,7 +31,7 @@ class RunResult(BaseModel):
     """Where the JSONL trace was written, if it was."""
 
     @classmethod
-    def from_record(cls, record: RunRecord, **kwargs) -> "RunResult":
+    def from_record(cls, record: RunRecord, **kwargs) -> RunResult:
         if record.end is None:
             from pyguard.errors import InputError
 
@@ -116,7 +116,9 @@ class RunResult(BaseModel):
             + (" (partial: some model calls reported no usage)" if self.tokens_partial else ""),
         ]
         if self.gains:
-            lines.append("  gains: " + " ".join(f"{g:.2f}" for g in self.gains[:40]) + (" ..." if len(self.gains) > 40 else ""))
+            lines.append(
+                "  gains: " + " ".join(f"{g:.2f}" for g in self.gains[:40]) + (" ..." if len(self.gains) > 40 else "")
+            )
         if self.reflections:
             lines.append(f"  reflections after iterations: {self.reflections}")
         repeated = [(a, n) for a, n in self.action_counts().most_common(5) if n > 1]
@@ -129,12 +131,16 @@ class RunResult(BaseModel):
 
 def usage_totals(events: list[IterationEvent]) -> tuple[int | None, int | None, int | None, bool]:
     """(input, output, total, partial): sums over the calls that reported usage; partial when some did not."""
-    known = [e for e in events if e.total_tokens is not None or e.input_tokens is not None or e.output_tokens is not None]
+    known = [
+        e for e in events if e.total_tokens is not None or e.input_tokens is not None or e.output_tokens is not None
+    ]
     if not known:
         return None, None, None, False
     inp = sum(e.input_tokens or 0 for e in known)
     out = sum(e.output_tokens or 0 for e in known)
-    tot = sum(e.total_tokens if e.total_tokens is not None else (e.input_tokens or 0) + (e.output_tokens or 0) for e in known)
+    tot = sum(
+        e.total_tokens if e.total_tokens is not None else (e.input_tokens or 0) + (e.output_tokens or 0) for e in known
+    )
     return inp, out, tot, len(known) < len(events)
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -244,9 +245,13 @@ def _rerun_after_change(rng: random.Random, r: _Run) -> int | None:
 
 def _exact_repeat(rng: random.Random, r: _Run) -> int | None:
     _prefix(r, rng, rng.randint(0, 5))
-    tool, args = rng.choice([("get_shipment_status", {"orderId": str(rng.randint(10000, 99999))}),
-                             ("get_weather", {"city": _word(rng).title()}),
-                             ("lookup_customer", {"email": f"{_word(rng)}@example.com"})])
+    tool, args = rng.choice(
+        [
+            ("get_shipment_status", {"orderId": str(rng.randint(10000, 99999))}),
+            ("get_weather", {"city": _word(rng).title()}),
+            ("lookup_customer", {"email": f"{_word(rng)}@example.com"}),
+        ]
+    )
     base = {"args": args, "status": _sentence(rng, 5), "detail": _text(rng, rng.randint(80, 600))}
     # byte-identical results: a repeat whose result changes only in a timestamp is a poll, judged by the
     # polling allowance (the ``polling`` kinds), not a loop found at its second call
@@ -285,7 +290,11 @@ def _cycle(rng: random.Random, r: _Run) -> int | None:
     _prefix(r, rng, rng.randint(0, 5))
     period = rng.choice([2, 3])
     sku = f"SKU-{rng.randint(1000, 9999)}"
-    tools = [("get_inventory", {"sku": sku}), ("get_price", {"sku": sku}), ("check_supplier", {"sku": sku, "region": "EU"})]
+    tools = [
+        ("get_inventory", {"sku": sku}),
+        ("get_price", {"sku": sku}),
+        ("check_supplier", {"sku": sku, "region": "EU"}),
+    ]
     results = [_text(rng, rng.randint(80, 500)) for _ in range(period)]
     start = None
     for k in range(period * rng.randint(3, 4)):
@@ -316,7 +325,7 @@ def _divergent(rng: random.Random, r: _Run) -> int | None:
     boiler = rng.choice(
         [
             "No results found for '{q}'. Try a broader query or check the spelling.",
-            "Search for \"{q}\" returned 0 documents. Suggestions: use fewer words; try synonyms.",
+            'Search for "{q}" returned 0 documents. Suggestions: use fewer words; try synonyms.',
             "We could not find anything matching {q}. " + _text(rng, 200),
         ]
     )
@@ -378,7 +387,9 @@ def generate(kind: str, seed: int = 0) -> LabelledRun:
     )
 
 
-def labelled_set(seeds: range | list[int] = range(5), kinds: list[str] | tuple[str, ...] | None = None) -> list[LabelledRun]:
+def labelled_set(
+    seeds: range | list[int] = range(5), kinds: list[str] | tuple[str, ...] | None = None
+) -> list[LabelledRun]:
     """``generate(kind, seed)`` for every kind (default: all) and seed."""
     return [generate(k, s) for k in (kinds or tuple(KINDS)) for s in seeds]
 

@@ -93,7 +93,9 @@ def describe_run(result: RunResult | RunRecord) -> str:
         gain_text = f" gain={gain:.2f}" if gain is not None else ""
         lines.append(f"  #{event.index}{gain_text}: {did}{verdict}")
     if result.gains:
-        lines.append("  gains: " + " ".join(f"{g:.2f}" for g in result.gains[:40]) + (" ..." if len(result.gains) > 40 else ""))
+        lines.append(
+            "  gains: " + " ".join(f"{g:.2f}" for g in result.gains[:40]) + (" ..." if len(result.gains) > 40 else "")
+        )
     repeats = repeated_actions(result)
     if repeats:
         lines.append("  repeated fingerprints: " + "; ".join(f"{fp[:120]} x{n}" for fp, n in repeats[:5]))
@@ -167,7 +169,10 @@ def assert_tokens_under(result: RunResult | RunRecord, limit: int) -> None:
     _check_count("limit", limit)
     total = result.total_tokens
     if total is None:
-        _fail(f"expected fewer than {limit} tokens, but the run's token usage is unknown (the model reported none)", result)
+        _fail(
+            f"expected fewer than {limit} tokens, but the run's token usage is unknown (the model reported none)",
+            result,
+        )
     if total >= limit:  # type: ignore[operator]
         _fail(f"expected fewer than {limit} tokens, the run used {total}", result)
 

@@ -26,8 +26,20 @@ except ModuleNotFoundError:  # Python 3.10
 
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "sources.toml"
-MANIFEST_KEYS = ("repo", "commit", "licence", "attribution", "format", "kind", "label_rule", "runs", "labels",
-                 "terminal_tools", "step_cap", "notes")
+MANIFEST_KEYS = (
+    "repo",
+    "commit",
+    "licence",
+    "attribution",
+    "format",
+    "kind",
+    "label_rule",
+    "runs",
+    "labels",
+    "terminal_tools",
+    "step_cap",
+    "notes",
+)
 
 
 def load_sources(path: Path = SOURCES) -> dict[str, dict]:
@@ -59,8 +71,10 @@ def _toml_value(value: object) -> str:
 
 
 def manifest(name: str, spec: dict) -> str:
-    lines = [f"# {name}: copied by benchmarks/real_data/prepare.py from {spec['repo']}@{spec['commit']}",
-             f"name = {_toml_value(name)}"]
+    lines = [
+        f"# {name}: copied by benchmarks/real_data/prepare.py from {spec['repo']}@{spec['commit']}",
+        f"name = {_toml_value(name)}",
+    ]
     for key in MANIFEST_KEYS:
         if key in spec:
             lines.append(f"{key} = {_toml_value(spec[key])}")
@@ -87,10 +101,19 @@ def prepare(name: str, spec: dict, snapshot: Path, out: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=Path, help="directory to write DIR/<source>/ into")
-    parser.add_argument("--snapshots", type=Path, default=Path("/work/.mirror"),
-                        help="folder of fetched snapshots laid out as OWNER+NAME/repo (default /work/.mirror)")
-    parser.add_argument("--snapshot", action="append", default=[], metavar="SOURCE=GITDIR",
-                        help="the git directory of one source's repository (overrides --snapshots)")
+    parser.add_argument(
+        "--snapshots",
+        type=Path,
+        default=Path("/work/.mirror"),
+        help="folder of fetched snapshots laid out as OWNER+NAME/repo (default /work/.mirror)",
+    )
+    parser.add_argument(
+        "--snapshot",
+        action="append",
+        default=[],
+        metavar="SOURCE=GITDIR",
+        help="the git directory of one source's repository (overrides --snapshots)",
+    )
     parser.add_argument("--only", default=None, help="comma-separated source names (default: all)")
     args = parser.parse_args(argv)
     sources = load_sources()
@@ -101,10 +124,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown source(s) {', '.join(unknown)}; sources.toml names {', '.join(sources)}")
     for name in names:
         spec = sources[name]
-        snapshot = Path(explicit[name]) if name in explicit else args.snapshots / spec["repo"].replace("/", "+") / "repo"
+        snapshot = (
+            Path(explicit[name]) if name in explicit else args.snapshots / spec["repo"].replace("/", "+") / "repo"
+        )
         if not snapshot.exists():
-            print(f"{name}: no snapshot at {snapshot}; clone https://github.com/{spec['repo']} there "
-                  f"(or pass --snapshot {name}=GITDIR)", file=sys.stderr)
+            print(
+                f"{name}: no snapshot at {snapshot}; clone https://github.com/{spec['repo']} there "
+                f"(or pass --snapshot {name}=GITDIR)",
+                file=sys.stderr,
+            )
             return 2
         n = prepare(name, spec, snapshot, args.out)
         print(f"{name}: {n} files from {spec['repo']}@{spec['commit'][:12]} -> {args.out / name}", file=sys.stderr)

@@ -34,8 +34,14 @@ def measure(data: str) -> list[dict]:
     for policy in POLICIES:
         result = real_replay.run(False, data=data, config=str(policy))
         sources = {name: src["policies"]["pyguard"] for name, src in result["sources"].items()}
-        points.append({"policy": policy.stem, "sources": sources, "mean": result["mean"]["pyguard"],
-                       "worst": result["worst_false_stops"]["pyguard"]})
+        points.append(
+            {
+                "policy": policy.stem,
+                "sources": sources,
+                "mean": result["mean"]["pyguard"],
+                "worst": result["worst_false_stops"]["pyguard"],
+            }
+        )
     return points
 
 
@@ -64,8 +70,11 @@ def plot(points: list[dict], out: Path) -> Path:
     ax.axhline(5.0, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("successful runs stopped early (%)  — bound: 1% mean, 2% per source")
     ax.set_ylabel("failed runs' tool calls saved (%)  — goal: 5%")
-    ax.set_title("pyguard on recorded runs of real agents: one point per policy, cautious to eager\n"
-                 "(" + ", ".join(p["policy"] for p in points) + "; circled in red: the default)", fontsize=8)
+    ax.set_title(
+        "pyguard on recorded runs of real agents: one point per policy, cautious to eager\n"
+        "(" + ", ".join(p["policy"] for p in points) + "; circled in red: the default)",
+        fontsize=8,
+    )
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
     out.mkdir(parents=True, exist_ok=True)
@@ -93,8 +102,10 @@ def main() -> None:
             cells = []
             for n in names + ["mean"]:
                 f = p["mean"] if n == "mean" else p["sources"].get(n, {})
-                cells.append(f"{_pct(f.get('false_stop_rate'))} / {_pct(f.get('failed_calls_saved'))} / "
-                             f"{_pct(f.get('capped_stopped'))}")
+                cells.append(
+                    f"{_pct(f.get('false_stop_rate'))} / {_pct(f.get('failed_calls_saved'))} / "
+                    f"{_pct(f.get('capped_stopped'))}"
+                )
             print(f"{p['policy']:22s} " + "  ".join(f"{c:>24}" for c in cells))
     if args.out is not None:
         print(f"plot: {plot(points, args.out)}", file=sys.stderr)

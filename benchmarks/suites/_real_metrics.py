@@ -41,6 +41,7 @@ __all__ = ["repeat_stop", "openhands_stop", "last_artifact_change", "changes_art
 
 # ---------------------------------------------------------------- peers
 
+
 def repeat_stop(events: Sequence[IterationEvent]) -> int | None:
     """The first iteration that requests a (tool, arguments) pair requested before; None if none does."""
     seen: set[tuple[str, str]] = set()
@@ -67,7 +68,9 @@ def openhands_stop(events: Sequence[IterationEvent]) -> int | None:
         pairs = []
         for k in range(window_start, j):
             results = tuple(o for o in events[k + 1].observations if o.kind == "tool")
-            pairs.append((_action(events[k]), tuple(o.text for o in results), bool(results) and all(o.is_error for o in results)))
+            pairs.append(
+                (_action(events[k]), tuple(o.text for o in results), bool(results) and all(o.is_error for o in results))
+            )
         acting = [p for p in pairs if p[0]]
         if len(acting) >= 4 and len(pairs) >= 4:
             last4 = pairs[-4:]
@@ -90,20 +93,71 @@ def openhands_stop(events: Sequence[IterationEvent]) -> int | None:
 # ---------------------------------------------------------------- artifact changes
 
 # tools whose call changes files, by name; str_replace_editor-like tools change files unless the command is a view
-_WRITING_TOOLS = frozenset({
-    "edit", "create", "insert", "append", "str_replace", "undo_edit", "write_file", "write", "apply_patch",
-    "replace_in_file", "edit_file", "create_file", "delete_file", "patch", "rename_file", "move_file",
-})
+_WRITING_TOOLS = frozenset(
+    {
+        "edit",
+        "create",
+        "insert",
+        "append",
+        "str_replace",
+        "undo_edit",
+        "write_file",
+        "write",
+        "apply_patch",
+        "replace_in_file",
+        "edit_file",
+        "create_file",
+        "delete_file",
+        "patch",
+        "rename_file",
+        "move_file",
+    }
+)
 _EDITOR_TOOLS = frozenset({"str_replace_editor", "str_replace_based_edit_tool", "file_editor", "editor"})
 _SHELL_TOOLS = frozenset({"bash", "shell", "execute_bash", "run", "terminal", "cmd", "execute_command", "sh"})
 # shell commands that change files whatever their arguments
-_WRITING_COMMANDS = frozenset({"mv", "cp", "rm", "touch", "mkdir", "rmdir", "patch", "truncate", "ln", "tee",
-                               "install", "rsync", "unzip", "tar", "dd"})
-_GIT_WRITES = frozenset({"apply", "checkout", "restore", "reset", "stash", "am", "revert", "cherry-pick", "merge",
-                         "rebase", "rm", "mv", "clean", "pull"})
+_WRITING_COMMANDS = frozenset(
+    {
+        "mv",
+        "cp",
+        "rm",
+        "touch",
+        "mkdir",
+        "rmdir",
+        "patch",
+        "truncate",
+        "ln",
+        "tee",
+        "install",
+        "rsync",
+        "unzip",
+        "tar",
+        "dd",
+    }
+)
+_GIT_WRITES = frozenset(
+    {
+        "apply",
+        "checkout",
+        "restore",
+        "reset",
+        "stash",
+        "am",
+        "revert",
+        "cherry-pick",
+        "merge",
+        "rebase",
+        "rm",
+        "mv",
+        "clean",
+        "pull",
+    }
+)
 _REDIRECT = re.compile(r"(?<![0-9&<>])>>?\s*(?!&)([^\s;&|<>()]+)")
 _INPLACE = re.compile(r"(?:^|[\s;&|(])(?:sed|perl)\s+(?:-[a-zA-Z]*\s+)*-[a-zA-Z]*i")
-_PY_WRITE = re.compile(r"""open\([^)]*['"](?:w|a|wb|ab|w\+|r\+)['"]|\.write_text\(|\.write_bytes\(|shutil\.(?:copy|move|rmtree)|os\.(?:remove|rename|unlink)""")
+_PY_WRITE = re.compile(
+    r"""open\([^)]*['"](?:w|a|wb|ab|w\+|r\+)['"]|\.write_text\(|\.write_bytes\(|shutil\.(?:copy|move|rmtree)|os\.(?:remove|rename|unlink)"""
+)
 _SEGMENT = re.compile(r"&&|\|\||;|\||\n")
 
 
@@ -138,7 +192,9 @@ def _command_writes(command: str) -> bool:
         if not words:
             continue
         head = words[0].rsplit("/", 1)[-1]
-        if head in _WRITING_COMMANDS and not (head in ("mkdir",) and all(_targets_scratch(w) for w in words[1:] if not w.startswith("-"))):
+        if head in _WRITING_COMMANDS and not (
+            head in ("mkdir",) and all(_targets_scratch(w) for w in words[1:] if not w.startswith("-"))
+        ):
             if not all(_targets_scratch(w) for w in words[1:] if not w.startswith("-")):
                 return True
         if head == "git" and len(words) > 1 and words[1] in _GIT_WRITES:
@@ -208,6 +264,7 @@ def last_artifact_change(record: RunRecord) -> int:
 
 # ---------------------------------------------------------------- scoring
 
+
 def _share(num: int, den: int) -> float | None:
     return None if den == 0 else num / den
 
@@ -232,7 +289,7 @@ def score(rows: list[dict], *, artifact: bool, examples: int = 8) -> dict:
 
     false = [r for r in ok if false_stop(r)]
     total_calls = sum(sum(r["calls"]) for r in bad)
-    saved = sum(sum(r["calls"][r["stop_at"]:]) for r in bad if r["stop_at"] is not None)
+    saved = sum(sum(r["calls"][r["stop_at"] :]) for r in bad if r["stop_at"] is not None)
     rules: dict[str, int] = {}
     for r in false:
         key = r["rule"] or "stop"
@@ -248,8 +305,14 @@ def score(rows: list[dict], *, artifact: bool, examples: int = 8) -> dict:
         "capped_stopped_count": sum(early(r) for r in capped),
         "false_stop_rules": dict(sorted(rules.items(), key=lambda kv: -kv[1])),
         "false_stop_examples": [
-            {"id": r["id"], "stop_at": r["stop_at"], "iterations": r["n"], "last_edit": r["last_edit"] if artifact else None,
-             "rule": r["rule"], "reason": (r["reason"] or "")[:300]}
+            {
+                "id": r["id"],
+                "stop_at": r["stop_at"],
+                "iterations": r["n"],
+                "last_edit": r["last_edit"] if artifact else None,
+                "rule": r["rule"],
+                "reason": (r["reason"] or "")[:300],
+            }
             for r in _spread(false, examples)
         ],
     }

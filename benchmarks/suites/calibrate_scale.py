@@ -36,8 +36,11 @@ def _arrays(total: int, rng: np.random.Generator) -> list[RunArrays]:
 def _records(parts: list[RunArrays]) -> list[RunRecord]:
     """RunRecords for the runs (built with ``model_construct``: fast, and the data is known to be valid)."""
     call = (ToolCall.model_construct(id="c", name="lookup", arguments="{}"),)
-    outcome = {RunStatus.SUCCESS: Outcome.SUCCEEDED, RunStatus.FAILURE: Outcome.FAILED,
-               RunStatus.CENSORED: Outcome.EXPIRED}
+    outcome = {
+        RunStatus.SUCCESS: Outcome.SUCCEEDED,
+        RunStatus.FAILURE: Outcome.FAILED,
+        RunStatus.CENSORED: Outcome.EXPIRED,
+    }
     records = []
     for part in parts:
         tokens = np.full((part.runs, int(part.iterations.max())), -1)
@@ -49,15 +52,28 @@ def _records(parts: list[RunArrays]) -> list[RunRecord]:
             status = RunStatus(int(part.status[i]))
             events = [
                 IterationEvent.model_construct(
-                    run_id=run_id, index=k, total_tokens=int(tokens[i, k - 1]), input_tokens=None, output_tokens=None,
-                    tool_calls=() if (k == n and status is not RunStatus.CENSORED) else call, task_type=name,
+                    run_id=run_id,
+                    index=k,
+                    total_tokens=int(tokens[i, k - 1]),
+                    input_tokens=None,
+                    output_tokens=None,
+                    tool_calls=() if (k == n and status is not RunStatus.CENSORED) else call,
+                    task_type=name,
                 )
                 for k in range(1, n + 1)
             ]
-            end = RunEnd.model_construct(run_id=run_id, outcome=outcome[status], iterations=n,
-                                         censored=status is RunStatus.CENSORED, success_label=None)
-            records.append(RunRecord.model_construct(start=RunStart.model_construct(run_id=run_id, task_type=name),
-                                                     events=events, end=end))
+            end = RunEnd.model_construct(
+                run_id=run_id,
+                outcome=outcome[status],
+                iterations=n,
+                censored=status is RunStatus.CENSORED,
+                success_label=None,
+            )
+            records.append(
+                RunRecord.model_construct(
+                    start=RunStart.model_construct(run_id=run_id, task_type=name), events=events, end=end
+                )
+            )
     return records
 
 
@@ -96,14 +112,18 @@ def run(quick: bool) -> dict:
 def render(result: dict, console) -> None:  # noqa: ANN001
     from rich.table import Table
 
-    table = Table(title=f"calibrate: {result['runs']:,} runs, {result['model_calls']:,} model calls, "
-                        f"{result['task_types']} task types, bootstrap {result['bootstrap']}")
+    table = Table(
+        title=f"calibrate: {result['runs']:,} runs, {result['model_calls']:,} model calls, "
+        f"{result['task_types']} task types, bootstrap {result['bootstrap']}"
+    )
     table.add_column("step")
     table.add_column("seconds", justify="right")
     table.add_row("extraction (RunRecords -> arrays)", f"{result['extract_s']:.3f}")
     table.add_row("estimation (all types, best of 3)", f"{result['estimate_s']:.3f}")
     table.add_row("total", f"{result['total_s']:.3f}")
     console.print(table)
-    console.print("N* [CI] per type: " + ", ".join(f"{k} {v[0]} [{v[1]}-{v[2]}]" for k, v in result["recommended"].items()),
-                  markup=False)
+    console.print(
+        "N* [CI] per type: " + ", ".join(f"{k} {v[0]} [{v[1]}-{v[2]}]" for k, v in result["recommended"].items()),
+        markup=False,
+    )
     console.print(f"{result['machine']['cpus']} CPUs, {result['machine']['python']}; {result['command']}", markup=False)

@@ -56,12 +56,17 @@ def run(quick: bool) -> dict:
         alarms, _ = _trials(runs, trials, 1, {}, config)
         caught, stall_caught = _trials(runs, trials, 2, SHIFT, config)
         fa, pw, ps = _share(alarms, trials), _share(caught, trials), _share(stall_caught, trials)
-        sizes.append({
-            "runs": runs,
-            "false_alarm_rate": fa["rate"], "false_alarm_ci": fa["ci"],
-            "power": pw["rate"], "power_ci": pw["ci"],
-            "power_stall_check": ps["rate"], "power_stall_check_ci": ps["ci"],
-        })
+        sizes.append(
+            {
+                "runs": runs,
+                "false_alarm_rate": fa["rate"],
+                "false_alarm_ci": fa["ci"],
+                "power": pw["rate"],
+                "power_ci": pw["ci"],
+                "power_stall_check": ps["rate"],
+                "power_stall_check_ci": ps["ci"],
+            }
+        )
     return {
         "sizes": sizes,
         "alpha": ALPHA,
@@ -75,15 +80,21 @@ def run(quick: bool) -> dict:
 def render(result: dict, console) -> None:  # noqa: ANN001
     from rich.table import Table
 
-    table = Table(title=f"pyguard check vs baseline: {result['trials']} pairs per cell, alpha {result['alpha']} "
-                        f"(family-wise, Holm), stall rate {result['behaviour']['stalled']:.0%} -> "
-                        f"{result['shift']['stalled']:.0%}")
+    table = Table(
+        title=f"pyguard check vs baseline: {result['trials']} pairs per cell, alpha {result['alpha']} "
+        f"(family-wise, Holm), stall rate {result['behaviour']['stalled']:.0%} -> "
+        f"{result['shift']['stalled']:.0%}"
+    )
     for col in ("runs per set", "false alarms", "95% CI", "power (gate)", "95% CI", "power (stall check)"):
         table.add_column(col, justify="right")
     for s in result["sizes"]:
         table.add_row(
-            str(s["runs"]), f"{s['false_alarm_rate']:.3f}", f"{s['false_alarm_ci'][0]:.3f}-{s['false_alarm_ci'][1]:.3f}",
-            f"{s['power']:.3f}", f"{s['power_ci'][0]:.3f}-{s['power_ci'][1]:.3f}", f"{s['power_stall_check']:.3f}",
+            str(s["runs"]),
+            f"{s['false_alarm_rate']:.3f}",
+            f"{s['false_alarm_ci'][0]:.3f}-{s['false_alarm_ci'][1]:.3f}",
+            f"{s['power']:.3f}",
+            f"{s['power_ci'][0]:.3f}-{s['power_ci'][1]:.3f}",
+            f"{s['power_stall_check']:.3f}",
         )
     console.print(table)
     console.print(f"{result['machine']['cpus']} CPUs, {result['machine']['python']}; {result['command']}", markup=False)

@@ -27,8 +27,14 @@ def _scenario() -> dict:
     return {
         "name": "concurrency",
         "seed": 0,
-        "tools": [{"name": "fetch_record", "description": "Fetch one record", "parameters": {"id": "integer"},
-                   "results": ["record {call}: " + " ".join(f"field{k}=value{k}-{{call}}" for k in range(8))]}],
+        "tools": [
+            {
+                "name": "fetch_record",
+                "description": "Fetch one record",
+                "parameters": {"id": "integer"},
+                "results": ["record {call}: " + " ".join(f"field{k}=value{k}-{{call}}" for k in range(8))],
+            }
+        ],
         "turns": [
             {"tool_calls": [{"name": "fetch_record", "arguments": {"id": "{turn}"}}], "repeat": CALLS - 1},
             {"answer": "all records fetched"},
@@ -43,7 +49,7 @@ def _policy_factory():
         policy = Policy(PolicyConfig(), clock=time.monotonic)
         return "pyguard.engine default", lambda run_id: policy.new_run(run_id=run_id, task_type=None).observe
     except Exception:  # pragma: no cover - the engine is not importable: fall back to a trivial policy
-        return "continue", lambda run_id: (lambda event: None)
+        return "continue", lambda run_id: lambda event: None
 
 
 def _one_level(n_threads: int, runs: int, model, make_observe) -> dict:
@@ -108,10 +114,18 @@ def measure(*, threads, runs, warmup: int) -> dict:
 def render(result: dict, console) -> None:
     from rich.table import Table
 
-    t = Table(title=f"Guarded AiServices runs on many threads, one JVM ({result['policy']}, {result['calls_per_run']} calls/run)")
+    t = Table(
+        title=f"Guarded AiServices runs on many threads, one JVM ({result['policy']}, {result['calls_per_run']} calls/run)"
+    )
     for col in ("threads", "runs", "iterations/s", "p50 guard µs", "p99 guard µs", "leaks"):
         t.add_column(col, justify="right")
     for lv in result["threads"]:
-        t.add_row(str(lv["n"]), str(lv["runs"]), f"{lv['iterations_per_s']:.0f}", f"{lv['p50_guard_us']:.0f}",
-                  f"{lv['p99_guard_us']:.0f}", str(lv["leaks"]))
+        t.add_row(
+            str(lv["n"]),
+            str(lv["runs"]),
+            f"{lv['iterations_per_s']:.0f}",
+            f"{lv['p50_guard_us']:.0f}",
+            f"{lv['p99_guard_us']:.0f}",
+            str(lv["leaks"]),
+        )
     console.print(t)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 import statistics
 from collections import defaultdict
-from typing import Callable
+from collections.abc import Callable
 
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
@@ -48,8 +48,17 @@ def _rebuild(run: LabelledRun, turns, loop_start: int | None, suffix: str) -> La
     for k, (calls, _) in enumerate(turns):
         obs = first_obs if k == 0 else turns[k - 1][1]
         base = run.events[min(k, len(run.events) - 1)]
-        events.append(base.model_copy(update={"index": k + 1, "tool_calls": calls, "observations": obs, "run_id": run.name + suffix,
-                                              "text": base.text if not calls else None}))
+        events.append(
+            base.model_copy(
+                update={
+                    "index": k + 1,
+                    "tool_calls": calls,
+                    "observations": obs,
+                    "run_id": run.name + suffix,
+                    "text": base.text if not calls else None,
+                }
+            )
+        )
     return run.model_copy(update={"name": run.name + suffix, "events": tuple(events), "loop_start": loop_start})
 
 
@@ -73,7 +82,9 @@ def _parallel(run: LabelledRun, rng: random.Random) -> LabelledRun:
     for k, (calls, obs) in enumerate(_turns(run)):
         if calls and rng.random() < 0.33:
             cid = f"noise_{k}"
-            q = " ".join(f"{rng.choice('bcdfghklmnprstvz')}{rng.choice('aeiou')}{rng.randint(0, 99999)}" for _ in range(3))
+            q = " ".join(
+                f"{rng.choice('bcdfghklmnprstvz')}{rng.choice('aeiou')}{rng.randint(0, 99999)}" for _ in range(3)
+            )
             text = " ".join(f"w{rng.getrandbits(32):x}" for _ in range(rng.randint(40, 150)))
             calls = calls + (ToolCall(id=cid, name="lookup_reference", arguments=f'{{"q": "{q}"}}'),)
             obs = obs + (Observation(tool_call_id=cid, tool_name="lookup_reference", text=text),)
@@ -123,8 +134,14 @@ def _replay(run: LabelledRun, policy: Policy) -> dict:
         if d.stops:
             stop = (d.iteration, d.rule, d.outcome.value)
             break
-    return {"kind": run.kind, "label": run.label, "loop_start": run.loop_start, "flag": flag, "stop": stop,
-            "length": len(run.events)}
+    return {
+        "kind": run.kind,
+        "label": run.label,
+        "loop_start": run.loop_start,
+        "flag": flag,
+        "stop": stop,
+        "length": len(run.events),
+    }
 
 
 def _metrics(rows: list[dict]) -> dict:
@@ -175,14 +192,27 @@ def run(quick: bool) -> dict:
         "headline_variations": list(HEADLINE),
         "by_kind": by_kind,
         "by_variation": {name: _metrics(rs) for name, rs in rows.items()},
-        "logistics_incident": {"flagged_at": incident["flag"], "stopped_at": incident["stop"], "model_calls_recorded": incident["length"]},
+        "logistics_incident": {
+            "flagged_at": incident["flag"],
+            "stopped_at": incident["stop"],
+            "model_calls_recorded": incident["length"],
+        },
     }
 
 
 def render(result: dict, console) -> None:
     from rich.table import Table
 
-    cols = ("runs", "precision", "recall", "mean_delay", "false_stop_rate", "false_flag_rate", "loops_stopped", "mean_delay_to_stop")
+    cols = (
+        "runs",
+        "precision",
+        "recall",
+        "mean_delay",
+        "false_stop_rate",
+        "false_flag_rate",
+        "loops_stopped",
+        "mean_delay_to_stop",
+    )
 
     def table(title: str, groups: dict) -> Table:
         t = Table(title=title)
@@ -193,11 +223,17 @@ def render(result: dict, console) -> None:
             t.add_row(name, *("-" if m.get(c) is None else str(m.get(c)) for c in cols))
         return t
 
-    console.print(table(f"detection, headline ({', '.join(result['headline_variations'])}), {result['seeds_per_kind']} seeds per kind",
-                        {"all": result}))
+    console.print(
+        table(
+            f"detection, headline ({', '.join(result['headline_variations'])}), {result['seeds_per_kind']} seeds per kind",
+            {"all": result},
+        )
+    )
     console.print(table("by kind (headline variations)", result["by_kind"]))
     console.print(table("by variation (reread and counter are reported apart)", result["by_variation"]))
     inc = result["logistics_incident"]
-    console.print(f"logistics incident: flagged at {inc['flagged_at']}, stopped at {inc['stopped_at']} "
-                  f"(the recording made {inc['model_calls_recorded']} model calls)")
+    console.print(
+        f"logistics incident: flagged at {inc['flagged_at']}, stopped at {inc['stopped_at']} "
+        f"(the recording made {inc['model_calls_recorded']} model calls)"
+    )
     console.print(f"targets: {result['targets']}")

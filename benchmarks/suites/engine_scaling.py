@@ -47,11 +47,17 @@ def _events(n: int, chars: int, texts: _Texts) -> list[IterationEvent]:
     out = []
     prev: str | None = None
     for i in range(1, n + 1):
-        obs = (Observation(kind="user", text="Summarise the corpus."),) if prev is None else (
-            Observation(tool_call_id=f"c{i - 1}", tool_name="read_chunk", text=texts.make(chars)),
+        obs = (
+            (Observation(kind="user", text="Summarise the corpus."),)
+            if prev is None
+            else (Observation(tool_call_id=f"c{i - 1}", tool_name="read_chunk", text=texts.make(chars)),)
         )
         call = ToolCall(id=f"c{i}", name="read_chunk", arguments=f'{{"chunk": {i}}}')
-        out.append(IterationEvent(run_id="bench", index=i, input_tokens=1000, output_tokens=20, tool_calls=(call,), observations=obs))
+        out.append(
+            IterationEvent(
+                run_id="bench", index=i, input_tokens=1000, output_tokens=20, tool_calls=(call,), observations=obs
+            )
+        )
         prev = "x"
     return out
 
@@ -78,7 +84,7 @@ def run(quick: bool) -> dict:
     for label, chars in SIZES.items():
         for n in LENGTHS:
             at_n, mean = [], []
-            for r in range(repeats):
+            for _r in range(repeats):
                 events = _events(n, chars, texts)
                 gc.collect()
                 times = _time_run(events)
@@ -113,7 +119,12 @@ def render(result: dict, console) -> None:
     for col in ("observation", "iterations", "µs/decision at N", "µs/decision mean"):
         table.add_column(col, justify="right")
     for r in result["rows"]:
-        table.add_row(r["observation"], str(r["iterations"]), f"{r['us_per_decision_at_n']:.1f}", f"{r['us_per_decision_mean']:.1f}")
+        table.add_row(
+            r["observation"],
+            str(r["iterations"]),
+            f"{r['us_per_decision_at_n']:.1f}",
+            f"{r['us_per_decision_mean']:.1f}",
+        )
     console.print(table)
     for label, ratio in result["ratio_1000_vs_10"].items():
         ok = "[green]ok[/]" if ratio <= result["target_ratio"] else "[red]over target[/]"

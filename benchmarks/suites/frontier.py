@@ -34,12 +34,12 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-
 from workload import FAMILIES, LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery
 
 __all__ = ["STATIC_CAPS", "POLICY_NAMES", "run", "render", "plot", "run_policy"]
@@ -82,8 +82,14 @@ def _static_job(n: int) -> Callable[[Task], dict[str, Any]]:
     from pyguard.jvm import scripted_model
 
     def job(task: Task) -> dict[str, Any]:
-        r = run_unguarded("aiservices", scripted_model(task.scenario), task.task, task_type=task.kind.value,
-                          run_id=f"{task.id}-static{n}", max_tool_calling_round_trips=n)
+        r = run_unguarded(
+            "aiservices",
+            scripted_model(task.scenario),
+            task.task,
+            task_type=task.kind.value,
+            run_id=f"{task.id}-static{n}",
+            max_tool_calling_round_trips=n,
+        )
         return _row(task, r, r.outcome.value)
 
     return job
@@ -97,8 +103,13 @@ def _dynamic_job(tag: str) -> Callable[[Task], dict[str, Any]]:
     guard = Guard(PolicyConfig())
 
     def job(task: Task) -> dict[str, Any]:
-        r = guard.run("aiservices", scripted_model(task.scenario), task.task, run_id=f"{task.id}-{tag}",
-                      max_tool_calling_round_trips=DEFAULT_ROUND_TRIPS)
+        r = guard.run(
+            "aiservices",
+            scripted_model(task.scenario),
+            task.task,
+            run_id=f"{task.id}-{tag}",
+            max_tool_calling_round_trips=DEFAULT_ROUND_TRIPS,
+        )
         return _row(task, r, r.outcome.value)
 
     return job
@@ -133,10 +144,16 @@ def _summary(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "outcomes": dict(sorted(Counter(r["outcome"] for r in rows).items())),
         "success_by_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(by_kind.items())},
         "tokens_by_kind": {k: int(sum(r["total_tokens"] for r in rows if r["kind"] == k)) for k in sorted(by_kind)},
-        "success_by_family": {f: round(float(np.mean([r["success"] for r in rows if r["family"] == f])), 4)
-                              for f in FAMILIES if any(r["family"] == f for r in rows)},
-        "tokens_by_family": {f: int(sum(r["total_tokens"] for r in rows if r["family"] == f))
-                             for f in FAMILIES if any(r["family"] == f for r in rows)},
+        "success_by_family": {
+            f: round(float(np.mean([r["success"] for r in rows if r["family"] == f])), 4)
+            for f in FAMILIES
+            if any(r["family"] == f for r in rows)
+        },
+        "tokens_by_family": {
+            f: int(sum(r["total_tokens"] for r in rows if r["family"] == f))
+            for f in FAMILIES
+            if any(r["family"] == f for r in rows)
+        },
     }
 
 
@@ -149,9 +166,12 @@ def _losses(rows: list[dict[str, Any]]) -> dict[str, Any]:
     per_kind: dict[str, Any] = {}
     for kind in sorted({r["kind"] for r in rows}):
         rs = [r for r in rows if r["kind"] == kind]
-        entry: dict[str, Any] = {"tasks": len(rs), "reflected": sum(1 for r in rs if r["reflections"]),
-                                 "stopped": sum(1 for r in rs if r["stopped_after"] is not None),
-                                 "mean_model_calls": round(float(np.mean([r["model_calls"] for r in rs])), 3)}
+        entry: dict[str, Any] = {
+            "tasks": len(rs),
+            "reflected": sum(1 for r in rs if r["reflections"]),
+            "stopped": sum(1 for r in rs if r["stopped_after"] is not None),
+            "mean_model_calls": round(float(np.mean([r["model_calls"] for r in rs])), 3),
+        }
         if kind in looping:
             delays = [r["reflections"][0] - r["loop_from_call"] for r in rs if r["reflections"]]
             stops = [r["stopped_after"] - r["loop_from_call"] for r in rs if r["stopped_after"] is not None]
@@ -161,11 +181,21 @@ def _losses(rows: list[dict[str, Any]]) -> dict[str, Any]:
         per_kind[kind] = entry
     return {
         "lost": len(lost),
-        "by_kind_outcome_rule": [{"kind": k, "outcome": o, "rule": ru, "tasks": n} for (k, o, ru), n in groups.most_common()],
+        "by_kind_outcome_rule": [
+            {"kind": k, "outcome": o, "rule": ru, "tasks": n} for (k, o, ru), n in groups.most_common()
+        ],
         "legitimate_lost": [
-            {"task": r["task"], "kind": r["kind"], "outcome": r["outcome"], "rule": r["rule"], "stopped_after": r["stopped_after"],
-             "reflected_after": r["reflections"], "answer_at": r["answer_at"]}
-            for r in lost if r["kind"] not in looping
+            {
+                "task": r["task"],
+                "kind": r["kind"],
+                "outcome": r["outcome"],
+                "rule": r["rule"],
+                "stopped_after": r["stopped_after"],
+                "reflected_after": r["reflections"],
+                "answer_at": r["answer_at"],
+            }
+            for r in lost
+            if r["kind"] not in looping
         ][:40],
         "by_kind": per_kind,
     }
@@ -177,10 +207,22 @@ def _oracle_job(task: Task) -> dict[str, Any]:
     from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
 
-    r = run_unguarded("aiservices", scripted_model(task.oracle), task.task, task_type=task.kind.value,
-                      run_id=f"{task.id}-oracle", max_tool_calling_round_trips=DEFAULT_ROUND_TRIPS)
-    return {"task": task.id, "kind": task.kind.value, "family": task.family, "total_tokens": int(r.total_tokens or 0),
-            "model_calls": r.model_calls, "success": is_success(task, r.outcome.value, _answers(r))}
+    r = run_unguarded(
+        "aiservices",
+        scripted_model(task.oracle),
+        task.task,
+        task_type=task.kind.value,
+        run_id=f"{task.id}-oracle",
+        max_tool_calling_round_trips=DEFAULT_ROUND_TRIPS,
+    )
+    return {
+        "task": task.id,
+        "kind": task.kind.value,
+        "family": task.family,
+        "total_tokens": int(r.total_tokens or 0),
+        "model_calls": r.model_calls,
+        "success": is_success(task, r.outcome.value, _answers(r)),
+    }
 
 
 def _floor(default_rows: list[dict[str, Any]], oracle_rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -188,13 +230,24 @@ def _floor(default_rows: list[dict[str, Any]], oracle_rows: list[dict[str, Any]]
     answers each looping task where its loop would start: what finishing every task costs at least. In total, per
     kind and per family."""
     oracle = {r["task"]: r for r in oracle_rows}
-    rows = [{"kind": r["kind"], "family": r["family"],
-             "tokens": oracle[r["task"]]["total_tokens"] if r["task"] in oracle else r["total_tokens"]} for r in default_rows]
+    rows = [
+        {
+            "kind": r["kind"],
+            "family": r["family"],
+            "tokens": oracle[r["task"]]["total_tokens"] if r["task"] in oracle else r["total_tokens"],
+        }
+        for r in default_rows
+    ]
     return {
         "total": int(sum(r["tokens"] for r in rows)),
-        "by_kind": {k: int(sum(r["tokens"] for r in rows if r["kind"] == k)) for k in sorted({r["kind"] for r in rows})},
-        "by_family": {f: int(sum(r["tokens"] for r in rows if r["family"] == f)) for f in FAMILIES
-                      if any(r["family"] == f for r in rows)},
+        "by_kind": {
+            k: int(sum(r["tokens"] for r in rows if r["kind"] == k)) for k in sorted({r["kind"] for r in rows})
+        },
+        "by_family": {
+            f: int(sum(r["tokens"] for r in rows if r["family"] == f))
+            for f in FAMILIES
+            if any(r["family"] == f for r in rows)
+        },
         "oracle_runs": len(oracle_rows),
         "oracle_runs_succeeded": sum(1 for r in oracle_rows if r["success"]),
     }
@@ -206,14 +259,21 @@ def _by_family(policies: dict[str, dict[str, Any]], floor: dict[str, Any]) -> di
     out: dict[str, Any] = {}
     statics = [p for n, p in policies.items() if n.startswith("static-")]
     for fam, fam_floor in floor["by_family"].items():
-        def pick(p: dict[str, Any]) -> dict[str, Any]:
+
+        def pick(p: dict[str, Any], fam: str = fam) -> dict[str, Any]:
             return {"success": p["success_by_family"].get(fam, 0.0), "tokens": p["tokens_by_family"].get(fam, 0)}
-        best = max(statics, key=lambda p: (p["success_by_family"].get(fam, 0.0), -p["tokens_by_family"].get(fam, 0)))
+
+        best = max(
+            statics, key=lambda p, fam=fam: (p["success_by_family"].get(fam, 0.0), -p["tokens_by_family"].get(fam, 0))
+        )
         dyn = pick(policies["dynamic"])
         out[fam] = {
-            "dynamic": dyn, "dynamic_no_recovery": pick(policies["dynamic-no-recovery"]),
-            "best_static": {"name": best["name"], **pick(best)}, "langchain4j_default": pick(policies["langchain4j-default"]),
-            "oracle_floor_tokens": fam_floor, "dynamic_vs_oracle_floor": round(dyn["tokens"] / max(1, fam_floor), 4),
+            "dynamic": dyn,
+            "dynamic_no_recovery": pick(policies["dynamic-no-recovery"]),
+            "best_static": {"name": best["name"], **pick(best)},
+            "langchain4j_default": pick(policies["langchain4j-default"]),
+            "oracle_floor_tokens": fam_floor,
+            "dynamic_vs_oracle_floor": round(dyn["tokens"] / max(1, fam_floor), 4),
         }
     return out
 
@@ -232,7 +292,9 @@ def _targets(policies: dict[str, dict[str, Any]], floor: int) -> dict[str, Any]:
         "tokens_vs_static_10": round(ratio10, 4),
         "tokens_at_most_60pct_of_static_10": ratio10 <= 0.6,
         "tokens_vs_langchain4j_default": round(ratio_default, 4),
-        "success_vs_langchain4j_default": round(dyn["success_rate"] - policies["langchain4j-default"]["success_rate"], 4),
+        "success_vs_langchain4j_default": round(
+            dyn["success_rate"] - policies["langchain4j-default"]["success_rate"], 4
+        ),
         "oracle_floor_tokens": floor,
         "oracle_floor_vs_static_10": round(floor / max(1, policies["static-10"]["total_tokens"]), 4),
         "dynamic_vs_oracle_floor": round(dyn["total_tokens"] / max(1, floor), 4),
@@ -241,7 +303,9 @@ def _targets(policies: dict[str, dict[str, Any]], floor: int) -> dict[str, Any]:
     }
 
 
-def run(quick: bool = False, *, n_tasks: int | None = None, seed: int | None = None, plot_path: str | Path | None = None) -> dict:
+def run(
+    quick: bool = False, *, n_tasks: int | None = None, seed: int | None = None, plot_path: str | Path | None = None
+) -> dict:
     from pyguard.jvm import start_jvm
 
     spec_kwargs: dict[str, Any] = {"n_tasks": n_tasks or (QUICK_TASKS if quick else FULL_TASKS)}
@@ -274,8 +338,10 @@ def run(quick: bool = False, *, n_tasks: int | None = None, seed: int | None = N
         "seeds": {"workload": spec.seed, "task_seeds": "numpy SeedSequence(workload).spawn(n_tasks + 1)[1:]"},
         "n_tasks": len(tasks),
         "agent_style": "aiservices",
-        "static_cap_semantics": ("static-N = AiServices maxToolCallingRoundTrips(N): success only if the answer comes by "
-                                 "model call N; a capped run makes N+1 model calls (the last response is discarded)"),
+        "static_cap_semantics": (
+            "static-N = AiServices maxToolCallingRoundTrips(N): success only if the answer comes by "
+            "model call N; a capped run makes N+1 model calls (the last response is discarded)"
+        ),
         "losses": {name: _losses(rows) for name, rows in dynamic_rows.items()},
         "targets": _targets(policies, floor["total"]),
         "oracle_floor": floor,
@@ -304,18 +370,45 @@ def plot(result: dict, path: str | Path) -> Path:
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for p in result["policies"]:
         dyn = p["name"].startswith("dynamic")
-        ax.scatter(p["total_tokens"], p["success_rate"], s=90 if dyn else 45, marker="*" if dyn else "o",
-                   color="tab:red" if dyn else "tab:blue", zorder=3)
+        ax.scatter(
+            p["total_tokens"],
+            p["success_rate"],
+            s=90 if dyn else 45,
+            marker="*" if dyn else "o",
+            color="tab:red" if dyn else "tab:blue",
+            zorder=3,
+        )
         left = p["name"] == "dynamic-no-recovery"  # it sits next to static-15/25: label it on the left
-        ax.annotate(p["name"], (p["total_tokens"], p["success_rate"]), textcoords="offset points",
-                    xytext=(-6, 6) if left else (6, 4), ha="right" if left else "left", fontsize=8)
-    statics = sorted((p for p in result["policies"] if not p["name"].startswith("dynamic")), key=lambda p: p["total_tokens"])
-    ax.plot([p["total_tokens"] for p in statics], [p["success_rate"] for p in statics], color="tab:blue", alpha=0.4, zorder=2)
+        ax.annotate(
+            p["name"],
+            (p["total_tokens"], p["success_rate"]),
+            textcoords="offset points",
+            xytext=(-6, 6) if left else (6, 4),
+            ha="right" if left else "left",
+            fontsize=8,
+        )
+    statics = sorted(
+        (p for p in result["policies"] if not p["name"].startswith("dynamic")), key=lambda p: p["total_tokens"]
+    )
+    ax.plot(
+        [p["total_tokens"] for p in statics],
+        [p["success_rate"] for p in statics],
+        color="tab:blue",
+        alpha=0.4,
+        zorder=2,
+    )
     floor = result.get("targets", {}).get("oracle_floor_tokens")
     if floor:
         ax.axvline(floor, color="grey", linestyle="--", linewidth=1)
-        ax.annotate("oracle floor: every legitimate task finished,\nevery loop answered at its start", (floor, 0.02),
-                    xycoords=("data", "axes fraction"), textcoords="offset points", xytext=(4, 0), fontsize=7, color="grey")
+        ax.annotate(
+            "oracle floor: every legitimate task finished,\nevery loop answered at its start",
+            (floor, 0.02),
+            xycoords=("data", "axes fraction"),
+            textcoords="offset points",
+            xytext=(4, 0),
+            fontsize=7,
+            color="grey",
+        )
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
@@ -323,7 +416,10 @@ def plot(result: dict, path: str | Path) -> Path:
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("total tokens over the workload (log scale)")
     ax.set_ylabel("task success rate (correct answer delivered)")
-    ax.set_title(f"frontier: {result['n_tasks']} tasks, LangChain4j AiServices, static caps vs pyguard's dynamic policy", fontsize=9)
+    ax.set_title(
+        f"frontier: {result['n_tasks']} tasks, LangChain4j AiServices, static caps vs pyguard's dynamic policy",
+        fontsize=9,
+    )
     ax.grid(True, which="major", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -338,11 +434,20 @@ def render(result: dict, console) -> None:
     for c in ("policy", "success", "total tokens", "mean calls", "p95 calls", "outcomes"):
         t.add_column(c, justify="left" if c in ("policy", "outcomes") else "right")
     for p in result["policies"]:
-        t.add_row(p["name"], f"{p['success_rate']:.3f}", f"{p['total_tokens']:,}", f"{p['mean_model_calls']:.2f}",
-                  f"{p['p95_model_calls']:.0f}", ", ".join(f"{k} {v}" for k, v in p["outcomes"].items()))
+        t.add_row(
+            p["name"],
+            f"{p['success_rate']:.3f}",
+            f"{p['total_tokens']:,}",
+            f"{p['mean_model_calls']:.2f}",
+            f"{p['p95_model_calls']:.0f}",
+            ", ".join(f"{k} {v}" for k, v in p["outcomes"].items()),
+        )
     console.print(t)
-    shown = [p for p in result["policies"] if p["name"] in ("static-10", "static-25", "langchain4j-default", "dynamic",
-                                                            "dynamic-no-recovery")]
+    shown = [
+        p
+        for p in result["policies"]
+        if p["name"] in ("static-10", "static-25", "langchain4j-default", "dynamic", "dynamic-no-recovery")
+    ]
     k = Table(title="success rate by task kind (tasks); the JSON has every policy, and tokens")
     k.add_column("kind")
     for p in shown:
@@ -356,14 +461,24 @@ def render(result: dict, console) -> None:
         f.add_column(c, justify="left" if c == "family" else "right")
     for fam, e in result.get("by_family", {}).items():
         cell = lambda x: f"{x['success']:.2f} / {x['tokens']:,}"  # noqa: E731
-        f.add_row(f"{fam} ({', '.join(result['workload']['families'][fam])})", cell(e["dynamic"]), cell(e["dynamic_no_recovery"]),
-                  f"{e['best_static']['name']}: {cell(e['best_static'])}", cell(e["langchain4j_default"]),
-                  f"{e['oracle_floor_tokens']:,}", f"{e['dynamic_vs_oracle_floor']:.2f}")
+        f.add_row(
+            f"{fam} ({', '.join(result['workload']['families'][fam])})",
+            cell(e["dynamic"]),
+            cell(e["dynamic_no_recovery"]),
+            f"{e['best_static']['name']}: {cell(e['best_static'])}",
+            cell(e["langchain4j_default"]),
+            f"{e['oracle_floor_tokens']:,}",
+            f"{e['dynamic_vs_oracle_floor']:.2f}",
+        )
     console.print(f)
     console.print(f"targets: {result['targets']}")
     for name, loss in result["losses"].items():
-        console.print(f"{name}: lost {loss['lost']}; " + "; ".join(
-            f"{g['kind']}/{g['outcome']}/{g['rule']}: {g['tasks']}" for g in loss["by_kind_outcome_rule"][:8]))
+        console.print(
+            f"{name}: lost {loss['lost']}; "
+            + "; ".join(
+                f"{g['kind']}/{g['outcome']}/{g['rule']}: {g['tasks']}" for g in loss["by_kind_outcome_rule"][:8]
+            )
+        )
         for kind, e in loss["by_kind"].items():
             console.print(f"  {kind}: " + ", ".join(f"{k} {v}" for k, v in e.items()))
     if result.get("plot"):

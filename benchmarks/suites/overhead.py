@@ -30,8 +30,14 @@ def _scenario(calls: int) -> dict:
     return {
         "name": "overhead",
         "seed": 0,
-        "tools": [{"name": "lookup", "description": "Look something up", "parameters": {"q": "string"},
-                   "results": ["result {call}: some text the model reads, about a line long, as a tool would return"]}],
+        "tools": [
+            {
+                "name": "lookup",
+                "description": "Look something up",
+                "parameters": {"q": "string"},
+                "results": ["result {call}: some text the model reads, about a line long, as a tool would return"],
+            }
+        ],
         "turns": [
             {"tool_calls": [{"name": "lookup", "arguments": {"q": "query {turn}"}}], "repeat": calls - 1},
             {"answer": "done"},
@@ -76,12 +82,30 @@ def measure(*, runs: int, reps: int, warmup: int, probe_n: int) -> dict:
 
     modes = {
         "unguarded": lambda style: lambda i: build_agent(style, model, max_iterations=100),
-        "observe_only": lambda style: lambda i: build_agent(style, guard_model(model, None, run_id=f"o{i}", observe_only=True), max_iterations=100),
-        "java_callback": lambda style: lambda i: build_agent(
-            style, Guarded(model, GuardConfig.of(f"j{i}").withMaxModelCalls(1000), Probe.javaContinue()), max_iterations=100),
-        "guarded": lambda style: lambda i: build_agent(style, guard_model(model, policy, run_id=f"g{i}", keep_events=False), max_iterations=100),
-        "guarded_deadline": lambda style: lambda i: build_agent(
-            style, guard_model(model, policy, run_id=f"d{i}", callback_timeout_ms=5000, keep_events=False), max_iterations=100),
+        "observe_only": lambda style: (
+            lambda i: build_agent(
+                style, guard_model(model, None, run_id=f"o{i}", observe_only=True), max_iterations=100
+            )
+        ),
+        "java_callback": lambda style: (
+            lambda i: build_agent(
+                style,
+                Guarded(model, GuardConfig.of(f"j{i}").withMaxModelCalls(1000), Probe.javaContinue()),
+                max_iterations=100,
+            )
+        ),
+        "guarded": lambda style: (
+            lambda i: build_agent(
+                style, guard_model(model, policy, run_id=f"g{i}", keep_events=False), max_iterations=100
+            )
+        ),
+        "guarded_deadline": lambda style: (
+            lambda i: build_agent(
+                style,
+                guard_model(model, policy, run_id=f"d{i}", callback_timeout_ms=5000, keep_events=False),
+                max_iterations=100,
+            )
+        ),
     }
     # warm up every path (JIT, class loading, pydantic)
     for style in STYLES:
@@ -115,10 +139,12 @@ def measure(*, runs: int, reps: int, warmup: int, probe_n: int) -> dict:
     for name, cb in (("raw", raw), ("adapter", adapter)):
         Probe.deliver(cb, event_json, probe_n // 10)
         bridge[f"bridge_us_per_event_{name}"] = round(
-            min(int(Probe.deliver(cb, event_json, probe_n)) / probe_n / 1e3 for _ in range(reps)), 2)
+            min(int(Probe.deliver(cb, event_json, probe_n)) / probe_n / 1e3 for _ in range(reps)), 2
+        )
         Probe.deliverWithDeadline(cb, event_json, probe_n // 10, 5000)
         bridge[f"bridge_us_per_event_{name}_pool_thread"] = round(
-            min(int(Probe.deliverWithDeadline(cb, event_json, probe_n, 5000)) / probe_n / 1e3 for _ in range(reps)), 2)
+            min(int(Probe.deliverWithDeadline(cb, event_json, probe_n, 5000)) / probe_n / 1e3 for _ in range(reps)), 2
+        )
 
     main = per_style["aiservices"]
     return {
@@ -146,11 +172,15 @@ def render(result: dict, console) -> None:
     for mode in next(iter(result["styles"].values())):
         t.add_row(mode, *(f"{result['styles'][s][mode]:.1f}" for s in result["styles"]))
     console.print(t)
-    console.print(f"guarded/unguarded (aiservices): [bold]{result['ratio']}x[/], +{result['overhead_us_per_call']} µs per call")
+    console.print(
+        f"guarded/unguarded (aiservices): [bold]{result['ratio']}x[/], +{result['overhead_us_per_call']} µs per call"
+    )
     b = Table(title="Java -> Python crossing alone (µs per event)")
     b.add_column("callback")
     b.add_column("calling thread", justify="right")
     b.add_column("pool thread (deadline mode)", justify="right")
     for name in ("raw", "adapter"):
-        b.add_row(name, str(result[f"bridge_us_per_event_{name}"]), str(result[f"bridge_us_per_event_{name}_pool_thread"]))
+        b.add_row(
+            name, str(result[f"bridge_us_per_event_{name}"]), str(result[f"bridge_us_per_event_{name}_pool_thread"])
+        )
     console.print(b)

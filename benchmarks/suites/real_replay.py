@@ -49,12 +49,16 @@ def _manifests(data: Path) -> list[tuple[str, Path, dict]]:
             spec = tomllib.load(f)
         found.append((str(spec.get("name", manifest.parent.name)), manifest.parent, spec))
     if not found:
-        raise SystemExit(f"--data {data}: no <source>/source.toml inside; run benchmarks/real_data/prepare.py --out {data}")
+        raise SystemExit(
+            f"--data {data}: no <source>/source.toml inside; run benchmarks/real_data/prepare.py --out {data}"
+        )
     return found
 
 
 def _files(folder: Path, spec: dict) -> list[str]:
-    files = sorted({f for pattern in spec.get("runs", ["**/*.json*"]) for f in glob.glob(str(folder / pattern), recursive=True)})
+    files = sorted(
+        {f for pattern in spec.get("runs", ["**/*.json*"]) for f in glob.glob(str(folder / pattern), recursive=True)}
+    )
     if not files:
         raise SystemExit(f"{folder}: no file matches runs = {spec.get('runs')}")
     return files
@@ -64,8 +68,12 @@ def _load(folder: Path, spec: dict, files: list[str] | None = None):  # noqa: AN
     from pyguard.trace import load_runs
 
     labels = spec.get("labels")
-    return load_runs(files or _files(folder, spec), format=spec.get("format"),
-                     terminal_tools=spec.get("terminal_tools") or None, labels=str(folder / labels) if labels else None)
+    return load_runs(
+        files or _files(folder, spec),
+        format=spec.get("format"),
+        terminal_tools=spec.get("terminal_tools") or None,
+        labels=str(folder / labels) if labels else None,
+    )
 
 
 def _replay_chunk(args: tuple[str, dict, list[str] | None, int, int, str | None]) -> list[dict]:
@@ -93,12 +101,22 @@ def _replay_chunk(args: tuple[str, dict, list[str] | None, int, int, str | None]
             "calls": [len(e.tool_calls) for e in record.events],
             "last_edit": last_artifact_change(record) if artifact else 0,
         }
-        rows.append({
-            **base,
-            "pyguard": {"stop_at": replayed.stop_at, "rule": replayed.rule, "reason": replayed.reason},
-            "repeat": {"stop_at": repeat_stop(record.events), "rule": "exact_repeat", "reason": "an exact (tool, arguments) repeat"},
-            "openhands": {"stop_at": openhands_stop(record.events), "rule": "stuck", "reason": "OpenHands-style stuck pattern"},
-        })
+        rows.append(
+            {
+                **base,
+                "pyguard": {"stop_at": replayed.stop_at, "rule": replayed.rule, "reason": replayed.reason},
+                "repeat": {
+                    "stop_at": repeat_stop(record.events),
+                    "rule": "exact_repeat",
+                    "reason": "an exact (tool, arguments) repeat",
+                },
+                "openhands": {
+                    "stop_at": openhands_stop(record.events),
+                    "rule": "stuck",
+                    "reason": "OpenHands-style stuck pattern",
+                },
+            }
+        )
     return rows
 
 
@@ -120,7 +138,7 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
         meta[name] = {"spec": spec, "skipped": dict(loaded.skipped), "runs": len(loaded)}
         if len(files) >= len(loaded) > _CHUNK:  # one run per file: split the files
             for start in range(0, len(files), _FILES_PER_CHUNK):
-                jobs.append((name, (str(folder), spec, files[start:start + _FILES_PER_CHUNK], 0, None, config)))
+                jobs.append((name, (str(folder), spec, files[start : start + _FILES_PER_CHUNK], 0, None, config)))
         else:
             for start in range(0, len(loaded), _CHUNK):
                 jobs.append((name, (str(folder), spec, files, start, min(start + _CHUNK, len(loaded)), config)))
@@ -131,7 +149,7 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
     else:
         results = [_replay_chunk(j[1]) for j in jobs]
     rows_by_source: dict[str, list[dict]] = {name: [] for name, _, _ in sources}
-    for (name, _), rows in zip(jobs, results):
+    for (name, _), rows in zip(jobs, results, strict=False):
         rows_by_source[name].extend(rows)
     per_source = {}
     for name, rows in rows_by_source.items():
@@ -152,12 +170,19 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
     mean = {p: {f: _mean([s["policies"][p][f] for s in per_source.values()]) for f in FIGURES} for p in POLICIES}
     worst = {}
     for p in POLICIES:
-        rated = [(s["policies"][p]["false_stop_rate"], n) for n, s in per_source.items() if s["policies"][p]["false_stop_rate"] is not None]
+        rated = [
+            (s["policies"][p]["false_stop_rate"], n)
+            for n, s in per_source.items()
+            if s["policies"][p]["false_stop_rate"] is not None
+        ]
         rate, name = max(rated) if rated else (None, None)
         worst[p] = {"source": name, "false_stop_rate": rate}
     elapsed = time.perf_counter() - started
-    print(f"real_replay: {sum(s['runs'] for s in per_source.values())} runs from {len(per_source)} sources in"
-          f" {elapsed:.1f} s ({workers} worker(s))", file=sys.stderr)
+    print(
+        f"real_replay: {sum(s['runs'] for s in per_source.values())} runs from {len(per_source)} sources in"
+        f" {elapsed:.1f} s ({workers} worker(s))",
+        file=sys.stderr,
+    )
     return {
         "data": str(root),
         "config": config,
@@ -177,33 +202,55 @@ def render(result: dict, console) -> None:  # noqa: ANN001
     from rich.table import Table
 
     table = Table(title=f"real_replay: {result['data']}  (policy: {result['config'] or 'default PolicyConfig'})")
-    for col in ("source", "runs", "ok / failed / capped", "policy", "successful stopped", "failed calls saved",
-                "capped stopped"):
+    for col in (
+        "source",
+        "runs",
+        "ok / failed / capped",
+        "policy",
+        "successful stopped",
+        "failed calls saved",
+        "capped stopped",
+    ):
         table.add_column(col, justify="left" if col in ("source", "policy") else "right")
     for name, s in result["sources"].items():
         for k, p in enumerate(POLICIES):
             fig = s["policies"][p]
             table.add_row(
-                name if k == 0 else "", str(s["runs"]) if k == 0 else "",
-                f"{s['successes']} / {s['failures']} / {s['capped']}" if k == 0 else "", p,
-                f"{_pct(fig['false_stop_rate'])} ({fig['false_stops']})", _pct(fig["failed_calls_saved"]),
+                name if k == 0 else "",
+                str(s["runs"]) if k == 0 else "",
+                f"{s['successes']} / {s['failures']} / {s['capped']}" if k == 0 else "",
+                p,
+                f"{_pct(fig['false_stop_rate'])} ({fig['false_stops']})",
+                _pct(fig["failed_calls_saved"]),
                 f"{_pct(fig['capped_stopped'])} ({fig['capped_stopped_count']})",
                 end_section=k == len(POLICIES) - 1,
             )
     for k, p in enumerate(POLICIES):
         m = result["mean"][p]
         w = result["worst_false_stops"][p]
-        table.add_row("mean over sources" if k == 0 else "", "", "", p,
-                      f"{_pct(m['false_stop_rate'])} (worst {w['source']}: {_pct(w['false_stop_rate'])})",
-                      _pct(m["failed_calls_saved"]), _pct(m["capped_stopped"]))
+        table.add_row(
+            "mean over sources" if k == 0 else "",
+            "",
+            "",
+            p,
+            f"{_pct(m['false_stop_rate'])} (worst {w['source']}: {_pct(w['false_stop_rate'])})",
+            _pct(m["failed_calls_saved"]),
+            _pct(m["capped_stopped"]),
+        )
     console.print(table)
     for name, s in result["sources"].items():
         if s["skipped"]:
             console.print(f"[yellow]{escape(name)}: skipped while loading: {escape(str(s['skipped']))}[/yellow]")
         fig = s["policies"]["pyguard"]
         if fig["false_stops"]:
-            console.print(f"[bold]{escape(name)}[/bold]: pyguard false stops by rule: {escape(str(fig['false_stop_rules']))}")
+            console.print(
+                f"[bold]{escape(name)}[/bold]: pyguard false stops by rule: {escape(str(fig['false_stop_rules']))}"
+            )
             for ex in fig["false_stop_examples"]:
                 edit = f", last edit {ex['last_edit']}" if ex["last_edit"] is not None else ""
-                console.print(escape(f"  {ex['id']}: stop at {ex['stop_at']} of {ex['iterations']}{edit} — {ex['rule']}:"
-                                     f" {ex['reason'][:160]}"))
+                console.print(
+                    escape(
+                        f"  {ex['id']}: stop at {ex['stop_at']} of {ex['iterations']}{edit} — {ex['rule']}:"
+                        f" {ex['reason'][:160]}"
+                    )
+                )

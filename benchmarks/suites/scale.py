@@ -45,6 +45,7 @@ REPLAY_WORKERS: int | None = None
 
 def _jsonl_from_table(table: Any, path: Path) -> None:
     """The same runs as a pyguard JSONL trace, written straight from the Arrow rows."""
+
     def clean(d: dict) -> dict:
         return {k: v for k, v in d.items() if v is not None}
 
@@ -59,8 +60,22 @@ def _jsonl_from_table(table: Any, path: Path) -> None:
                     e["tool_calls"] = [clean(c) for c in e["tool_calls"]]
                     e["observations"] = [clean(o) for o in e["observations"]]
                     f.write(json.dumps({"type": "iteration", "run_id": rid, **e}) + "\n")
-                end = clean({k: row[k] for k in ("outcome", "reason", "answer", "iterations", "tool_calls",
-                                                 "input_tokens", "output_tokens", "total_tokens", "censored")})
+                end = clean(
+                    {
+                        k: row[k]
+                        for k in (
+                            "outcome",
+                            "reason",
+                            "answer",
+                            "iterations",
+                            "tool_calls",
+                            "input_tokens",
+                            "output_tokens",
+                            "total_tokens",
+                            "censored",
+                        )
+                    }
+                )
                 f.write(json.dumps({"type": "run_end", "run_id": rid, **end}) + "\n")
 
 
@@ -83,17 +98,20 @@ def _prepare(sizes: dict[str, int], workdir: Path) -> dict:
                 small.append(table)
     t1 = time.perf_counter()
     head = pa.concat_tables(small).slice(0, sizes["jsonl"])
-    pq.write_table(head, workdir / "small.parquet", row_group_size=max(1, min(ROW_GROUP, sizes["jsonl"] // 8)),
-                   compression="zstd")
+    pq.write_table(
+        head, workdir / "small.parquet", row_group_size=max(1, min(ROW_GROUP, sizes["jsonl"] // 8)), compression="zstd"
+    )
     _jsonl_from_table(head, workdir / "runs.jsonl")
     t2 = time.perf_counter()
     return {
-        "parquet_runs": sizes["parquet"], "jsonl_runs": sizes["jsonl"],
+        "parquet_runs": sizes["parquet"],
+        "jsonl_runs": sizes["jsonl"],
         "model_calls_per_run": round(calls / sizes["parquet"], 2),
         "parquet_mb": round((workdir / "runs.parquet").stat().st_size / 1e6, 1),
         "small_parquet_mb": round((workdir / "small.parquet").stat().st_size / 1e6, 1),
         "jsonl_mb": round((workdir / "runs.jsonl").stat().st_size / 1e6, 1),
-        "generate_parquet_s": round(t1 - t0, 2), "write_jsonl_s": round(t2 - t1, 2),
+        "generate_parquet_s": round(t1 - t0, 2),
+        "write_jsonl_s": round(t2 - t1, 2),
     }
 
 
@@ -121,7 +139,10 @@ def _step(task: str, fmt: str, path: str) -> dict:
             from pyguard.store import check_parquet
 
             report = check_parquet(path)
-            digest = {"runs": report.summary.overall.n, "stalled": report.summary.overall.figures()["outcomes"]["stalled"]}
+            digest = {
+                "runs": report.summary.overall.n,
+                "stalled": report.summary.overall.figures()["outcomes"]["stalled"],
+            }
         elif task == "calibrate":
             from pyguard.store import calibrate_parquet
 
@@ -130,7 +151,9 @@ def _step(task: str, fmt: str, path: str) -> dict:
         else:
             from pyguard.parallel import replay_parallel
 
-            rep = replay_parallel(path, workers=REPLAY_WORKERS, start_method="spawn")  # spawn: workers are ours, their peak memory counts
+            rep = replay_parallel(
+                path, workers=REPLAY_WORKERS, start_method="spawn"
+            )  # spawn: workers are ours, their peak memory counts
             digest = {"runs": rep.summary.runs, "stopped": rep.summary.stopped}
     else:
         from pyguard.trace import load_runs, load_traces
@@ -140,7 +163,10 @@ def _step(task: str, fmt: str, path: str) -> dict:
 
             records = [r.record for tf in load_traces(path) for r in tf.runs]
             report = check_runs(records, fmt="pyguard")
-            digest = {"runs": report.summary.overall.n, "stalled": report.summary.overall.figures()["outcomes"]["stalled"]}
+            digest = {
+                "runs": report.summary.overall.n,
+                "stalled": report.summary.overall.figures()["outcomes"]["stalled"],
+            }
         elif task == "calibrate":
             from pyguard.calibrate import calibrate_runs
 
@@ -152,8 +178,12 @@ def _step(task: str, fmt: str, path: str) -> dict:
             rep = replay_parallel(load_runs(path), workers=REPLAY_WORKERS, start_method="spawn")
             digest = {"runs": rep.summary.runs, "stopped": rep.summary.stopped}
     wall = time.perf_counter() - t0
-    return {"wall_s": wall, "peak_rss_mb": _peak_rss_mb(),
-            "workers_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "answer": digest}
+    return {
+        "wall_s": wall,
+        "peak_rss_mb": _peak_rss_mb(),
+        "workers_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+        "answer": digest,
+    }
 
 
 def _child(conn: Any, task: str, fmt: str, path: str) -> None:
@@ -173,9 +203,16 @@ def _measure(task: str, fmt: str, path: Path, runs: int) -> dict:
 
 
 def _row(task: str, fmt: str, runs: int, payload: dict) -> dict:
-    return {"task": task, "format": fmt, "runs": runs, "wall_s": round(payload["wall_s"], 2),
-            "runs_per_s": round(runs / payload["wall_s"]), "peak_rss_mb": round(payload["peak_rss_mb"]),
-            "workers_peak_rss_mb": round(payload["workers_peak_rss_mb"]), "answer": payload["answer"]}
+    return {
+        "task": task,
+        "format": fmt,
+        "runs": runs,
+        "wall_s": round(payload["wall_s"], 2),
+        "runs_per_s": round(runs / payload["wall_s"]),
+        "peak_rss_mb": round(payload["peak_rss_mb"]),
+        "workers_peak_rss_mb": round(payload["workers_peak_rss_mb"]),
+        "answer": payload["answer"],
+    }
 
 
 def _prepare_child(conn: Any, sizes: dict, workdir: str) -> None:
@@ -207,8 +244,11 @@ def run(quick: bool) -> dict:
     workdir = WORKDIR / ("quick" if quick else "full")
     # The data is made in its own process so this one stays small: a spawned step inherits its parent's peak.
     data = _prepare(sizes, workdir) if IN_PROCESS else _in_child(_prepare_child, sizes, str(workdir))
-    big = ("check", "calibrate", "replay") if quick or os.environ.get("PYGUARD_SCALE_REPLAY_ALL") else ("check",
-                                                                                                       "calibrate")
+    big = (
+        ("check", "calibrate", "replay")
+        if quick or os.environ.get("PYGUARD_SCALE_REPLAY_ALL")
+        else ("check", "calibrate")
+    )
     steps = [_measure(task, "parquet", workdir / "runs.parquet", sizes["parquet"]) for task in big]
     for task in TASKS:
         steps.append(_measure(task, "parquet", workdir / "small.parquet", sizes["jsonl"]))
@@ -233,14 +273,25 @@ def render(result: dict, console: Any) -> None:
     from rich.table import Table
 
     d = result["data"]
-    table = Table(title=f"scale: {d['parquet_runs']:,} runs in Parquet ({d['parquet_mb']} MB); {d['jsonl_runs']:,} in "
-                        f"Parquet ({d['small_parquet_mb']} MB) and JSON Lines ({d['jsonl_mb']} MB); "
-                        f"{result['workers']} worker(s)")
+    table = Table(
+        title=f"scale: {d['parquet_runs']:,} runs in Parquet ({d['parquet_mb']} MB); {d['jsonl_runs']:,} in "
+        f"Parquet ({d['small_parquet_mb']} MB) and JSON Lines ({d['jsonl_mb']} MB); "
+        f"{result['workers']} worker(s)"
+    )
     for col in ("task", "format", "runs", "wall s", "runs/s", "peak MB", "workers' peak MB"):
         table.add_column(col, justify="left" if col in ("task", "format") else "right")
     for s in result["steps"]:
-        table.add_row(s["task"], s["format"], f"{s['runs']:,}", f"{s['wall_s']:.2f}", f"{s['runs_per_s']:,}",
-                      str(s["peak_rss_mb"]), str(s["workers_peak_rss_mb"] or "-"))
+        table.add_row(
+            s["task"],
+            s["format"],
+            f"{s['runs']:,}",
+            f"{s['wall_s']:.2f}",
+            f"{s['runs_per_s']:,}",
+            str(s["peak_rss_mb"]),
+            str(s["workers_peak_rss_mb"] or "-"),
+        )
     console.print(table)
-    console.print(f"Parquet vs JSON Lines on the same {d['jsonl_runs']:,} runs, ratio of runs per second: "
-                  f"{result['parquet_vs_jsonl_runs_per_s']}")
+    console.print(
+        f"Parquet vs JSON Lines on the same {d['jsonl_runs']:,} runs, ratio of runs per second: "
+        f"{result['parquet_vs_jsonl_runs_per_s']}"
+    )

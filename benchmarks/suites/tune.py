@@ -61,8 +61,9 @@ def _best_policy(space: SearchSpace) -> PolicyConfig:
     types = {}
     for t in KNOWN_LONGEST:
         cap = known_best_cap(t, caps)
-        types[t] = Budget(**{**budget_of(base, t).model_dump(), "hard_cap": cap,
-                             "base_budget": min(base.base_budget, cap)}).model_dump()
+        types[t] = Budget(
+            **{**budget_of(base, t).model_dump(), "hard_cap": cap, "base_budget": min(base.base_budget, cap)}
+        ).model_dump()
     return PolicyConfig.model_validate({**base.model_dump(), "task_types": types})
 
 
@@ -77,37 +78,59 @@ def _real(data: str, quick: bool) -> dict:
         artifact = spec.get("kind") == "artifact"
         t0 = time.perf_counter()
         try:
-            result = tune(records, TuneOptions(max_false_stop_rate=BOUND, workers=workers, artifact=artifact,
-                                               space=SearchSpace.quick() if quick else SearchSpace()),
-                          last_change=last_artifact_change if artifact else None)
+            result = tune(
+                records,
+                TuneOptions(
+                    max_false_stop_rate=BOUND,
+                    workers=workers,
+                    artifact=artifact,
+                    space=SearchSpace.quick() if quick else SearchSpace(),
+                ),
+                last_change=last_artifact_change if artifact else None,
+            )
         except InputError as exc:  # e.g. no policy in the space meets the bound on one of its task types
             sources[name] = {"runs": len(records), "error": str(exc)}
             continue
 
         def figs(f):
-            return None if f is None else {
-                "false_stops": f"{f.false_stops}/{f.successful_runs}",
-                "false_stop_rate": f.false_stop_rate.model_dump(),
-                "failed_calls_saved": f.failed_tool_calls_saved.model_dump(),
-                "failed_tokens_saved": f.failed_tokens_saved.model_dump(),
-            }
+            return (
+                None
+                if f is None
+                else {
+                    "false_stops": f"{f.false_stops}/{f.successful_runs}",
+                    "false_stop_rate": f.false_stop_rate.model_dump(),
+                    "failed_calls_saved": f.failed_tool_calls_saved.model_dump(),
+                    "failed_tokens_saved": f.failed_tokens_saved.model_dump(),
+                }
+            )
 
         sources[name] = {
-            "runs": result.labelled_runs, "tasks": result.tasks, "artifact": artifact, "folds": result.folds,
-            "held_out": figs(result.held_out), "in_sample": figs(result.in_sample), "default": figs(result.default),
-            "stall": result.stall, "budgets": {str(t.task_type): t.budget for t in result.types if t.tuned},
+            "runs": result.labelled_runs,
+            "tasks": result.tasks,
+            "artifact": artifact,
+            "folds": result.folds,
+            "held_out": figs(result.held_out),
+            "in_sample": figs(result.in_sample),
+            "default": figs(result.default),
+            "stall": result.stall,
+            "budgets": {str(t.task_type): t.budget for t in result.types if t.tuned},
             "not_tuned": {str(t.task_type): t.note for t in result.types if not t.tuned},
-            "warnings": result.warnings, "verification_mismatches": result.verification_mismatches,
+            "warnings": result.warnings,
+            "verification_mismatches": result.verification_mismatches,
             "seconds": round(time.perf_counter() - t0, 1),
         }
     held = [s["held_out"] for s in sources.values() if s.get("held_out")]
     return {
-        "bound": BOUND, "sources": sources,
-        "mean_held_out_false_stop_rate": float(np.mean([h["false_stop_rate"]["value"] for h in held])) if held else None,
+        "bound": BOUND,
+        "sources": sources,
+        "mean_held_out_false_stop_rate": float(np.mean([h["false_stop_rate"]["value"] for h in held]))
+        if held
+        else None,
         "worst_held_out_false_stop_rate": max((h["false_stop_rate"]["value"] for h in held), default=None),
         "mean_held_out_calls_saved": float(np.mean([h["failed_calls_saved"]["value"] for h in held])) if held else None,
-        "mean_default_calls_saved": float(np.mean([s["default"]["failed_calls_saved"]["value"]
-                                                   for s in sources.values() if "default" in s])),
+        "mean_default_calls_saved": float(
+            np.mean([s["default"]["failed_calls_saved"]["value"] for s in sources.values() if "default" in s])
+        ),
     }
 
 
@@ -125,37 +148,55 @@ def run(quick: bool, data: str | None = None) -> dict:
     rows = []
     for seed in range(seeds):
         t0 = time.perf_counter()
-        result = tune(known_best_runs(train, seed=seed),
-                      TuneOptions(max_false_stop_rate=BOUND, seed=seed, space=space, workers=workers, bootstrap=200))
+        result = tune(
+            known_best_runs(train, seed=seed),
+            TuneOptions(max_false_stop_rate=BOUND, seed=seed, space=space, workers=workers, bootstrap=200),
+        )
         tuned = PolicyConfig.model_validate(result.policy)
         fs, saved = _score(test, tuned, runset, probes)
         same = all(budget_of(tuned, t).hard_cap == budget_of(best, t).hard_cap for t in KNOWN_LONGEST)
-        rows.append({
-            "seed": seed, "recovered": fs <= BOUND and saved >= best_saved - 0.005, "same_caps": same,
-            "test_false_stop_rate": fs, "test_calls_saved": saved,
-            "held_out_false_stop_rate": result.held_out.false_stop_rate.value if result.held_out else None,
-            "held_out_calls_saved": result.held_out.failed_tool_calls_saved.value if result.held_out else None,
-            "hard_caps": {t: budget_of(tuned, t).hard_cap for t in KNOWN_LONGEST},
-            "seconds": round(time.perf_counter() - t0, 2),
-        })
+        rows.append(
+            {
+                "seed": seed,
+                "recovered": fs <= BOUND and saved >= best_saved - 0.005,
+                "same_caps": same,
+                "test_false_stop_rate": fs,
+                "test_calls_saved": saved,
+                "held_out_false_stop_rate": result.held_out.false_stop_rate.value if result.held_out else None,
+                "held_out_calls_saved": result.held_out.failed_tool_calls_saved.value if result.held_out else None,
+                "hard_caps": {t: budget_of(tuned, t).hard_cap for t in KNOWN_LONGEST},
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
+        )
     records = tune_runs(timed, seed=0)
     events = sum(len(r.events) for r in records)
     t0 = time.perf_counter()
-    result = tune(records, TuneOptions(max_false_stop_rate=BOUND, workers=workers,
-                                       space=SearchSpace.quick() if quick else SearchSpace()))
+    result = tune(
+        records,
+        TuneOptions(max_false_stop_rate=BOUND, workers=workers, space=SearchSpace.quick() if quick else SearchSpace()),
+    )
     elapsed = time.perf_counter() - t0
     return {
         "recovery": {
-            "seeds": seeds, "train_runs": train, "test_runs": test_n, "bound": BOUND,
+            "seeds": seeds,
+            "train_runs": train,
+            "test_runs": test_n,
+            "bound": BOUND,
             "best_hard_caps": {t: budget_of(best, t).hard_cap for t in KNOWN_LONGEST},
-            "best_test_false_stop_rate": best_fs, "best_test_calls_saved": best_saved,
+            "best_test_false_stop_rate": best_fs,
+            "best_test_calls_saved": best_saved,
             "recovery_rate": sum(r["recovered"] for r in rows) / len(rows),
             "same_caps_rate": sum(r["same_caps"] for r in rows) / len(rows),
             "rows": rows,
         },
         "timing": {
-            "runs": timed, "iterations": events, "workers": workers, "space": "quick" if quick else "default",
-            "seconds": round(elapsed, 2), "engine_passes": result.engine_passes, "folds": result.folds,
+            "runs": timed,
+            "iterations": events,
+            "workers": workers,
+            "space": "quick" if quick else "default",
+            "seconds": round(elapsed, 2),
+            "engine_passes": result.engine_passes,
+            "folds": result.folds,
             "held_out_false_stop_rate": result.held_out.false_stop_rate.value if result.held_out else None,
             "held_out_calls_saved": result.held_out.failed_tool_calls_saved.value if result.held_out else None,
             "default_calls_saved": result.default.failed_tool_calls_saved.value,
@@ -170,19 +211,41 @@ def render(result: dict, console) -> None:
     if "real" in result:
         real = result["real"]
         table = Table(title=f"tune on real sources: held-out (5-fold CV by task) vs default, bound {real['bound']}")
-        for col in ("source", "runs", "held-out false stops", "held-out calls saved", "default false stops",
-                    "default calls saved", "in-sample calls saved", "s"):
+        for col in (
+            "source",
+            "runs",
+            "held-out false stops",
+            "held-out calls saved",
+            "default false stops",
+            "default calls saved",
+            "in-sample calls saved",
+            "s",
+        ):
             table.add_column(col)
         for name, s in real["sources"].items():
             if "error" in s:
                 table.add_row(name, str(s["runs"]), s["error"], "", "", "", "", "")
                 continue
             h, d, i = s["held_out"], s["default"], s["in_sample"]
-            cell = lambda f, k: "-" if f is None or f[k]["value"] is None else (  # noqa: E731
-                f"{f[k]['value']:.1%} [{f[k]['low']:.1%}, {f[k]['high']:.1%}]")
-            table.add_row(name, str(s["runs"]), "-" if h is None else f"{h['false_stops']} {cell(h, 'false_stop_rate')}",
-                          cell(h, "failed_calls_saved"), f"{d['false_stops']} {cell(d, 'false_stop_rate')}",
-                          cell(d, "failed_calls_saved"), cell(i, "failed_calls_saved"), str(s["seconds"]))
+
+            def cell(f, k):
+                return (
+                    "-"
+                    if f is None or f[k]["value"] is None
+                    # noqa: E731
+                    else (f"{f[k]['value']:.1%} [{f[k]['low']:.1%}, {f[k]['high']:.1%}]")
+                )
+
+            table.add_row(
+                name,
+                str(s["runs"]),
+                "-" if h is None else f"{h['false_stops']} {cell(h, 'false_stop_rate')}",
+                cell(h, "failed_calls_saved"),
+                f"{d['false_stops']} {cell(d, 'false_stop_rate')}",
+                cell(d, "failed_calls_saved"),
+                cell(i, "failed_calls_saved"),
+                str(s["seconds"]),
+            )
         console.print(table)
         return
     rec = result["recovery"]
@@ -190,12 +253,23 @@ def render(result: dict, console) -> None:
     for col in ("seed", "recovered", "same caps", "hard caps", "test false stops", "test calls saved", "s"):
         table.add_column(col)
     for r in rec["rows"]:
-        table.add_row(str(r["seed"]), str(r["recovered"]), str(r["same_caps"]), str(r["hard_caps"]),
-                      f"{r['test_false_stop_rate']:.3%}", f"{r['test_calls_saved']:.1%}", str(r["seconds"]))
+        table.add_row(
+            str(r["seed"]),
+            str(r["recovered"]),
+            str(r["same_caps"]),
+            str(r["hard_caps"]),
+            f"{r['test_false_stop_rate']:.3%}",
+            f"{r['test_calls_saved']:.1%}",
+            str(r["seconds"]),
+        )
     console.print(table)
-    console.print(f"recovery rate {rec['recovery_rate']:.0%} (best: caps {rec['best_hard_caps']}, calls saved"
-                  f" {rec['best_test_calls_saved']:.1%}, false stops {rec['best_test_false_stop_rate']:.3%})")
+    console.print(
+        f"recovery rate {rec['recovery_rate']:.0%} (best: caps {rec['best_hard_caps']}, calls saved"
+        f" {rec['best_test_calls_saved']:.1%}, false stops {rec['best_test_false_stop_rate']:.3%})"
+    )
     t = result["timing"]
-    console.print(f"tune on {t['runs']} runs ({t['iterations']} iterations, {t['space']} space, {t['workers']}"
-                  f" workers): {t['seconds']} s, {t['engine_passes']} engine passes; held-out calls saved"
-                  f" {t['held_out_calls_saved']}, default {t['default_calls_saved']}")
+    console.print(
+        f"tune on {t['runs']} runs ({t['iterations']} iterations, {t['space']} space, {t['workers']}"
+        f" workers): {t['seconds']} s, {t['engine_passes']} engine passes; held-out calls saved"
+        f" {t['held_out_calls_saved']}, default {t['default_calls_saved']}"
+    )

@@ -42,8 +42,9 @@ __all__ = ["calibrate_runs", "calibrate_arrays", "calibrate_task_type", "check_t
 
 def calibrate_runs(records: Iterable[RunRecord], config: CalibrationConfig) -> CalibrationReport:
     """Calibrate from RunRecords (consumed once; a generator is fine)."""
-    arrays = extract_runs(records, estimate_tokens=config.estimate_tokens_from_text,
-                          chars_per_token=config.chars_per_token)
+    arrays = extract_runs(
+        records, estimate_tokens=config.estimate_tokens_from_text, chars_per_token=config.chars_per_token
+    )
     return calibrate_arrays(arrays, config)
 
 
@@ -124,7 +125,9 @@ def _share_index(curve: np.ndarray, share: float) -> int:
     return int(np.argmax(curve >= share * curve[-1] - 1e-12))
 
 
-def _cost_basis(one: RunArrays, config: CalibrationConfig, fallback: float | None, unit: float) -> tuple[str, float | None]:
+def _cost_basis(
+    one: RunArrays, config: CalibrationConfig, fallback: float | None, unit: float
+) -> tuple[str, float | None]:
     """How a call's cost is known, and the constant cost per call (cost units) when there are no tokens."""
     if len(one.token_value):
         estimated = int(one.token_estimated.sum()) if one.token_estimated is not None else 0
@@ -132,31 +135,43 @@ def _cost_basis(one: RunArrays, config: CalibrationConfig, fallback: float | Non
             return "recorded tokens", None
         if estimated == len(one.token_value):
             return f"tokens estimated from text length ({config.chars_per_token:g} characters per token)", None
-        return (f"recorded tokens; {estimated} of {len(one.token_value)} calls estimated from text length "
-                f"({config.chars_per_token:g} characters per token)"), None
+        return (
+            f"recorded tokens; {estimated} of {len(one.token_value)} calls estimated from text length "
+            f"({config.chars_per_token:g} characters per token)"
+        ), None
     if config.cost_per_call is not None:
-        return f"model calls at the stated cost of {config.cost_per_call:g} per call (no token usage)", config.cost_per_call
+        return (
+            f"model calls at the stated cost of {config.cost_per_call:g} per call (no token usage)",
+            config.cost_per_call,
+        )
     assert fallback is not None
-    return (f"model calls at {fallback:,.0f} tokens per call, the mean of the task types with usage (an assumption: "
-            "this type reports none; pass --cost-per-call to state its cost)"), fallback * unit
+    return (
+        f"model calls at {fallback:,.0f} tokens per call, the mean of the task types with usage (an assumption: "
+        "this type reports none; pass --cost-per-call to state its cost)"
+    ), fallback * unit
 
 
-def _no_cap(name: str, d: float, successes: int, cost: np.ndarray, c: np.ndarray, w: np.ndarray,
-            unit_name: str) -> tuple[str | None, float | None]:
+def _no_cap(
+    name: str, d: float, successes: int, cost: np.ndarray, c: np.ndarray, w: np.ndarray, unit_name: str
+) -> tuple[str | None, float | None]:
     """The statement when no cap pays off (every cap costs at least d, what not running the agent costs)."""
     spent = np.cumsum(w)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(c > 0, spent / np.where(c > 0, c, 1.0), np.inf)
     break_even = float(ratio.min()) if np.isfinite(ratio.min()) else None
     if successes == 0:
-        return (f"no cap pays off: no {unit_name.split(' per ')[-1]} of {name!r} succeeded, so c(n) = 0 at every n and "
-                "running the agent only adds cost; check the success labels, or record runs with a higher cap"), None
+        return (
+            f"no cap pays off: no {unit_name.split(' per ')[-1]} of {name!r} succeeded, so c(n) = 0 at every n and "
+            "running the agent only adds cost; check the success labels, or record runs with a higher cap"
+        ), None
     if float(cost.min()) < d:
         return None, break_even
     n_be = int(np.argmin(ratio)) + 1
-    return (f"no cap pays off at failure cost d = {d:g}: every cap N costs at least d in expectation (the cost of "
-            f"not running the agent); a cap starts to pay off above d = {break_even:,.4g} (then N = {n_be}), or "
-            f"with calls below {d / break_even:.2f}x their cost, or a higher success rate"), break_even
+    return (
+        f"no cap pays off at failure cost d = {d:g}: every cap N costs at least d in expectation (the cost of "
+        f"not running the agent); a cap starts to pay off above d = {break_even:,.4g} (then N = {n_be}), or "
+        f"with calls below {d / break_even:.2f}x their cost, or a higher success rate"
+    ), break_even
 
 
 def calibrate_task_type(
@@ -227,8 +242,9 @@ def calibrate_task_type(
     token_budget = None
     t_star = t_cap = None
     if per_call is None:
-        totals = run_token_totals(one.runs, one.iterations, one.token_run, one.token_iter, one.token_value,
-                                  curve.tokens)
+        totals = run_token_totals(
+            one.runs, one.iterations, one.token_run, one.token_iter, one.token_value, curve.tokens
+        )
         axis = token_axis(totals, one.status, max_grid=config.max_token_grid)
         tok_point = aalen_johansen(axis.counts)
         tok_cost = token_expected_cost(axis, tok_point, unit, d)
@@ -263,8 +279,9 @@ def calibrate_task_type(
             + (f"; past n = {horizon} the data says nothing" if hard_cap > horizon else "")
             + ("; token budgets the same way on the token axis" if t_star is not None else "")
         )
-        policy = PolicyProposal(base_budget=n_star, hard_cap=hard_cap, base_token_budget=t_star,
-                                max_total_tokens=t_cap, rationale=rationale)
+        policy = PolicyProposal(
+            base_budget=n_star, hard_cap=hard_cap, base_token_budget=t_star, max_total_tokens=t_cap, rationale=rationale
+        )
 
     result = TaskTypeCalibration(
         task_type=name,

@@ -122,7 +122,7 @@ class TaskSet(_Model):
     """The agent's own cap per run (maxToolCallingRoundTrips / maxIterations): generous, so runs end on their own."""
 
     @model_validator(mode="after")
-    def _unique_ids(self) -> "TaskSet":
+    def _unique_ids(self) -> TaskSet:
         dupes = sorted(i for i, n in Counter(t.id for t in self.tasks).items() if n > 1)
         if dupes:
             raise ValueError(f"task ids must be unique; repeated: {', '.join(dupes)}")
@@ -148,8 +148,18 @@ class PlannedRun(_Model):
     def fingerprint(self) -> dict[str, Any]:
         """What this run was run with (stored in its footer's evidence; compared on resume)."""
         t = self.task
-        return {"task_id": t.id, "rep": self.rep, "task_type": t.task_type, "task": t.task, "scenario": t.scenario,
-                "style": t.style, "expect": t.expect, "expect_regex": t.expect_regex, "seed": self.seed, "cap": self.cap}
+        return {
+            "task_id": t.id,
+            "rep": self.rep,
+            "task_type": t.task_type,
+            "task": t.task,
+            "scenario": t.scenario,
+            "style": t.style,
+            "expect": t.expect,
+            "expect_regex": t.expect_regex,
+            "seed": self.seed,
+            "cap": self.cap,
+        }
 
 
 class LiveResult(BaseModel):
@@ -174,8 +184,14 @@ class LiveResult(BaseModel):
         return self.remaining == 0
 
     def summary(self) -> dict[str, Any]:
-        return {"planned": self.planned, "already_done": self.already_done, "ran": self.ran,
-                "remaining": self.remaining, "complete": self.complete, "ignored": len(self.ignored)}
+        return {
+            "planned": self.planned,
+            "already_done": self.already_done,
+            "ran": self.ran,
+            "remaining": self.remaining,
+            "complete": self.complete,
+            "ignored": len(self.ignored),
+        }
 
 
 Runner = Callable[[PlannedRun], Any]
@@ -196,8 +212,10 @@ def parse_tasks(data: Any, *, source: str = "<tasks>", base_dir: Path | None = N
     style = data.pop("style", None)
     raw_tasks = data.get("tasks")
     if not isinstance(raw_tasks, list) or not raw_tasks:
-        raise InputError(f"{source}: no tasks; add a [[tasks]] table (TOML) or a 'tasks' list (JSON) with id, "
-                         "task_type, task and scenario")
+        raise InputError(
+            f"{source}: no tasks; add a [[tasks]] table (TOML) or a 'tasks' list (JSON) with id, "
+            "task_type, task and scenario"
+        )
     tasks = []
     for i, raw in enumerate(raw_tasks):
         if not isinstance(raw, dict):
@@ -225,11 +243,19 @@ def parse_tasks(data: Any, *, source: str = "<tasks>", base_dir: Path | None = N
             if err.get("type") == "missing":
                 msg = "is required"
             elif err.get("type") == "extra_forbidden":
-                msg = ("is not a task-set key (tasks take id, task_type, task, scenario, style, expect, "
-                       "expect_regex, seed; the file takes repeats, cap, style, tasks)")
-            problems.append(f"{where}{field + ' ' if field else ''}{msg}" + (
-                f" (got {err.get('input')!r})" if err.get("type") not in ("missing", "extra_forbidden")
-                and not isinstance(err.get("input"), dict | list) else ""))
+                msg = (
+                    "is not a task-set key (tasks take id, task_type, task, scenario, style, expect, "
+                    "expect_regex, seed; the file takes repeats, cap, style, tasks)"
+                )
+            problems.append(
+                f"{where}{field + ' ' if field else ''}{msg}"
+                + (
+                    f" (got {err.get('input')!r})"
+                    if err.get("type") not in ("missing", "extra_forbidden")
+                    and not isinstance(err.get("input"), dict | list)
+                    else ""
+                )
+            )
         raise InputError(f"{source}: " + "; ".join(problems)) from None
     from pyguard.jvm.scenarios import load_scenario  # pure Python: finds and parses the scenario file
 
@@ -288,7 +314,9 @@ def _trace_file(trace_dir: Path, run_id: str) -> Path:
     return trace_dir / f"{run_id}.jsonl"
 
 
-def completed_runs(trace_dir: str | os.PathLike[str], plan: Sequence[PlannedRun]) -> tuple[dict[str, RunRecord], list[str]]:
+def completed_runs(
+    trace_dir: str | os.PathLike[str], plan: Sequence[PlannedRun]
+) -> tuple[dict[str, RunRecord], list[str]]:
     """The planned runs already complete in ``trace_dir`` (id -> record), and ids there the plan does not hold.
 
     Raises :class:`InputError` when a recorded run was run with other settings than its planned twin."""
@@ -333,11 +361,16 @@ def label_run(run: PlannedRun, record: RunRecord) -> RunRecord:
         update["success_label"] = verified
         if not verified:
             t = run.task
-            missed = (f"expect {t.expect!r}" if t.expect is not None and t.expect not in (end.answer or "")
-                      else f"expect_regex {t.expect_regex!r}")
+            missed = (
+                f"expect {t.expect!r}"
+                if t.expect is not None and t.expect not in (end.answer or "")
+                else f"expect_regex {t.expect_regex!r}"
+            )
             update.update(outcome=Outcome.FAILED, reason=f"the answer does not match the task's {missed}")
     update["evidence"] = {**end.evidence, _KEY: {**run.fingerprint(), "verified": verified}}
-    start = record.start if record.start.task_type else record.start.model_copy(update={"task_type": run.task.task_type})
+    start = (
+        record.start if record.start.task_type else record.start.model_copy(update={"task_type": run.task.task_type})
+    )
     return RunRecord(start=start, events=record.events, end=end.model_copy(update=update))
 
 
@@ -355,8 +388,15 @@ def jvm_runner(run: PlannedRun) -> Any:
     from pyguard.jvm import scripted_model
 
     model = scripted_model(run.task.scenario, seed=run.seed)
-    return run_unguarded(run.task.style, model, run.task.task, task_type=run.task.task_type, run_id=run.run_id,
-                         max_iterations=run.cap, max_tool_calling_round_trips=run.cap)
+    return run_unguarded(
+        run.task.style,
+        model,
+        run.task.task,
+        task_type=run.task.task_type,
+        run_id=run.run_id,
+        max_iterations=run.cap,
+        max_tool_calling_round_trips=run.cap,
+    )
 
 
 def _preflight(plan: Sequence[PlannedRun]) -> None:
@@ -406,12 +446,19 @@ def run_live(
             _preflight(todo)
         _execute(todo, root, runner or jvm_runner, threads, done, progress)
     records = [done[p.run_id] for p in plan if p.run_id in done]
-    return LiveResult(planned=len(plan), already_done=already, ran=len(records) - already,
-                      remaining=len(plan) - len(records), records=records, ignored=sorted(ignored))
+    return LiveResult(
+        planned=len(plan),
+        already_done=already,
+        ran=len(records) - already,
+        remaining=len(plan) - len(records),
+        records=records,
+        ignored=sorted(ignored),
+    )
 
 
-def _execute(todo: list[PlannedRun], root: Path, runner: Runner, threads: int, done: dict[str, RunRecord],
-             progress: bool) -> None:
+def _execute(
+    todo: list[PlannedRun], root: Path, runner: Runner, threads: int, done: dict[str, RunRecord], progress: bool
+) -> None:
     lock = threading.Lock()
 
     def one(run: PlannedRun) -> RunRecord:
@@ -455,8 +502,14 @@ class _Bar:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         self._counts = {"ok": 0, "fail": 0, "cut": 0}
-        self._p = Progress(TextColumn("calibrating"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                           TimeRemainingColumn(), console=Console(stderr=True))
+        self._p = Progress(
+            TextColumn("calibrating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
         self._p.start()
         self._task = self._p.add_task(self._text(), total=total)
 

@@ -10,7 +10,12 @@ from pyguard.errors import InputError
 
 __all__ = [
     "make_config",
-    "CalibrationConfig", "TokenBudget", "PolicyProposal", "TaskTypeCalibration", "SkippedType", "CalibrationReport",
+    "CalibrationConfig",
+    "TokenBudget",
+    "PolicyProposal",
+    "TaskTypeCalibration",
+    "SkippedType",
+    "CalibrationReport",
 ]
 
 

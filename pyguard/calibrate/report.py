@@ -49,15 +49,27 @@ def report_table(report: CalibrationReport) -> Table:
     """One row per task type; fits 100 columns. ``per`` says what n counts (model calls per run or per turn)."""
     conf = f"{report.config.confidence:.0%}"
     unit = "tokens" if report.cost_unit == "tokens" else "currency"
-    table = Table(title=f"maxIterations per task type (failure cost d = {report.config.failure_cost:g} {unit})",
-                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
-                  caption="per: n counts model calls per run, or per user turn of a conversation (ok/fail/cut "
-                          "then counts turns); cut: censored; +: N* at the end of the data (the optimum may lie "
-                          f"beyond); E\\[cost] at N* in {unit}; tokens: token budget; base/hard: the dynamic policy",
-                  caption_justify="left")
+    table = Table(
+        title=f"maxIterations per task type (failure cost d = {report.config.failure_cost:g} {unit})",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        caption="per: n counts model calls per run, or per user turn of a conversation (ok/fail/cut "
+        "then counts turns); cut: censored; +: N* at the end of the data (the optimum may lie "
+        f"beyond); E\\[cost] at N* in {unit}; tokens: token budget; base/hard: the dynamic policy",
+        caption_justify="left",
+    )
     for col, justify in [
-        ("task type", "left"), ("runs", "right"), ("ok/fail\n/cut", "right"), ("per", "left"), ("N*", "right"),
-        (f"{conf}\nCI", "right"), ("c(N*)", "right"), (r"E\[cost]", "right"), ("tokens", "right"),
+        ("task type", "left"),
+        ("runs", "right"),
+        ("ok/fail\n/cut", "right"),
+        ("per", "left"),
+        ("N*", "right"),
+        (f"{conf}\nCI", "right"),
+        ("c(N*)", "right"),
+        (r"E\[cost]", "right"),
+        ("tokens", "right"),
         ("base/\nhard", "right"),
     ]:
         first = col == "task type"
@@ -72,8 +84,13 @@ def report_table(report: CalibrationReport) -> Table:
             "no cap" if none else f"{t.recommended_max_iterations}" + ("+" if t.at_horizon else ""),
             "-" if none else f"{t.ci_low}-{t.ci_high}",
             "-" if none else f"{t.success_at_optimum:.3f}",
-            "-" if none else (f"{t.expected_cost_at_optimum:,.0f}" if report.cost_unit == "tokens"
-                              else f"{t.expected_cost_at_optimum:,.4g}"),
+            "-"
+            if none
+            else (
+                f"{t.expected_cost_at_optimum:,.0f}"
+                if report.cost_unit == "tokens"
+                else f"{t.expected_cost_at_optimum:,.4g}"
+            ),
             f"{t.token_budget.recommended_tokens:,}" if t.token_budget else "-",
             f"{t.policy.base_budget}/{t.policy.hard_cap}" if t.policy else "-",
         )
@@ -102,8 +119,10 @@ def _write_file(path: Path, data: bytes) -> None:
         fd = os.open(path, flags, 0o644)
     except OSError as exc:
         if path.is_symlink():
-            raise InputError(f"{str(path)!r} is a symbolic link; the report is never written through a link: remove"
-                             " it or pass another --out") from None
+            raise InputError(
+                f"{str(path)!r} is a symbolic link; the report is never written through a link: remove"
+                " it or pass another --out"
+            ) from None
         raise InputError(f"cannot write {str(path)!r}: {exc.strerror}") from None
     with os.fdopen(fd, "wb") as f:
         f.write(data)
@@ -119,8 +138,11 @@ def _title(t: TaskTypeCalibration, report: CalibrationReport, what: str) -> str:
 
 def _mark_end_of_data(ax, t: TaskTypeCalibration) -> None:  # noqa: ANN001
     """The last recorded n: the recording's cap when runs were cut off there; c(n) past it is unknown."""
-    label = (f"recording cap n = {t.recording_cap} (c unknown past it)" if t.recording_cap is not None
-             else f"end of data n = {t.horizon} (unknown past it)")
+    label = (
+        f"recording cap n = {t.recording_cap} (c unknown past it)"
+        if t.recording_cap is not None
+        else f"end of data n = {t.horizon} (unknown past it)"
+    )
     ax.axvline(t.horizon, color="grey", linestyle=":", linewidth=1.5, label=label)
     right = t.horizon + max(2.0, 0.15 * t.horizon)
     ax.axvspan(t.horizon, right, color="grey", alpha=0.08, hatch="//", linewidth=0)
@@ -137,19 +159,27 @@ def plot_success(t: TaskTypeCalibration, report: CalibrationReport, path: Path) 
     ax = fig.add_subplot()
     seen = n >= t.first_success if t.first_success is not None else np.zeros(len(n), bool)
     if seen.any():
-        ax.fill_between(n, low, high, where=seen, step="post", alpha=0.25, color="C0",
-                        label=f"{confidence:.0%} bootstrap band")
+        ax.fill_between(
+            n, low, high, where=seen, step="post", alpha=0.25, color="C0", label=f"{confidence:.0%} bootstrap band"
+        )
     if (~seen).any():  # up to the first success (the step ends where the bootstrap band begins)
         stop = t.first_success if t.first_success is not None else len(n)
-        ax.fill_between(n[:stop], 0, high[:stop], step="post", alpha=0.2, color="C1",
-                        label=f"{confidence:.0%} upper bound while no success was seen (binomial)")
+        ax.fill_between(
+            n[:stop],
+            0,
+            high[:stop],
+            step="post",
+            alpha=0.2,
+            color="C1",
+            label=f"{confidence:.0%} upper bound while no success was seen (binomial)",
+        )
     ax.step(n, t.c, where="post", color="C0", marker="o", markersize=3, label="c(n), Aalen-Johansen")
     if t.recommended_max_iterations is not None:
-        ax.axvline(t.recommended_max_iterations, color="black", linestyle="--",
-                   label=f"N* = {t.recommended_max_iterations}")
+        ax.axvline(
+            t.recommended_max_iterations, color="black", linestyle="--", label=f"N* = {t.recommended_max_iterations}"
+        )
     _mark_end_of_data(ax, t)
-    ax.set(xlabel=f"n ({t.unit})", ylabel="P(succeeded within n calls)", ylim=(0, 1),
-           title=_title(t, report, "c(n)"))
+    ax.set(xlabel=f"n ({t.unit})", ylabel="P(succeeded within n calls)", ylim=(0, 1), title=_title(t, report, "c(n)"))
     ax.title.set_fontsize(9)
     fig.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
     _save(fig, path)
@@ -164,19 +194,35 @@ def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> 
     fig = Figure(figsize=(7.0, 4.8), layout="constrained")
     ax = fig.add_subplot()
     if t.expected_cost_low:
-        ax.fill_between(n, t.expected_cost_low, t.expected_cost_high, alpha=0.2, color="C0",
-                        label=f"{conf} bootstrap band")
+        ax.fill_between(
+            n, t.expected_cost_low, t.expected_cost_high, alpha=0.2, color="C0", label=f"{conf} bootstrap band"
+        )
     ax.plot(n, t.expected_cost, marker="o", markersize=3, color="C0", label="E[cost](N)")
-    ax.axhline(report.config.failure_cost, color="C3", linewidth=1, linestyle="-.",
-               label=f"d = {report.config.failure_cost:g}: not running the agent")
+    ax.axhline(
+        report.config.failure_cost,
+        color="C3",
+        linewidth=1,
+        linestyle="-.",
+        label=f"d = {report.config.failure_cost:g}: not running the agent",
+    )
     if t.recommended_max_iterations is not None:
         k = t.recommended_max_iterations
-        ax.errorbar([k], [t.expected_cost_at_optimum], xerr=[[k - t.ci_low], [t.ci_high - k]], fmt="r*",
-                    markersize=14, capsize=4, label=f"N* = {k} ({conf} CI {t.ci_low}-{t.ci_high})")
+        ax.errorbar(
+            [k],
+            [t.expected_cost_at_optimum],
+            xerr=[[k - t.ci_low], [t.ci_high - k]],
+            fmt="r*",
+            markersize=14,
+            capsize=4,
+            label=f"N* = {k} ({conf} CI {t.ci_low}-{t.ci_high})",
+        )
     _mark_end_of_data(ax, t)
     unit = "tokens" if report.cost_unit == "tokens" else "currency"
-    ax.set(xlabel=f"cap N ({t.unit})", ylabel=f"expected cost per {'turn' if t.per_turn else 'run'} ({unit})",
-           title=_title(t, report, "E[cost](N)" + ("" if t.recommended_max_iterations else ", no cap pays off")))
+    ax.set(
+        xlabel=f"cap N ({t.unit})",
+        ylabel=f"expected cost per {'turn' if t.per_turn else 'run'} ({unit})",
+        title=_title(t, report, "E[cost](N)" + ("" if t.recommended_max_iterations else ", no cap pays off")),
+    )
     ax.title.set_fontsize(9)
     fig.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
     _save(fig, path)
@@ -187,13 +233,16 @@ def _md_row(t: TaskTypeCalibration, report: CalibrationReport) -> str:
     if t.recommended_max_iterations is None:
         rec = "no cap | - | - | - "
     else:
-        rec = (f"{t.recommended_max_iterations}{' (edge)' if t.at_horizon else ''} | {t.ci_low}-{t.ci_high} | "
-               f"{t.success_at_optimum:.3f} | {_money(t.expected_cost_at_optimum, report)} ")
+        rec = (
+            f"{t.recommended_max_iterations}{' (edge)' if t.at_horizon else ''} | {t.ci_low}-{t.ci_high} | "
+            f"{t.success_at_optimum:.3f} | {_money(t.expected_cost_at_optimum, report)} "
+        )
     tokens = f"{t.token_budget.recommended_tokens:,}" if t.token_budget else "-"
     policy = f"{t.policy.base_budget} / {t.policy.hard_cap}" if t.policy else "-"
     runs = f"{t.runs}" + (f" ({t.units} turns)" if t.per_turn else "")
-    return (f"| {t.task_type} | {runs} | {t.successes}/{t.failures}/{t.censored} | {t.unit} | {rec}| {tokens} | "
-            f"{policy} |")
+    return (
+        f"| {t.task_type} | {runs} | {t.successes}/{t.failures}/{t.censored} | {t.unit} | {rec}| {tokens} | {policy} |"
+    )
 
 
 def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snippets: dict[str, str]) -> str:
@@ -220,19 +269,29 @@ def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snip
     for t in report.task_types:
         c_png, cost_png = plots[t.task_type]
         out += [
-            "", f"## {t.task_type}", "",
-            f"![c(n) for {t.task_type}]({c_png})", "", f"![expected cost by cap for {t.task_type}]({cost_png})", "",
-            f"n counts {t.unit}; a call's cost: {t.cost_basis}.", "",
+            "",
+            f"## {t.task_type}",
+            "",
+            f"![c(n) for {t.task_type}]({c_png})",
+            "",
+            f"![expected cost by cap for {t.task_type}]({cost_png})",
+            "",
+            f"n counts {t.unit}; a call's cost: {t.cost_basis}.",
+            "",
         ]
         if t.no_cap is not None:
             out += [f"**No cap recommended**: {t.no_cap}.", ""]
         if t.token_budget is not None:
-            out += [f"Token budget: {t.token_budget.recommended_tokens:,} tokens (CI {t.token_budget.ci_low:,}-"
-                    f"{t.token_budget.ci_high:,}), c at that budget {t.token_budget.success_at_budget:.3f}.", ""]
+            out += [
+                f"Token budget: {t.token_budget.recommended_tokens:,} tokens (CI {t.token_budget.ci_low:,}-"
+                f"{t.token_budget.ci_high:,}), c at that budget {t.token_budget.success_at_budget:.3f}.",
+                "",
+            ]
         if t.policy is not None:
             out += [f"Policy: {t.policy.rationale}."]
     for title, (name, lang) in {
-        "Java": ("CalibratedLimits.java", "java"), "Properties": ("calibration.properties", "properties"),
+        "Java": ("CalibratedLimits.java", "java"),
+        "Properties": ("calibration.properties", "properties"),
         "pyguard budgets": ("pyguard.toml", "toml"),
     }.items():
         out += ["", f"## {title} (`{name}`)", "", f"```{lang}", snippets[name].rstrip(), "```"]
@@ -245,8 +304,9 @@ def write_report(report: CalibrationReport, out_dir: str | Path) -> list[Path]:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {str(out)!r} is a file; pass a directory (it is created if missing)")
     if (out / "plots").exists() and not (out / "plots").is_dir():
-        raise InputError(f"{str(out / 'plots')!r} is a file; the report writes its plots there: move it or pass another"
-                         " --out")
+        raise InputError(
+            f"{str(out / 'plots')!r} is a file; the report writes its plots there: move it or pass another --out"
+        )
     (out / "plots").mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     plots: dict[str, tuple[str, str]] = {}
@@ -266,8 +326,11 @@ def write_report(report: CalibrationReport, out_dir: str | Path) -> list[Path]:
         "calibration.properties": properties_snippet(report),
         "pyguard.toml": toml_snippet(report),
     }
-    for name, text in {**snippets, "calibration.json": report_json(report) + "\n",
-                       "report.md": _markdown(report, plots, snippets)}.items():
+    for name, text in {
+        **snippets,
+        "calibration.json": report_json(report) + "\n",
+        "report.md": _markdown(report, plots, snippets),
+    }.items():
         _write_file(out / name, text.encode("utf-8"))
         written.append(out / name)
     return written

@@ -135,7 +135,7 @@ class RunArrays:
         *,
         task_types: tuple[str, ...] = (UNTYPED,),
         type_code: np.ndarray | None = None,
-    ) -> "RunArrays":
+    ) -> RunArrays:
         """Build from dense columns: ``token_matrix[i, n-1]`` is the tokens of call n of run i (NaN where absent
         or past the run's end). Used by synthetic data, the benchmark and a live runner that keeps arrays."""
         iterations = np.asarray(iterations, dtype=np.int64)
@@ -155,7 +155,7 @@ class RunArrays:
             token_value=token_matrix[run_idx, col_idx],
         )
 
-    def select(self, code: int) -> "RunArrays":
+    def select(self, code: int) -> RunArrays:
         """The runs of one task type (codes renumbered so the result holds one type, code 0)."""
         keep = self.type_code == code
         new_index = np.cumsum(keep) - 1
@@ -232,7 +232,7 @@ class RunAccumulator:
             self._multi.add(ttype)
         ends = starts[1:] + [n]
         first_unit = len(self._iterations)
-        for k, (lo, hi) in enumerate(zip(starts, ends)):
+        for k, (lo, hi) in enumerate(zip(starts, ends, strict=False)):
             self._iterations.append(hi - lo)
             self._status.append(status if hi == n else int(RunStatus.SUCCESS))
             self._run_ids.append(record.run_id if len(starts) == 1 else f"{record.run_id}#turn{k + 1}")
@@ -255,7 +255,7 @@ class RunAccumulator:
             self._tok_est.append(estimated)
         self._runs += 1
 
-    def extend(self, records: Iterable[RunRecord]) -> "RunAccumulator":
+    def extend(self, records: Iterable[RunRecord]) -> RunAccumulator:
         for record in records:
             self.add(record)
         return self
@@ -277,7 +277,8 @@ class RunAccumulator:
         )
 
 
-def extract_runs(records: Iterable[RunRecord], *, estimate_tokens: bool = False,
-                 chars_per_token: float = 4.0) -> RunArrays:
+def extract_runs(
+    records: Iterable[RunRecord], *, estimate_tokens: bool = False, chars_per_token: float = 4.0
+) -> RunArrays:
     """One pass over ``records`` (any iterable, e.g. a generator from a live runner) -> :class:`RunArrays`."""
     return RunAccumulator(estimate_tokens=estimate_tokens, chars_per_token=chars_per_token).extend(records).arrays()

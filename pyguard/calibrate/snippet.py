@@ -39,8 +39,7 @@ def _summary(t: TaskTypeCalibration, report: CalibrationReport) -> str:
         return f"{t.task_type}: no cap, {runs}: {t.no_cap}"
     return (
         f"{t.task_type}: N* = {t.recommended_max_iterations} {t.unit} ({conf} CI {t.ci_low}-{t.ci_high}), "
-        f"c(N*) = {t.success_at_optimum:.3f}, {runs}"
-        + (" [N* at the edge of the data]" if t.at_horizon else "")
+        f"c(N*) = {t.success_at_optimum:.3f}, {runs}" + (" [N* at the edge of the data]" if t.at_horizon else "")
     )
 
 
@@ -58,7 +57,9 @@ def _header(report: CalibrationReport) -> str:
     price = (
         f"price {cfg.price_per_1k_tokens:g} per 1k tokens" if cfg.price_per_1k_tokens is not None else "cost in tokens"
     )
-    return f"pyguard calibrate: failure cost d = {cfg.failure_cost:g}, {price}, bootstrap {cfg.bootstrap}, seed {cfg.seed}"
+    return (
+        f"pyguard calibrate: failure cost d = {cfg.failure_cost:g}, {price}, bootstrap {cfg.bootstrap}, seed {cfg.seed}"
+    )
 
 
 def java_snippet(report: CalibrationReport, class_name: str = "CalibratedLimits") -> str:
@@ -126,8 +127,13 @@ def toml_snippet(report: CalibrationReport) -> str:
     token_caps = [t.policy.max_total_tokens for t in capped if t.policy.max_total_tokens is not None]
     if token_caps:
         table["caps"] = {"max_total_tokens": max(token_caps)}
-    notes = [f"# {_header(report)}"] + [
-        f"# {t.task_type}: token budget {t.policy.base_token_budget}, token hard cap {t.policy.max_total_tokens}"
-        for t in capped if t.policy.max_total_tokens is not None
-    ] + [f"# {_summary(t, report)}" for t in _uncapped(report)]
+    notes = (
+        [f"# {_header(report)}"]
+        + [
+            f"# {t.task_type}: token budget {t.policy.base_token_budget}, token hard cap {t.policy.max_total_tokens}"
+            for t in capped
+            if t.policy.max_total_tokens is not None
+        ]
+        + [f"# {_summary(t, report)}" for t in _uncapped(report)]
+    )
     return "\n".join(notes) + "\n" + tomli_w.dumps({"tool": {"pyguard": table}})

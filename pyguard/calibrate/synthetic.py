@@ -88,8 +88,14 @@ def true_curves(spec: SyntheticType, failure_cost: float, price_per_1k_tokens: f
     )
 
 
-def sample_runs(spec: SyntheticType, runs: int, rng: np.random.Generator, *, type_code: int = 0,
-                task_types: tuple[str, ...] | None = None) -> RunArrays:
+def sample_runs(
+    spec: SyntheticType,
+    runs: int,
+    rng: np.random.Generator,
+    *,
+    type_code: int = 0,
+    task_types: tuple[str, ...] | None = None,
+) -> RunArrays:
     """Draw ``runs`` runs (vectorised)."""
     h = spec.record_cap
     pmf = _success_pmf(spec, h)
@@ -97,7 +103,11 @@ def sample_runs(spec: SyntheticType, runs: int, rng: np.random.Generator, *, typ
     cum = np.cumsum(pmf)
     ts = np.searchsorted(cum, u, side="right") + 1.0  # > h when not solved within the cap
     ts[rng.random(runs) >= spec.solvable] = np.inf
-    tf = rng.geometric(spec.failure_hazard, runs).astype(np.float64) if spec.failure_hazard > 0 else np.full(runs, np.inf)
+    tf = (
+        rng.geometric(spec.failure_hazard, runs).astype(np.float64)
+        if spec.failure_hazard > 0
+        else np.full(runs, np.inf)
+    )
     end = np.minimum(ts, tf)
     status = np.where(ts <= tf, RunStatus.SUCCESS, RunStatus.FAILURE).astype(np.int8)
     cut = np.full(runs, float(h))
@@ -110,7 +120,10 @@ def sample_runs(spec: SyntheticType, runs: int, rng: np.random.Generator, *, typ
     tokens = spec.base_tokens + spec.growth_tokens * calls[None, :] + rng.normal(0.0, spec.token_noise, (runs, h))
     tokens = np.maximum(np.round(tokens), 1.0)
     return RunArrays.from_columns(
-        iterations, status, tokens, task_types=task_types or (spec.name,),
+        iterations,
+        status,
+        tokens,
+        task_types=task_types or (spec.name,),
         type_code=np.full(runs, type_code, np.int64),
     )
 
@@ -118,7 +131,8 @@ def sample_runs(spec: SyntheticType, runs: int, rng: np.random.Generator, *, typ
 def to_records(arrays: RunArrays, *, prefix: str = "run") -> list[RunRecord]:
     """RunRecords equivalent to ``arrays`` (for CLI tests and examples; loops per run)."""
     tokens: dict[tuple[int, int], float] = {
-        (int(r), int(i)): float(v) for r, i, v in zip(arrays.token_run, arrays.token_iter, arrays.token_value)
+        (int(r), int(i)): float(v)
+        for r, i, v in zip(arrays.token_run, arrays.token_iter, arrays.token_value, strict=False)
     }
     records = []
     for i in range(arrays.runs):
@@ -130,15 +144,27 @@ def to_records(arrays: RunArrays, *, prefix: str = "run") -> list[RunRecord]:
         for k in range(1, n + 1):
             final = k == n and status is not RunStatus.CENSORED
             tok = tokens.get((i, k))
-            events.append(IterationEvent(
-                run_id=run_id, index=k, task_type=ttype,
-                total_tokens=None if tok is None else int(tok),
-                tool_calls=() if final else (ToolCall(id=f"c{k}", name="lookup", arguments="{}"),),
-                text="done" if final else None,
-            ))
-        outcome = {RunStatus.SUCCESS: Outcome.SUCCEEDED, RunStatus.FAILURE: Outcome.FAILED,
-                   RunStatus.CENSORED: Outcome.EXPIRED}[status]
-        end = RunEnd(run_id=run_id, outcome=outcome, iterations=n, censored=status is RunStatus.CENSORED,
-                     success_label=None if status is RunStatus.CENSORED else status is RunStatus.SUCCESS)
+            events.append(
+                IterationEvent(
+                    run_id=run_id,
+                    index=k,
+                    task_type=ttype,
+                    total_tokens=None if tok is None else int(tok),
+                    tool_calls=() if final else (ToolCall(id=f"c{k}", name="lookup", arguments="{}"),),
+                    text="done" if final else None,
+                )
+            )
+        outcome = {
+            RunStatus.SUCCESS: Outcome.SUCCEEDED,
+            RunStatus.FAILURE: Outcome.FAILED,
+            RunStatus.CENSORED: Outcome.EXPIRED,
+        }[status]
+        end = RunEnd(
+            run_id=run_id,
+            outcome=outcome,
+            iterations=n,
+            censored=status is RunStatus.CENSORED,
+            success_label=None if status is RunStatus.CENSORED else status is RunStatus.SUCCESS,
+        )
         records.append(RunRecord(start=RunStart(run_id=run_id, task_type=ttype), events=events, end=end))
     return records

@@ -33,7 +33,11 @@ class TokenAxis:
 
 
 def run_token_totals(
-    runs: int, iterations: np.ndarray, token_run: np.ndarray, token_iter: np.ndarray, token_value: np.ndarray,
+    runs: int,
+    iterations: np.ndarray,
+    token_run: np.ndarray,
+    token_iter: np.ndarray,
+    token_value: np.ndarray,
     tokens_per_call: np.ndarray,
 ) -> np.ndarray:
     """Total tokens per run; calls without a count are filled from ``tokens_per_call`` (index n-1)."""
@@ -62,4 +66,3 @@ def token_expected_cost(axis: TokenAxis, incidence: Incidence, unit_cost: float,
     widths = np.diff(np.concatenate([[0.0], axis.grid]))
     spend = np.cumsum(incidence.reach * widths, axis=-1)
     return unit_cost * spend + (1.0 - incidence.success) * failure_cost
-

@@ -40,20 +40,26 @@ def read_baseline(path: str | Path) -> RunSetSummary:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"cannot read the baseline {str(path)!r}: {exc.strerror or exc}; "
-                         "make one with --write-baseline") from exc
+        raise InputError(
+            f"cannot read the baseline {str(path)!r}: {exc.strerror or exc}; make one with --write-baseline"
+        ) from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"the baseline {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno}): "
-                         "regenerate it with --write-baseline") from exc
+        raise InputError(
+            f"the baseline {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno}): "
+            "regenerate it with --write-baseline"
+        ) from exc
     if not isinstance(data, dict) or data.get("format") != "pyguard-check-baseline":
-        raise InputError(f"{str(path)!r} is not a pyguard check baseline (no \"format\": "
-                         "\"pyguard-check-baseline\"): regenerate it with --write-baseline")
+        raise InputError(
+            f'{str(path)!r} is not a pyguard check baseline (no "format": '
+            '"pyguard-check-baseline"): regenerate it with --write-baseline'
+        )
     try:
         return RunSetSummary.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise InputError(f"the baseline {str(path)!r} is invalid at {where}: {first['msg']}; "
-                         "regenerate it with --write-baseline") from exc
+        raise InputError(
+            f"the baseline {str(path)!r} is invalid at {where}: {first['msg']}; regenerate it with --write-baseline"
+        ) from exc

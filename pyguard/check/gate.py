@@ -122,19 +122,34 @@ def _threshold_checks(group: str, g: GroupSummary, cfg: GateConfig) -> list[Chec
         rate = g.rate(outcome)
         ok = rate <= limit
         label = name.replace("_", " ")
-        msg = (
-            f"{label} {rate:.3f} ({g.count(outcome)}/{g.n}) is "
-            + (f"within the threshold {limit:g}" if ok else f"above the threshold {limit:g}")
+        msg = f"{label} {rate:.3f} ({g.count(outcome)}/{g.n}) is " + (
+            f"within the threshold {limit:g}" if ok else f"above the threshold {limit:g}"
         )
-        out.append(CheckResult(name=name, task_type=group, kind="threshold", value=rate, threshold=limit,
-                               n=g.n, passed=ok, message=msg))
+        out.append(
+            CheckResult(
+                name=name, task_type=group, kind="threshold", value=rate, threshold=limit, n=g.n, passed=ok, message=msg
+            )
+        )
     if cfg.max_p95_iterations is not None and g.n:
         p95 = g.iterations_p95
         ok = p95 <= cfg.max_p95_iterations
-        msg = (f"p95 iterations {p95:g} (p50 {g.iterations_p50:g}, n={g.n}) is "
-               + ("within" if ok else "above") + f" the threshold {cfg.max_p95_iterations}")
-        out.append(CheckResult(name="p95_iterations", task_type=group, kind="threshold", value=p95,
-                               threshold=float(cfg.max_p95_iterations), n=g.n, passed=ok, message=msg))
+        msg = (
+            f"p95 iterations {p95:g} (p50 {g.iterations_p50:g}, n={g.n}) is "
+            + ("within" if ok else "above")
+            + f" the threshold {cfg.max_p95_iterations}"
+        )
+        out.append(
+            CheckResult(
+                name="p95_iterations",
+                task_type=group,
+                kind="threshold",
+                value=p95,
+                threshold=float(cfg.max_p95_iterations),
+                n=g.n,
+                passed=ok,
+                message=msg,
+            )
+        )
     return out
 
 
@@ -147,34 +162,72 @@ def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary, pooled: l
         if x == 0 and xb == 0 and outcome not in _ALWAYS_REPORTED:
             continue
         p, method = proportion_increase_test(x, cur.n, xb, base.n)
-        tests.append(dict(name=f"baseline.{outcome.value}_rate", value=x / cur.n, baseline=xb / base.n,
-                          p_value=p, test=method, tested=(x + xb) > 0,
-                          detail=(f"{outcome.value} rate {x / cur.n:.3f} ({x}/{cur.n}) vs baseline "
-                                  f"{xb / base.n:.3f} ({xb}/{base.n})")))
+        tests.append(
+            dict(
+                name=f"baseline.{outcome.value}_rate",
+                value=x / cur.n,
+                baseline=xb / base.n,
+                p_value=p,
+                test=method,
+                tested=(x + xb) > 0,
+                detail=(
+                    f"{outcome.value} rate {x / cur.n:.3f} ({x}/{cur.n}) vs baseline {xb / base.n:.3f} ({xb}/{base.n})"
+                ),
+            )
+        )
     s, sb = cur.count(Outcome.SUCCEEDED), base.count(Outcome.SUCCEEDED)
     p, method = proportion_increase_test(cur.n - s, cur.n, base.n - sb, base.n)
-    tests.append(dict(name="baseline.success_rate", value=s / cur.n, baseline=sb / base.n, p_value=p,
-                      test=method, tested=(cur.n - s + base.n - sb) > 0,
-                      detail=(f"success rate {s / cur.n:.3f} ({s}/{cur.n}) vs baseline "
-                              f"{sb / base.n:.3f} ({sb}/{base.n})")))
+    tests.append(
+        dict(
+            name="baseline.success_rate",
+            value=s / cur.n,
+            baseline=sb / base.n,
+            p_value=p,
+            test=method,
+            tested=(cur.n - s + base.n - sb) > 0,
+            detail=(f"success rate {s / cur.n:.3f} ({s}/{cur.n}) vs baseline {sb / base.n:.3f} ({sb}/{base.n})"),
+        )
+    )
     it, itb = cur.iteration_values(), base.iteration_values()
-    tests.append(dict(name="baseline.iterations", value=float(it.mean()), baseline=float(itb.mean()),
-                      p_value=shift_increase_test(it, itb), test="mann-whitney", tested=True,
-                      detail=(f"iterations mean {it.mean():.2f} (p50 {cur.iterations_p50:g}, p95 "
-                              f"{cur.iterations_p95:g}) vs baseline mean {itb.mean():.2f} (p50 "
-                              f"{base.iterations_p50:g}, p95 {base.iterations_p95:g})")))
+    tests.append(
+        dict(
+            name="baseline.iterations",
+            value=float(it.mean()),
+            baseline=float(itb.mean()),
+            p_value=shift_increase_test(it, itb),
+            test="mann-whitney",
+            tested=True,
+            detail=(
+                f"iterations mean {it.mean():.2f} (p50 {cur.iterations_p50:g}, p95 "
+                f"{cur.iterations_p95:g}) vs baseline mean {itb.mean():.2f} (p50 "
+                f"{base.iterations_p50:g}, p95 {base.iterations_p95:g})"
+            ),
+        )
+    )
     for t in tests:
         t.update(task_type=group, n=cur.n, baseline_n=base.n)
     if pooled is not None:
         tests.extend(pooled)
     elif cur.tokens and base.tokens:
         tk, tkb = cur.token_values(), base.token_values()
-        tests.append(dict(name="baseline.tokens", value=float(tk.mean()), baseline=float(tkb.mean()),
-                          p_value=shift_increase_test(tk, tkb), test="mann-whitney", tested=True,
-                          task_type=group, n=len(tk), baseline_n=len(tkb),
-                          detail=(f"tokens per run mean {tk.mean():,.0f} over the {len(tk)} of {cur.n} runs with "
-                                  f"usage (p95 {cur.tokens_p95:,.0f}) vs baseline mean {tkb.mean():,.0f} over "
-                                  f"{len(tkb)} of {base.n} (p95 {base.tokens_p95:,.0f})")))
+        tests.append(
+            dict(
+                name="baseline.tokens",
+                value=float(tk.mean()),
+                baseline=float(tkb.mean()),
+                p_value=shift_increase_test(tk, tkb),
+                test="mann-whitney",
+                tested=True,
+                task_type=group,
+                n=len(tk),
+                baseline_n=len(tkb),
+                detail=(
+                    f"tokens per run mean {tk.mean():,.0f} over the {len(tk)} of {cur.n} runs with "
+                    f"usage (p95 {cur.tokens_p95:,.0f}) vs baseline mean {tkb.mean():,.0f} over "
+                    f"{len(tkb)} of {base.n} (p95 {base.tokens_p95:,.0f})"
+                ),
+            )
+        )
     return tests
 
 
@@ -199,14 +252,24 @@ def _pooled_tokens(summary: RunSetSummary, baseline: RunSetSummary) -> list[dict
     if not used:
         return []
     tk, tkb = np.concatenate(cur_rel), np.concatenate(base_rel)
-    return [dict(
-        name="baseline.tokens", value=float(tk.mean()), baseline=float(tkb.mean()),
-        p_value=shift_increase_test(tk, tkb), test="mann-whitney", tested=True, task_type=ALL_TASKS,
-        n=len(tk), baseline_n=len(tkb),
-        detail=(f"tokens per run relative to their task type's baseline median (1.0 = that median), over the "
+    return [
+        dict(
+            name="baseline.tokens",
+            value=float(tk.mean()),
+            baseline=float(tkb.mean()),
+            p_value=shift_increase_test(tk, tkb),
+            test="mann-whitney",
+            tested=True,
+            task_type=ALL_TASKS,
+            n=len(tk),
+            baseline_n=len(tkb),
+            detail=(
+                f"tokens per run relative to their task type's baseline median (1.0 = that median), over the "
                 f"{len(used)} type(s) with usage in both ({', '.join(used)}): mean {tk.mean():.3f} over {len(tk)} "
-                f"runs vs baseline {tkb.mean():.3f} over {len(tkb)} runs"),
-    )]
+                f"runs vs baseline {tkb.mean():.3f} over {len(tkb)} runs"
+            ),
+        )
+    ]
 
 
 def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary | None = None) -> GateReport:
@@ -231,24 +294,39 @@ def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary
             if baseline.groups[group].n and group not in summary.groups:
                 notes.append(f"task type {group!r} of the baseline has no runs now: not compared")
         family = [i for i, t in enumerate(raw) if t["tested"]]
-        adjusted = dict(zip(family, holm_adjust([raw[i]["p_value"] for i in family])))
+        adjusted = dict(zip(family, holm_adjust([raw[i]["p_value"] for i in family]), strict=False))
         for i, t in enumerate(raw):
             p_adj = adjusted.get(i)
             ok = p_adj is None or p_adj > config.alpha
             if p_adj is None:
                 verdict = "not tested (no such runs in either sample)"
             elif ok:
-                verdict = (f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}): "
-                           f"no significant worsening at alpha {config.alpha:g}")
+                verdict = (
+                    f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}): "
+                    f"no significant worsening at alpha {config.alpha:g}"
+                )
             else:
-                verdict = (f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}) <= alpha "
-                           f"{config.alpha:g}: significantly worse than the baseline")
-            checks.append(CheckResult(
-                name=t["name"], task_type=t["task_type"], kind="baseline", value=t["value"],
-                baseline=t["baseline"], p_value=t["p_value"] if p_adj is not None else None, p_adjusted=p_adj,
-                alpha=config.alpha, test=t["test"] if p_adj is not None else None, n=t["n"],
-                baseline_n=t["baseline_n"], passed=ok, message=f"{t['detail']}: {verdict}",
-            ))
+                verdict = (
+                    f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}) <= alpha "
+                    f"{config.alpha:g}: significantly worse than the baseline"
+                )
+            checks.append(
+                CheckResult(
+                    name=t["name"],
+                    task_type=t["task_type"],
+                    kind="baseline",
+                    value=t["value"],
+                    baseline=t["baseline"],
+                    p_value=t["p_value"] if p_adj is not None else None,
+                    p_adjusted=p_adj,
+                    alpha=config.alpha,
+                    test=t["test"] if p_adj is not None else None,
+                    n=t["n"],
+                    baseline_n=t["baseline_n"],
+                    passed=ok,
+                    message=f"{t['detail']}: {verdict}",
+                )
+            )
     if not checks:
         notes.append("no checks configured: pass thresholds (--max-stall-rate, ...) or --baseline")
     return GateReport(checks=checks, summary=summary, baseline=baseline, config=config, notes=notes)

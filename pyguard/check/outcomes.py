@@ -11,12 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pyguard.check.summary import ALL_TASKS, RunFacts
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord
-from pyguard.check.summary import ALL_TASKS, RunFacts
 
-__all__ = ["Replayer", "needs_replay", "run_tokens", "facts_from_footer", "replay_outcomes", "resolve_runs",
-           "policy_replayer"]
+__all__ = [
+    "Replayer",
+    "needs_replay",
+    "run_tokens",
+    "facts_from_footer",
+    "replay_outcomes",
+    "resolve_runs",
+    "policy_replayer",
+]
 
 Replayer = Callable[[Sequence[RunRecord]], Sequence[RunEnd]]
 """Replays runs through a policy and returns one RunEnd per run, in order."""
@@ -58,20 +65,29 @@ def run_tokens(run: RunRecord, iterations: int | None = None) -> int | None:
 
 def _check_task_type(run: RunRecord) -> None:
     if run.task_type == ALL_TASKS:
-        raise InputError(f"run {run.run_id!r} has task_type {ALL_TASKS!r}, which pyguard check reserves for "
-                         "all runs together: rename the task type")
+        raise InputError(
+            f"run {run.run_id!r} has task_type {ALL_TASKS!r}, which pyguard check reserves for "
+            "all runs together: rename the task type"
+        )
 
 
 def facts_from_footer(run: RunRecord) -> RunFacts:
     """The run's facts as its trace footer records them."""
     _check_task_type(run)
     if run.end is None:
-        raise InputError(f"run {run.run_id!r} has no run_end footer (cut short?): complete or drop the run, or "
-                         "pass --format openai to replay it through a policy")
+        raise InputError(
+            f"run {run.run_id!r} has no run_end footer (cut short?): complete or drop the run, or "
+            "pass --format openai to replay it through a policy"
+        )
     end = run.end
     iterations = end.iterations or len(run.events)
-    return RunFacts(run_id=run.run_id, task_type=run.task_type, outcome=_labelled(end), iterations=iterations,
-                    tokens=run_tokens(run))
+    return RunFacts(
+        run_id=run.run_id,
+        task_type=run.task_type,
+        outcome=_labelled(end),
+        iterations=iterations,
+        tokens=run_tokens(run),
+    )
 
 
 def _labelled(end: RunEnd) -> Outcome:
@@ -99,7 +115,7 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
     if len(ends) != len(runs):
         raise InputError(f"the replay returned {len(ends)} outcomes for {len(runs)} runs")
     facts = []
-    for run, end in zip(runs, ends):
+    for run, end in zip(runs, ends, strict=False):
         outcome = end.outcome
         if outcome is Outcome.SUCCEEDED and run.end is not None:
             if run.end.success_label is True:
@@ -110,13 +126,22 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
                 outcome = Outcome.FAILED
         iterations = end.iterations or len(run.events)
         tokens = end.total_tokens if end.total_tokens is not None else run_tokens(run, iterations)
-        facts.append(RunFacts(run_id=run.run_id, task_type=run.task_type, outcome=outcome, iterations=iterations,
-                              tokens=tokens, replayed=True))
+        facts.append(
+            RunFacts(
+                run_id=run.run_id,
+                task_type=run.task_type,
+                outcome=outcome,
+                iterations=iterations,
+                tokens=tokens,
+                replayed=True,
+            )
+        )
     return facts
 
 
-def resolve_runs(runs: Sequence[RunRecord], fmt: str | None = None,
-                 make_replayer: Callable[[], Replayer] | None = None) -> list[RunFacts]:
+def resolve_runs(
+    runs: Sequence[RunRecord], fmt: str | None = None, make_replayer: Callable[[], Replayer] | None = None
+) -> list[RunFacts]:
     """One RunFacts per run, in order: footers where they hold the outcome, a replay where they cannot.
 
     ``make_replayer`` (a zero-argument factory) is called only if some run needs a replay. Raises InputError
@@ -129,9 +154,11 @@ def resolve_runs(runs: Sequence[RunRecord], fmt: str | None = None,
     facts: list[RunFacts | None] = [None if i in skip else facts_from_footer(r) for i, r in enumerate(runs)]
     if todo:
         if make_replayer is None:
-            raise InputError(f"{len(todo)} run(s) (first: {runs[todo[0]].run_id!r}) carry no guard outcome and "
-                             "need a policy replay, which is not available here")
-        for i, f in zip(todo, replay_outcomes([runs[i] for i in todo], make_replayer())):
+            raise InputError(
+                f"{len(todo)} run(s) (first: {runs[todo[0]].run_id!r}) carry no guard outcome and "
+                "need a policy replay, which is not available here"
+            )
+        for i, f in zip(todo, replay_outcomes([runs[i] for i in todo], make_replayer()), strict=False):
             facts[i] = f
     return [f for f in facts if f is not None]
 
@@ -147,7 +174,7 @@ def policy_replayer(config_path: str | Path | None) -> Replayer:
 
     def replay(runs: Sequence[RunRecord]) -> list[RunEnd]:
         report = replay_runs(list(runs), config)
-        return [_as_run_end(record, r) for record, r in zip(runs, report.runs)]
+        return [_as_run_end(record, r) for record, r in zip(runs, report.runs, strict=False)]
 
     return replay
 
@@ -160,7 +187,12 @@ def _as_run_end(record: RunRecord, replayed: object) -> RunEnd:
         outcome = getattr(replayed, "outcome", None) or Outcome.STALLED
         tokens, saved = getattr(replayed, "tokens", None), getattr(replayed, "tokens_saved", None)
         total = tokens - saved if tokens is not None and saved is not None else None
-        return RunEnd(run_id=record.run_id, outcome=outcome, iterations=stop_at, total_tokens=total,
-                      reason=getattr(replayed, "reason", None) or "")
+        return RunEnd(
+            run_id=record.run_id,
+            outcome=outcome,
+            iterations=stop_at,
+            total_tokens=total,
+            reason=getattr(replayed, "reason", None) or "",
+        )
     recorded = _labelled(record.end) if record.end is not None else Outcome.SUCCEEDED
     return RunEnd(run_id=record.run_id, outcome=recorded, iterations=len(record.events))

@@ -84,15 +84,21 @@ def xml_safe(text: str) -> str:
 def junit_xml(report: GateReport) -> str:
     """JUnit XML: one testsuite, one testcase per check (``<failure>`` with the check's message when it failed).
     Every name and message goes through :func:`xml_safe`."""
-    suite = ET.Element("testsuite", name="pyguard check", tests=str(len(report.checks)),
-                       failures=str(len(report.failures)), errors="0", skipped="0")
+    suite = ET.Element(
+        "testsuite",
+        name="pyguard check",
+        tests=str(len(report.checks)),
+        failures=str(len(report.failures)),
+        errors="0",
+        skipped="0",
+    )
     for c in report.checks:
-        case = ET.SubElement(suite, "testcase", classname=xml_safe(f"pyguard.check.{c.task_type}"),
-                             name=xml_safe(c.name))
+        case = ET.SubElement(
+            suite, "testcase", classname=xml_safe(f"pyguard.check.{c.task_type}"), name=xml_safe(c.name)
+        )
         if not c.passed:
             failure = ET.SubElement(case, "failure", message=xml_safe(c.message), type=c.kind)
-            failure.text = xml_safe(json.dumps(c.model_dump(mode="json"), indent=2, sort_keys=True,
-                                               ensure_ascii=False))
+            failure.text = xml_safe(json.dumps(c.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False))
         else:
             ET.SubElement(case, "system-out").text = xml_safe(c.message)
     root = ET.Element("testsuites", name="pyguard", tests=suite.get("tests"), failures=suite.get("failures"))
@@ -114,24 +120,44 @@ def markdown(report: GateReport) -> str:
     then the outcome mix per task type."""
     s = report.summary
     verdict = "✅ passed" if report.passed else f"❌ failed ({len(report.failures)} of {len(report.checks)} checks)"
-    lines = [f"## pyguard check: {verdict}", "",
-             f"{s.overall.n} runs" + (f" ({s.replayed} replayed through the policy)" if s.replayed else "")
-             + (f"; baseline comparison at alpha {report.config.alpha:g} (Holm-adjusted)"
-                if report.baseline is not None else ""), ""]
+    lines = [
+        f"## pyguard check: {verdict}",
+        "",
+        f"{s.overall.n} runs"
+        + (f" ({s.replayed} replayed through the policy)" if s.replayed else "")
+        + (
+            f"; baseline comparison at alpha {report.config.alpha:g} (Holm-adjusted)"
+            if report.baseline is not None
+            else ""
+        ),
+        "",
+    ]
     if report.failures:
-        lines += ["### Failures", "", "| check | task type | value | against | p (adjusted) | why |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "### Failures",
+            "",
+            "| check | task type | value | against | p (adjusted) | why |",
+            "|---|---|---|---|---|---|",
+        ]
         for c in report.failures:
-            lines.append(f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
-                         f"{_against(c)} | {_p(c.p_value)} ({_p(c.p_adjusted)}) | {_md_cell(c.message)} |")
+            lines.append(
+                f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
+                f"{_against(c)} | {_p(c.p_value)} ({_p(c.p_adjusted)}) | {_md_cell(c.message)} |"
+            )
         lines.append("")
     passed = [c for c in report.checks if c.passed]
     if passed:
-        lines += ["<details><summary>Passed checks</summary>", "", "| check | task type | value | against | p |",
-                  "|---|---|---|---|---|"]
+        lines += [
+            "<details><summary>Passed checks</summary>",
+            "",
+            "| check | task type | value | against | p |",
+            "|---|---|---|---|---|",
+        ]
         for c in passed:
-            lines.append(f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
-                         f"{_against(c)} | {_p(c.p_adjusted)} |")
+            lines.append(
+                f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
+                f"{_against(c)} | {_p(c.p_adjusted)} |"
+            )
         lines += ["", "</details>", ""]
     lines += _md_summary(s)
     if report.notes:
@@ -148,26 +174,51 @@ def _tokens_cell(g) -> str:  # noqa: ANN001
 
 def _md_summary(s: RunSetSummary) -> list[str]:
     outs = _shown_outcomes(s)
-    columns = ["task type", "runs", *(o.value for o in outs), "iter p50", "iter p95",
-               "tokens mean (runs with usage)", "tokens p95"]
+    columns = [
+        "task type",
+        "runs",
+        *(o.value for o in outs),
+        "iter p50",
+        "iter p95",
+        "tokens mean (runs with usage)",
+        "tokens p95",
+    ]
     head = "| " + " | ".join(columns) + " |"
     lines = ["### Runs", "", head, "|" + "---|" * (len(outs) + 6)]
     for key in [*s.task_types, ALL_TASKS]:
         g = s.groups[key]
         cells = [_md_cell(_group_label(key)), str(g.n)] + [str(g.count(o)) for o in outs]
-        cells += [_figure(g.iterations_p50), _figure(g.iterations_p95), _tokens_cell(g),
-                  f"{g.tokens_p95:,.0f}" if g.tokens else "–"]
+        cells += [
+            _figure(g.iterations_p50),
+            _figure(g.iterations_p95),
+            _tokens_cell(g),
+            f"{g.tokens_p95:,.0f}" if g.tokens else "–",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
-_SHORT = {Outcome.SUCCEEDED: "ok", Outcome.STALLED: "stall", Outcome.EXPIRED: "exp", Outcome.FAILED: "fail",
-          Outcome.ESCALATED: "esc", Outcome.CANCELLED: "canc", Outcome.GUARD_ERROR: "g.err"}
+_SHORT = {
+    Outcome.SUCCEEDED: "ok",
+    Outcome.STALLED: "stall",
+    Outcome.EXPIRED: "exp",
+    Outcome.FAILED: "fail",
+    Outcome.ESCALATED: "esc",
+    Outcome.CANCELLED: "canc",
+    Outcome.GUARD_ERROR: "g.err",
+}
 
 
 def _table(title: str, caption: str | None = None) -> Table:
-    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
-                 caption=caption, caption_justify="left")
+    return Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        caption=caption,
+        caption_justify="left",
+    )
 
 
 def render(report: GateReport, console: Console) -> None:
@@ -175,9 +226,10 @@ def render(report: GateReport, console: Console) -> None:
     each failure's full message and the verdict."""
     s = report.summary
     outs = _shown_outcomes(s)
-    summary = _table(f"runs ({s.overall.n:,}" + (f", {s.replayed:,} replayed" if s.replayed else "") + ")",
-                     caption=", ".join(f"{_SHORT[o]}: {o.value}" for o in outs)
-                     + "; tokens: mean per run (runs with usage / runs)")
+    summary = _table(
+        f"runs ({s.overall.n:,}" + (f", {s.replayed:,} replayed" if s.replayed else "") + ")",
+        caption=", ".join(f"{_SHORT[o]}: {o.value}" for o in outs) + "; tokens: mean per run (runs with usage / runs)",
+    )
     summary.add_column("task type", overflow="fold", min_width=12)
     summary.add_column("runs", justify="right", no_wrap=True)
     for o in outs:
@@ -188,13 +240,22 @@ def render(report: GateReport, console: Console) -> None:
         g = s.groups[key]
         if key == ALL_TASKS:
             summary.add_section()
-        summary.add_row(escape(_group_label(key)), f"{g.n:,}", *[f"{g.count(o):,}" for o in outs],
-                        _figure(g.iterations_p50), _figure(g.iterations_p95), _tokens_cell(g),
-                        f"{g.tokens_p95:,.0f}" if g.tokens else "–")
+        summary.add_row(
+            escape(_group_label(key)),
+            f"{g.n:,}",
+            *[f"{g.count(o):,}" for o in outs],
+            _figure(g.iterations_p50),
+            _figure(g.iterations_p95),
+            _tokens_cell(g),
+            f"{g.tokens_p95:,.0f}" if g.tokens else "–",
+        )
     console.print(summary)
     if report.checks:
-        checks = _table("checks", caption="n: the runs the figure rests on (tokens: runs with usage), current / "
-                                          "baseline; p adj.: Holm-adjusted")
+        checks = _table(
+            "checks",
+            caption="n: the runs the figure rests on (tokens: runs with usage), current / "
+            "baseline; p adj.: Holm-adjusted",
+        )
         checks.add_column("", no_wrap=True)
         checks.add_column("check", overflow="fold", min_width=10)
         checks.add_column("task type", overflow="fold", min_width=10)
@@ -202,17 +263,27 @@ def render(report: GateReport, console: Console) -> None:
             checks.add_column(col, justify="right", no_wrap=True)
         for c in report.checks:
             n = f"{c.n}" + (f"/{c.baseline_n}" if c.baseline_n is not None else "")
-            checks.add_row("[green]pass[/]" if c.passed else "[bold red]FAIL[/]", escape(c.name.removeprefix("baseline.")
-                           if c.kind == "baseline" else c.name), escape(_group_label(c.task_type)),
-                           _figure(c.value, _is_rate(c)), _against(c), n, _p(c.p_value), _p(c.p_adjusted))
+            checks.add_row(
+                "[green]pass[/]" if c.passed else "[bold red]FAIL[/]",
+                escape(c.name.removeprefix("baseline.") if c.kind == "baseline" else c.name),
+                escape(_group_label(c.task_type)),
+                _figure(c.value, _is_rate(c)),
+                _against(c),
+                n,
+                _p(c.p_value),
+                _p(c.p_adjusted),
+            )
         console.print(checks)
     for c in report.failures:
         where = escape(_group_label(c.task_type))
         console.print(f"[bold red]FAIL[/] {escape(c.name)} \\[{where}]: {escape(c.message)}", highlight=False)
     for n in report.notes:
         console.print(f"note: {escape(n)}", highlight=False)
-    console.print("[green]pyguard check passed[/]" if report.passed
-                  else f"[bold red]pyguard check failed: {len(report.failures)} check(s)[/]")
+    console.print(
+        "[green]pyguard check passed[/]"
+        if report.passed
+        else f"[bold red]pyguard check failed: {len(report.failures)} check(s)[/]"
+    )
 
 
 def write_text(path: str | Path, text: str, what: str) -> None:

@@ -65,7 +65,7 @@ class GroupSummary(BaseModel):
     """Total tokens of every run that reported usage, sorted."""
 
     @model_validator(mode="after")
-    def _consistent(self) -> "GroupSummary":
+    def _consistent(self) -> GroupSummary:
         self.outcomes = {o: int(self.outcomes.get(o, 0)) for o in Outcome}
         if any(c < 0 for c in self.outcomes.values()) or any(c < 0 for c in self.iterations.values()):
             raise ValueError("counts must be non-negative")
@@ -86,7 +86,7 @@ class GroupSummary(BaseModel):
     @classmethod
     def from_arrays(
         cls, outcomes: Iterable[Outcome], iterations: Iterable[int], tokens: Iterable[int | None]
-    ) -> "GroupSummary":
+    ) -> GroupSummary:
         """Build from per-run sequences (``tokens`` may hold None for runs without usage)."""
         outs = list(outcomes)
         its = [int(i) for i in iterations]
@@ -175,7 +175,7 @@ class RunSetSummary(BaseModel):
     """How many runs got their outcome from a policy replay rather than a trace footer."""
 
     @model_validator(mode="after")
-    def _has_overall(self) -> "RunSetSummary":
+    def _has_overall(self) -> RunSetSummary:
         if ALL_TASKS not in self.groups:
             raise ValueError(f"the group {ALL_TASKS!r} (all runs) is missing")
         return self

@@ -32,9 +32,7 @@ def behaviour(**rates: float) -> dict[Outcome, float]:
     return probs
 
 
-def draw(
-    rng: np.random.Generator, n: int, probs: dict[Outcome, float]
-) -> tuple[list[Outcome], np.ndarray, np.ndarray]:
+def draw(rng: np.random.Generator, n: int, probs: dict[Outcome, float]) -> tuple[list[Outcome], np.ndarray, np.ndarray]:
     """``n`` runs: their outcomes, iteration counts and token totals."""
     outs = list(probs)
     idx = rng.choice(len(outs), size=n, p=np.array([probs[o] for o in outs]))
@@ -48,15 +46,16 @@ def draw(
     return outcomes, iterations, tokens
 
 
-def synth_runs(n: int, seed: int, types: tuple[str, ...] = ("lookup",), with_events: bool = False,
-               **rates: float) -> list[RunRecord]:
+def synth_runs(
+    n: int, seed: int, types: tuple[str, ...] = ("lookup",), with_events: bool = False, **rates: float
+) -> list[RunRecord]:
     """``n`` runs per task type as RunRecords with footers (and per-call events when asked)."""
     rng = np.random.default_rng(seed)
     probs = behaviour(**rates)
     runs: list[RunRecord] = []
     for t in types:
         outcomes, iterations, tokens = draw(rng, n, probs)
-        for i, (o, k, tok) in enumerate(zip(outcomes, iterations, tokens)):
+        for i, (o, k, tok) in enumerate(zip(outcomes, iterations, tokens, strict=False)):
             rid = f"{t}-{seed}-{i}"
             k, tok = int(k), int(tok)
             events = []
@@ -64,13 +63,15 @@ def synth_runs(n: int, seed: int, types: tuple[str, ...] = ("lookup",), with_eve
                 per = [tok // k] * (k - 1) + [tok - (tok // k) * (k - 1)]
                 events = [IterationEvent(run_id=rid, index=j + 1, total_tokens=per[j], task_type=t) for j in range(k)]
             end = RunEnd(run_id=rid, outcome=o, iterations=k, total_tokens=None if with_events else tok)
-            runs.append(RunRecord(start=RunStart(run_id=rid, task_type=t, agent_style="executor"), events=events,
-                                  end=end))
+            runs.append(
+                RunRecord(start=RunStart(run_id=rid, task_type=t, agent_style="executor"), events=events, end=end)
+            )
     return runs
 
 
-def synth_summary(rng: np.random.Generator, n: int, types: tuple[str, ...] = ("lookup",),
-                  **rates: float) -> RunSetSummary:
+def synth_summary(
+    rng: np.random.Generator, n: int, types: tuple[str, ...] = ("lookup",), **rates: float
+) -> RunSetSummary:
     """The same behaviour straight to a summary (fast: for tests that draw hundreds of run sets)."""
     probs = behaviour(**rates)
     groups, all_o, all_i, all_t = {}, [], [], []

@@ -24,7 +24,11 @@ __all__ = ["main"]
 # name -> (module, attribute, one-line help)
 _COMMANDS: dict[str, tuple[str, str, str]] = {
     "demo": ("pyguard.cli.demo", "demo", "Run the logistics incident unguarded and guarded, side by side."),
-    "replay": ("pyguard.cli.replay", "replay", "Replay recorded runs through a policy: where it would stop, what it saves."),
+    "replay": (
+        "pyguard.cli.replay",
+        "replay",
+        "Replay recorded runs through a policy: where it would stop, what it saves.",
+    ),
     "calibrate": ("pyguard.cli.calibrate", "calibrate", "Recommend maxIterations per task type from recorded runs."),
     "check": ("pyguard.cli.check", "check", "CI gate: compare a set of runs with thresholds and a baseline."),
     "tune": ("pyguard.cli.tune", "tune", "Fit the policy to your labelled runs, with a cross-validated estimate."),

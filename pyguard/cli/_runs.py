@@ -41,16 +41,32 @@ def runs_options(command: Callable[..., Any]) -> Callable[..., Any]:
         return command(*args, **kwargs)
 
     options = [
-        click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-                     help="Format of RUNS (default: detected per file): " + ", ".join(FORMATS) + "."),
-        click.option("--strict", is_flag=True,
-                     help="Fail on the first record that cannot be read (default: skip it, count it, go on)."),
-        click.option("--terminal-tools", default=None, metavar="NAMES",
-                     help="Comma-separated tools that end a run when called last (finish, submit, a purchase, a"
-                          " hand-off); replaces the default guess."),
-        click.option("--labels", type=click.Path(path_type=str), default=None,
-                     help="Outcome labels kept apart from the runs: a JSON file or folder (run id -> success,"
-                          " SWE-bench reports, BFCL score files)."),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(list(FORMATS)),
+            default=None,
+            help="Format of RUNS (default: detected per file): " + ", ".join(FORMATS) + ".",
+        ),
+        click.option(
+            "--strict",
+            is_flag=True,
+            help="Fail on the first record that cannot be read (default: skip it, count it, go on).",
+        ),
+        click.option(
+            "--terminal-tools",
+            default=None,
+            metavar="NAMES",
+            help="Comma-separated tools that end a run when called last (finish, submit, a purchase, a"
+            " hand-off); replaces the default guess.",
+        ),
+        click.option(
+            "--labels",
+            type=click.Path(path_type=str),
+            default=None,
+            help="Outcome labels kept apart from the runs: a JSON file or folder (run id -> success,"
+            " SWE-bench reports, BFCL score files).",
+        ),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -70,7 +86,12 @@ def _report(skipped: str) -> None:
 def load_cli_runs(path: str | Path, fmt: str | None) -> LoadResult:
     """Load RUNS with the command's options; print the skip counts on stderr."""
     o = _opts()
-    result = load_runs(str(path), format=fmt, strict=bool(o.get("strict")), terminal_tools=o.get("terminal_tools"),
-                       labels=o.get("labels"))
+    result = load_runs(
+        str(path),
+        format=fmt,
+        strict=bool(o.get("strict")),
+        terminal_tools=o.get("terminal_tools"),
+        labels=o.get("labels"),
+    )
     _report(result.skip_summary())
     return result

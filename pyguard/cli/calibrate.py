@@ -32,29 +32,65 @@ _LIVE_ONLY = ("repeats", "traces", "threads", "cap", "max_runs")
 
 @click.command(name="calibrate")
 @click.argument("runs", required=False, type=RUNS_PATH)
-@click.option("--live", "live_tasks", type=click.Path(path_type=str), default=None, metavar="TASKS",
-              help="Run the task set TASKS (.toml or .json) against the Java agent, then calibrate from those runs.")
+@click.option(
+    "--live",
+    "live_tasks",
+    type=click.Path(path_type=str),
+    default=None,
+    metavar="TASKS",
+    help="Run the task set TASKS (.toml or .json) against the Java agent, then calibrate from those runs.",
+)
 @runs_options
-@click.option("--failure-cost", type=float, default=None,
-              help="d: cost of a run that does not succeed within the cap (same unit as the price; tokens without one).")
-@click.option("--price-per-1k-tokens", type=float, default=None, help="Price of 1,000 tokens; cost is in tokens without it.")
-@click.option("--cost-per-call", type=float, default=None,
-              help="Cost of one model call (unit of --failure-cost) for task types without token usage: they are "
-                   "calibrated in model calls at this cost.")
-@click.option("--estimate-tokens-from-text", is_flag=True,
-              help="Estimate the tokens of calls without usage from text length (4 characters per token); the "
-                   "report says which figures are estimates.")
+@click.option(
+    "--failure-cost",
+    type=float,
+    default=None,
+    help="d: cost of a run that does not succeed within the cap (same unit as the price; tokens without one).",
+)
+@click.option(
+    "--price-per-1k-tokens", type=float, default=None, help="Price of 1,000 tokens; cost is in tokens without it."
+)
+@click.option(
+    "--cost-per-call",
+    type=float,
+    default=None,
+    help="Cost of one model call (unit of --failure-cost) for task types without token usage: they are "
+    "calibrated in model calls at this cost.",
+)
+@click.option(
+    "--estimate-tokens-from-text",
+    is_flag=True,
+    help="Estimate the tokens of calls without usage from text length (4 characters per token); the "
+    "report says which figures are estimates.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object on stdout.")
-@click.option("--out", "out_dir", type=click.Path(path_type=str), default=None,
-              help="Write report.md, PNG plots, calibration.json and Java/properties/TOML snippets to this directory.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=str),
+    default=None,
+    help="Write report.md, PNG plots, calibration.json and Java/properties/TOML snippets to this directory.",
+)
 @click.option("--repeats", type=int, default=None, help="--live: runs per task (default: the task file's 'repeats').")
-@click.option("--traces", type=click.Path(path_type=str), default=None,
-              help="--live: directory of the run traces (default OUT/traces); rerunning resumes from it.")
+@click.option(
+    "--traces",
+    type=click.Path(path_type=str),
+    default=None,
+    help="--live: directory of the run traces (default OUT/traces); rerunning resumes from it.",
+)
 @click.option("--threads", type=int, default=None, help="--live: runs in parallel (default 2).")
-@click.option("--cap", type=int, default=None,
-              help="--live: the agent's own cap per run, generous (default: the task file's 'cap', else 100).")
-@click.option("--max-runs", type=int, default=None,
-              help="--live: run at most this many new runs, then stop (run the command again to continue).")
+@click.option(
+    "--cap",
+    type=int,
+    default=None,
+    help="--live: the agent's own cap per run, generous (default: the task file's 'cap', else 100).",
+)
+@click.option(
+    "--max-runs",
+    type=int,
+    default=None,
+    help="--live: run at most this many new runs, then stop (run the command again to continue).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--bootstrap", type=int, default=1000, show_default=True, help="Bootstrap resamples (at least 20).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the intervals.")
@@ -86,11 +122,15 @@ def calibrate(
     live_info: dict | None = None
     try:
         if runs is None and live_tasks is None:
-            raise InputError("nothing to calibrate: pass RUNS (recorded runs: a trace file or folder) or "
-                             "--live TASKS (a task set to run against the Java agent)")
+            raise InputError(
+                "nothing to calibrate: pass RUNS (recorded runs: a trace file or folder) or "
+                "--live TASKS (a task set to run against the Java agent)"
+            )
         if runs is not None and live_tasks is not None:
-            raise InputError(f"pass either RUNS ({runs!r}) or --live TASKS ({live_tasks!r}), not both; to calibrate "
-                             "from a live calibration's runs again, pass its traces folder as RUNS")
+            raise InputError(
+                f"pass either RUNS ({runs!r}) or --live TASKS ({live_tasks!r}), not both; to calibrate "
+                "from a live calibration's runs again, pass its traces folder as RUNS"
+            )
         if runs is not None:
             given = [f"--{k.replace('_', '-')}" for k in _LIVE_ONLY if live_opts[k] is not None]
             if given:
@@ -105,9 +145,15 @@ def calibrate(
         from pyguard.calibrate import calibrate_runs, make_config
         from pyguard.calibrate.report import report_json, report_table, write_report
 
-        config = make_config(failure_cost=failure_cost, price_per_1k_tokens=price_per_1k_tokens, seed=seed,
-                             bootstrap=bootstrap, confidence=confidence, cost_per_call=cost_per_call,
-                             estimate_tokens_from_text=estimate_tokens_from_text)
+        config = make_config(
+            failure_cost=failure_cost,
+            price_per_1k_tokens=price_per_1k_tokens,
+            seed=seed,
+            bootstrap=bootstrap,
+            confidence=confidence,
+            cost_per_call=cost_per_call,
+            estimate_tokens_from_text=estimate_tokens_from_text,
+        )
         if live_tasks is not None:
             result = _run_live(live_tasks, out_dir, err, **live_opts)
             live_info = {"tasks": live_tasks, "traces": result[1], **result[0].summary()}
@@ -136,8 +182,11 @@ def calibrate(
         ctx.exit(1)
         return
     except KeyboardInterrupt:
-        err.print("interrupted: the runs finished so far are kept; run the same command again to resume",
-                  highlight=False, soft_wrap=True)
+        err.print(
+            "interrupted: the runs finished so far are kept; run the same command again to resume",
+            highlight=False,
+            soft_wrap=True,
+        )
         ctx.exit(130)
         return
     if as_json:
@@ -148,43 +197,67 @@ def calibrate(
     else:
         Console().print(report_table(report))
     for skipped in report.skipped:
-        err.print(f"[yellow]not calibrated:[/] {escape(skipped.task_type)} ({skipped.runs} runs): "
-                  f"{escape(skipped.reason)}", highlight=False, soft_wrap=True)
+        err.print(
+            f"[yellow]not calibrated:[/] {escape(skipped.task_type)} ({skipped.runs} runs): {escape(skipped.reason)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if live_info is not None and not as_json:
-        err.print(f"live: {live_info['ran']} runs now, {live_info['already_done']} resumed from {live_info['traces']}",
-                  highlight=False, soft_wrap=True)
+        err.print(
+            f"live: {live_info['ran']} runs now, {live_info['already_done']} resumed from {live_info['traces']}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if written:
         err.print(f"wrote {len(written)} files to {out_dir} (report.md, plots/, snippets)", highlight=False)
 
 
-def _run_live(tasks_path: str, out_dir: str | None, err: Console, *, repeats: int | None, traces: str | None,
-              threads: int | None, cap: int | None, max_runs: int | None):  # noqa: ANN202
+def _run_live(
+    tasks_path: str,
+    out_dir: str | None,
+    err: Console,
+    *,
+    repeats: int | None,
+    traces: str | None,
+    threads: int | None,
+    cap: int | None,
+    max_runs: int | None,
+):  # noqa: ANN202
     from pathlib import Path
 
     from pyguard.calibrate.live import load_tasks, run_live
 
     if traces is None:
         if out_dir is None:
-            raise InputError("--live needs somewhere to keep its runs so an interrupted calibration resumes: pass "
-                             "--out DIR (runs go to DIR/traces) or --traces DIR")
+            raise InputError(
+                "--live needs somewhere to keep its runs so an interrupted calibration resumes: pass "
+                "--out DIR (runs go to DIR/traces) or --traces DIR"
+            )
         traces = str(Path(out_dir) / "traces")
     for name, value in (("--repeats", repeats), ("--threads", threads), ("--cap", cap), ("--max-runs", max_runs)):
         if value is not None and value < 1:
             raise InputError(f"{name} {value} must be a positive integer")
     task_set = load_tasks(tasks_path)
-    result = run_live(task_set, traces, repeats=repeats, cap=cap, threads=threads or 2, limit=max_runs,
-                      progress=err.is_terminal)
+    result = run_live(
+        task_set, traces, repeats=repeats, cap=cap, threads=threads or 2, limit=max_runs, progress=err.is_terminal
+    )
     for run_id in result.ignored[:5]:
-        err.print(f"[yellow]warning:[/] {escape(run_id)} in {escape(traces)} is not in the plan: not used",
-                  highlight=False, soft_wrap=True)
+        err.print(
+            f"[yellow]warning:[/] {escape(run_id)} in {escape(traces)} is not in the plan: not used",
+            highlight=False,
+            soft_wrap=True,
+        )
     return result, traces
 
 
 def _print_incomplete(info: dict, as_json: bool, err: Console) -> None:
-    err.print(f"stopped at --max-runs: {info['ran']} runs now, {info['planned'] - info['remaining']} of "
-              f"{info['planned']} done, {info['remaining']} to go; run the same command again to continue",
-              highlight=False, soft_wrap=True)
+    err.print(
+        f"stopped at --max-runs: {info['ran']} runs now, {info['planned'] - info['remaining']} of "
+        f"{info['planned']} done, {info['remaining']} to go; run the same command again to continue",
+        highlight=False,
+        soft_wrap=True,
+    )
     if as_json:
         click.echo(json.dumps({"task_types": [], "live": info}, indent=2))

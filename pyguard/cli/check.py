@@ -46,27 +46,65 @@ _rate = click.FloatRange(0.0, 1.0)
 @click.command(name="check")
 @click.argument("runs", type=RUNS_PATH)
 @runs_options
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Policy TOML used to replay recordings (default policy when omitted).")
-@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Baseline JSON to compare with (made by --write-baseline).")
-@click.option("--write-baseline", "write_baseline_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write these runs' summary as a baseline JSON.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Policy TOML used to replay recordings (default policy when omitted).",
+)
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Baseline JSON to compare with (made by --write-baseline).",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write these runs' summary as a baseline JSON.",
+)
 @click.option("--max-stall-rate", type=_rate, help="Fail when a task type's stalled share is above this.")
 @click.option("--max-expired-rate", type=_rate, help="Fail when a task type's expired share is above this.")
-@click.option("--max-p95-iterations", type=click.IntRange(min=1),
-              help="Fail when a task type's 95th percentile of model calls per run is above this.")
-@click.option("--alpha", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Family-wise false-alarm rate of the baseline comparison (Holm).")
-@click.option("--junit-xml", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write JUnit XML, one test case per check.")
-@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write a Markdown summary for a pull-request comment.")
+@click.option(
+    "--max-p95-iterations",
+    type=click.IntRange(min=1),
+    help="Fail when a task type's 95th percentile of model calls per run is above this.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Family-wise false-alarm rate of the baseline comparison (Holm).",
+)
+@click.option(
+    "--junit-xml",
+    "junit_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write JUnit XML, one test case per check.",
+)
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a Markdown summary for a pull-request comment.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every check instead of tables.")
-def check(runs: str, fmt: str | None, config_path: Path | None, baseline_path: Path | None,
-          write_baseline_path: Path | None, max_stall_rate: float | None, max_expired_rate: float | None,
-          max_p95_iterations: int | None, alpha: float, junit_path: Path | None, markdown_path: Path | None,
-          as_json: bool) -> None:
+def check(
+    runs: str,
+    fmt: str | None,
+    config_path: Path | None,
+    baseline_path: Path | None,
+    write_baseline_path: Path | None,
+    max_stall_rate: float | None,
+    max_expired_rate: float | None,
+    max_p95_iterations: int | None,
+    alpha: float,
+    junit_path: Path | None,
+    markdown_path: Path | None,
+    as_json: bool,
+) -> None:
     """Check the runs in RUNS against thresholds and a baseline.
 
     Statistics per task type (and overall): the outcome mix, iterations p50/p95, tokens per run. The baseline
@@ -75,8 +113,12 @@ def check(runs: str, fmt: str | None, config_path: Path | None, baseline_path: P
     with probability at most --alpha. Exit 0: all checks hold; 1: a check failed; 2: bad input.
     """
     try:
-        gate = GateConfig(max_stall_rate=max_stall_rate, max_expired_rate=max_expired_rate,
-                          max_p95_iterations=max_p95_iterations, alpha=alpha)
+        gate = GateConfig(
+            max_stall_rate=max_stall_rate,
+            max_expired_rate=max_expired_rate,
+            max_p95_iterations=max_p95_iterations,
+            alpha=alpha,
+        )
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
         from pyguard.store.parquet import is_parquet
 

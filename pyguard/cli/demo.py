@@ -102,13 +102,18 @@ def render_demo(out: dict[str, Any], console: Any) -> None:
     for _, title in _SIDES:
         table.add_column(title, justify="right")
     sides = [out[key] for key, _ in _SIDES]
-    for name, key in [("outcome", "outcome"), ("model calls", "model_calls"), ("tool calls", "tool_calls"),
-                      ("total tokens", "total_tokens"), ("reflection after call", "reflections_after")]:
+    for name, key in [
+        ("outcome", "outcome"),
+        ("model calls", "model_calls"),
+        ("tool calls", "tool_calls"),
+        ("total tokens", "total_tokens"),
+        ("reflection after call", "reflections_after"),
+    ]:
         table.add_row(name, *[escape(_cell(side.get(key))) for side in sides])
     console.print(table)
     if out.get("guarded_token_share") is not None:
         console.print(f"The guarded run used {out['guarded_token_share']:.0%} of the unguarded run's tokens.")
-    for (_, title), side in zip(_SIDES, sides):
+    for (_, title), side in zip(_SIDES, sides, strict=False):
         console.print(f"\n[bold]{escape(title)}[/]: {escape(_cell(side.get('outcome')))}", highlight=False)
         console.print(f"  why it ended: {escape(_cell(side.get('reason')))}", highlight=False, soft_wrap=True)
         label = "answer (salvaged: the run was stopped)" if side.get("outcome") != "succeeded" else "answer"
@@ -125,9 +130,15 @@ def _table(out: dict[str, Any]) -> None:
 
 @click.command(name="demo")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
-@click.option("--seed", type=int, default=None, help="Seed of the scripted model's stochastic turns (default: the scenario's).")
-@click.option("--over-http", is_flag=True, help="Serve the model over the local OpenAI-compatible server (OpenAiChatModel).")
-@click.option("--trace-dir", type=click.Path(file_okay=False), default=None, help="Write the guarded run's JSONL trace here.")
+@click.option(
+    "--seed", type=int, default=None, help="Seed of the scripted model's stochastic turns (default: the scenario's)."
+)
+@click.option(
+    "--over-http", is_flag=True, help="Serve the model over the local OpenAI-compatible server (OpenAiChatModel)."
+)
+@click.option(
+    "--trace-dir", type=click.Path(file_okay=False), default=None, help="Write the guarded run's JSONL trace here."
+)
 def demo(as_json: bool, seed: int | None, over_http: bool, trace_dir: str | None) -> None:
     """Run the logistics incident unguarded and guarded, side by side (no network, no key)."""
     try:

@@ -55,15 +55,29 @@ def _type_name(name: str) -> str:
 def render_runs(report: ReplayReport, console: Console) -> None:
     """One table row per run (``--runs``)."""
     table = Table(title="pyguard replay: runs", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for name, justify in [("run", "left"), ("task type", "left"), ("ok", "center"), ("iters", "right"),
-                          ("stop at", "right"), ("reason", "left"), ("reflect", "left"),
-                          ("tool calls / saved", "right"), ("tokens / saved", "right")]:
+    for name, justify in [
+        ("run", "left"),
+        ("task type", "left"),
+        ("ok", "center"),
+        ("iters", "right"),
+        ("stop at", "right"),
+        ("reason", "left"),
+        ("reflect", "left"),
+        ("tool calls / saved", "right"),
+        ("tokens / saved", "right"),
+    ]:
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for r in report.runs:
         iters = f"{r.iterations}" + ("" if r.complete else " (incomplete)") + (" (cut off)" if r.censored else "")
         table.add_row(
-            escape(r.id), escape(r.task_type or "-"), _fmt(r.success), iters, _fmt(r.stop_at), escape(r.reason or "-"),
-            ", ".join(map(str, r.reflect_at)) or "-", _saved(r.tool_calls, r.tool_calls_saved),
+            escape(r.id),
+            escape(r.task_type or "-"),
+            _fmt(r.success),
+            iters,
+            _fmt(r.stop_at),
+            escape(r.reason or "-"),
+            ", ".join(map(str, r.reflect_at)) or "-",
+            _saved(r.tool_calls, r.tool_calls_saved),
             _saved(r.tokens, r.tokens_saved),
         )
     console.print(table)
@@ -79,25 +93,47 @@ def render_report(report: ReplayReport, console: Console, *, runs: bool = False)
     if runs:
         render_runs(report, console)
     s = report.summary
-    table = Table(title=f"pyguard replay: {s.runs:,} runs, {s.stopped:,} would be stopped", title_justify="left",
-                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
-                  caption="false stops: successful runs stopped, of the successful; failed stopped: failed runs "
-                          "stopped, of the failed; tool calls saved: of the failed runs' tool calls; tokens saved: "
-                          "of the tokens of the runs with usage; no usage: runs without token usage",
-                  caption_justify="left")
-    for name, justify in [("task type", "left"), ("runs", "right"), ("stopped", "right"), ("false\nstops", "right"),
-                          ("failed\nstopped", "right"), ("tool calls\nsaved\n(failed)", "right"),
-                          ("tokens\nsaved", "right"), ("no\nusage", "right")]:
+    table = Table(
+        title=f"pyguard replay: {s.runs:,} runs, {s.stopped:,} would be stopped",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        caption="false stops: successful runs stopped, of the successful; failed stopped: failed runs "
+        "stopped, of the failed; tool calls saved: of the failed runs' tool calls; tokens saved: "
+        "of the tokens of the runs with usage; no usage: runs without token usage",
+        caption_justify="left",
+    )
+    for name, justify in [
+        ("task type", "left"),
+        ("runs", "right"),
+        ("stopped", "right"),
+        ("false\nstops", "right"),
+        ("failed\nstopped", "right"),
+        ("tool calls\nsaved\n(failed)", "right"),
+        ("tokens\nsaved", "right"),
+        ("no\nusage", "right"),
+    ]:
         first = name == "task type"
-        table.add_column(name, justify=justify, overflow="fold", no_wrap=not first,  # type: ignore[arg-type]
-                         min_width=12 if first else None)
+        table.add_column(
+            name,
+            justify=justify,
+            overflow="fold",
+            no_wrap=not first,  # type: ignore[arg-type]
+            min_width=12 if first else None,
+        )
     for t in s.task_types:
         if t.task_type == "*":
             table.add_section()
         table.add_row(
-            _type_name(t.task_type), f"{t.runs:,}", f"{t.stopped:,}", f"{t.successful_stopped}/{t.successful}",
-            f"{t.failed_stopped}/{t.failed}", _share(t.failed_tool_calls_saved, t.failed_tool_calls),
-            _share(t.tokens_saved, t.tokens), f"{t.runs_without_usage:,}",
+            _type_name(t.task_type),
+            f"{t.runs:,}",
+            f"{t.stopped:,}",
+            f"{t.successful_stopped}/{t.successful}",
+            f"{t.failed_stopped}/{t.failed}",
+            _share(t.failed_tool_calls_saved, t.failed_tool_calls),
+            _share(t.tokens_saved, t.tokens),
+            f"{t.runs_without_usage:,}",
         )
     console.print(table)
     if s.successful.stopped:
@@ -114,17 +150,37 @@ def render_report(report: ReplayReport, console: Console, *, runs: bool = False)
 @click.command(name="replay")
 @click.argument("runs", type=RUNS_PATH)
 @runs_options
-@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-              help="Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] (default: the default policy).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] (default: the default policy).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--runs", "per_run", is_flag=True, help="Also print one table row per run (the default is the summary).")
-@click.option("--backend", type=click.Choice(["processes", "ray", "serial"]), default="processes", show_default=True,
-              help="Where runs are replayed: local worker processes (in-process for a few hundred runs), a Ray "
-                   "cluster (the 'ray' extra), or this process.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all local cores).")
+@click.option(
+    "--backend",
+    type=click.Choice(["processes", "ray", "serial"]),
+    default="processes",
+    show_default=True,
+    help="Where runs are replayed: local worker processes (in-process for a few hundred runs), a Ray "
+    "cluster (the 'ray' extra), or this process.",
+)
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all local cores)."
+)
 @click.option("--ray-address", default=None, help="With --backend ray: the cluster's address (default: a local Ray).")
-def replay(runs: str, fmt: str | None, config_path: Path | None, as_json: bool, per_run: bool, backend: str,
-           workers: int | None, ray_address: str | None) -> None:
+def replay(
+    runs: str,
+    fmt: str | None,
+    config_path: Path | None,
+    as_json: bool,
+    per_run: bool,
+    backend: str,
+    workers: int | None,
+    ray_address: str | None,
+) -> None:
     """Replay recorded RUNS (a file or a directory of pyguard traces or OpenAI recordings) through a policy:
     where it would stop each run and why, and the tool calls and tokens that saves."""
     from pyguard.parallel import replay_parallel
@@ -142,8 +198,13 @@ def replay(runs: str, fmt: str | None, config_path: Path | None, as_json: bool, 
             source = load_cli_runs(runs, fmt)
             if not source:
                 raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
-        report = replay_parallel(source, config, backend=backend, workers=workers,  # type: ignore[arg-type]
-                                 address=ray_address)
+        report = replay_parallel(
+            source,
+            config,
+            backend=backend,
+            workers=workers,  # type: ignore[arg-type]
+            address=ray_address,
+        )
     except (InputError, ConfigError) as exc:
         click.echo(f"Error: {exc}", err=True)
         raise SystemExit(2) from None

@@ -30,8 +30,10 @@ __all__ = ["tune"]
 def _table(result, console: Console) -> None:
     from pyguard.tune.output import pct
 
-    table = Table(title=f"pyguard tune: {result.labelled_runs} labelled runs, {result.tasks} tasks,"
-                        f" {result.folds}-fold CV by task, bound {result.max_false_stop_rate:g}")
+    table = Table(
+        title=f"pyguard tune: {result.labelled_runs} labelled runs, {result.tasks} tasks,"
+        f" {result.folds}-fold CV by task, bound {result.max_false_stop_rate:g}"
+    )
     for col in ("task type", "figures", "false stops", "failed calls saved", "tokens saved", "failed caught"):
         table.add_column(col)
 
@@ -39,8 +41,14 @@ def _table(result, console: Console) -> None:
         if f is None:
             table.add_row(label, kind, "-", "-", "-", "-")
             return
-        table.add_row(label, kind, f"{f.false_stops}/{f.successful_runs} {pct(f.false_stop_rate)}",
-                      pct(f.failed_tool_calls_saved), pct(f.failed_tokens_saved), pct(f.caught_failed_share))
+        table.add_row(
+            label,
+            kind,
+            f"{f.false_stops}/{f.successful_runs} {pct(f.false_stop_rate)}",
+            pct(f.failed_tool_calls_saved),
+            pct(f.failed_tokens_saved),
+            pct(f.caught_failed_share),
+        )
 
     row("all", "held-out (CV)", result.held_out)
     row("", "in-sample (optimistic)", result.in_sample)
@@ -54,8 +62,10 @@ def _table(result, console: Console) -> None:
             row(name, "not tuned", None)
         row("", "starting policy", t.default)
     console.print(table)
-    console.print(f"stall settings: {result.stall or 'unchanged'}; budgets: "
-                  + "; ".join(f"{t.task_type or '(none)'}: {t.budget}" for t in result.types))
+    console.print(
+        f"stall settings: {result.stall or 'unchanged'}; budgets: "
+        + "; ".join(f"{t.task_type or '(none)'}: {t.budget}" for t in result.types)
+    )
     for w in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
 
@@ -63,32 +73,93 @@ def _table(result, console: Console) -> None:
 @click.command(name="tune")
 @click.argument("runs", type=RUNS_PATH)
 @runs_options
-@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-              help="Starting policy (TOML, or pyproject.toml with [tool.pyguard]); default: the default policy.")
-@click.option("--max-false-stop-rate", type=click.FloatRange(0, 1, max_open=True), default=0.01, show_default=True,
-              help="Most successful runs a task type's policy may stop early, as a share.")
-@click.option("--by", type=click.Choice(["task_type", "none"]), default="task_type", show_default=True,
-              help="A budget per task type ([task_types.X]) or one for all runs.")
-@click.option("--folds", type=click.IntRange(2, None), default=5, show_default=True,
-              help="Cross-validation folds (runs of one task always in the same fold).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Starting policy (TOML, or pyproject.toml with [tool.pyguard]); default: the default policy.",
+)
+@click.option(
+    "--max-false-stop-rate",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=0.01,
+    show_default=True,
+    help="Most successful runs a task type's policy may stop early, as a share.",
+)
+@click.option(
+    "--by",
+    type=click.Choice(["task_type", "none"]),
+    default="task_type",
+    show_default=True,
+    help="A budget per task type ([task_types.X]) or one for all runs.",
+)
+@click.option(
+    "--folds",
+    type=click.IntRange(2, None),
+    default=5,
+    show_default=True,
+    help="Cross-validation folds (runs of one task always in the same fold).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the folds and the bootstrap.")
-@click.option("--artifact", is_flag=True,
-              help="Artifact-producing agents: a stop after the last file-changing action is not a false stop.")
-@click.option("--min-runs", type=click.IntRange(1, None), default=20, show_default=True,
-              help="Task types with fewer labelled runs keep the starting budget.")
-@click.option("--min-successes", type=click.IntRange(1, None), default=5, show_default=True,
-              help="Task types with fewer successful runs keep the starting budget.")
+@click.option(
+    "--artifact",
+    is_flag=True,
+    help="Artifact-producing agents: a stop after the last file-changing action is not a false stop.",
+)
+@click.option(
+    "--min-runs",
+    type=click.IntRange(1, None),
+    default=20,
+    show_default=True,
+    help="Task types with fewer labelled runs keep the starting budget.",
+)
+@click.option(
+    "--min-successes",
+    type=click.IntRange(1, None),
+    default=5,
+    show_default=True,
+    help="Task types with fewer successful runs keep the starting budget.",
+)
 @click.option("--quick", is_flag=True, help="A smaller search space (fewer engine passes).")
-@click.option("--workers", type=click.IntRange(1, None), default=None,
-              help="Worker processes (default: the CPU count, at most 4).")
-@click.option("--out", "out_path", type=click.Path(path_type=Path), default=None,
-              help="Write the fitted policy to this TOML file.")
-@click.option("--report", "report_dir", type=click.Path(path_type=Path), default=None,
-              help="Write report.md and a trade-off plot per task type to this directory.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, None),
+    default=None,
+    help="Worker processes (default: the CPU count, at most 4).",
+)
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write the fitted policy to this TOML file.",
+)
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write report.md and a trade-off plot per task type to this directory.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-def tune(runs: str, fmt: str | None, config_path: Path | None, max_false_stop_rate: float, by: str, folds: int,
-         seed: int, artifact: bool, min_runs: int, min_successes: int, quick: bool, workers: int | None,
-         out_path: Path | None, report_dir: Path | None, as_json: bool) -> None:
+def tune(
+    runs: str,
+    fmt: str | None,
+    config_path: Path | None,
+    max_false_stop_rate: float,
+    by: str,
+    folds: int,
+    seed: int,
+    artifact: bool,
+    min_runs: int,
+    min_successes: int,
+    quick: bool,
+    workers: int | None,
+    out_path: Path | None,
+    report_dir: Path | None,
+    as_json: bool,
+) -> None:
     """Fit the guard's policy to labelled RUNS (a file or directory of traces or recordings): the most failed-run
     tool calls and tokens saved with at most --max-false-stop-rate of successful runs stopped, per task type,
     estimated by cross-validation grouped by task."""
@@ -105,13 +176,27 @@ def tune(runs: str, fmt: str | None, config_path: Path | None, max_false_stop_ra
         if not records:
             raise InputError(f"{str(runs)!r} holds no runs; nothing to tune")
         options = TuneOptions(
-            max_false_stop_rate=max_false_stop_rate, by=by, folds=folds, seed=seed, artifact=artifact,
-            min_runs=min_runs, min_successes=min_successes, base=base,
+            max_false_stop_rate=max_false_stop_rate,
+            by=by,
+            folds=folds,
+            seed=seed,
+            artifact=artifact,
+            min_runs=min_runs,
+            min_successes=min_successes,
+            base=base,
             workers=workers or min(4, os.cpu_count() or 1),
             space=SearchSpace.quick() if quick else SearchSpace(),
         )
-        with Progress(TextColumn("tune: replaying runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+        with Progress(
+            TextColumn("tune: replaying runs"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        ) as bar:
             task = bar.add_task("replay", total=0)
 
             def progress(advance: int, add: int) -> None:

@@ -17,21 +17,98 @@ import json
 import re
 from functools import lru_cache
 
-__all__ = ["WRITE_VERBS", "WRITE_WORDS", "READ_SUBCOMMANDS", "SHELL_TOOL_WORDS", "ActionKind", "classify_action", "shell_command_writes", "name_words"]
+__all__ = [
+    "WRITE_VERBS",
+    "WRITE_WORDS",
+    "READ_SUBCOMMANDS",
+    "SHELL_TOOL_WORDS",
+    "ActionKind",
+    "classify_action",
+    "shell_command_writes",
+    "name_words",
+]
 
 ActionKind = str
 """``"read"`` or ``"write"``."""
 
 WRITE_VERBS: frozenset[str] = frozenset(
     {
-        "activate", "add", "adjust", "apply", "append", "assign", "authenticate", "book", "buy", "cancel", "cd",
-        "change", "checkout", "close", "comment", "commit", "cp", "create", "deactivate", "delete", "deploy",
-        "drop", "echo", "edit", "exchange", "fill", "follow", "insert", "install", "lock", "login", "logout",
-        "make", "merge", "mkdir", "modify", "move", "mv", "new", "order", "patch", "pay", "place", "post",
-        "press", "publish", "purchase", "put", "refund", "release", "remove", "rename", "replace", "reset",
-        "resolve", "retweet", "return", "rm", "rmdir", "save", "send", "set", "share", "start", "stop",
-        "str_replace", "submit", "toggle", "touch", "transfer", "unfollow", "unlock", "update", "upload",
-        "upsert", "write",
+        "activate",
+        "add",
+        "adjust",
+        "apply",
+        "append",
+        "assign",
+        "authenticate",
+        "book",
+        "buy",
+        "cancel",
+        "cd",
+        "change",
+        "checkout",
+        "close",
+        "comment",
+        "commit",
+        "cp",
+        "create",
+        "deactivate",
+        "delete",
+        "deploy",
+        "drop",
+        "echo",
+        "edit",
+        "exchange",
+        "fill",
+        "follow",
+        "insert",
+        "install",
+        "lock",
+        "login",
+        "logout",
+        "make",
+        "merge",
+        "mkdir",
+        "modify",
+        "move",
+        "mv",
+        "new",
+        "order",
+        "patch",
+        "pay",
+        "place",
+        "post",
+        "press",
+        "publish",
+        "purchase",
+        "put",
+        "refund",
+        "release",
+        "remove",
+        "rename",
+        "replace",
+        "reset",
+        "resolve",
+        "retweet",
+        "return",
+        "rm",
+        "rmdir",
+        "save",
+        "send",
+        "set",
+        "share",
+        "start",
+        "stop",
+        "str_replace",
+        "submit",
+        "toggle",
+        "touch",
+        "transfer",
+        "unfollow",
+        "unlock",
+        "update",
+        "upload",
+        "upsert",
+        "write",
     }
 )
 """Verbs of side-effecting tools, read as the first word of a tool name (``createOrder``, ``send_email``,
@@ -39,15 +116,31 @@ WRITE_VERBS: frozenset[str] = frozenset(
 about (``cd``) and logging in change what later reads return, so they count as writes too."""
 
 WRITE_WORDS: frozenset[str] = frozenset(
-    {"create", "delete", "edit", "insert", "modify", "patch", "remove", "rename", "replace", "submit", "update",
-     "upload", "upsert", "write"}
+    {
+        "create",
+        "delete",
+        "edit",
+        "insert",
+        "modify",
+        "patch",
+        "remove",
+        "rename",
+        "replace",
+        "submit",
+        "update",
+        "upload",
+        "upsert",
+        "write",
+    }
 )
 """Unambiguous verbs that make a tool a write wherever they stand in its name (``str_replace_editor``, ``file_edit``)."""
 
 READ_SUBCOMMANDS: frozenset[str] = frozenset({"view", "read", "show", "list", "get", "cat", "search", "find", "open"})
 """Sub-commands that make a write-named tool read (``str_replace_editor`` with ``command: view``)."""
 
-SHELL_TOOL_WORDS: frozenset[str] = frozenset({"bash", "shell", "sh", "terminal", "cmd", "command", "exec", "execute", "run"})
+SHELL_TOOL_WORDS: frozenset[str] = frozenset(
+    {"bash", "shell", "sh", "terminal", "cmd", "command", "exec", "execute", "run"}
+)
 """Name words of tools that run a shell command (its kind then comes from the command)."""
 
 _COMMAND_KEYS = ("command", "cmd", "script", "code", "input")
@@ -63,7 +156,9 @@ _SHELL_WRITE = re.compile(
 """Commands that change files (the command, not its arguments, at the start of a pipeline element)."""
 _REDIRECT = re.compile(r"(?<![<>&\d])(?:\d?>>?|&>)\s*(?!&|/dev/null\b|/dev/std)[^\s;&|]")
 """An output redirection into a file (not ``2>&1``, not ``>/dev/null``)."""
-_CODE_WRITE = re.compile(r"\bopen\([^)]*,\s*['\"][wax]|\.write_text\(|\.write_bytes\(|\bos\.(?:remove|rename|unlink)\(|shutil\.")
+_CODE_WRITE = re.compile(
+    r"\bopen\([^)]*,\s*['\"][wax]|\.write_text\(|\.write_bytes\(|\bos\.(?:remove|rename|unlink)\(|shutil\."
+)
 """File writes inside inline code (``python - <<EOF ... open(p, "w") ...``)."""
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 from pyguard.engine.config import CapsConfig, Price
 from pyguard.engine.fingerprint import fingerprint
@@ -86,7 +86,7 @@ class UsageTracker:
         self.prices = dict(prices or {})
         self.reset()
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
         self._by_tool: Counter[str] = Counter()
         self._identical: Counter[str] = Counter()
         self._top: tuple[int, str | None] = (0, None)
@@ -177,13 +177,13 @@ class Cap(ABC):
     def check(self, state: UsageState) -> list[CapHit]:
         """The hits of this cap for ``state`` (empty when it does not fire)."""
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
         """Clear any state kept between checks (none for the built-in caps)."""
 
-    def __or__(self, other: "Cap") -> "AnyCap":
+    def __or__(self, other: Cap) -> AnyCap:
         return AnyCap(self, other)
 
-    def __and__(self, other: "Cap") -> "AllCap":
+    def __and__(self, other: Cap) -> AllCap:
         return AllCap(self, other)
 
 
@@ -196,7 +196,7 @@ class _Combined(Cap):
             flat.extend(c.caps if type(c) is type(self) else [c])  # type: ignore[attr-defined]
         self.caps: tuple[Cap, ...] = tuple(flat)
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
         for c in self.caps:
             c.reset()
 
@@ -238,7 +238,11 @@ class ModelCallCap(Cap):
     def check(self, state: UsageState) -> list[CapHit]:
         if state.model_calls < self.limit:
             return []
-        return [CapHit("model_calls", self.limit, state.model_calls, f"{state.model_calls} model calls (limit {self.limit})")]
+        return [
+            CapHit(
+                "model_calls", self.limit, state.model_calls, f"{state.model_calls} model calls (limit {self.limit})"
+            )
+        ]
 
     def __repr__(self) -> str:
         return f"ModelCallCap({self.limit})"
@@ -306,7 +310,14 @@ class WallClockCap(Cap):
     def check(self, state: UsageState) -> list[CapHit]:
         if state.elapsed_s < self.seconds:
             return []
-        return [CapHit("wall_clock", self.seconds, round(state.elapsed_s, 6), f"{state.elapsed_s:.1f}s elapsed (limit {self.seconds}s)")]
+        return [
+            CapHit(
+                "wall_clock",
+                self.seconds,
+                round(state.elapsed_s, 6),
+                f"{state.elapsed_s:.1f}s elapsed (limit {self.seconds}s)",
+            )
+        ]
 
     def __repr__(self) -> str:
         return f"WallClockCap({self.seconds})"

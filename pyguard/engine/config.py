@@ -64,13 +64,19 @@ def _items(exc: ValidationError, prefix: tuple = ()) -> list[tuple[str, Any, str
         nested = getattr(inner, "items", None)
         if isinstance(inner, ConfigError) and isinstance(nested, list):
             for key, value, msg in nested:
-                out.append((".".join(str(p) for p in loc + tuple(key.split("."))) if key else ".".join(map(str, loc)), value, msg))
+                out.append(
+                    (
+                        ".".join(str(p) for p in loc + tuple(key.split("."))) if key else ".".join(map(str, loc)),
+                        value,
+                        msg,
+                    )
+                )
             continue
         msg = err.get("msg", "invalid")
         if err.get("type") == "extra_forbidden":
             msg = "unknown key; remove it or check its spelling"
         elif msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
+            msg = msg[len("Value error, ") :]
         out.append((".".join(str(p) for p in loc), err.get("input"), msg))
     return out
 
@@ -170,7 +176,7 @@ class CapsConfig(_Config):
     """Times the very same action (tool + canonical arguments) may be requested, whatever it returned."""
 
     @model_validator(mode="after")
-    def _check_per_tool(self) -> "CapsConfig":
+    def _check_per_tool(self) -> CapsConfig:
         for tool, n in self.max_tool_calls_per_tool.items():
             if n < 1:
                 raise ValueError(f"max_tool_calls_per_tool[{tool!r}] = {n} must be >= 1")
@@ -245,7 +251,7 @@ class ToolsConfig(_Config):
     """Tools that are always reads, whatever their names suggest."""
 
     @model_validator(mode="after")
-    def _check_disjoint(self) -> "ToolsConfig":
+    def _check_disjoint(self) -> ToolsConfig:
         both = sorted(set(self.write_tools) & set(self.read_tools))
         if both:
             raise ValueError(f"tools {both} are named both in write_tools and read_tools; keep each in one list")
@@ -284,7 +290,7 @@ class BudgetSettings(_Config):
     earn_per_iteration: int = Field(ge=0)
 
     @model_validator(mode="after")
-    def _check(self) -> "BudgetSettings":
+    def _check(self) -> BudgetSettings:
         if self.base_budget > self.hard_cap:
             raise ValueError(
                 f"base_budget {self.base_budget} exceeds hard_cap {self.hard_cap} "
@@ -325,7 +331,7 @@ class PolicyConfig(_Config):
     """Overrides by task type name."""
 
     @model_validator(mode="after")
-    def _check_budgets(self) -> "PolicyConfig":
+    def _check_budgets(self) -> PolicyConfig:
         if self.base_budget > self.hard_cap:
             raise ValueError(
                 f"base_budget {self.base_budget} exceeds hard_cap {self.hard_cap}; lower base_budget or raise hard_cap"
@@ -357,7 +363,7 @@ class PolicyConfig(_Config):
     # ---- loading and saving -------------------------------------------------------------------------------------
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, source: str | None = None) -> "PolicyConfig":
+    def from_dict(cls, data: dict[str, Any], *, source: str | None = None) -> PolicyConfig:
         """Build from a plain dict (e.g. a TOML table), skipping :data:`OTHER_SECTIONS`."""
         if not isinstance(data, dict):
             raise ConfigError(f"policy config{' in ' + source if source else ''} must be a table, got {data!r}")
@@ -367,7 +373,7 @@ class PolicyConfig(_Config):
         return cls._validate(table, source=source)
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> "PolicyConfig":
+    def from_toml(cls, path: str | Path) -> PolicyConfig:
         """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)."""
         p = Path(path)
         try:

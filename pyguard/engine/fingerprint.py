@@ -23,7 +23,14 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["ActionFingerprint", "fingerprint", "canonical_arguments", "normalised_arguments", "normalised_value", "short_digest"]
+__all__ = [
+    "ActionFingerprint",
+    "fingerprint",
+    "canonical_arguments",
+    "normalised_arguments",
+    "normalised_value",
+    "short_digest",
+]
 
 _ID_RE = re.compile(r"^([a-z]{0,4})(\d{3,})$")
 r"""An id: up to 4 letters, then 3 or more digits. Its leading zeros are dropped in :func:`_norm_str` (keeping 3 digits)
@@ -104,7 +111,7 @@ def normalised_value(s: str) -> str:
         return s
     digits = m.group(2)
     zeros = len(digits) - len(digits.lstrip("0"))
-    return digits[min(zeros, len(digits) - 3):]
+    return digits[min(zeros, len(digits) - 3) :]
 
 
 _norm_str = normalised_value

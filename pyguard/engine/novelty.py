@@ -19,8 +19,9 @@ prepared text, packed into one 64-bit word and mixed) that the run has not seen 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -95,7 +96,7 @@ def mask_volatile(text: str) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _echo_pattern(value: str) -> "re.Pattern[str] | None":
+def _echo_pattern(value: str) -> re.Pattern[str] | None:
     """A pattern for ``value`` written with or without separators between its letters and digits (one optional
     separator character between any two): the normalised form the action fingerprint compares
     (:func:`~pyguard.engine.fingerprint.normalised_value`), matched in the text however the tool echoes it. None for
@@ -116,7 +117,12 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
         raw = low.encode("ascii")
         # already collapsed (single spaces only, none at the ends): " ".join(low.split()) would give low itself
         spaces = raw.translate(None, _NOT_WHITESPACE)
-        if spaces.count(b" ") == len(spaces) and b"  " not in raw and not raw.startswith(b" ") and not raw.endswith(b" "):
+        if (
+            spaces.count(b" ") == len(spaces)
+            and b"  " not in raw
+            and not raw.startswith(b" ")
+            and not raw.endswith(b" ")
+        ):
             out = low
         else:
             out = " ".join(low.split())
@@ -149,7 +155,7 @@ _VOLATILE_FIELD = re.compile(
 ``timestamp``): its value is masked whatever it looks like (a plain ``345678`` of milliseconds included)."""
 
 
-def _mask_field(m: "re.Match[str]") -> str:
+def _mask_field(m: re.Match[str]) -> str:
     value = _MASK if m.group(3)[0] != '"' else '"' + _MASK + '"'  # the JSON stays JSON
     return m.group(1) + m.group(2) + value
 

@@ -64,7 +64,8 @@ when the model asks for the same shipment again: 4 model calls instead of 11.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from pyguard.decisions import Action, Decision
 from pyguard.engine.actions import classify_action
@@ -103,7 +104,7 @@ class Policy:
             caps = extra_caps if caps is None else caps | extra_caps
         self.caps = caps
 
-    def new_run(self, run_id: str, task_type: str | None = None) -> "RunSession":
+    def new_run(self, run_id: str, task_type: str | None = None) -> RunSession:
         """A fresh session with its own state (budget, memory, counters) for one run."""
         return RunSession(self, run_id=run_id, task_type=task_type)
 
@@ -112,11 +113,11 @@ def _pair(pending: Sequence[tuple[ToolCall, ActionFingerprint, int]], observatio
     """Pair tool observations with the calls requested in the previous iteration: by id, then by tool name in
     order, then in order. Yields (observation, (call, fingerprint, requested_at) or None)."""
     if len(observations) <= len(pending):  # the usual case: results in the order of the calls, ids matching
-        for obs, p in zip(observations, pending):
+        for obs, p in zip(observations, pending, strict=False):
             if obs.kind != "tool" or obs.tool_call_id is None or obs.tool_call_id != p[0].id:
                 break
         else:
-            return list(zip(observations, pending))
+            return list(zip(observations, pending, strict=False))
     free = list(range(len(pending)))
     out = []
     for obs in observations:
@@ -265,7 +266,9 @@ class RunSession:
             raise BudgetError(f"event of run {event.run_id!r} given to the session of run {self.run_id!r}")
         i = self._iterations + 1
         if event.index != i:
-            raise BudgetError(f"run {self.run_id!r}: expected iteration {i}, got iteration {event.index}; observe events in order")
+            raise BudgetError(
+                f"run {self.run_id!r}: expected iteration {i}, got iteration {event.index}; observe events in order"
+            )
         self._iterations = i
         new_turn = opens_turn(self._last_event, event)
         if self.config.budget_per_turn and new_turn:
@@ -276,7 +279,7 @@ class RunSession:
         actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
         report = self._detector.observe(Step(iteration=i, results=tuple(self._results(event)), actions=actions))
         self.gains.append(report.gain)
-        self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions)]
+        self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions, strict=False)]
         decision = self._decide(i, event, report, list(report.flags), actions)
         self.decisions.append(decision)
         if decision.action is Action.STOP:
@@ -329,7 +332,9 @@ class RunSession:
                 budget=self.budget,
                 evidence={"gain": round(gain, 4)},
             )
-        usage = self._usage.state if self._caps is not None else None  # the snapshot only when needed (evidence: lazily)
+        usage = (
+            self._usage.state if self._caps is not None else None
+        )  # the snapshot only when needed (evidence: lazily)
         hits = self._caps.check(usage) if self._caps is not None else []
         if flags and self.reflections >= cfg.max_reflections:
             outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
@@ -341,8 +346,13 @@ class RunSession:
         if hits:
             names = ", ".join(h.name for h in hits)
             return self._stop_decision(
-                i, Outcome.EXPIRED, f"cap:{hits[0].name}", f"hard cap reached ({names}): {hits[0].message}",
-                flags=flags, hits=hits, usage=usage,
+                i,
+                Outcome.EXPIRED,
+                f"cap:{hits[0].name}",
+                f"hard cap reached ({names}): {hits[0].message}",
+                flags=flags,
+                hits=hits,
+                usage=usage,
             )
         if flags:
             self.reflections += 1
@@ -353,8 +363,13 @@ class RunSession:
             self._detector.rearm()
             if i >= self.budget:
                 return self._stop_decision(
-                    i, Outcome.EXPIRED, "budget", f"stalled with no budget left (hard cap {s.hard_cap})",
-                    flags=flags, hits=hits, usage=usage,
+                    i,
+                    Outcome.EXPIRED,
+                    "budget",
+                    f"stalled with no budget left (hard cap {s.hard_cap})",
+                    flags=flags,
+                    hits=hits,
+                    usage=usage,
                 )
             text = build_reflection(flags, remaining_calls=self.budget - i, config=cfg.reflection)
             return Decision(
@@ -377,10 +392,15 @@ class RunSession:
             used = self.budget - self._turn_start
             where = f" in turn {self.turn}" if self.turn > 1 else ""
             return self._stop_decision(
-                i, Outcome.EXPIRED, "budget",
-                f"iteration budget of {used} model calls used{where}{at_cap}" if i == self.budget
+                i,
+                Outcome.EXPIRED,
+                "budget",
+                f"iteration budget of {used} model calls used{where}{at_cap}"
+                if i == self.budget
                 else f"{i - self._turn_start} model calls made{where}, over the iteration budget of {used}{at_cap}",
-                flags=flags, hits=hits, usage=usage,
+                flags=flags,
+                hits=hits,
+                usage=usage,
             )
         return Decision(
             action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from pyguard.engine.config import ReflectionConfig
 from pyguard.engine.stall import StallFlag

@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint, normalised_value, short_digest
@@ -47,7 +48,9 @@ _DIGIT = re.compile(r"\d")
 _ERROR_KIND_CHARS = 200
 _EMPTY_MAX_CHARS = 120
 """Longest prepared text that can be an empty result; anything longer says something."""
-_NOUNS = r"(?:records?|results?|rows?|items?|entries|entry|documents?|docs|matches|match|hits?|data|events?|logs?|files?)"
+_NOUNS = (
+    r"(?:records?|results?|rows?|items?|entries|entry|documents?|docs|matches|match|hits?|data|events?|logs?|files?)"
+)
 _NO_DATA = re.compile(
     r"(?:no (?:matching |such )?" + _NOUNS + r"(?: (?:were |was )?(?:found|returned|available|matched))?"
     r"|(?:0|zero) " + _NOUNS + r"(?: (?:were |was )?(?:found|returned|matched))?"
@@ -197,8 +200,14 @@ def _action_flag(rule: str, iteration: int, r: ActionResult, message: str, evide
     a = r.action
     assert a is not None
     return StallFlag(
-        rule=rule, iteration=iteration, message=message, tool=a.tool, fingerprints=(a.short(),),
-        ids=(a.exact_id, a.norm_id), sample=r.text, evidence=evidence,
+        rule=rule,
+        iteration=iteration,
+        message=message,
+        tool=a.tool,
+        fingerprints=(a.short(),),
+        ids=(a.exact_id, a.norm_id),
+        sample=r.text,
+        evidence=evidence,
     )
 
 
@@ -329,8 +338,13 @@ class StallDetector:
         for f in flags:
             self.fruitless.update(f.ids)
         return StallReport(
-            gain=gain, flags=tuple(flags), result_gains=tuple(gains), new_writes=self._step_writes,
-            polls=self._step_polls, only_polls=only_polls, acted=acted,
+            gain=gain,
+            flags=tuple(flags),
+            result_gains=tuple(gains),
+            new_writes=self._step_writes,
+            polls=self._step_polls,
+            only_polls=only_polls,
+            acted=acted,
         )
 
     def _new_write(self, r: ActionResult) -> bool:
@@ -373,7 +387,9 @@ class StallDetector:
         if count < self.config.error_storm_length:
             return None
         return _action_flag(
-            "same_answer", iteration, r,
+            "same_answer",
+            iteration,
+            r,
             f"{a.tool} gave the same answer to {count} different requests in a row (the last: {a.short(80)}): "
             "rewording the request does not change what it returns.",
             {"requests": count, "template": r.template},
@@ -400,8 +416,14 @@ class StallDetector:
         canonical = {a.canonical} if last is None else last.canonical | {a.canonical}
         # a result of the same request that changed by a negligible share (a 10 KB page whose footer's request id
         # changed) with nothing written since is a poll, like one that changed only in masked volatile fields
-        barely = (last is not None and same_request and not new_write and last.epoch == self._epoch
-                  and last.result_key != r.result_key and r.novelty < _NEGLIGIBLE_CHANGE)
+        barely = (
+            last is not None
+            and same_request
+            and not new_write
+            and last.epoch == self._epoch
+            and last.result_key != r.result_key
+            and r.novelty < _NEGLIGIBLE_CHANGE
+        )
         if last is None:
             gain = 0.0 if self._matched else novelty
             entry = _Last(r.requested_at, r.result_key, 1, 0, canonical, r.is_error, self._epoch)
@@ -418,13 +440,24 @@ class StallDetector:
             if attempts >= cfg.max_fruitless_attempts:
                 entry.fruitless = True
                 flag = self._attempts_flag(iteration, r, attempts)
-        elif same_request and cfg.polling_allowance and (
-            barely or (r.raw_key is not None and last.raw_key not in (None, r.raw_key))
+        elif (
+            same_request
+            and cfg.polling_allowance
+            and (barely or (r.raw_key is not None and last.raw_key not in (None, r.raw_key)))
         ):
             gain = 0.0
             polls = last.polls + 1
-            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, False,
-                          self._epoch, last.attempts, polls)
+            entry = _Last(
+                r.requested_at,
+                r.result_key,
+                last.count + 1,
+                last.unchanged + 1,
+                canonical,
+                False,
+                self._epoch,
+                last.attempts,
+                polls,
+            )
             if polls > cfg.polling_allowance:
                 entry.fruitless = True
                 flag = self._polling_flag(iteration, r, polls)
@@ -432,7 +465,9 @@ class StallDetector:
                 self._step_polls += 1
         else:
             gain = 0.0
-            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, True, self._epoch)
+            entry = _Last(
+                r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, True, self._epoch
+            )
             flag = self._repeat_flag(iteration, r, last, entry, how)
         entry.raw_key = r.raw_key
         self._by_exact[a.exact_id] = entry
@@ -443,7 +478,9 @@ class StallDetector:
         a = r.action
         assert a is not None
         return _action_flag(
-            "fruitless_attempts", iteration, r,
+            "fruitless_attempts",
+            iteration,
+            r,
             f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
             "the attempts are not reaching the problem.",
             {"attempts": attempts},
@@ -453,7 +490,9 @@ class StallDetector:
         a = r.action
         assert a is not None
         return _action_flag(
-            "polling_limit", iteration, r,
+            "polling_limit",
+            iteration,
+            r,
             f"{a.short(80)} was polled {polls} times and its result changed only in timestamps and ids "
             f"(allowance {self.config.polling_allowance}).",
             {"polls": polls, "allowance": self.config.polling_allowance},
@@ -535,7 +574,9 @@ class StallDetector:
         if count < self.config.error_storm_length:
             return None
         return _action_flag(
-            "error_storm", iteration, r,
+            "error_storm",
+            iteration,
+            r,
             f"{a.tool} failed {count} times in a row with the same kind of error and unchanged inputs ({a.short(80)}).",
             {"errors": count, "error_kind": r.error_kind},
         )

@@ -28,8 +28,8 @@ from pyguard.jvm.agents import (
 )
 from pyguard.jvm.bootstrap import BUILD_COMMAND, JvmInfo, bridge_jars, find_java_home, jars_dir, jvm_started, start_jvm
 from pyguard.jvm.callback import CallbackAdapter, decision_to_json
-from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
 from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
+from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
 
 __all__ = [
     "AgentStyle",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -49,7 +49,7 @@ DEFAULT_MAX_MODEL_CALLS = 50
 """The Java fail-safe's default cap on model calls per run (GuardConfig.DEFAULT_MAX_MODEL_CALLS)."""
 
 
-class AgentStyle(str, Enum):
+class AgentStyle(StrEnum):
     AISERVICES = "aiservices"
     """LangChain4j AiServices with @Tool methods (own cap: maxToolCallingRoundTrips, default 100)."""
     AGENTIC = "agentic"
@@ -109,20 +109,24 @@ class BridgeResult(BaseModel):
     def answered(self) -> bool:
         return self.status == "answered"
 
-    def raise_for_status(self) -> "BridgeResult":
+    def raise_for_status(self) -> BridgeResult:
         """Return self if the run answered; raise :class:`GuardStopped` if stopped, :class:`RunError` otherwise."""
         if self.status == "answered":
             return self
         if self.status == "stopped":
             raise GuardStopped(self)
-        raise RunError(f"run {self.run_id} ({self.style.value}) {self.status}: {self.error or self.reason or 'no answer'}")
+        raise RunError(
+            f"run {self.run_id} ({self.style.value}) {self.status}: {self.error or self.reason or 'no answer'}"
+        )
 
 
 class GuardStopped(RunError):
     """A guarded run was stopped (by the guard or the Java fail-safe). ``.result`` has the outcome and counts."""
 
     def __init__(self, result: BridgeResult) -> None:
-        super().__init__(f"run {result.run_id} stopped ({result.outcome.value if result.outcome else '?'}, rule {result.rule}): {result.reason}")
+        super().__init__(
+            f"run {result.run_id} stopped ({result.outcome.value if result.outcome else '?'}, rule {result.rule}): {result.reason}"
+        )
         self.result = result
 
 
@@ -137,7 +141,9 @@ class GuardedModel:
     def stats(self) -> BridgeRunStats:
         return _stats(self.java.stats())
 
-    def request_stop(self, outcome: Outcome | str = Outcome.CANCELLED, reason: str = "cancelled", rule: str | None = "cancel") -> None:
+    def request_stop(
+        self, outcome: Outcome | str = Outcome.CANCELLED, reason: str = "cancelled", rule: str | None = "cancel"
+    ) -> None:
         """End the run from outside (any thread): the next model call or tool execution stops it with ``outcome``."""
         value = Outcome(outcome).value
         self.java.requestStop(value, reason, rule)
@@ -148,9 +154,14 @@ def _stats(s: Any) -> BridgeRunStats:
         return None if v is None else int(v.longValue()) if hasattr(v, "longValue") else int(v)
 
     return BridgeRunStats(
-        model_calls=int(s.modelCalls()), events=int(s.events()), events_delivered=int(s.eventsDelivered()),
-        tool_calls=int(s.toolCallsRequested()), tool_executions=int(s.toolExecutions()),
-        input_tokens=opt(s.inputTokens()), output_tokens=opt(s.outputTokens()), total_tokens=opt(s.totalTokens()),
+        model_calls=int(s.modelCalls()),
+        events=int(s.events()),
+        events_delivered=int(s.eventsDelivered()),
+        tool_calls=int(s.toolCallsRequested()),
+        tool_executions=int(s.toolExecutions()),
+        input_tokens=opt(s.inputTokens()),
+        output_tokens=opt(s.outputTokens()),
+        total_tokens=opt(s.totalTokens()),
         callback_failures=int(s.callbackFailures()),
         last_callback_error=None if s.lastCallbackError() is None else str(s.lastCallbackError()),
         last_text=None if s.lastText() is None else str(s.lastText()),
@@ -195,7 +206,9 @@ def tool_set(tools: Any, model: Any = None) -> Any:
             return demo_tools()
         if tools == "hazards":
             return ToolSet.of(jclass("dev.pyguard.bridge.demo.HazardTools")())
-        raise ConfigError(f"tools={tools!r} is unknown; use 'logistics', 'hazards', a Java ToolSet or Java @Tool objects")
+        raise ConfigError(
+            f"tools={tools!r} is unknown; use 'logistics', 'hazards', a Java ToolSet or Java @Tool objects"
+        )
     if isinstance(tools, ToolSet):
         return tools
     if isinstance(tools, Iterable) and not hasattr(tools, "getClass"):
@@ -277,9 +290,15 @@ def build_agent(
     ts = tool_set(tools, java_model)
     Agents = jclass("dev.pyguard.bridge.Agents")
     return java_call(
-        Agents.build, style.value, java_model, ts, _positive(max_iterations, "max_iterations"),
-        _positive(max_tool_calling_round_trips, "max_tool_calling_round_trips"), exit_when_answer_contains,
-        system_message, what="build_agent",
+        Agents.build,
+        style.value,
+        java_model,
+        ts,
+        _positive(max_iterations, "max_iterations"),
+        _positive(max_tool_calling_round_trips, "max_tool_calling_round_trips"),
+        exit_when_answer_contains,
+        system_message,
+        what="build_agent",
     )
 
 
@@ -296,11 +315,21 @@ def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | Non
     if cb is not None and cb.interrupted:
         raise KeyboardInterrupt  # Ctrl-C arrived inside the callback: the run was cancelled, now let the caller know
     return BridgeResult(
-        style=raw["style"], run_id=raw["run_id"], status=raw["status"], answer=raw["answer"],
-        outcome=raw["outcome"], reason=raw["reason"], rule=raw["rule"], fail_safe=raw["fail_safe"],
-        error=raw["error"], error_type=raw["error_type"], iterations=raw["iterations"], wall_ms=raw["wall_ms"],
+        style=raw["style"],
+        run_id=raw["run_id"],
+        status=raw["status"],
+        answer=raw["answer"],
+        outcome=raw["outcome"],
+        reason=raw["reason"],
+        rule=raw["rule"],
+        fail_safe=raw["fail_safe"],
+        error=raw["error"],
+        error_type=raw["error_type"],
+        iterations=raw["iterations"],
+        wall_ms=raw["wall_ms"],
         stats=None if raw["stats"] is None else BridgeRunStats(**raw["stats"]),
-        events=tuple(cb.events) if cb else (), callback_errors=tuple(cb.errors) if cb else (),
+        events=tuple(cb.events) if cb else (),
+        callback_errors=tuple(cb.errors) if cb else (),
     )
 
 
@@ -339,12 +368,21 @@ def run_agent(
     caps only; ``callback`` then only records events).
     """
     guarded = guard_model(
-        model, callback, run_id=run_id, task_type=task_type, max_model_calls=max_model_calls,
-        callback_timeout_ms=callback_timeout_ms, observe_only=not guard,
+        model,
+        callback,
+        run_id=run_id,
+        task_type=task_type,
+        max_model_calls=max_model_calls,
+        callback_timeout_ms=callback_timeout_ms,
+        observe_only=not guard,
     )
     agent = build_agent(
-        style, guarded, tools=tools, max_iterations=max_iterations,
+        style,
+        guarded,
+        tools=tools,
+        max_iterations=max_iterations,
         max_tool_calling_round_trips=max_tool_calling_round_trips,
-        exit_when_answer_contains=exit_when_answer_contains, system_message=system_message,
+        exit_when_answer_contains=exit_when_answer_contains,
+        system_message=system_message,
     )
     return run_built(agent, task, guarded)

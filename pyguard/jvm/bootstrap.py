@@ -36,7 +36,7 @@ JVM_SHUT_DOWN = (
     " allows one JVM per process, once. Start a new Python process to run guarded agents again."
 )
 _LOCK = threading.Lock()
-_STARTED: "JvmInfo | None" = None
+_STARTED: JvmInfo | None = None
 
 
 class JvmInfo:
@@ -120,7 +120,9 @@ def _check_version(home: Path) -> None:
             if major == "1":
                 major = version.split(".")[1]
             if major.isdigit() and int(major) < 17:
-                raise JvmError(f"The JDK at {home} is Java {version}; pyguard needs Java 17 or newer. Set JAVA_HOME to a newer JDK.")
+                raise JvmError(
+                    f"The JDK at {home} is Java {version}; pyguard needs Java 17 or newer. Set JAVA_HOME to a newer JDK."
+                )
             return
 
 
@@ -216,7 +218,9 @@ def start_jvm(
                     f"({_PROBE_CLASS} is not on its classpath). Call pyguard.jvm.start_jvm() before anything else "
                     "starts the JVM, or add the jars from pyguard.jvm.bridge_jars() to that JVM's classpath."
                 )
-            _STARTED = JvmInfo(Path(os.environ.get("JAVA_HOME", "")), Path(jpype.getDefaultJVMPath()), extra, tuple(jvm_args))
+            _STARTED = JvmInfo(
+                Path(os.environ.get("JAVA_HOME", "")), Path(jpype.getDefaultJVMPath()), extra, tuple(jvm_args)
+            )
             return _STARTED
         for p in extra:
             if not Path(p).exists():
@@ -237,6 +241,8 @@ def start_jvm(
         except Exception as e:  # pragma: no cover - depends on the machine
             raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
         if not _has_bridge():  # pragma: no cover - a broken jar directory
-            raise JvmError(f"the JVM started but {_PROBE_CLASS} is missing from {jars_dir()}; rebuild with `{BUILD_COMMAND}`")
+            raise JvmError(
+                f"the JVM started but {_PROBE_CLASS} is missing from {jars_dir()}; rebuild with `{BUILD_COMMAND}`"
+            )
         _STARTED = JvmInfo(home, lib, cp, tuple(jvm_args))
         return _STARTED

@@ -33,7 +33,9 @@ def decision_to_json(decision: Decision | None, turn_start: int | None = None) -
     if decision is None:
         return _CONTINUE
     if not isinstance(decision, Decision):
-        raise TypeError(f"a guard callback must return pyguard.decisions.Decision or None, not {type(decision).__name__}")
+        raise TypeError(
+            f"a guard callback must return pyguard.decisions.Decision or None, not {type(decision).__name__}"
+        )
     if decision.action is Action.CONTINUE and turn_start is None:
         return _CONTINUE
     out: dict[str, Any] = {"action": decision.action.value}

@@ -33,7 +33,9 @@ def scenario_names() -> list[str]:
 def scenario_path(name: str) -> Path:
     p = scenario_dir() / f"{name}.json"
     if not p.is_file():
-        raise InputError(f"unknown scenario {name!r}; shipped scenarios: {', '.join(scenario_names())} (or pass a path or a dict)")
+        raise InputError(
+            f"unknown scenario {name!r}; shipped scenarios: {', '.join(scenario_names())} (or pass a path or a dict)"
+        )
     return p
 
 
@@ -53,7 +55,9 @@ def load_scenario(source: ScenarioSource) -> dict[str, Any]:
         except json.JSONDecodeError as e:
             raise InputError(f"scenario file {path} is not valid JSON: {e}") from e
     if not isinstance(data, dict) or ("turns" not in data and "conversation" not in data):
-        raise InputError(f"scenario {str(source)[:80]!r} must be a JSON object with 'name' and 'turns' (or 'conversation')")
+        raise InputError(
+            f"scenario {str(source)[:80]!r} must be a JSON object with 'name' and 'turns' (or 'conversation')"
+        )
     return data
 
 

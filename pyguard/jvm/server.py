@@ -56,7 +56,9 @@ class LocalServer:
         return jclass("dev.pyguard.bridge.scripted.ScriptedChatModel").toolsFor(self.java.scenario())
 
     def chat_model(self, *, model_name: str | None = None, timeout_ms: int = 10_000, max_retries: int = 0) -> Any:
-        return openai_chat_model(self.base_url, model_name or self.scenario_name, timeout_ms=timeout_ms, max_retries=max_retries)
+        return openai_chat_model(
+            self.base_url, model_name or self.scenario_name, timeout_ms=timeout_ms, max_retries=max_retries
+        )
 
     def set_fault(self, fault: Fault, fault_from: int = 1) -> None:
         _check_fault(fault)
@@ -65,7 +67,7 @@ class LocalServer:
     def stop(self) -> None:
         self.java.stop()
 
-    def __enter__(self) -> "LocalServer":
+    def __enter__(self) -> LocalServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -95,7 +97,9 @@ def start_openai_server(
     name = str(load_scenario(scenario).get("name", "scenario"))
     cls = jclass("dev.pyguard.bridge.server.LocalOpenAiServer")
     jseed = None if seed is None else jclass("java.lang.Long")(int(seed))
-    java = java_call(cls.start, scenario_json(scenario), jseed, int(port), fault, int(fault_from), what="start_openai_server")
+    java = java_call(
+        cls.start, scenario_json(scenario), jseed, int(port), fault, int(fault_from), what="start_openai_server"
+    )
     return LocalServer(java, name)
 
 
@@ -109,4 +113,6 @@ def openai_chat_model(
 ) -> Any:
     """LangChain4j's real ``OpenAiChatModel`` for ``base_url``, with a timeout and bounded retries (never hangs)."""
     cls = jclass("dev.pyguard.bridge.server.OpenAiClients")
-    return java_call(cls.chatModel, base_url, model_name, int(timeout_ms), int(max_retries), api_key, what="openai_chat_model")
+    return java_call(
+        cls.chatModel, base_url, model_name, int(timeout_ms), int(max_retries), api_key, what="openai_chat_model"
+    )

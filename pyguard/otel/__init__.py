@@ -10,9 +10,9 @@ Names are in :mod:`pyguard.otel.semconv`.
 
 from pyguard.otel.context import java_traceparent, traceparent
 from pyguard.otel.export import RunSpans, content_capture_default
-from pyguard.otel.telemetry import GuardTelemetry, export_runs
 from pyguard.otel.otlp_import import OtlpImport, import_otlp, spans_to_runs
 from pyguard.otel.otlp_json import Span, looks_like_otlp, read_spans
+from pyguard.otel.telemetry import GuardTelemetry, export_runs
 
 __all__ = [
     "GuardTelemetry",

@@ -81,8 +81,9 @@ def output_messages(event: IterationEvent) -> list[dict[str, Any]]:
     if event.text is not None:
         parts.append({"type": "text", "content": event.text})
     for call in event.tool_calls:
-        parts.append(_clean({"type": "tool_call", "id": call.id, "name": call.name,
-                             "arguments": call.arguments}))  # the raw string, byte for byte (may be bad JSON)
+        parts.append(
+            _clean({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments})
+        )  # the raw string, byte for byte (may be bad JSON)
     reason = _FINISH.get(event.finish_reason or "", (event.finish_reason or "").lower() or None)
     if reason is None:
         reason = "tool_call" if event.tool_calls else ("error" if event.error else "stop")
@@ -101,9 +102,18 @@ class RunSpans:
     """The spans of one run, built as the run goes: :meth:`iteration` after each model call (with the guard's
     decision), :meth:`end` once. Errors inside OpenTelemetry are logged, never raised into the run."""
 
-    def __init__(self, tracer: Any, start: RunStart, *, agent_name: str | None = None, capture_content: bool = False,
-                 parent: Any = None, fallback: Any = None, clock_ms: Callable[[], float] | None = None,
-                 live: bool = True) -> None:
+    def __init__(
+        self,
+        tracer: Any,
+        start: RunStart,
+        *,
+        agent_name: str | None = None,
+        capture_content: bool = False,
+        parent: Any = None,
+        fallback: Any = None,
+        clock_ms: Callable[[], float] | None = None,
+        live: bool = True,
+    ) -> None:
         self._trace = _trace()
         self.tracer = tracer
         self.start = start
@@ -126,8 +136,9 @@ class RunSpans:
         if parent is None or parent == "":
             return self._fallback
         if isinstance(parent, str):
-            propagate = require("opentelemetry.trace.propagation.tracecontext", extra="otel",
-                                feature="OpenTelemetry export")
+            propagate = require(
+                "opentelemetry.trace.propagation.tracecontext", extra="otel", feature="OpenTelemetry export"
+            )
             return propagate.TraceContextTextMapPropagator().extract({"traceparent": parent})
         return parent
 
@@ -135,15 +146,25 @@ class RunSpans:
         if self._run_span is None:
             s = self.start
             started = s.started_at_ms if s.started_at_ms is not None else at_ms
-            attrs = _clean({
-                sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.AGENT_NAME: self.agent_name, sc.CONVERSATION_ID: s.run_id,
-                sc.PG_RUN_ID: s.run_id, sc.PG_TASK_TYPE: s.task_type, sc.PG_AGENT_STYLE: s.agent_style,
-                sc.PG_STARTED_AT_MS: s.started_at_ms,
-                sc.PG_TASK: s.task if self.capture else None,
-            })
+            attrs = _clean(
+                {
+                    sc.OPERATION_NAME: sc.OP_INVOKE_AGENT,
+                    sc.AGENT_NAME: self.agent_name,
+                    sc.CONVERSATION_ID: s.run_id,
+                    sc.PG_RUN_ID: s.run_id,
+                    sc.PG_TASK_TYPE: s.task_type,
+                    sc.PG_AGENT_STYLE: s.agent_style,
+                    sc.PG_STARTED_AT_MS: s.started_at_ms,
+                    sc.PG_TASK: s.task if self.capture else None,
+                }
+            )
             self._run_span = self.tracer.start_span(
-                f"{sc.OP_INVOKE_AGENT} {self.agent_name}", context=self._context(),
-                kind=self._trace.SpanKind.INTERNAL, attributes=attrs, start_time=_ns(started))
+                f"{sc.OP_INVOKE_AGENT} {self.agent_name}",
+                context=self._context(),
+                kind=self._trace.SpanKind.INTERNAL,
+                attributes=attrs,
+                start_time=_ns(started),
+            )
             self._last_end_ms = started
         return self._run_span
 
@@ -152,8 +173,12 @@ class RunSpans:
         try:
             self._iteration(event, decision)
         except Exception:  # telemetry must never break a run
-            log.warning("pyguard: could not record the spans of model call %s of run %r", event.index,
-                        self.start.run_id, exc_info=True)
+            log.warning(
+                "pyguard: could not record the spans of model call %s of run %r",
+                event.index,
+                self.start.run_id,
+                exc_info=True,
+            )
 
     def end(self, end: RunEnd | None) -> None:
         """The run's footer (None for a run with no footer: the run span ends with no outcome)."""
@@ -177,22 +202,35 @@ class RunSpans:
         ctx = self._trace.set_span_in_context(run_span)
         self._flush_tools(event.observations, until_ms=begin, ctx=ctx)
         model = event.model
-        attrs = _clean({
-            sc.OPERATION_NAME: sc.OP_CHAT, sc.PROVIDER_NAME: event.provider, sc.REQUEST_MODEL: model,
-            sc.RESPONSE_MODEL: model, sc.USAGE_INPUT_TOKENS: event.input_tokens,
-            sc.USAGE_OUTPUT_TOKENS: event.output_tokens, sc.PG_TOTAL_TOKENS: event.total_tokens,
-            sc.RESPONSE_FINISH_REASONS: [output_messages(event)[0]["finish_reason"]],
-            sc.PG_FINISH_REASON: event.finish_reason, sc.PG_ITERATION: event.index,
-            sc.PG_TASK_TYPE: event.task_type, sc.PG_TIMESTAMP_MS: event.timestamp_ms,
-            sc.PG_LATENCY_MS: event.latency_ms,
-            sc.PG_TOOL_CALL_NAMES: [c.name for c in event.tool_calls] or None,
-            sc.PG_TOOL_CALL_IDS: [c.id or "" for c in event.tool_calls] or None,
-        })
+        attrs = _clean(
+            {
+                sc.OPERATION_NAME: sc.OP_CHAT,
+                sc.PROVIDER_NAME: event.provider,
+                sc.REQUEST_MODEL: model,
+                sc.RESPONSE_MODEL: model,
+                sc.USAGE_INPUT_TOKENS: event.input_tokens,
+                sc.USAGE_OUTPUT_TOKENS: event.output_tokens,
+                sc.PG_TOTAL_TOKENS: event.total_tokens,
+                sc.RESPONSE_FINISH_REASONS: [output_messages(event)[0]["finish_reason"]],
+                sc.PG_FINISH_REASON: event.finish_reason,
+                sc.PG_ITERATION: event.index,
+                sc.PG_TASK_TYPE: event.task_type,
+                sc.PG_TIMESTAMP_MS: event.timestamp_ms,
+                sc.PG_LATENCY_MS: event.latency_ms,
+                sc.PG_TOOL_CALL_NAMES: [c.name for c in event.tool_calls] or None,
+                sc.PG_TOOL_CALL_IDS: [c.id or "" for c in event.tool_calls] or None,
+            }
+        )
         if self.capture:
             attrs[sc.INPUT_MESSAGES] = _dumps(input_messages(event.observations))
             attrs[sc.OUTPUT_MESSAGES] = _dumps(output_messages(event))
-        span = self.tracer.start_span(f"{sc.OP_CHAT} {model}" if model else sc.OP_CHAT, context=ctx,
-                                      kind=self._trace.SpanKind.CLIENT, attributes=attrs, start_time=_ns(begin))
+        span = self.tracer.start_span(
+            f"{sc.OP_CHAT} {model}" if model else sc.OP_CHAT,
+            context=ctx,
+            kind=self._trace.SpanKind.CLIENT,
+            attributes=attrs,
+            start_time=_ns(begin),
+        )
         if event.error is not None:
             span.set_attribute(sc.ERROR_TYPE, event.error.split(":", 1)[0].strip() or "error")
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, event.error))
@@ -204,24 +242,39 @@ class RunSpans:
 
     def _decision(self, span: Any, d: Decision, at_ms: float) -> None:
         flags = [f.get("rule") for f in d.evidence.get("flags", ()) if isinstance(f, dict) and f.get("rule")]
-        span.set_attributes(_clean({
-            sc.PG_ACTION: d.action.value, sc.PG_RULE: d.rule, sc.PG_REASON: d.reason or None, sc.PG_GAIN: _gain(d),
-            sc.PG_BUDGET: d.budget, sc.PG_STALL_FLAGS: flags or None,
-        }))
+        span.set_attributes(
+            _clean(
+                {
+                    sc.PG_ACTION: d.action.value,
+                    sc.PG_RULE: d.rule,
+                    sc.PG_REASON: d.reason or None,
+                    sc.PG_GAIN: _gain(d),
+                    sc.PG_BUDGET: d.budget,
+                    sc.PG_STALL_FLAGS: flags or None,
+                }
+            )
+        )
         if d.action is Action.REFLECT:
             self.reflections += 1
-            span.add_event(sc.EVENT_REFLECTION, _clean({sc.PG_RULE: d.rule, sc.PG_REASON: d.reason,
-                                                        sc.PG_REFLECTION: d.reflection}), timestamp=_ns(at_ms))
+            span.add_event(
+                sc.EVENT_REFLECTION,
+                _clean({sc.PG_RULE: d.rule, sc.PG_REASON: d.reason, sc.PG_REFLECTION: d.reflection}),
+                timestamp=_ns(at_ms),
+            )
         elif d.action is Action.STOP:
-            span.add_event(sc.EVENT_STOP, _clean({sc.PG_RULE: d.rule, sc.PG_REASON: d.reason,
-                                                  sc.PG_OUTCOME: d.outcome.value if d.outcome else None}),
-                           timestamp=_ns(at_ms))
+            span.add_event(
+                sc.EVENT_STOP,
+                _clean(
+                    {sc.PG_RULE: d.rule, sc.PG_REASON: d.reason, sc.PG_OUTCOME: d.outcome.value if d.outcome else None}
+                ),
+                timestamp=_ns(at_ms),
+            )
 
     def _flush_tools(self, observations: Sequence[Observation], *, until_ms: float, ctx: Any) -> None:
         """The execute_tool spans of the previous model call's tool calls, now that their results arrived."""
         results = [o for o in observations if o.kind == "tool"]
         used: set[int] = set()
-        for k, (call, began) in enumerate(self._pending_tools):
+        for _k, (call, began) in enumerate(self._pending_tools):
             match = None
             if call.id is not None:
                 match = next((j for j, o in enumerate(results) if j not in used and o.tool_call_id == call.id), None)
@@ -231,15 +284,24 @@ class RunSpans:
             if match is not None:
                 used.add(match)
                 result = results[match]
-            attrs = _clean({
-                sc.OPERATION_NAME: sc.OP_EXECUTE_TOOL, sc.TOOL_NAME: call.name, sc.TOOL_CALL_ID: call.id,
-                sc.TOOL_TYPE: "function", sc.PG_TOOL_INFERRED_TIMING: True,
-                sc.TOOL_CALL_ARGUMENTS: call.arguments if self.capture else None,
-                sc.TOOL_CALL_RESULT: result.text if self.capture and result is not None else None,
-            })
-            span = self.tracer.start_span(f"{sc.OP_EXECUTE_TOOL} {call.name}", context=ctx,
-                                          kind=self._trace.SpanKind.INTERNAL, attributes=attrs,
-                                          start_time=_ns(began))
+            attrs = _clean(
+                {
+                    sc.OPERATION_NAME: sc.OP_EXECUTE_TOOL,
+                    sc.TOOL_NAME: call.name,
+                    sc.TOOL_CALL_ID: call.id,
+                    sc.TOOL_TYPE: "function",
+                    sc.PG_TOOL_INFERRED_TIMING: True,
+                    sc.TOOL_CALL_ARGUMENTS: call.arguments if self.capture else None,
+                    sc.TOOL_CALL_RESULT: result.text if self.capture and result is not None else None,
+                }
+            )
+            span = self.tracer.start_span(
+                f"{sc.OP_EXECUTE_TOOL} {call.name}",
+                context=ctx,
+                kind=self._trace.SpanKind.INTERNAL,
+                attributes=attrs,
+                start_time=_ns(began),
+            )
             if result is not None and result.is_error:
                 span.set_attribute(sc.ERROR_TYPE, "tool_error")
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, "the tool reported an error"))
@@ -262,15 +324,26 @@ class RunSpans:
         self._flush_tools((), until_ms=finish, ctx=ctx)
         if end is not None:
             rule = end.evidence.get("rule") if isinstance(end.evidence.get("rule"), str) else None
-            span.set_attributes(_clean({
-                sc.PG_OUTCOME: end.outcome.value, sc.PG_OUTCOME_REASON: end.reason or None, sc.PG_STOP_RULE: rule,
-                sc.PG_ITERATIONS: end.iterations, sc.PG_TOOL_CALLS: end.tool_calls,
-                sc.USAGE_INPUT_TOKENS: end.input_tokens, sc.USAGE_OUTPUT_TOKENS: end.output_tokens,
-                sc.PG_TOTAL_TOKENS: end.total_tokens, sc.PG_COST: end.cost, sc.PG_WALL_MS: end.wall_ms,
-                sc.PG_REFLECTIONS: end.evidence.get("reflections", self.reflections), sc.PG_CENSORED: end.censored,
-                sc.PG_SUCCESS_LABEL: end.success_label,
-                sc.PG_ANSWER: end.answer if self.capture else None,
-            }))
+            span.set_attributes(
+                _clean(
+                    {
+                        sc.PG_OUTCOME: end.outcome.value,
+                        sc.PG_OUTCOME_REASON: end.reason or None,
+                        sc.PG_STOP_RULE: rule,
+                        sc.PG_ITERATIONS: end.iterations,
+                        sc.PG_TOOL_CALLS: end.tool_calls,
+                        sc.USAGE_INPUT_TOKENS: end.input_tokens,
+                        sc.USAGE_OUTPUT_TOKENS: end.output_tokens,
+                        sc.PG_TOTAL_TOKENS: end.total_tokens,
+                        sc.PG_COST: end.cost,
+                        sc.PG_WALL_MS: end.wall_ms,
+                        sc.PG_REFLECTIONS: end.evidence.get("reflections", self.reflections),
+                        sc.PG_CENSORED: end.censored,
+                        sc.PG_SUCCESS_LABEL: end.success_label,
+                        sc.PG_ANSWER: end.answer if self.capture else None,
+                    }
+                )
+            )
             if end.outcome in (Outcome.FAILED, Outcome.GUARD_ERROR):
                 span.set_attribute(sc.ERROR_TYPE, end.outcome.value)
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, end.reason))

@@ -41,8 +41,15 @@ from pyguard.otel.otlp_json import Span, read_spans
 __all__ = ["OtlpImport", "import_otlp", "spans_to_runs"]
 
 log = logging.getLogger(__name__)
-_FINISH = {"stop": "STOP", "length": "LENGTH", "tool_call": "TOOL_EXECUTION", "tool_calls": "TOOL_EXECUTION",
-           "tool_execution": "TOOL_EXECUTION", "function_call": "TOOL_EXECUTION", "content_filter": "CONTENT_FILTER"}
+_FINISH = {
+    "stop": "STOP",
+    "length": "LENGTH",
+    "tool_call": "TOOL_EXECUTION",
+    "tool_calls": "TOOL_EXECUTION",
+    "tool_execution": "TOOL_EXECUTION",
+    "function_call": "TOOL_EXECUTION",
+    "content_filter": "CONTENT_FILTER",
+}
 _INDEXED = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
 
 
@@ -113,14 +120,21 @@ def _messages(span: Span, key: str, kind: str) -> list[dict[str, Any]] | None:
 def _observations(messages: list[dict[str, Any]]) -> list[Observation]:
     last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     out = []
-    for m in messages[last_assistant + 1:]:
+    for m in messages[last_assistant + 1 :]:
         role = m.get("role")
         parts = [p for p in m.get("parts") or () if isinstance(p, dict)]
         if role == "tool" or any(p.get("type") == "tool_call_response" for p in parts):
             for p in parts:
                 if p.get("type") == "tool_call_response":
-                    out.append(Observation(kind="tool", tool_call_id=_id(p.get("id")), tool_name=m.get("name"),
-                                           text=_text(p.get("response")), is_error=bool(m.get("is_error", False))))
+                    out.append(
+                        Observation(
+                            kind="tool",
+                            tool_call_id=_id(p.get("id")),
+                            tool_name=m.get("name"),
+                            text=_text(p.get("response")),
+                            is_error=bool(m.get("is_error", False)),
+                        )
+                    )
         elif role in ("user", "system", "developer"):
             text = "\n".join(_text(p.get("content")) for p in parts if p.get("type") == "text")
             out.append(Observation(kind="system" if role == "system" or role == "developer" else "user", text=text))
@@ -147,7 +161,9 @@ def _output(messages: list[dict[str, Any]]) -> tuple[str | None, list[ToolCall]]
             if p.get("type") == "text":
                 texts.append(_text(p.get("content")))
             elif p.get("type") == "tool_call" and p.get("name"):
-                calls.append(ToolCall(id=_id(p.get("id")), name=str(p["name"]), arguments=_arguments(p.get("arguments"))))
+                calls.append(
+                    ToolCall(id=_id(p.get("id")), name=str(p["name"]), arguments=_arguments(p.get("arguments")))
+                )
     return ("\n".join(texts) if texts else None), calls
 
 
@@ -155,14 +171,22 @@ def _tool_call_of(span: Span) -> ToolCall | None:
     name = span.attributes.get(sc.TOOL_NAME)
     if not isinstance(name, str) or not name:
         return None
-    return ToolCall(id=_id(span.attributes.get(sc.TOOL_CALL_ID)), name=name,
-                    arguments=_arguments(span.attributes.get(sc.TOOL_CALL_ARGUMENTS)))
+    return ToolCall(
+        id=_id(span.attributes.get(sc.TOOL_CALL_ID)),
+        name=name,
+        arguments=_arguments(span.attributes.get(sc.TOOL_CALL_ARGUMENTS)),
+    )
 
 
 def _tool_result_of(span: Span) -> Observation:
     a = span.attributes
-    return Observation(kind="tool", tool_call_id=_id(a.get(sc.TOOL_CALL_ID)), tool_name=a.get(sc.TOOL_NAME),
-                       text=_text(a.get(sc.TOOL_CALL_RESULT)), is_error=span.status_code == 2)
+    return Observation(
+        kind="tool",
+        tool_call_id=_id(a.get(sc.TOOL_CALL_ID)),
+        tool_name=a.get(sc.TOOL_NAME),
+        text=_text(a.get(sc.TOOL_CALL_RESULT)),
+        is_error=span.status_code == 2,
+    )
 
 
 def _event(span: Span, index: int, run_id: str, tools: list[Span], prev_tools: list[Span]) -> IterationEvent:
@@ -176,7 +200,7 @@ def _event(span: Span, index: int, run_id: str, tools: list[Span], prev_tools: l
         names, ids = a.get(sc.PG_TOOL_CALL_NAMES, [] if ours else None), a.get(sc.PG_TOOL_CALL_IDS)
         if isinstance(names, list):
             ids = ids if isinstance(ids, list) and len(ids) == len(names) else [""] * len(names)
-            calls = [ToolCall(id=_id(i), name=str(n)) for n, i in zip(names, ids)]
+            calls = [ToolCall(id=_id(i), name=str(n)) for n, i in zip(names, ids, strict=False)]
         else:
             calls = [c for c in (_tool_call_of(t) for t in tools) if c is not None]
     if in_messages is not None:
@@ -200,10 +224,20 @@ def _event(span: Span, index: int, run_id: str, tools: list[Span], prev_tools: l
     else:
         latency, stamp = max(0.0, (span.end_ns - span.start_ns) / 1e6), span.end_ns / 1e6
     return IterationEvent(
-        run_id=run_id, index=index, provider=a.get(sc.PROVIDER_NAME, a.get(sc.SYSTEM)),
-        model=a.get(sc.RESPONSE_MODEL, a.get(sc.REQUEST_MODEL)), input_tokens=inp, output_tokens=out,
-        total_tokens=total, latency_ms=latency, finish_reason=finish, tool_calls=tuple(calls),
-        observations=tuple(observations), text=text, error=error, task_type=a.get(sc.PG_TASK_TYPE) if ours else None,
+        run_id=run_id,
+        index=index,
+        provider=a.get(sc.PROVIDER_NAME, a.get(sc.SYSTEM)),
+        model=a.get(sc.RESPONSE_MODEL, a.get(sc.REQUEST_MODEL)),
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=total,
+        latency_ms=latency,
+        finish_reason=finish,
+        tool_calls=tuple(calls),
+        observations=tuple(observations),
+        text=text,
+        error=error,
+        task_type=a.get(sc.PG_TASK_TYPE) if ours else None,
         timestamp_ms=stamp,
     )
 
@@ -222,12 +256,20 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
         if a.get(sc.PG_STOP_RULE):
             evidence["rule"] = a[sc.PG_STOP_RULE]
         return RunEnd(
-            run_id=run_id, outcome=Outcome(a[sc.PG_OUTCOME]), reason=str(a.get(sc.PG_OUTCOME_REASON) or ""),
-            answer=a.get(sc.PG_ANSWER), iterations=_int(a.get(sc.PG_ITERATIONS)) or len(events),
-            tool_calls=_int(a.get(sc.PG_TOOL_CALLS)) or 0, input_tokens=_int(a.get(sc.USAGE_INPUT_TOKENS)),
-            output_tokens=_int(a.get(sc.USAGE_OUTPUT_TOKENS)), total_tokens=_int(a.get(sc.PG_TOTAL_TOKENS)),
-            cost=a.get(sc.PG_COST), wall_ms=a.get(sc.PG_WALL_MS), evidence=evidence,
-            success_label=a.get(sc.PG_SUCCESS_LABEL), censored=bool(a.get(sc.PG_CENSORED, False)),
+            run_id=run_id,
+            outcome=Outcome(a[sc.PG_OUTCOME]),
+            reason=str(a.get(sc.PG_OUTCOME_REASON) or ""),
+            answer=a.get(sc.PG_ANSWER),
+            iterations=_int(a.get(sc.PG_ITERATIONS)) or len(events),
+            tool_calls=_int(a.get(sc.PG_TOOL_CALLS)) or 0,
+            input_tokens=_int(a.get(sc.USAGE_INPUT_TOKENS)),
+            output_tokens=_int(a.get(sc.USAGE_OUTPUT_TOKENS)),
+            total_tokens=_int(a.get(sc.PG_TOTAL_TOKENS)),
+            cost=a.get(sc.PG_COST),
+            wall_ms=a.get(sc.PG_WALL_MS),
+            evidence=evidence,
+            success_label=a.get(sc.PG_SUCCESS_LABEL),
+            censored=bool(a.get(sc.PG_CENSORED, False)),
         )
     last = events[-1]
     evidence = {"imported_from": "otel", **where}
@@ -240,11 +282,17 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
     else:
         outcome, reason = Outcome.SUCCEEDED, "the model answered (no outcome label was recorded)"
     return RunEnd(
-        run_id=run_id, outcome=outcome, reason=reason, answer=last.text if last.is_final else None,
-        iterations=len(events), tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=_sum([e.input_tokens for e in events]), output_tokens=_sum([e.output_tokens for e in events]),
+        run_id=run_id,
+        outcome=outcome,
+        reason=reason,
+        answer=last.text if last.is_final else None,
+        iterations=len(events),
+        tool_calls=sum(len(e.tool_calls) for e in events),
+        input_tokens=_sum([e.input_tokens for e in events]),
+        output_tokens=_sum([e.output_tokens for e in events]),
         total_tokens=_sum([e.total_tokens for e in events]),
-        wall_ms=(agent.end_ns - agent.start_ns) / 1e6 if agent is not None else None, evidence=evidence,
+        wall_ms=(agent.end_ns - agent.start_ns) / 1e6 if agent is not None else None,
+        evidence=evidence,
         censored=bool(last.tool_calls) and last.error is None,
     )
 
@@ -281,7 +329,9 @@ def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
     runs: list[RunRecord] = []
     for (trace_id, agent_id), members in groups.items():
         agent = agents.get((trace_id, agent_id)) if agent_id is not None else None
-        chats = sorted(members["chat"], key=lambda s: (s.start_ns, _int(s.attributes.get(sc.PG_ITERATION)) or 0, s.order))
+        chats = sorted(
+            members["chat"], key=lambda s: (s.start_ns, _int(s.attributes.get(sc.PG_ITERATION)) or 0, s.order)
+        )
         if not chats:
             skipped["agent spans with no model call under them"] += 1
             skipped["tool spans of such agents"] += len(members["tool"])
@@ -301,7 +351,9 @@ def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
             events.append(_event(c, k + 1, run_id, windows[k], before))
         task = a.get(sc.PG_TASK) if ours else next((o.text for o in events[0].observations if o.kind == "user"), None)
         start = RunStart(
-            run_id=run_id, task_type=a.get(sc.PG_TASK_TYPE) if ours else a.get(sc.AGENT_NAME), task=task,
+            run_id=run_id,
+            task_type=a.get(sc.PG_TASK_TYPE) if ours else a.get(sc.AGENT_NAME),
+            task=task,
             agent_style=a.get(sc.PG_AGENT_STYLE),
             started_at_ms=a.get(sc.PG_STARTED_AT_MS) if ours else (agent or chats[0]).start_ns / 1e6,
         )
@@ -314,8 +366,10 @@ def import_otlp(path: str | os.PathLike[str]) -> OtlpImport:
     spans = read_spans(path)
     result = spans_to_runs(spans, str(path))
     if not result.runs:
-        raise InputError(f"{str(path)!r} holds {len(spans)} span(s) but no GenAI model call (no span with "
-                         f"gen_ai.operation.name in {', '.join(sc.MODEL_CALL_OPERATIONS)}); nothing to import")
+        raise InputError(
+            f"{str(path)!r} holds {len(spans)} span(s) but no GenAI model call (no span with "
+            f"gen_ai.operation.name in {', '.join(sc.MODEL_CALL_OPERATIONS)}); nothing to import"
+        )
     for reason, count in result.skipped.items():
         if count:
             log.warning("%s: skipped %d %s", path, count, reason)

@@ -100,10 +100,14 @@ def __getattr__(name: str) -> Any:
     # The exporter class subclasses the SDK's SpanExporter, which only exists with the extra: build it lazily.
     if name == "OtlpJsonFileExporter":
         base, _ = _exporter_base()
-        cls = type("OtlpJsonFileExporter", (_FileExporterMixin, base), {
-            "__doc__": "An OpenTelemetry SpanExporter appending OTLP JSON Lines to a file (one line per export).",
-            "__module__": __name__,
-        })
+        cls = type(
+            "OtlpJsonFileExporter",
+            (_FileExporterMixin, base),
+            {
+                "__doc__": "An OpenTelemetry SpanExporter appending OTLP JSON Lines to a file (one line per export).",
+                "__module__": __name__,
+            },
+        )
         globals()[name] = cls
         return cls
     raise AttributeError(name)
@@ -171,8 +175,10 @@ def _attributes(items: Any) -> dict[str, Any]:
 
 def _spans_of(request: Any, where: str, counter: list[int]) -> Iterator[Span]:
     if not isinstance(request, dict) or "resourceSpans" not in request:
-        raise InputError(f"{where}: not an OTLP JSON trace export (no 'resourceSpans'); export GenAI spans as OTLP "
-                         "JSON (a collector's file exporter, Jaeger's OTLP export)")
+        raise InputError(
+            f"{where}: not an OTLP JSON trace export (no 'resourceSpans'); export GenAI spans as OTLP "
+            "JSON (a collector's file exporter, Jaeger's OTLP export)"
+        )
     for rs in request.get("resourceSpans") or ():
         for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or ():
             for s in ss.get("spans") or ():
@@ -180,18 +186,30 @@ def _spans_of(request: Any, where: str, counter: list[int]) -> Iterator[Span]:
                     status = s.get("status") or {}
                     counter[0] += 1
                     yield Span(
-                        trace_id=_hex_id(s["traceId"]), span_id=_hex_id(s["spanId"]),
-                        parent_span_id=_hex_id(s.get("parentSpanId")) or None, name=str(s.get("name", "")),
-                        start_ns=int(s.get("startTimeUnixNano") or 0), end_ns=int(s.get("endTimeUnixNano") or 0),
-                        attributes=_attributes(s.get("attributes")), status_code=int(status.get("code") or 0),
+                        trace_id=_hex_id(s["traceId"]),
+                        span_id=_hex_id(s["spanId"]),
+                        parent_span_id=_hex_id(s.get("parentSpanId")) or None,
+                        name=str(s.get("name", "")),
+                        start_ns=int(s.get("startTimeUnixNano") or 0),
+                        end_ns=int(s.get("endTimeUnixNano") or 0),
+                        attributes=_attributes(s.get("attributes")),
+                        status_code=int(status.get("code") or 0),
                         status_message=str(status.get("message") or ""),
-                        events=[SpanEvent(str(e.get("name", "")), int(e.get("timeUnixNano") or 0),
-                                          _attributes(e.get("attributes"))) for e in s.get("events") or ()],
+                        events=[
+                            SpanEvent(
+                                str(e.get("name", "")),
+                                int(e.get("timeUnixNano") or 0),
+                                _attributes(e.get("attributes")),
+                            )
+                            for e in s.get("events") or ()
+                        ],
                         order=counter[0],
                     )
                 except (KeyError, TypeError, ValueError) as exc:
-                    raise InputError(f"{where}: span {s.get('name')!r} is malformed ({type(exc).__name__}: {exc}); "
-                                     "every span needs traceId, spanId and integer times") from None
+                    raise InputError(
+                        f"{where}: span {s.get('name')!r} is malformed ({type(exc).__name__}: {exc}); "
+                        "every span needs traceId, spanId and integer times"
+                    ) from None
 
 
 def looks_like_otlp(path: str | os.PathLike[str]) -> bool:
@@ -224,7 +242,8 @@ def read_spans(path: str | os.PathLike[str]) -> list[Span]:
         try:
             request = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise TraceFormatError(f"not valid JSON ({exc}); an OTLP JSON file holds one export object per line",
-                                   path=p, line=number) from None
+            raise TraceFormatError(
+                f"not valid JSON ({exc}); an OTLP JSON file holds one export object per line", path=p, line=number
+            ) from None
         spans.extend(_spans_of(request, f"{p}:{number}", counter))
     return spans

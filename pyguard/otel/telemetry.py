@@ -31,20 +31,29 @@ class GuardTelemetry:
     :meth:`to_file` (OTLP JSON Lines, what a collector's file exporter writes and ``pyguard replay`` reads),
     :meth:`to_otlp` (an OTLP/HTTP endpoint) and :meth:`in_memory` (tests) build their own provider."""
 
-    def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None, parent: Any = None,
-                 agent_name: str | None = None, clock_ms: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        tracer_provider: Any = None,
+        *,
+        capture_content: bool | None = None,
+        parent: Any = None,
+        agent_name: str | None = None,
+        clock_ms: Callable[[], float] | None = None,
+    ) -> None:
         trace = _trace()
         self.provider = tracer_provider
-        self.tracer = (tracer_provider.get_tracer(_TRACER_NAME) if tracer_provider is not None
-                       else trace.get_tracer(_TRACER_NAME))
+        self.tracer = (
+            tracer_provider.get_tracer(_TRACER_NAME) if tracer_provider is not None else trace.get_tracer(_TRACER_NAME)
+        )
         self.capture_content = content_capture_default() if capture_content is None else bool(capture_content)
         self.parent = parent
         self.agent_name = agent_name
         self.clock_ms = clock_ms
 
     @classmethod
-    def with_exporter(cls, exporter: Any, *, service_name: str = "pyguard", batch: bool = False,
-                      **kwargs: Any) -> "GuardTelemetry":
+    def with_exporter(
+        cls, exporter: Any, *, service_name: str = "pyguard", batch: bool = False, **kwargs: Any
+    ) -> GuardTelemetry:
         """A telemetry with its own SDK tracer provider exporting to ``exporter`` (simple processor: each span
         is exported when it ends; ``batch=True`` for a batch processor)."""
         sdk = require("opentelemetry.sdk.trace", extra="otel", feature="OpenTelemetry export")
@@ -56,26 +65,27 @@ class GuardTelemetry:
         return cls(provider, **kwargs)
 
     @classmethod
-    def to_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> "GuardTelemetry":
+    def to_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> GuardTelemetry:
         """Spans appended to ``path`` as OTLP JSON Lines."""
         from pyguard.otel.otlp_json import file_exporter
 
         return cls.with_exporter(file_exporter(path), **kwargs)
 
     @classmethod
-    def to_otlp(cls, endpoint: str | None = None, *, headers: Mapping[str, str] | None = None,
-                **kwargs: Any) -> "GuardTelemetry":
+    def to_otlp(
+        cls, endpoint: str | None = None, *, headers: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> GuardTelemetry:
         """Spans sent to an OTLP/HTTP endpoint (default: ``OTEL_EXPORTER_OTLP_*`` environment variables), batched."""
-        otlp = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", extra="otel",
-                       feature="OTLP export")
+        otlp = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", extra="otel", feature="OTLP export")
         exporter = otlp.OTLPSpanExporter(endpoint=endpoint, headers=dict(headers) if headers else None)
         return cls.with_exporter(exporter, batch=True, **kwargs)
 
     @classmethod
-    def in_memory(cls, **kwargs: Any) -> tuple["GuardTelemetry", Any]:
+    def in_memory(cls, **kwargs: Any) -> tuple[GuardTelemetry, Any]:
         """A telemetry and the SDK's InMemorySpanExporter that receives its spans (``get_finished_spans()``)."""
-        mem = require("opentelemetry.sdk.trace.export.in_memory_span_exporter", extra="otel",
-                      feature="OpenTelemetry export")
+        mem = require(
+            "opentelemetry.sdk.trace.export.in_memory_span_exporter", extra="otel", feature="OpenTelemetry export"
+        )
         exporter = mem.InMemorySpanExporter()
         return cls.with_exporter(exporter, **kwargs), exporter
 
@@ -83,8 +93,15 @@ class GuardTelemetry:
         """The span recorder of one run (the Guard calls this when a run starts). Joins the active context
         unless ``parent`` gives one (a callable returning None falls back to the active context too)."""
         context = require("opentelemetry.context", extra="otel", feature="OpenTelemetry export")
-        return RunSpans(self.tracer, start, agent_name=self.agent_name, capture_content=self.capture_content,
-                        parent=self.parent, fallback=context.get_current(), clock_ms=self.clock_ms)
+        return RunSpans(
+            self.tracer,
+            start,
+            agent_name=self.agent_name,
+            capture_content=self.capture_content,
+            parent=self.parent,
+            fallback=context.get_current(),
+            clock_ms=self.clock_ms,
+        )
 
     def flush(self) -> None:
         if self.provider is not None and hasattr(self.provider, "force_flush"):
@@ -95,18 +112,28 @@ class GuardTelemetry:
             self.provider.shutdown()
 
 
-def export_runs(runs: Iterable[RunRecord | TraceRun], telemetry: GuardTelemetry,
-                decisions: Mapping[str, Sequence[Decision]] | None = None) -> int:
+def export_runs(
+    runs: Iterable[RunRecord | TraceRun],
+    telemetry: GuardTelemetry,
+    decisions: Mapping[str, Sequence[Decision]] | None = None,
+) -> int:
     """Emit the spans of recorded runs (their recorded times where they have them); returns how many runs."""
     n = 0
     for run in runs:
-        record, ds = (run.record, run.decisions) if isinstance(run, TraceRun) else (run, (decisions or {}).get(
-            run.run_id, ()))
+        record, ds = (
+            (run.record, run.decisions) if isinstance(run, TraceRun) else (run, (decisions or {}).get(run.run_id, ()))
+        )
         by_iteration = {d.iteration: d for d in ds if d.iteration is not None}
         clock = _ReplayClock(record)
-        spans = RunSpans(telemetry.tracer, record.start, agent_name=telemetry.agent_name,
-                         capture_content=telemetry.capture_content, parent=telemetry.parent, clock_ms=clock,
-                         live=False)
+        spans = RunSpans(
+            telemetry.tracer,
+            record.start,
+            agent_name=telemetry.agent_name,
+            capture_content=telemetry.capture_content,
+            parent=telemetry.parent,
+            clock_ms=clock,
+            live=False,
+        )
         for event in record.events:
             clock.at(event)
             spans.iteration(event, by_iteration.get(event.index))

@@ -59,7 +59,9 @@ def trace_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -
     """Where kept traces go: ``--pyguard-trace-dir``, or ``<pytest basetemp>/pyguard-traces``."""
     if _TRACE_DIR_KEY not in config.stash:
         chosen = settings(config).trace_dir
-        config.stash[_TRACE_DIR_KEY] = chosen if chosen is not None else tmp_path_factory.getbasetemp() / "pyguard-traces"
+        config.stash[_TRACE_DIR_KEY] = (
+            chosen if chosen is not None else tmp_path_factory.getbasetemp() / "pyguard-traces"
+        )
     return config.stash[_TRACE_DIR_KEY]
 
 

@@ -77,7 +77,9 @@ def write_trace(path: Path, results: list[RunResult]) -> Path:
     return path
 
 
-def keep_traces(item: pytest.Item, report: pytest.TestReport, collector: RunCollector | None, trace_dir: Path, keep: str) -> Path | None:
+def keep_traces(
+    item: pytest.Item, report: pytest.TestReport, collector: RunCollector | None, trace_dir: Path, keep: str
+) -> Path | None:
     """Write the test's runs when ``keep`` says so for this report; add the report section. Returns the path."""
     if collector is None or not len(collector):
         return None

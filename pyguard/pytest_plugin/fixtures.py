@@ -103,7 +103,9 @@ class OpenAiServers:
         if not self.servers:
             from pyguard.errors import RunError
 
-            raise RunError("no local OpenAI server was started in this test: call pyguard_openai_server(scenario) first")
+            raise RunError(
+                "no local OpenAI server was started in this test: call pyguard_openai_server(scenario) first"
+            )
         return self.servers[-1]
 
     def stop_all(self) -> None:

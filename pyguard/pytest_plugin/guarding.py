@@ -31,7 +31,7 @@ def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def build_policy(settings: PluginSettings, args: MarkerArgs) -> "PolicyConfig":
+def build_policy(settings: PluginSettings, args: MarkerArgs) -> PolicyConfig:
     """The test's policy from the session settings and the test's marker (see the module docstring)."""
     from pyguard.engine import PolicyConfig
 
@@ -70,7 +70,7 @@ class TestGuard:
     def policy(self) -> Any:
         return self.guard.config
 
-    def start_run(self, task: str | None = None, task_type: str | None = None, **options: Any) -> "_RecordingRun":
+    def start_run(self, task: str | None = None, task_type: str | None = None, **options: Any) -> _RecordingRun:
         """``with pyguard_guard.start_run(task=...) as run:`` -- as ``Guard.start_run``; the result is recorded."""
         ctx = self.guard.start_run(task=task, task_type=task_type or self.task_type, **options)
         return _RecordingRun(ctx, self._collector)

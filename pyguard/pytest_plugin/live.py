@@ -53,7 +53,9 @@ def docker_unavailable_reason(timeout: float = 3.0) -> str | None:
         import docker  # noqa: F401  - comes with testcontainers
         import testcontainers  # noqa: F401
     except ImportError as exc:
-        return f"pyguard_live_model needs testcontainers ({exc.name} is not installed): pip install 'pyguard[containers]'"
+        return (
+            f"pyguard_live_model needs testcontainers ({exc.name} is not installed): pip install 'pyguard[containers]'"
+        )
     where = os.environ.get("DOCKER_HOST") or "the default socket unix:///var/run/docker.sock"
     client = None
     try:

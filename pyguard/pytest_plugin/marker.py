@@ -84,7 +84,9 @@ def parse_marker_kwargs(kwargs: dict[str, Any], *, where: str, base: Path) -> Ma
     elif isinstance(policy, (str, Path)):
         policy_file = Path(policy) if Path(policy).is_absolute() else base / policy
         if not policy_file.is_file():
-            raise bad(f"policy={str(policy)!r} is not a file (looked for {str(policy_file)!r}): give a TOML policy file")
+            raise bad(
+                f"policy={str(policy)!r} is not a file (looked for {str(policy_file)!r}): give a TOML policy file"
+            )
     elif isinstance(policy, dict):
         policy_fields = dict(policy)
     elif isinstance(policy, BaseModel):

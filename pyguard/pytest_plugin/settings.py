@@ -95,8 +95,12 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption("--pyguard-live-image", default=None, metavar="IMAGE", help="image of the live model server")
     group.addoption("--pyguard-live-model", default=None, metavar="NAME", help="model the live server serves")
-    parser.addini("pyguard_classpath", "classpath of the agent under test, one entry (or os.pathsep list) a line",
-                  type="linelist", default=[])
+    parser.addini(
+        "pyguard_classpath",
+        "classpath of the agent under test, one entry (or os.pathsep list) a line",
+        type="linelist",
+        default=[],
+    )
     parser.addini("pyguard_trace_dir", "where the JSONL traces of kept tests are written", default="")
     parser.addini("pyguard_policy", "a TOML file with the guard policy", default="")
     parser.addini("pyguard_keep_traces", "failed | all | none", default="")
@@ -130,7 +134,9 @@ def settings_from_config(config: pytest.Config) -> PluginSettings:
         raise pytest.UsageError(f"pyguard_keep_traces = {keep!r} is not valid: use one of {', '.join(KEEP_CHOICES)}")
     policy = path_setting("pyguard_policy", "pyguard_policy")
     if policy is not None and not policy.is_file():
-        raise pytest.UsageError(f"pyguard policy file {str(policy)!r} does not exist: fix --pyguard-policy / pyguard_policy")
+        raise pytest.UsageError(
+            f"pyguard policy file {str(policy)!r} does not exist: fix --pyguard-policy / pyguard_policy"
+        )
     try:
         return PluginSettings(
             classpath=tuple(classpath),

@@ -28,16 +28,39 @@ from pyguard.errors import InputError
 from pyguard.events import RunRecord
 from pyguard.trace.records import TraceRun
 
-__all__ = ["FORMAT_TAG", "PARQUET_MAGIC", "run_schema", "is_parquet", "write_parquet", "read_parquet", "iter_parquet",
-           "runs_to_table", "table_to_runs"]
+__all__ = [
+    "FORMAT_TAG",
+    "PARQUET_MAGIC",
+    "run_schema",
+    "is_parquet",
+    "write_parquet",
+    "read_parquet",
+    "iter_parquet",
+    "runs_to_table",
+    "table_to_runs",
+]
 
 FORMAT_TAG = b"pyguard-runs/1"
 """Written in the file's key-value metadata under ``b"pyguard.format"``."""
 PARQUET_MAGIC = b"PAR1"
 
 _START = ("run_id", "task_type", "task", "agent_style", "policy", "started_at_ms")
-_END = ("outcome", "reason", "answer", "iterations", "tool_calls", "input_tokens", "output_tokens", "total_tokens",
-        "cost", "wall_ms", "evidence", "success_label", "censored", "tokens_partial")
+_END = (
+    "outcome",
+    "reason",
+    "answer",
+    "iterations",
+    "tool_calls",
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cost",
+    "wall_ms",
+    "evidence",
+    "success_label",
+    "censored",
+    "tokens_partial",
+)
 _JSON_COLUMNS = ("policy", "evidence")
 
 
@@ -51,23 +74,65 @@ def run_schema() -> Any:
     s, i64, f64, b = pa.string(), pa.int64(), pa.float64(), pa.bool_()
     tool_call = pa.struct([("id", s), ("name", s), ("arguments", s)])
     observation = pa.struct([("kind", s), ("tool_call_id", s), ("tool_name", s), ("text", s), ("is_error", b)])
-    event = pa.struct([
-        ("index", i64), ("provider", s), ("model", s), ("input_tokens", i64), ("output_tokens", i64),
-        ("total_tokens", i64), ("latency_ms", f64), ("finish_reason", s), ("tool_calls", pa.list_(tool_call)),
-        ("observations", pa.list_(observation)), ("text", s), ("error", s), ("task_type", s), ("timestamp_ms", f64),
-    ])
-    decision = pa.struct([
-        ("action", s), ("reason", s), ("rule", s), ("reflection", s), ("outcome", s), ("evidence", s),
-        ("iteration", i64), ("turn", i64), ("budget", i64),
-    ])
-    return pa.schema([
-        ("run_id", s), ("task_type", s), ("task", s), ("agent_style", s), ("policy", s), ("started_at_ms", f64),
-        ("complete", b),
-        ("outcome", s), ("reason", s), ("answer", s), ("iterations", i64), ("tool_calls", i64),
-        ("input_tokens", i64), ("output_tokens", i64), ("total_tokens", i64), ("cost", f64), ("wall_ms", f64),
-        ("evidence", s), ("success_label", b), ("censored", b), ("tokens_partial", b),
-        ("events", pa.list_(event)), ("decisions", pa.list_(decision)),
-    ], metadata={b"pyguard.format": FORMAT_TAG})
+    event = pa.struct(
+        [
+            ("index", i64),
+            ("provider", s),
+            ("model", s),
+            ("input_tokens", i64),
+            ("output_tokens", i64),
+            ("total_tokens", i64),
+            ("latency_ms", f64),
+            ("finish_reason", s),
+            ("tool_calls", pa.list_(tool_call)),
+            ("observations", pa.list_(observation)),
+            ("text", s),
+            ("error", s),
+            ("task_type", s),
+            ("timestamp_ms", f64),
+        ]
+    )
+    decision = pa.struct(
+        [
+            ("action", s),
+            ("reason", s),
+            ("rule", s),
+            ("reflection", s),
+            ("outcome", s),
+            ("evidence", s),
+            ("iteration", i64),
+            ("turn", i64),
+            ("budget", i64),
+        ]
+    )
+    return pa.schema(
+        [
+            ("run_id", s),
+            ("task_type", s),
+            ("task", s),
+            ("agent_style", s),
+            ("policy", s),
+            ("started_at_ms", f64),
+            ("complete", b),
+            ("outcome", s),
+            ("reason", s),
+            ("answer", s),
+            ("iterations", i64),
+            ("tool_calls", i64),
+            ("input_tokens", i64),
+            ("output_tokens", i64),
+            ("total_tokens", i64),
+            ("cost", f64),
+            ("wall_ms", f64),
+            ("evidence", s),
+            ("success_label", b),
+            ("censored", b),
+            ("tokens_partial", b),
+            ("events", pa.list_(event)),
+            ("decisions", pa.list_(decision)),
+        ],
+        metadata={b"pyguard.format": FORMAT_TAG},
+    )
 
 
 def is_parquet(path: str | os.PathLike[str]) -> bool:
@@ -86,8 +151,10 @@ def _json(value: Any) -> str | None:
 def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
     stray = next((e for e in record.events if e.run_id != record.run_id), None)
     if stray is not None:
-        raise InputError(f"run {record.run_id!r} holds iteration {stray.index} of run {stray.run_id!r}; every "
-                         "iteration of a run must carry its run id")
+        raise InputError(
+            f"run {record.run_id!r} holds iteration {stray.index} of run {stray.run_id!r}; every "
+            "iteration of a run must carry its run id"
+        )
     start = record.start.model_dump(mode="json")
     row: dict[str, Any] = {k: start[k] for k in _START}
     row["policy"] = _json(row["policy"])
@@ -102,7 +169,9 @@ def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
     return row
 
 
-def runs_to_table(runs: Iterable[RunRecord | TraceRun], decisions: Mapping[str, Sequence[Decision]] | None = None) -> Any:
+def runs_to_table(
+    runs: Iterable[RunRecord | TraceRun], decisions: Mapping[str, Sequence[Decision]] | None = None
+) -> Any:
     """An Arrow table of ``runs`` (RunRecords, or TraceRuns whose decisions come along)."""
     pa = _pa()
     rows = []
@@ -180,9 +249,12 @@ def _to_run(row: dict[str, Any], source: str) -> TraceRun:
             end["run_id"] = run_id
             end["evidence"] = _loads(row["evidence"], "evidence", run_id) or {}
         record = RunRecord.model_validate({"start": start, "events": events, "end": end})
-        decisions = [Decision.model_validate({**_drop_none(d), "evidence": _loads(d["evidence"], "decision evidence",
-                                                                                 run_id) or {}})
-                     for d in row.get("decisions") or ()]
+        decisions = [
+            Decision.model_validate(
+                {**_drop_none(d), "evidence": _loads(d["evidence"], "decision evidence", run_id) or {}}
+            )
+            for d in row.get("decisions") or ()
+        ]
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
@@ -207,13 +279,16 @@ def _open(path: str | os.PathLike[str]) -> Any:
     names = set(f.schema_arrow.names)
     missing = [c for c in ("run_id", "complete", "events") if c not in names]
     if missing:
-        raise InputError(f"{p!r} is a Parquet file but not pyguard runs (no column {', '.join(missing)}); write it "
-                         "with pyguard.store.write_parquet or `pyguard export`")
+        raise InputError(
+            f"{p!r} is a Parquet file but not pyguard runs (no column {', '.join(missing)}); write it "
+            "with pyguard.store.write_parquet or `pyguard export`"
+        )
     return f
 
 
-def iter_parquet(path: str | os.PathLike[str], *, batch_size: int = 10_000,
-                 row_groups: Sequence[int] | None = None) -> Iterator[list[TraceRun]]:
+def iter_parquet(
+    path: str | os.PathLike[str], *, batch_size: int = 10_000, row_groups: Sequence[int] | None = None
+) -> Iterator[list[TraceRun]]:
     """The runs of a pyguard Parquet file, ``batch_size`` at a time (only ``row_groups`` when given)."""
     f = _open(path)
     for batch in f.iter_batches(batch_size=batch_size, row_groups=row_groups):

@@ -26,8 +26,10 @@ from pyguard.errors import InputError
 __all__ = ["connect", "check_facts", "check_summary", "check_parquet", "calibration_arrays", "calibrate_parquet"]
 
 # Tokens of one model call (NULL when unknown) and of a run from its calls, as the check and calibration read them.
-_EVENT_TOKENS = ("coalesce(e.total_tokens, CASE WHEN e.input_tokens IS NULL AND e.output_tokens IS NULL THEN NULL "
-                 "ELSE coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) END)")
+_EVENT_TOKENS = (
+    "coalesce(e.total_tokens, CASE WHEN e.input_tokens IS NULL AND e.output_tokens IS NULL THEN NULL "
+    "ELSE coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) END)"
+)
 _CUT_OFF = "('expired', 'stalled', 'escalated', 'cancelled', 'guard_error')"
 
 
@@ -78,8 +80,10 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
         raise InputError("no runs to check: the Parquet file holds no run")
     bad = _first(con, "SELECT run_id FROM runs WHERE task_type = '*' LIMIT 1")
     if bad:
-        raise InputError(f"run {bad[0]!r} has task_type '*', which pyguard check reserves for all runs together: "
-                         "rename the task type")
+        raise InputError(
+            f"run {bad[0]!r} has task_type '*', which pyguard check reserves for all runs together: "
+            "rename the task type"
+        )
     open_run = _first(con, "SELECT run_id FROM runs WHERE NOT complete ORDER BY file_row_number LIMIT 1")
     if open_run:
         raise InputError(f"run {open_run[0]!r} has no run_end footer (cut short?): complete or drop the run")
@@ -88,8 +92,10 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
     if not todo:
         return
     if make_replayer is None:
-        raise InputError(f"{todo} run(s) carry no guard outcome (imported from a recording) and need a policy replay,"
-                         " which is not available here")
+        raise InputError(
+            f"{todo} run(s) carry no guard outcome (imported from a recording) and need a policy replay,"
+            " which is not available here"
+        )
     from pyguard.check.outcomes import replay_outcomes
     from pyguard.store.parquet import table_to_runs
 
@@ -101,11 +107,16 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
         table = table.read_all()
     records = [run.record for run in table_to_runs(table, "<parquet>")]
     facts = replay_outcomes(records, make_replayer())
-    replayed = pa.table({
-        "run_id": [f.run_id for f in facts], "task_type": [f.task_type for f in facts],
-        "outcome": [f.outcome.value for f in facts], "iterations": [f.iterations for f in facts],
-        "tokens": pa.array([f.tokens for f in facts], pa.int64()), "replayed": [True] * len(facts),
-    })
+    replayed = pa.table(
+        {
+            "run_id": [f.run_id for f in facts],
+            "task_type": [f.task_type for f in facts],
+            "outcome": [f.outcome.value for f in facts],
+            "iterations": [f.iterations for f in facts],
+            "tokens": pa.array([f.tokens for f in facts], pa.int64()),
+            "replayed": [True] * len(facts),
+        }
+    )
     con.register("replayed_facts", replayed)
     con.execute("INSERT INTO facts SELECT * FROM replayed_facts")
 
@@ -119,12 +130,16 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
         check_facts(con, make_replayer)
         grouped = f"coalesce(task_type, '{UNTYPED}')"
         key = f"CASE WHEN GROUPING({grouped}) = 1 THEN '{ALL_TASKS}' ELSE {grouped} END"
-        outcomes = con.execute(f"SELECT {key}, outcome, count(*) FROM facts "
-                               f"GROUP BY GROUPING SETS (({grouped}, outcome), (outcome))").fetchall()
-        hist = con.execute(f"SELECT {key}, iterations, count(*) FROM facts "
-                           f"GROUP BY GROUPING SETS (({grouped}, iterations), (iterations))").fetchall()
-        tok = con.execute(f"SELECT {grouped} AS k, tokens FROM facts WHERE tokens IS NOT NULL ORDER BY k, tokens"
-                          ).fetchnumpy()
+        outcomes = con.execute(
+            f"SELECT {key}, outcome, count(*) FROM facts GROUP BY GROUPING SETS (({grouped}, outcome), (outcome))"
+        ).fetchall()
+        hist = con.execute(
+            f"SELECT {key}, iterations, count(*) FROM facts "
+            f"GROUP BY GROUPING SETS (({grouped}, iterations), (iterations))"
+        ).fetchall()
+        tok = con.execute(
+            f"SELECT {grouped} AS k, tokens FROM facts WHERE tokens IS NOT NULL ORDER BY k, tokens"
+        ).fetchnumpy()
         replayed = _first(con, "SELECT count(*) FILTER (WHERE replayed) FROM facts")[0]
     finally:
         con.close()
@@ -134,7 +149,7 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
         names = np.asarray(tok["k"], dtype=object)
         values = np.asarray(tok["tokens"], dtype=np.int64)
         bounds = np.flatnonzero(names[1:] != names[:-1]) + 1
-        for chunk_names, chunk in zip(np.split(names, bounds), np.split(values, bounds)):
+        for chunk_names, chunk in zip(np.split(names, bounds), np.split(values, bounds), strict=False):
             tokens_by_key[chunk_names[0]] = chunk
         tokens_by_key[ALL_TASKS] = np.sort(values, kind="stable")
     groups = {}
@@ -146,8 +161,13 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
     return RunSetSummary(groups=groups, replayed=int(replayed))
 
 
-def check_parquet(path: str | os.PathLike[str], config: Any = None, baseline: Any = None, *,
-                  make_replayer: Callable[[], Any] | None = None) -> Any:
+def check_parquet(
+    path: str | os.PathLike[str],
+    config: Any = None,
+    baseline: Any = None,
+    *,
+    make_replayer: Callable[[], Any] | None = None,
+) -> Any:
     """``pyguard check`` on a Parquet file: the DuckDB summary evaluated against ``config`` and ``baseline``."""
     from pyguard.check.gate import GateConfig, evaluate
 
@@ -207,8 +227,10 @@ def calibration_arrays(path: str | os.PathLike[str]) -> Any:
     n = np.asarray(cols["n"], dtype=np.int64)
     if len(n) and n.min() < 1:
         bad = int(np.flatnonzero(n < 1)[0])
-        raise InputError(f"run {cols['run_id'][bad]!r} has no iterations (no events and iterations=0); drop it from "
-                         "the calibration input or record its model calls")
+        raise InputError(
+            f"run {cols['run_id'][bad]!r} has no iterations (no events and iterations=0); drop it from "
+            "the calibration input or record its model calls"
+        )
     types = np.asarray(cols["tt"], dtype=object)
     names, codes = np.unique(types, return_inverse=True)
     multi = set(types[np.asarray(cols["turns"]) > 1].tolist())

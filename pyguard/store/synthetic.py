@@ -40,8 +40,15 @@ def synthetic_table(n: int, seed: int = 0, **kwargs: Any) -> Any:
     return pa.concat_tables(tables) if tables else run_schema().empty_table()
 
 
-def _table(n: int, seed: list[int], first: int, *, task_types: Sequence[str] = ("lookup", "triage", "refund"),
-           loop_share: float = 0.25, max_iterations: int = 24) -> Any:
+def _table(
+    n: int,
+    seed: list[int],
+    first: int,
+    *,
+    task_types: Sequence[str] = ("lookup", "triage", "refund"),
+    loop_share: float = 0.25,
+    max_iterations: int = 24,
+) -> Any:
     pa = require("pyarrow", extra="columnar", feature="synthetic Parquet runs")
     from pyguard.store.parquet import run_schema
 
@@ -65,38 +72,63 @@ def _table(n: int, seed: list[int], first: int, *, task_types: Sequence[str] = (
 
     s = pa.string()
     gid = (run_of + first).tolist()  # the run's number across batches
-    args = [f'{{"id": "{r}-{k}"}}' for r, k in zip(gid, key.tolist())]
-    result = [f'{{"id": "{r}-{k}", "status": "{_WORDS[w]}"}}' for r, k, w in
-              zip(gid, key.tolist(), np.where(looping, 0, word).tolist())]
+    args = [f'{{"id": "{r}-{k}"}}' for r, k in zip(gid, key.tolist(), strict=False)]
+    result = [
+        f'{{"id": "{r}-{k}", "status": "{_WORDS[w]}"}}'
+        for r, k, w in zip(gid, key.tolist(), np.where(looping, 0, word).tolist(), strict=False)
+    ]
     tool_names = np.asarray(_TOOLS, dtype=object)[tool]
     call_idx = np.flatnonzero(has_call)
     calls = pa.StructArray.from_arrays(
-        [pa.array([f"call_{i}" for i in call_idx.tolist()], s), pa.array(tool_names[call_idx], s),
-         pa.array(np.asarray(args, dtype=object)[call_idx], s)], names=["id", "name", "arguments"])
+        [
+            pa.array([f"call_{i}" for i in call_idx.tolist()], s),
+            pa.array(tool_names[call_idx], s),
+            pa.array(np.asarray(args, dtype=object)[call_idx], s),
+        ],
+        names=["id", "name", "arguments"],
+    )
     call_offsets = np.concatenate([[0], np.cumsum(has_call)]).astype(np.int32)
     # Observations: the user's task at call 1, else the previous call's result.
     first_call = pos == 1
     obs_kind = np.where(first_call, "user", "tool")
     prev = np.arange(total) - 1
-    obs_text = [f"Task {r}: where is order {r}?" if f else result[p] for r, f, p in
-                zip(gid, first_call.tolist(), prev.tolist())]
-    obs_call = [None if f else f"call_{p}" for f, p in zip(first_call.tolist(), prev.tolist())]
-    obs_tool = [None if f else tool_names[p] for f, p in zip(first_call.tolist(), prev.tolist())]
+    obs_text = [
+        f"Task {r}: where is order {r}?" if f else result[p]
+        for r, f, p in zip(gid, first_call.tolist(), prev.tolist(), strict=False)
+    ]
+    obs_call = [None if f else f"call_{p}" for f, p in zip(first_call.tolist(), prev.tolist(), strict=False)]
+    obs_tool = [None if f else tool_names[p] for f, p in zip(first_call.tolist(), prev.tolist(), strict=False)]
     observations = pa.StructArray.from_arrays(
-        [pa.array(obs_kind, s), pa.array(obs_call, s), pa.array(obs_tool, s), pa.array(obs_text, s),
-         pa.array(np.zeros(total, bool))], names=["kind", "tool_call_id", "tool_name", "text", "is_error"])
+        [
+            pa.array(obs_kind, s),
+            pa.array(obs_call, s),
+            pa.array(obs_tool, s),
+            pa.array(obs_text, s),
+            pa.array(np.zeros(total, bool)),
+        ],
+        names=["kind", "tool_call_id", "tool_name", "text", "is_error"],
+    )
     obs_offsets = np.arange(total + 1, dtype=np.int32)
     none_s = pa.nulls(total, s)
-    events = pa.StructArray.from_arrays([
-        pa.array(pos, pa.int64()), pa.array(np.full(total, "openai", object), s),
-        pa.array(np.full(total, "gpt-4o-mini", object), s), pa.array(inp, pa.int64()), pa.array(out, pa.int64()),
-        pa.array(inp + out, pa.int64()), pa.array(rng.gamma(4.0, 200.0, total), pa.float64()),
-        pa.array(np.where(has_call, "TOOL_EXECUTION", "STOP"), s),
-        pa.ListArray.from_arrays(pa.array(call_offsets), calls),
-        pa.ListArray.from_arrays(pa.array(obs_offsets), observations),
-        pa.array(np.where(has_call, None, "The order is on its way."), s), none_s, none_s,
-        pa.nulls(total, pa.float64()),
-    ], fields=list(run_schema().field("events").type.value_type))
+    events = pa.StructArray.from_arrays(
+        [
+            pa.array(pos, pa.int64()),
+            pa.array(np.full(total, "openai", object), s),
+            pa.array(np.full(total, "gpt-4o-mini", object), s),
+            pa.array(inp, pa.int64()),
+            pa.array(out, pa.int64()),
+            pa.array(inp + out, pa.int64()),
+            pa.array(rng.gamma(4.0, 200.0, total), pa.float64()),
+            pa.array(np.where(has_call, "TOOL_EXECUTION", "STOP"), s),
+            pa.ListArray.from_arrays(pa.array(call_offsets), calls),
+            pa.ListArray.from_arrays(pa.array(obs_offsets), observations),
+            pa.array(np.where(has_call, None, "The order is on its way."), s),
+            none_s,
+            none_s,
+            pa.nulls(total, pa.float64()),
+        ],
+        fields=list(run_schema().field("events").type.value_type),
+    )
 
     types = np.asarray(task_types, dtype=object)[rng.integers(0, len(task_types), n)]
     ok = rng.random(n) < 0.85
@@ -106,16 +138,26 @@ def _table(n: int, seed: list[int], first: int, *, task_types: Sequence[str] = (
     n_calls = np.add.reduceat(has_call.astype(np.int64), offsets[:-1]) if n else np.zeros(0, np.int64)
     nulls = pa.nulls(n, s)
     columns = {
-        "run_id": pa.array([f"run-{i:07d}" for i in range(first, first + n)], s), "task_type": pa.array(types, s),
-        "task": nulls, "agent_style": pa.array(np.full(n, "aiservices", object), s), "policy": nulls,
-        "started_at_ms": pa.nulls(n, pa.float64()), "complete": pa.array(np.ones(n, bool)),
-        "outcome": pa.array(outcome, s), "reason": pa.array(np.full(n, "synthetic", object), s),
+        "run_id": pa.array([f"run-{i:07d}" for i in range(first, first + n)], s),
+        "task_type": pa.array(types, s),
+        "task": nulls,
+        "agent_style": pa.array(np.full(n, "aiservices", object), s),
+        "policy": nulls,
+        "started_at_ms": pa.nulls(n, pa.float64()),
+        "complete": pa.array(np.ones(n, bool)),
+        "outcome": pa.array(outcome, s),
+        "reason": pa.array(np.full(n, "synthetic", object), s),
         "answer": pa.array(np.where(outcome == "succeeded", "The order is on its way.", None), s),
-        "iterations": pa.array(iters, pa.int64()), "tool_calls": pa.array(n_calls, pa.int64()),
-        "input_tokens": pa.array(tok_in, pa.int64()), "output_tokens": pa.array(tok_out, pa.int64()),
-        "total_tokens": pa.array(tok_in + tok_out, pa.int64()), "cost": pa.nulls(n, pa.float64()),
-        "wall_ms": pa.nulls(n, pa.float64()), "evidence": pa.array(np.full(n, "{}", object), s),
-        "success_label": pa.nulls(n, pa.bool_()), "censored": pa.array(cut),
+        "iterations": pa.array(iters, pa.int64()),
+        "tool_calls": pa.array(n_calls, pa.int64()),
+        "input_tokens": pa.array(tok_in, pa.int64()),
+        "output_tokens": pa.array(tok_out, pa.int64()),
+        "total_tokens": pa.array(tok_in + tok_out, pa.int64()),
+        "cost": pa.nulls(n, pa.float64()),
+        "wall_ms": pa.nulls(n, pa.float64()),
+        "evidence": pa.array(np.full(n, "{}", object), s),
+        "success_label": pa.nulls(n, pa.bool_()),
+        "censored": pa.array(cut),
         "tokens_partial": pa.array(np.zeros(n, bool)),
         "events": pa.ListArray.from_arrays(pa.array(offsets), events),
         "decisions": pa.array([[]] * n, run_schema().field("decisions").type),

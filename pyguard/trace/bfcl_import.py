@@ -54,8 +54,9 @@ def _calls(content: Any, prefix: str) -> tuple[list[ToolCall], str | None]:
     return calls, None
 
 
-def bfcl_run_to_record(obj: Any, *, source: str, labels: Labels | None,
-                       terminal_tools: frozenset[str] | None) -> RunRecord:
+def bfcl_run_to_record(
+    obj: Any, *, source: str, labels: Labels | None, terminal_tools: frozenset[str] | None
+) -> RunRecord:
     run_id = str(obj.get("id")) if isinstance(obj, dict) else "?"
 
     def fail(message: str, reason: str) -> UnreadableRecord:
@@ -93,36 +94,74 @@ def bfcl_run_to_record(obj: Any, *, source: str, labels: Labels | None,
             if any("Error decoding" in str(n) for n in notes):
                 calls, text = [], text or json.dumps(assistant.get("content"), ensure_ascii=False)
             forced = forced or any(_FORCED in str(n) for n in notes)
-            prompt, completion = _at(obj.get("input_token_count"), turn_no, s), _at(obj.get("output_token_count"), turn_no, s)
+            prompt, completion = (
+                _at(obj.get("input_token_count"), turn_no, s),
+                _at(obj.get("output_token_count"), turn_no, s),
+            )
             latency = obj.get("latency")
-            lat = latency[turn_no][s] if isinstance(latency, list) and turn_no < len(latency) and isinstance(
-                latency[turn_no], list) and s < len(latency[turn_no]) else None
-            events.append(IterationEvent(
-                run_id=run_id, index=len(events) + 1, tool_calls=tuple(calls), observations=tuple(pending), text=text,
-                input_tokens=prompt, output_tokens=completion,
-                total_tokens=prompt + completion if prompt is not None and completion is not None else None,
-                latency_ms=lat * 1000.0 if isinstance(lat, (int, float)) and not isinstance(lat, bool) else None,
-            ))
+            lat = (
+                latency[turn_no][s]
+                if isinstance(latency, list)
+                and turn_no < len(latency)
+                and isinstance(latency[turn_no], list)
+                and s < len(latency[turn_no])
+                else None
+            )
+            events.append(
+                IterationEvent(
+                    run_id=run_id,
+                    index=len(events) + 1,
+                    tool_calls=tuple(calls),
+                    observations=tuple(pending),
+                    text=text,
+                    input_tokens=prompt,
+                    output_tokens=completion,
+                    total_tokens=prompt + completion if prompt is not None and completion is not None else None,
+                    latency_ms=lat * 1000.0 if isinstance(lat, (int, float)) and not isinstance(lat, bool) else None,
+                )
+            )
             results = [m for m in items if isinstance(m, dict) and m.get("role") == "tool"]
             pending = []
             for k, res in enumerate(results):
                 call = calls[k] if k < len(calls) else None
                 content = res.get("content")
                 content = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-                pending.append(Observation(kind="tool", tool_call_id=call.id if call else None,
-                                           tool_name=call.name if call else None, text=content,
-                                           is_error=content.lstrip().startswith('{"error"')))
+                pending.append(
+                    Observation(
+                        kind="tool",
+                        tool_call_id=call.id if call else None,
+                        tool_name=call.name if call else None,
+                        text=content,
+                        is_error=content.lstrip().startswith('{"error"'),
+                    )
+                )
     if not events:
         raise fail("has no model call in its inference log", "run with no assistant message")
     label = labels.label(run_id) if labels is not None else None
-    end = build_end(run_id, events, label=label, imported_from="bfcl", source=source, terminal_tools=terminal_tools,
-                    finished=not forced, cut_off="step_limit" if forced else None,
-                    evidence={"turns": turn_no + 1})
-    return RunRecord(start=RunStart(run_id=run_id, task=task, task_type=run_id.rsplit("_", 1)[0]), events=events, end=end)
+    end = build_end(
+        run_id,
+        events,
+        label=label,
+        imported_from="bfcl",
+        source=source,
+        terminal_tools=terminal_tools,
+        finished=not forced,
+        cut_off="step_limit" if forced else None,
+        evidence={"turns": turn_no + 1},
+    )
+    return RunRecord(
+        start=RunStart(run_id=run_id, task=task, task_type=run_id.rsplit("_", 1)[0]), events=events, end=end
+    )
 
 
-def parse_bfcl(objects: list[tuple[str | None, Any]], *, source: str, log: SkipLog | None = None,
-               terminal_tools: frozenset[str] | None = None, labels: Labels | None = None) -> list[RunRecord]:
+def parse_bfcl(
+    objects: list[tuple[str | None, Any]],
+    *,
+    source: str,
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> list[RunRecord]:
     log = log if log is not None else SkipLog(strict=True)
     out: list[RunRecord] = []
     for _, obj in objects:

@@ -45,8 +45,12 @@ def parse_container(
         if data is not _NOT_WHOLE:
             if isinstance(data, list):
                 return [(None, x) for x in data]
-            if isinstance(data, dict) and is_run is not None and not is_run(data) and data and all(
-                isinstance(v, dict) and is_run(v) for v in data.values()
+            if (
+                isinstance(data, dict)
+                and is_run is not None
+                and not is_run(data)
+                and data
+                and all(isinstance(v, dict) and is_run(v) for v in data.values())
             ):
                 return [(str(k), v) for k, v in data.items()]
             return [(None, data)]
@@ -59,19 +63,26 @@ def parse_container(
             if len(line) > records.MAX_RECORD_BYTES:  # characters >= bytes / 4: refuse before parsing (memory)
                 raise TraceFormatError(
                     f"the line is longer than the per-record limit of {records.MAX_RECORD_BYTES} bytes;"
-                    " split the recording", path=source, line=number)
+                    " split the recording",
+                    path=source,
+                    line=number,
+                )
             objects.append((None, _loads(line, source, number)))
         except TraceFormatError as exc:
             if log.strict:
                 raise
-            log.skip(UnreadableRecord(str(exc), reason="record that cannot be read (too large, too deep, a huge number)"))
+            log.skip(
+                UnreadableRecord(str(exc), reason="record that cannot be read (too large, too deep, a huge number)")
+            )
         except json.JSONDecodeError as exc:
             last = number == len(lines) and not text.endswith("\n")
             reason = "torn last line (writer cut off mid-write)" if last else "line that is not JSON"
-            message = (f"not valid JSON ({exc.msg}, column {exc.colno}); expected a JSON array, one run object,"
-                       " or one run object per line")
+            message = (
+                f"not valid JSON ({exc.msg}, column {exc.colno}); expected a JSON array, one run object,"
+                " or one run object per line"
+            )
             if log.strict:
-                raise TraceFormatError(message, path=source, line=number)
+                raise TraceFormatError(message, path=source, line=number) from exc
             log.skip(UnreadableRecord(f"{source}:{number}: {message}", reason=reason))
     return objects
 

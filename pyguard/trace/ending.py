@@ -22,12 +22,34 @@ from pyguard.events import IterationEvent, Outcome, RunEnd
 
 __all__ = ["DEFAULT_TERMINAL_TOOLS", "is_terminal", "normalise_tool_names", "build_end"]
 
-DEFAULT_TERMINAL_TOOLS: frozenset[str] = frozenset({
-    "finish", "final_answer", "answer", "submit", "submit_answer", "done", "task_complete", "complete_task",
-    "end_conversation", "end_task", "exit", "stop", "terminate", "return_answer",
-    "transfer_to_human_agents", "transfer_to_human", "escalate_to_human", "handoff", "hand_off",
-    "buy", "buy_now", "purchase", "checkout", "place_order",
-})
+DEFAULT_TERMINAL_TOOLS: frozenset[str] = frozenset(
+    {
+        "finish",
+        "final_answer",
+        "answer",
+        "submit",
+        "submit_answer",
+        "done",
+        "task_complete",
+        "complete_task",
+        "end_conversation",
+        "end_task",
+        "exit",
+        "stop",
+        "terminate",
+        "return_answer",
+        "transfer_to_human_agents",
+        "transfer_to_human",
+        "escalate_to_human",
+        "handoff",
+        "hand_off",
+        "buy",
+        "buy_now",
+        "purchase",
+        "checkout",
+        "place_order",
+    }
+)
 """Tool names (compared case-insensitively, ``-``/space read as ``_``) that end a run when called last."""
 
 _PREFIXES = ("transfer_to_", "handoff")
@@ -88,8 +110,11 @@ def build_end(
         censored = True
         ev["cut_off"] = cut_off
         outcome = Outcome.EXPIRED
-        reason = ("recording ends while the model still requests tools (cut off)" if cut_off == "recording_ends"
-                  else f"cut off by the agent's harness ({cut_off.replace('_', ' ')})")
+        reason = (
+            "recording ends while the model still requests tools (cut off)"
+            if cut_off == "recording_ends"
+            else f"cut off by the agent's harness ({cut_off.replace('_', ' ')})"
+        )
     else:
         censored = False
         if ended_by is not None:

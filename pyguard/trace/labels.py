@@ -80,7 +80,9 @@ def _from_rows(rows: list) -> Labels:
     for row in rows:
         if not isinstance(row, dict):
             continue
-        rid = next((row[k] for k in _ID_KEYS if isinstance(row.get(k), (str, int)) and not isinstance(row.get(k), bool)), None)
+        rid = next(
+            (row[k] for k in _ID_KEYS if isinstance(row.get(k), (str, int)) and not isinstance(row.get(k), bool)), None
+        )
         b = next((_as_bool(row[k]) for k in _LABEL_KEYS if k in row and _as_bool(row[k]) is not None), None)
         if rid is not None and b is not None:
             out[str(rid)] = b
@@ -127,8 +129,10 @@ def load_labels(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> La
         if any(_as_bool(v) is None for v in source.values()):  # a report object in memory
             found = _from_object(dict(source))
             if found is None:
-                raise InputError("labels must map run ids to true/false, or be a SWE-bench report; got "
-                                 f"{dict(list(source.items())[:3])!r}")
+                raise InputError(
+                    "labels must map run ids to true/false, or be a SWE-bench report; got "
+                    f"{dict(list(source.items())[:3])!r}"
+                )
             return found
         return Labels({str(k): bool(_as_bool(v)) for k, v in source.items()})
     p = Path(source)
@@ -146,5 +150,7 @@ def load_labels(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> La
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"cannot read labels file {str(p)!r}: {exc.strerror or exc}; pass a JSON file of labels") from None
+        raise InputError(
+            f"cannot read labels file {str(p)!r}: {exc.strerror or exc}; pass a JSON file of labels"
+        ) from None
     return _parse(text, str(p))

@@ -50,7 +50,11 @@ _FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
 
 # the checks that recognise one run object, most specific first
 _RUN_CHECKS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
-    ("tau2", lambda obj: is_tau2_file(obj) or is_tau2_simulation(obj)), ("bfcl", is_bfcl_run), ("miniswe", is_miniswe_run), ("sweagent", is_sweagent_run), ("react", is_react_run),
+    ("tau2", lambda obj: is_tau2_file(obj) or is_tau2_simulation(obj)),
+    ("bfcl", is_bfcl_run),
+    ("miniswe", is_miniswe_run),
+    ("sweagent", is_sweagent_run),
+    ("react", is_react_run),
     ("openai", is_openai_run),
 )
 
@@ -78,7 +82,9 @@ def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | No
         if is_pyguard and kind is not None:
             raise TraceFormatError(
                 f"the format is ambiguous: the first record has both a pyguard 'type' and {kind} run keys; {_FORMAT_HINT}",
-                path=name, line=1)
+                path=name,
+                line=1,
+            )
         if is_pyguard:
             return "pyguard"
         if kind is not None:
@@ -93,8 +99,11 @@ def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | No
     if not stripped.startswith(("[", "{")):
         if is_react_run({"traj": text}):
             return "react"
-        raise TraceFormatError(f"cannot tell the format: the text is neither JSON nor a ReAct transcript; {_FORMAT_HINT}",
-                               path=name, line=1)
+        raise TraceFormatError(
+            f"cannot tell the format: the text is neither JSON nor a ReAct transcript; {_FORMAT_HINT}",
+            path=name,
+            line=1,
+        )
     try:
         whole: Any = json.loads(text)
     except json.JSONDecodeError:
@@ -112,7 +121,9 @@ def detect_text_format(text: str, name: str = "<input>") -> TraceFormatName | No
         "cannot tell the format: the first record has neither a pyguard 'type' (" + ", ".join(RECORD_TYPES) + ") nor"
         f" the keys of a known recording (OpenAI 'messages'/'traj', ReAct text, mini-swe-agent or SWE-agent trajectory,"
         f" BFCL 'inference_log', τ²-bench 'simulations'); {_FORMAT_HINT}",
-        path=name, line=1)
+        path=name,
+        line=1,
+    )
 
 
 def detect_format(path: str | os.PathLike[str]) -> TraceFormatName | None:
@@ -178,8 +189,10 @@ def _sources(path: str | os.PathLike[str]) -> list[str]:
     p = Path(name)
     if p.is_dir():
         files = sorted(
-            f for f in p.rglob("*")
-            if f.is_file() and f.name.lower().endswith(_SUFFIXES)
+            f
+            for f in p.rglob("*")
+            if f.is_file()
+            and f.name.lower().endswith(_SUFFIXES)
             and not any(part.startswith(".") for part in f.relative_to(p).parts)
         )
         if not files:
@@ -200,8 +213,9 @@ def _stem(name: str) -> str:
     return Path(name).stem
 
 
-def _parse_file(name: str, fmt: str | None, log: SkipLog, terminal_tools: frozenset[str] | None,
-                labels: Labels | None) -> TraceFile:
+def _parse_file(
+    name: str, fmt: str | None, log: SkipLog, terminal_tools: frozenset[str] | None, labels: Labels | None
+) -> TraceFile:
     shown = "<stdin>" if name == "-" else name
     extra = fmt if fmt in EXTRA_FORMATS else (detect_extra(name) if fmt is None and not _is_stream(name) else None)
     if extra is not None:  # hook: OTLP JSON spans, Parquet (pyguard/trace/extra_formats.py)
@@ -263,9 +277,13 @@ def _read_all(
         kept = []
         for run in tf.runs:
             if run.run_id in owner:
-                log.skip(UnreadableRecord(
-                    f"run id {run.run_id!r} appears in {owner[run.run_id]!r} and in {tf.path!r}; run ids must be unique"
-                    " (the later one was skipped)", reason="duplicate run id"))
+                log.skip(
+                    UnreadableRecord(
+                        f"run id {run.run_id!r} appears in {owner[run.run_id]!r} and in {tf.path!r}; run ids must be unique"
+                        " (the later one was skipped)",
+                        reason="duplicate run id",
+                    )
+                )
                 continue
             owner[run.run_id] = tf.path
             kept.append(run)

@@ -40,7 +40,8 @@ def is_miniswe_run(obj: Any) -> bool:
     fmt = obj.get("trajectory_format")
     info = obj.get("info")
     return (isinstance(fmt, str) and fmt.startswith("mini-swe-agent")) or (
-        isinstance(info, dict) and "exit_status" in info and "instance_id" in obj)
+        isinstance(info, dict) and "exit_status" in info and "instance_id" in obj
+    )
 
 
 def _usage(msg: dict) -> tuple[int | None, int | None, int | None]:
@@ -51,8 +52,10 @@ def _usage(msg: dict) -> tuple[int | None, int | None, int | None]:
         usage = response.get("usage") if isinstance(response, dict) else None
     if not isinstance(usage, dict):
         return None, None, None
-    vals = [usage.get(k) if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) else None
-            for k in ("prompt_tokens", "completion_tokens", "total_tokens")]
+    vals = [
+        usage.get(k) if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) else None
+        for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+    ]
     if vals[2] is None and vals[0] is not None and vals[1] is not None:
         vals[2] = vals[0] + vals[1]
     return vals[0], vals[1], vals[2]
@@ -66,8 +69,9 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def miniswe_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels | None,
-                          terminal_tools: frozenset[str] | None) -> RunRecord:
+def miniswe_run_to_record(
+    obj: Any, *, source: str, run_id: str, labels: Labels | None, terminal_tools: frozenset[str] | None
+) -> RunRecord:
     def fail(message: str, reason: str) -> UnreadableRecord:
         return UnreadableRecord(f"{source}: run {run_id!r}: {message}", reason=reason)
 
@@ -87,12 +91,24 @@ def miniswe_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels 
             blocks = _BLOCK.findall(text)
             call = None
             if len(blocks) == 1:
-                call = ToolCall(id=f"bash-{len(events) + 1}", name="bash",
-                                arguments=json.dumps({"command": blocks[0].strip()}, ensure_ascii=False))
+                call = ToolCall(
+                    id=f"bash-{len(events) + 1}",
+                    name="bash",
+                    arguments=json.dumps({"command": blocks[0].strip()}, ensure_ascii=False),
+                )
             prompt, completion, total = _usage(msg)
-            events.append(IterationEvent(run_id=run_id, index=len(events) + 1, text=text, tool_calls=(call,) if call else (),
-                                         observations=tuple(pending), input_tokens=prompt, output_tokens=completion,
-                                         total_tokens=total))
+            events.append(
+                IterationEvent(
+                    run_id=run_id,
+                    index=len(events) + 1,
+                    text=text,
+                    tool_calls=(call,) if call else (),
+                    observations=tuple(pending),
+                    input_tokens=prompt,
+                    output_tokens=completion,
+                    total_tokens=total,
+                )
+            )
             pending = []
         elif role == "exit":
             extra = msg.get("extra") if isinstance(msg.get("extra"), dict) else {}
@@ -100,8 +116,15 @@ def miniswe_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels 
         elif role in ("user", "tool") and events:
             if call is not None:
                 rc = _RETURNCODE.search(text)
-                pending.append(Observation(kind="tool", tool_call_id=call.id, tool_name="bash", text=text,
-                                           is_error=bool(rc and rc.group(1) != "0")))
+                pending.append(
+                    Observation(
+                        kind="tool",
+                        tool_call_id=call.id,
+                        tool_name="bash",
+                        text=text,
+                        is_error=bool(rc and rc.group(1) != "0"),
+                    )
+                )
                 call = None
             else:  # the harness's answer to a response without exactly one command
                 pending.append(Observation(kind="system", text=text))
@@ -110,8 +133,10 @@ def miniswe_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels 
                 task = text
             pending.append(Observation(kind=role, text=text))
         else:
-            raise fail(f"message {j} has the role {role!r}; expected system, user, assistant or exit",
-                       f"message with unknown role {role!r}")
+            raise fail(
+                f"message {j} has the role {role!r}; expected system, user, assistant or exit",
+                f"message with unknown role {role!r}",
+            )
     if not events:
         raise fail("has no assistant message: there is no model call to import", "run with no assistant message")
     label = labels.label(run_id) if labels is not None else None
@@ -121,20 +146,43 @@ def miniswe_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels 
     cut_off = None
     if not submitted:
         cut_off = "step_limit" if status_text == "LimitsExceeded" else (status_text or "recording_ends")
-    end = build_end(run_id, events, label=label, imported_from="miniswe", source=source, terminal_tools=terminal_tools,
-                    finished=submitted, cut_off=cut_off,
-                    answer=info.get("submission") if isinstance(info.get("submission"), str) else None,
-                    evidence={"exit_status": status_text, "kind": "artifact"})
-    return RunRecord(start=RunStart(run_id=run_id, task=task, task_type=obj.get("task_type") if isinstance(
-        obj.get("task_type"), str) else None), events=events, end=end)
+    end = build_end(
+        run_id,
+        events,
+        label=label,
+        imported_from="miniswe",
+        source=source,
+        terminal_tools=terminal_tools,
+        finished=submitted,
+        cut_off=cut_off,
+        answer=info.get("submission") if isinstance(info.get("submission"), str) else None,
+        evidence={"exit_status": status_text, "kind": "artifact"},
+    )
+    return RunRecord(
+        start=RunStart(
+            run_id=run_id, task=task, task_type=obj.get("task_type") if isinstance(obj.get("task_type"), str) else None
+        ),
+        events=events,
+        end=end,
+    )
 
 
-def parse_miniswe(objects: list[tuple[str | None, Any]], *, source: str, default_id: str, log: SkipLog | None = None,
-                  terminal_tools: frozenset[str] | None = None, labels: Labels | None = None) -> list[RunRecord]:
+def parse_miniswe(
+    objects: list[tuple[str | None, Any]],
+    *,
+    source: str,
+    default_id: str,
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> list[RunRecord]:
     """Runs from the parsed objects of one file (usually one trajectory per file)."""
     log = log if log is not None else SkipLog(strict=True)
     return records_by_instance(
         objects,
-        lambda obj, run_id: miniswe_run_to_record(obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools),
-        default_id=default_id, log=log,
+        lambda obj, run_id: miniswe_run_to_record(
+            obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools
+        ),
+        default_id=default_id,
+        log=log,
     )

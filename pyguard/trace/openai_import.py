@@ -47,7 +47,6 @@ def import_openai(
     labels: Labels | None = None,
 ) -> list[RunRecord]:
     """Read one file of OpenAI-format runs (JSON array, JSON Lines, or one object) into run records."""
-    from pyguard.trace import records
     from pyguard.trace.reader import check_regular_file
 
     p = Path(path)
@@ -56,8 +55,14 @@ def import_openai(
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read recording {str(p)!r}: {exc.strerror or exc}") from None
-    return parse_openai_text(read_json_text(data, str(p)), source=str(p), default_id_prefix=p.stem, log=log,
-                             terminal_tools=terminal_tools, labels=labels)
+    return parse_openai_text(
+        read_json_text(data, str(p)),
+        source=str(p),
+        default_id_prefix=p.stem,
+        log=log,
+        terminal_tools=terminal_tools,
+        labels=labels,
+    )
 
 
 def is_openai_run(obj: Any) -> bool:
@@ -76,10 +81,17 @@ def parse_openai_text(
     """Runs from the text of one recording (any container :func:`parse_container` reads)."""
     log = log if log is not None else SkipLog(strict=True)
     items = parse_container(text, source, log, is_run=is_openai_run)
-    objects = [obj if key is None or not isinstance(obj, dict) or "id" in obj else {**obj, "id": key}
-               for key, obj in items]
-    return parse_openai_runs(objects, source=source, default_id_prefix=default_id_prefix, log=log,
-                             terminal_tools=terminal_tools, labels=labels)
+    objects = [
+        obj if key is None or not isinstance(obj, dict) or "id" in obj else {**obj, "id": key} for key, obj in items
+    ]
+    return parse_openai_runs(
+        objects,
+        source=source,
+        default_id_prefix=default_id_prefix,
+        log=log,
+        terminal_tools=terminal_tools,
+        labels=labels,
+    )
 
 
 def _line_ends(text: str):  # noqa: ANN202 - the offset of each newline, then the end of the text
@@ -108,8 +120,15 @@ def parse_openai_runs(
     seen: dict[str, int] = {}
     for index, obj in enumerate(objects):
         try:
-            record = openai_run_to_record(obj, index=index, source=source, default_id=f"{default_id_prefix}[{index}]",
-                                          log=log, terminal_tools=terminal_tools, labels=labels)
+            record = openai_run_to_record(
+                obj,
+                index=index,
+                source=source,
+                default_id=f"{default_id_prefix}[{index}]",
+                log=log,
+                terminal_tools=terminal_tools,
+                labels=labels,
+            )
             if record.run_id in seen:
                 raise UnreadableRecord(
                     f"{source}: runs #{seen[record.run_id]} and #{index} share the id {record.run_id!r};"
@@ -197,7 +216,9 @@ def _tool_calls(msg: dict, fail) -> list[ToolCall]:  # noqa: ANN001
         fn = call.get("function") if isinstance(call, dict) else None
         name = fn.get("name") if isinstance(fn, dict) else None
         if not isinstance(name, str):
-            raise fail(f"tool_calls[{k}] has no function.name; expected {{'function': {{'name': ..., 'arguments': ...}}}}")
+            raise fail(
+                f"tool_calls[{k}] has no function.name; expected {{'function': {{'name': ..., 'arguments': ...}}}}"
+            )
         args = fn.get("arguments", "")
         if args is None:
             args = ""
@@ -306,11 +327,13 @@ def openai_run_to_record(
                 task = text
             pending.append(Observation(kind=_OBSERVATION_ROLES[role], text=text))  # type: ignore[arg-type]
         else:
-            log.skip(UnreadableRecord(
-                f"{source}: {name}: message {j} (role {role!r}) has an unknown role; expected system, developer,"
-                " user, assistant, tool or function (tolerant loading skips the message)",
-                reason=f"message with unknown role {role!r}",
-            ))
+            log.skip(
+                UnreadableRecord(
+                    f"{source}: {name}: message {j} (role {role!r}) has an unknown role; expected system, developer,"
+                    " user, assistant, tool or function (tolerant loading skips the message)",
+                    reason=f"message with unknown role {role!r}",
+                )
+            )
     if not events:
         reason = "run with no assistant message"
         raise fail("has no assistant message: there is no model call to import")
@@ -318,8 +341,15 @@ def openai_run_to_record(
     evidence: dict[str, Any] = {"index": index}
     if pending:
         evidence["trailing_observations"] = len(pending)  # results that arrived after the last model call
-    end = build_end(run_id, events, label=label, imported_from="openai", source=source,
-                    terminal_tools=terminal_tools, evidence=evidence)
+    end = build_end(
+        run_id,
+        events,
+        label=label,
+        imported_from="openai",
+        source=source,
+        terminal_tools=terminal_tools,
+        evidence=evidence,
+    )
     return RunRecord(start=RunStart(run_id=run_id, task_type=task_type, task=task), events=events, end=end)
 
 

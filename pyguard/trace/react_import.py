@@ -43,8 +43,8 @@ def _split(text: str) -> tuple[str, list[tuple[str, str]]]:
     if not marks:
         return text, []
     parts = []
-    for m, nxt in zip(marks, marks[1:] + [None]):
-        body = text[m.end(): nxt.start() if nxt else len(text)]
+    for m, nxt in zip(marks, marks[1:] + [None], strict=False):
+        body = text[m.end() : nxt.start() if nxt else len(text)]
         parts.append((m.group(1).lower(), body.strip()))
     return text[: marks[0].start()].strip(), parts
 
@@ -100,8 +100,10 @@ def looks_like_react_chat(messages: Any) -> bool:
     assistants = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
     if not assistants or any(m.get("tool_calls") or m.get("function_call") for m in assistants):
         return False
-    return any(isinstance(m.get("content"), str) and re.search(r"^\s*Action(\s*\d+)?\s*:", m["content"], re.M)
-               for m in assistants)
+    return any(
+        isinstance(m.get("content"), str) and re.search(r"^\s*Action(\s*\d+)?\s*:", m["content"], re.M)
+        for m in assistants
+    )
 
 
 def is_react_run(obj: Any) -> bool:
@@ -121,8 +123,15 @@ def _events_from_text(run_id: str, text: str) -> tuple[str, list[IterationEvent]
     events: list[IterationEvent] = []
     pending: list[Observation] = [Observation(kind="user", text=task)] if task else []
     for thought, call, observation in react_steps(parts):
-        events.append(IterationEvent(run_id=run_id, index=len(events) + 1, text=thought or None,
-                                     tool_calls=(call,) if call else (), observations=tuple(pending)))
+        events.append(
+            IterationEvent(
+                run_id=run_id,
+                index=len(events) + 1,
+                text=thought or None,
+                tool_calls=(call,) if call else (),
+                observations=tuple(pending),
+            )
+        )
         pending = []
         if call is not None and observation is not None:
             pending = [Observation(kind="tool", tool_call_id=call.id, tool_name=call.name, text=observation)]
@@ -144,21 +153,37 @@ def _events_from_chat(run_id: str, messages: list, fail) -> tuple[str | None, li
             thought, call, _ = steps[0]
             if call is not None:
                 call = call.model_copy(update={"id": f"react-{len(events) + 1}"})
-            events.append(IterationEvent(run_id=run_id, index=len(events) + 1, text=thought or content or None,
-                                         tool_calls=(call,) if call else (), observations=tuple(pending)))
+            events.append(
+                IterationEvent(
+                    run_id=run_id,
+                    index=len(events) + 1,
+                    text=thought or content or None,
+                    tool_calls=(call,) if call else (),
+                    observations=tuple(pending),
+                )
+            )
             pending, last_call = [], call
         elif role in ("user", "system", "tool"):
             m = _STEP.match(content)
             if role != "system" and m and m.group(1).lower() == "observation" and events:
-                body = content[m.end():].strip()
-                pending.append(Observation(kind="tool", tool_call_id=last_call.id if last_call else None,
-                                           tool_name=last_call.name if last_call else None, text=body))
+                body = content[m.end() :].strip()
+                pending.append(
+                    Observation(
+                        kind="tool",
+                        tool_call_id=last_call.id if last_call else None,
+                        tool_name=last_call.name if last_call else None,
+                        text=body,
+                    )
+                )
             else:
                 if role == "user" and task is None and not events:
                     task = content
                 pending.append(Observation(kind="user" if role != "system" else "system", text=content))
         else:
-            raise fail(f"message {j} has the role {role!r}; expected system, user or assistant", f"message with unknown role {role!r}")
+            raise fail(
+                f"message {j} has the role {role!r}; expected system, user or assistant",
+                f"message with unknown role {role!r}",
+            )
     return task, events
 
 
@@ -202,19 +227,31 @@ def parse_react_text(
                 task, events = _events_from_chat(run_id, messages, fail)
             else:
                 body = obj.get("traj_by_line")
-                body = "\n".join(str(x) for x in body) if isinstance(body, list) else next(
-                    (obj[k] for k in _TEXT_KEYS if isinstance(obj.get(k), str) and obj[k].strip()), None)
+                body = (
+                    "\n".join(str(x) for x in body)
+                    if isinstance(body, list)
+                    else next((obj[k] for k in _TEXT_KEYS if isinstance(obj.get(k), str) and obj[k].strip()), None)
+                )
                 if body is None:
-                    raise fail("has no ReAct text (traj, traj_by_line, trajectory, text) or message list",
-                               "run with no ReAct steps")
+                    raise fail(
+                        "has no ReAct text (traj, traj_by_line, trajectory, text) or message list",
+                        "run with no ReAct steps",
+                    )
                 task, events = _events_from_text(run_id, body)
             if not events:
                 raise fail("has no Action step: there is no model call to import", "run with no assistant message")
             if run_id in seen:
                 raise fail("appears twice; give every run a unique id", "duplicate run id")
             events = [e.model_copy(update={"task_type": task_type}) for e in events] if task_type else events
-            end = build_end(run_id, events, label=label, imported_from="react", source=source, terminal_tools=terminal_tools,
-                            evidence={"index": index})
+            end = build_end(
+                run_id,
+                events,
+                label=label,
+                imported_from="react",
+                source=source,
+                terminal_tools=terminal_tools,
+                evidence={"index": index},
+            )
         except UnreadableRecord as exc:
             log.skip(exc)
             continue

@@ -21,8 +21,8 @@ import os
 import stat
 import warnings
 from collections.abc import Iterator
-from typing import IO
 from pathlib import Path
+from typing import IO
 
 from pydantic import ValidationError
 
@@ -31,8 +31,14 @@ from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
-__all__ = ["read_trace", "read_trace_bytes", "iter_lines", "check_regular_file", "describe_validation_error",
-           "parse_json_line"]
+__all__ = [
+    "read_trace",
+    "read_trace_bytes",
+    "iter_lines",
+    "check_regular_file",
+    "describe_validation_error",
+    "parse_json_line",
+]
 
 
 def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -> None:
@@ -43,13 +49,25 @@ def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -
     except FileNotFoundError:
         raise TraceFormatError(f"no such {what}; pass the path of an existing file", path=str(path)) from None
     except OSError as exc:
-        raise TraceFormatError(f"cannot read this {what}: {exc.strerror}; check its permissions", path=str(path)) from None
+        raise TraceFormatError(
+            f"cannot read this {what}: {exc.strerror}; check its permissions", path=str(path)
+        ) from None
     if not stat.S_ISREG(mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
-                else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-                else "not a regular file")
-        raise TraceFormatError(f"this path is {kind}, not a {what}; pass a regular file, or the stream to"
-                               " pyguard.trace.load_runs", path=str(path))
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode)
+            else "a directory"
+            if stat.S_ISDIR(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a regular file"
+        )
+        raise TraceFormatError(
+            f"this path is {kind}, not a {what}; pass a regular file, or the stream to pyguard.trace.load_runs",
+            path=str(path),
+        )
 
 
 def iter_lines(
@@ -85,7 +103,8 @@ def _lines(f: IO[bytes], max_bytes: int, name: str) -> Iterator[tuple[int, bytes
                 f"the line is longer than the per-record limit of {max_bytes} bytes"
                 f" ({max_bytes // (1024 * 1024)} MiB); a record that large is not a pyguard record."
                 " Split the recording or cut the text in it",
-                path=name, line=number,
+                path=name,
+                line=number,
             )
         if body.strip():
             yield number, body, ended
@@ -189,16 +208,17 @@ class _Reader:
         version = obj.pop("version", None)
         if version != FORMAT_VERSION:
             if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
-                raise self.fail(line, f"trace format version {version} is newer than this pyguard reads"
-                                      f" ({FORMAT_VERSION}); upgrade pyguard")
+                raise self.fail(
+                    line,
+                    f"trace format version {version} is newer than this pyguard reads"
+                    f" ({FORMAT_VERSION}); upgrade pyguard",
+                )
             raise self.fail(line, f"run_start header has version {version!r}; expected {FORMAT_VERSION}")
         start = self.validate(line, RunStart, obj, "run_start")
         if start.run_id in self.runs:
             first = self.runs[start.run_id].first_line
             raise self.fail(line, f"run {start.run_id!r} starts twice (first at line {first}); run ids must be unique")
-        self.runs[start.run_id] = TraceRun(
-            record=RunRecord(start=start), source=self.path, first_line=line
-        )
+        self.runs[start.run_id] = TraceRun(record=RunRecord(start=start), source=self.path, first_line=line)
 
 
 def read_trace(path: str | os.PathLike[str]) -> TraceFile:
@@ -225,8 +245,10 @@ def _read(name: str, lines: Iterator[tuple[int, bytes, bool]]) -> TraceFile:
         torn = _feed_line(reader, *pending, is_last=True)
     if torn is not None:
         warnings.warn(
-            TraceWarning(f"{name}: line {torn} is torn (cut mid-record, as a writer killed mid-write leaves it):"
-                         " skipped; the run it belonged to has no footer"),
+            TraceWarning(
+                f"{name}: line {torn} is torn (cut mid-record, as a writer killed mid-write leaves it):"
+                " skipped; the run it belonged to has no footer"
+            ),
             stacklevel=3,
         )
     return TraceFile(path=name, runs=list(reader.runs.values()), torn_line=torn)

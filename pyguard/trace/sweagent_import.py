@@ -27,10 +27,28 @@ from pyguard.trace.tolerance import SkipLog, records_by_instance
 
 __all__ = ["parse_sweagent", "is_sweagent_run", "SWE_AGENT_COMMANDS"]
 
-SWE_AGENT_COMMANDS = frozenset({
-    "open", "goto", "scroll_up", "scroll_down", "create", "edit", "insert", "append", "search_dir", "search_file",
-    "find_file", "submit", "str_replace_editor", "filemap", "view", "str_replace", "undo_edit", "exit_forfeit",
-})
+SWE_AGENT_COMMANDS = frozenset(
+    {
+        "open",
+        "goto",
+        "scroll_up",
+        "scroll_down",
+        "create",
+        "edit",
+        "insert",
+        "append",
+        "search_dir",
+        "search_file",
+        "find_file",
+        "submit",
+        "str_replace_editor",
+        "filemap",
+        "view",
+        "str_replace",
+        "undo_edit",
+        "exit_forfeit",
+    }
+)
 _CUT = re.compile(r"exit_\w+")
 
 
@@ -41,8 +59,11 @@ def is_sweagent_run(obj: Any) -> bool:
     if isinstance(traj, list) and (not traj or (isinstance(traj[0], dict) and "action" in traj[0])):
         return True
     hist = obj.get("history")
-    return isinstance(hist, list) and isinstance(obj.get("info"), dict) and any(
-        isinstance(m, dict) and "action" in m for m in hist)
+    return (
+        isinstance(hist, list)
+        and isinstance(obj.get("info"), dict)
+        and any(isinstance(m, dict) and "action" in m for m in hist)
+    )
 
 
 def _call(action: str, index: int) -> ToolCall:
@@ -88,8 +109,9 @@ def _task(obj: dict) -> str | None:
     return None
 
 
-def sweagent_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels | None,
-                           terminal_tools: frozenset[str] | None) -> RunRecord:
+def sweagent_run_to_record(
+    obj: Any, *, source: str, run_id: str, labels: Labels | None, terminal_tools: frozenset[str] | None
+) -> RunRecord:
     def fail(message: str, reason: str) -> UnreadableRecord:
         return UnreadableRecord(f"{source}: run {run_id!r}: {message}", reason=reason)
 
@@ -103,8 +125,15 @@ def sweagent_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels
     pending: list[Observation] = [Observation(kind="user", text=task)] if task else []
     for thought, action, observation in steps:
         call = _call(action, len(events) + 1) if action.strip() else None
-        events.append(IterationEvent(run_id=run_id, index=len(events) + 1, text=thought or None,
-                                     tool_calls=(call,) if call else (), observations=tuple(pending)))
+        events.append(
+            IterationEvent(
+                run_id=run_id,
+                index=len(events) + 1,
+                text=thought or None,
+                tool_calls=(call,) if call else (),
+                observations=tuple(pending),
+            )
+        )
         pending = []
         if call is not None and observation is not None:
             pending = [Observation(kind="tool", tool_call_id=call.id, tool_name=call.name, text=observation)]
@@ -119,18 +148,36 @@ def sweagent_run_to_record(obj: Any, *, source: str, run_id: str, labels: Labels
     else:
         cut_off = None
     label = labels.label(run_id) if labels is not None else None
-    end = build_end(run_id, events, label=label, imported_from="sweagent", source=source, terminal_tools=terminal_tools,
-                    finished=cut_off is None, cut_off=cut_off,
-                    answer=info.get("submission") if isinstance(info.get("submission"), str) else None,
-                    evidence={"exit_status": status, "kind": "artifact"})
+    end = build_end(
+        run_id,
+        events,
+        label=label,
+        imported_from="sweagent",
+        source=source,
+        terminal_tools=terminal_tools,
+        finished=cut_off is None,
+        cut_off=cut_off,
+        answer=info.get("submission") if isinstance(info.get("submission"), str) else None,
+        evidence={"exit_status": status, "kind": "artifact"},
+    )
     return RunRecord(start=RunStart(run_id=run_id, task=task), events=events, end=end)
 
 
-def parse_sweagent(objects: list[tuple[str | None, Any]], *, source: str, default_id: str, log: SkipLog | None = None,
-                   terminal_tools: frozenset[str] | None = None, labels: Labels | None = None) -> list[RunRecord]:
+def parse_sweagent(
+    objects: list[tuple[str | None, Any]],
+    *,
+    source: str,
+    default_id: str,
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> list[RunRecord]:
     log = log if log is not None else SkipLog(strict=True)
     return records_by_instance(
         objects,
-        lambda obj, run_id: sweagent_run_to_record(obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools),
-        default_id=default_id, log=log,
+        lambda obj, run_id: sweagent_run_to_record(
+            obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools
+        ),
+        default_id=default_id,
+        log=log,
     )

@@ -58,13 +58,17 @@ def _usage(msg: dict) -> tuple[int | None, int | None]:
 
 
 def tau2_to_record(sim: Any, *, source: str, labels: Labels | None, terminal_tools: frozenset[str] | None) -> RunRecord:
-    run_id = f"{sim.get('task_id')}#{sim.get('trial', 0)}@{str(sim.get('id', ''))[:8]}" if isinstance(sim, dict) else "?"
+    run_id = (
+        f"{sim.get('task_id')}#{sim.get('trial', 0)}@{str(sim.get('id', ''))[:8]}" if isinstance(sim, dict) else "?"
+    )
 
     def fail(message: str, reason: str) -> UnreadableRecord:
         return UnreadableRecord(f"{source}: simulation {run_id!r}: {message}", reason=reason)
 
     if not is_tau2_simulation(sim):
-        raise fail("is not a τ²-bench simulation (no 'messages' and 'termination_reason')", "record that is not a run object")
+        raise fail(
+            "is not a τ²-bench simulation (no 'messages' and 'termination_reason')", "record that is not a run object"
+        )
     events: list[IterationEvent] = []
     pending: list[Observation] = []
     task: str | None = None
@@ -78,19 +82,38 @@ def tau2_to_record(sim: Any, *, source: str, labels: Labels | None, terminal_too
                 if not isinstance(call, dict) or not isinstance(call.get("name"), str):
                     raise fail(f"message {j} has a tool call without a name", "unreadable message")
                 args = call.get("arguments", {})
-                calls.append(ToolCall(id=str(call.get("id") or f"{j}-{k}"), name=call["name"],
-                                      arguments=args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)))
+                calls.append(
+                    ToolCall(
+                        id=str(call.get("id") or f"{j}-{k}"),
+                        name=call["name"],
+                        arguments=args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
+                    )
+                )
             prompt, completion = _usage(msg)
-            events.append(IterationEvent(
-                run_id=run_id, index=len(events) + 1, tool_calls=tuple(calls), observations=tuple(pending),
-                text=content or None, input_tokens=prompt, output_tokens=completion,
-                total_tokens=prompt + completion if prompt is not None and completion is not None else None))
+            events.append(
+                IterationEvent(
+                    run_id=run_id,
+                    index=len(events) + 1,
+                    tool_calls=tuple(calls),
+                    observations=tuple(pending),
+                    text=content or None,
+                    input_tokens=prompt,
+                    output_tokens=completion,
+                    total_tokens=prompt + completion if prompt is not None and completion is not None else None,
+                )
+            )
             pending = []
         elif role == "tool":
             if msg.get("requestor", "assistant") != "assistant":
                 continue  # the user's own device tools: not seen by the agent
-            pending.append(Observation(kind="tool", tool_call_id=str(msg.get("id")) if msg.get("id") else None,
-                                       text=str(content), is_error=msg.get("error") is True))
+            pending.append(
+                Observation(
+                    kind="tool",
+                    tool_call_id=str(msg.get("id")) if msg.get("id") else None,
+                    text=str(content),
+                    is_error=msg.get("error") is True,
+                )
+            )
         elif role == "user":
             if msg.get("tool_calls"):
                 continue  # the user acting on their side
@@ -106,14 +129,34 @@ def tau2_to_record(sim: Any, *, source: str, labels: Labels | None, terminal_too
     label = labels.label(run_id) if labels is not None and run_id in labels else _reward(sim.get("reward_info"))
     reason = str(sim.get("termination_reason"))
     cut_off = _CUT.get(reason)
-    end = build_end(run_id, events, label=label, imported_from="tau2", source=source, terminal_tools=terminal_tools,
-                    finished=cut_off is None, cut_off=cut_off, evidence={"termination_reason": reason})
-    return RunRecord(start=RunStart(run_id=run_id, task=task, task_type=str(sim.get("task_id", "")).split("]")[0].lstrip("[") or None),
-                     events=events, end=end)
+    end = build_end(
+        run_id,
+        events,
+        label=label,
+        imported_from="tau2",
+        source=source,
+        terminal_tools=terminal_tools,
+        finished=cut_off is None,
+        cut_off=cut_off,
+        evidence={"termination_reason": reason},
+    )
+    return RunRecord(
+        start=RunStart(
+            run_id=run_id, task=task, task_type=str(sim.get("task_id", "")).split("]")[0].lstrip("[") or None
+        ),
+        events=events,
+        end=end,
+    )
 
 
-def parse_tau2(objects: list[tuple[str | None, Any]], *, source: str, log: SkipLog | None = None,
-               terminal_tools: frozenset[str] | None = None, labels: Labels | None = None) -> list[RunRecord]:
+def parse_tau2(
+    objects: list[tuple[str | None, Any]],
+    *,
+    source: str,
+    log: SkipLog | None = None,
+    terminal_tools: frozenset[str] | None = None,
+    labels: Labels | None = None,
+) -> list[RunRecord]:
     log = log if log is not None else SkipLog(strict=True)
     out: list[RunRecord] = []
     seen: set[str] = set()
@@ -123,7 +166,9 @@ def parse_tau2(objects: list[tuple[str | None, Any]], *, source: str, log: SkipL
             try:
                 record = tau2_to_record(sim, source=source, labels=labels, terminal_tools=terminal_tools)
                 if record.run_id in seen:
-                    raise UnreadableRecord(f"{source}: simulation {record.run_id!r} appears twice", reason="duplicate run id")
+                    raise UnreadableRecord(
+                        f"{source}: simulation {record.run_id!r} appears twice", reason="duplicate run id"
+                    )
             except UnreadableRecord as exc:
                 log.skip(exc)
                 continue

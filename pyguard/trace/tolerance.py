@@ -98,7 +98,11 @@ def records_by_instance(
     out = []
     for index, (key, obj) in enumerate(objects):
         rid = obj.get("instance_id") if isinstance(obj, dict) else None
-        run_id = str(rid) if isinstance(rid, (str, int)) else (key or (default_id if len(objects) == 1 else f"{default_id}[{index}]"))
+        run_id = (
+            str(rid)
+            if isinstance(rid, (str, int))
+            else (key or (default_id if len(objects) == 1 else f"{default_id}[{index}]"))
+        )
         try:
             out.append(convert(obj, run_id))
         except UnreadableRecord as exc:

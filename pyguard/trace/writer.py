@@ -156,7 +156,7 @@ class TraceWriter:
             else:
                 self._stream.flush()
 
-    def __enter__(self) -> "TraceWriter":
+    def __enter__(self) -> TraceWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

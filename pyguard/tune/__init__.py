@@ -13,5 +13,16 @@ from pyguard.tune.output import policy_toml, write_policy, write_report
 from pyguard.tune.space import SearchSpace
 from pyguard.tune.tuner import task_folds, tune
 
-__all__ = ["Figures", "Interval", "SearchSpace", "TuneOptions", "TuneResult", "TypeResult", "policy_toml",
-           "task_folds", "tune", "write_policy", "write_report"]
+__all__ = [
+    "Figures",
+    "Interval",
+    "SearchSpace",
+    "TuneOptions",
+    "TuneResult",
+    "TypeResult",
+    "policy_toml",
+    "task_folds",
+    "tune",
+    "write_policy",
+    "write_report",
+]

@@ -28,8 +28,10 @@ def pct(i: Interval | None, digits: int = 1) -> str:
 def _line(label: str, f: Figures | None) -> str:
     if f is None:
         return f"#   {label}: -"
-    return (f"#   {label}: false stops {f.false_stops}/{f.successful_runs} ({pct(f.false_stop_rate)}),"
-            f" failed-run tool calls saved {pct(f.failed_tool_calls_saved)}, tokens saved {pct(f.failed_tokens_saved)}")
+    return (
+        f"#   {label}: false stops {f.false_stops}/{f.successful_runs} ({pct(f.false_stop_rate)}),"
+        f" failed-run tool calls saved {pct(f.failed_tool_calls_saved)}, tokens saved {pct(f.failed_tokens_saved)}"
+    )
 
 
 def policy_toml(result: TuneResult, source: str, date: str) -> str:
@@ -42,16 +44,24 @@ def policy_toml(result: TuneResult, source: str, date: str) -> str:
         f" {result.target_false_stop_rate:g}); {result.folds}-fold"
         f" cross-validation grouped by task, seed {result.seed}{'; artifact stops allowed' if result.artifact else ''}.",
         f"# Search: {result.search}.",
-        *(["# The starting policy was kept: it meets the bound and saved at least as much as the tuned one held out."]
-          if result.kept_start else []),
+        *(
+            ["# The starting policy was kept: it meets the bound and saved at least as much as the tuned one held out."]
+            if result.kept_start
+            else []
+        ),
         "# Held-out (cross-validated; 95% intervals):",
         _line("all types", result.held_out),
     ]
     for t in result.types:
         name = t.task_type or "(no type)"
         head.append(_line(name, t.held_out) if t.tuned else f"#   {name}: not tuned ({t.note})")
-    head += ["# In-sample (the policy on the runs it was fitted to; optimistic):", _line("all types", result.in_sample),
-             "# Starting policy on the same runs:", _line("all types", result.default), ""]
+    head += [
+        "# In-sample (the policy on the runs it was fitted to; optimistic):",
+        _line("all types", result.in_sample),
+        "# Starting policy on the same runs:",
+        _line("all types", result.default),
+        "",
+    ]
     return "\n".join(head) + "\n" + config.to_toml()
 
 
@@ -78,15 +88,33 @@ def _plot(result: TuneResult, name: str | None, path: Path) -> None:
         ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=8, alpha=0.3, color="grey", label="policies searched")
     ax.axvline(result.max_false_stop_rate, color="red", linestyle="--", linewidth=1, label="bound")
     d = t.default
-    ax.scatter([d.false_stop_rate.value or 0], [d.failed_tool_calls_saved.value or 0], marker="s", s=50,
-               color="tab:blue", label="starting policy")
+    ax.scatter(
+        [d.false_stop_rate.value or 0],
+        [d.failed_tool_calls_saved.value or 0],
+        marker="s",
+        s=50,
+        color="tab:blue",
+        label="starting policy",
+    )
     s = t.in_sample
-    ax.scatter([s.false_stop_rate.value or 0], [s.failed_tool_calls_saved.value or 0], marker="*", s=160,
-               color="tab:orange", label="chosen (in-sample)")
+    ax.scatter(
+        [s.false_stop_rate.value or 0],
+        [s.failed_tool_calls_saved.value or 0],
+        marker="*",
+        s=160,
+        color="tab:orange",
+        label="chosen (in-sample)",
+    )
     if t.held_out is not None:
         h = t.held_out
-        ax.scatter([h.false_stop_rate.value or 0], [h.failed_tool_calls_saved.value or 0], marker="D", s=50,
-                   color="tab:green", label="chosen (held-out)")
+        ax.scatter(
+            [h.false_stop_rate.value or 0],
+            [h.failed_tool_calls_saved.value or 0],
+            marker="D",
+            s=50,
+            color="tab:green",
+            label="chosen (held-out)",
+        )
     ax.set_xlabel("false-stop rate (successful runs stopped early)")
     ax.set_ylabel("failed-run tool calls saved")
     ax.set_title(f"pyguard tune: {name or '(no type)'}")
@@ -98,8 +126,10 @@ def _plot(result: TuneResult, name: str | None, path: Path) -> None:
 def _row(label: str, f: Figures | None) -> str:
     if f is None:
         return f"| {label} | - | - | - | - |"
-    return (f"| {label} | {f.false_stops}/{f.successful_runs} = {pct(f.false_stop_rate)} |"
-            f" {pct(f.failed_tool_calls_saved)} | {pct(f.failed_tokens_saved)} | {pct(f.caught_failed_share)} |")
+    return (
+        f"| {label} | {f.false_stops}/{f.successful_runs} = {pct(f.false_stop_rate)} |"
+        f" {pct(f.failed_tool_calls_saved)} | {pct(f.failed_tokens_saved)} | {pct(f.caught_failed_share)} |"
+    )
 
 
 def write_report(result: TuneResult, out_dir: str | Path, command: str, date: str) -> list[Path]:
@@ -108,31 +138,45 @@ def write_report(result: TuneResult, out_dir: str | Path, command: str, date: st
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     lines = [
-        "# pyguard tune", "", f"`{command}` ({date})", "",
+        "# pyguard tune",
+        "",
+        f"`{command}` ({date})",
+        "",
         f"{result.labelled_runs} labelled runs ({result.skipped_unlabelled} unlabelled skipped), {result.tasks}"
         f" tasks, {result.folds}-fold cross-validation grouped by task, seed {result.seed}; bound: false-stop rate"
         f" <= {result.max_false_stop_rate:g} per task type (the fit aimed at {result.target_false_stop_rate:g}). Search: {result.search}. {result.engine_passes} engine"
         f" passes, {result.elapsed_s:.1f} s. Held-out stops replayed with `replay_run`; the search's simulation"
-        f" disagreed on {result.verification_mismatches} of {result.verified_runs} runs.", "",
+        f" disagreed on {result.verification_mismatches} of {result.verified_runs} runs.",
+        "",
         f"Stall settings chosen: `{result.stall or 'the starting ones'}`; per fold: "
-        + ", ".join(f"`{s or {}}`" for s in result.fold_stall), "",
+        + ", ".join(f"`{s or {}}`" for s in result.fold_stall),
+        "",
         "| policy, runs | false stops | failed-run tool calls saved | tokens saved | failed runs caught |",
         "|---|---|---|---|---|",
         _row("**tuned, held-out (cross-validated)**", result.held_out),
         _row("tuned, in-sample (optimistic)", result.in_sample),
-        _row("starting policy, all runs", result.default), "",
+        _row("starting policy, all runs", result.default),
+        "",
     ]
     if result.warnings:
         lines += ["Warnings:", ""] + [f"- {w}" for w in result.warnings] + [""]
     for t in result.types:
         name = t.task_type or "(no type)"
-        lines += [f"## {name}", "", f"{t.runs} runs ({t.successful} successful, {t.failed} failed), {t.tasks} tasks."
-                  + (f" Not tuned: {t.note}." if not t.tuned else ""), "",
-                  "Budget: " + ", ".join(f"`{k} = {v}`" for k, v in t.budget.items()), "",
-                  "| policy | false stops | failed-run tool calls saved | tokens saved | failed runs caught |",
-                  "|---|---|---|---|---|",
-                  _row("**tuned, held-out**", t.held_out), _row("tuned, in-sample (optimistic)", t.in_sample),
-                  _row("starting policy", t.default), ""]
+        lines += [
+            f"## {name}",
+            "",
+            f"{t.runs} runs ({t.successful} successful, {t.failed} failed), {t.tasks} tasks."
+            + (f" Not tuned: {t.note}." if not t.tuned else ""),
+            "",
+            "Budget: " + ", ".join(f"`{k} = {v}`" for k, v in t.budget.items()),
+            "",
+            "| policy | false stops | failed-run tool calls saved | tokens saved | failed runs caught |",
+            "|---|---|---|---|---|",
+            _row("**tuned, held-out**", t.held_out),
+            _row("tuned, in-sample (optimistic)", t.in_sample),
+            _row("starting policy", t.default),
+            "",
+        ]
         png = out / f"tradeoff_{_slug(t.task_type)}.png"
         _plot(result, t.task_type, png)
         written.append(png)

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,8 +30,17 @@ from pyguard.events import RunRecord
 from pyguard.replay import _RecordedClock, replay_run
 from pyguard.tune.space import apply_engine
 
-__all__ = ["KIND_EARN", "KIND_POLL", "KIND_REFLECT", "KIND_FINAL", "KIND_STOP", "Probe", "probe_config", "probe_run",
-           "RunPool"]
+__all__ = [
+    "KIND_EARN",
+    "KIND_POLL",
+    "KIND_REFLECT",
+    "KIND_FINAL",
+    "KIND_STOP",
+    "Probe",
+    "probe_config",
+    "probe_run",
+    "RunPool",
+]
 
 KIND_EARN, KIND_POLL, KIND_REFLECT, KIND_FINAL, KIND_STOP = 0, 1, 2, 3, 4
 """Per-iteration kinds of a probe: continue (earns if its gain reaches the threshold), poll, reflect, answer, the
@@ -86,8 +96,12 @@ def probe_run(record: RunRecord, config: PolicyConfig) -> Probe:
         else:
             kinds.append(KIND_POLL if d.budget - prev_budget == 1 else KIND_EARN)
         prev_budget = d.budget
-    return Probe(stop=stop, k=np.asarray(ks, dtype=np.int32), kind=np.asarray(kinds, dtype=np.int8),
-                 gain=np.asarray(gains, dtype=np.float64))
+    return Probe(
+        stop=stop,
+        k=np.asarray(ks, dtype=np.int32),
+        kind=np.asarray(kinds, dtype=np.int8),
+        gain=np.asarray(gains, dtype=np.float64),
+    )
 
 
 # ---- workers ------------------------------------------------------------------------------------------------------
@@ -122,14 +136,15 @@ def _replay_task(config_data: dict, indices: Sequence[int]) -> list[int]:
 
 
 def _chunks(indices: Sequence[int], size: int) -> list[list[int]]:
-    return [list(indices[s:s + size]) for s in range(0, len(indices), size)]
+    return [list(indices[s : s + size]) for s in range(0, len(indices), size)]
 
 
 class RunPool:
     """The records, and the worker processes that replay them (``workers=1``: in this process, no pool)."""
 
-    def __init__(self, records: Sequence[RunRecord], workers: int = 1,
-                 progress: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self, records: Sequence[RunRecord], workers: int = 1, progress: Callable[[int], None] | None = None
+    ) -> None:
         self.records = records
         self.workers = max(1, workers)
         self.progress = progress or (lambda n: None)
@@ -137,8 +152,7 @@ class RunPool:
         if self.workers > 1 and len(records) > 1:
             methods = multiprocessing.get_all_start_methods()
             ctx = multiprocessing.get_context("fork" if "fork" in methods and os.name == "posix" else "spawn")
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init,
-                                                 initargs=(records,))
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init, initargs=(records,))
         else:
             _init(records)
 
@@ -147,7 +161,7 @@ class RunPool:
             self._executor.shutdown(cancel_futures=True)
             self._executor = None
 
-    def __enter__(self) -> "RunPool":
+    def __enter__(self) -> RunPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -165,7 +179,7 @@ class RunPool:
         chunks = _chunks(indices, size)
         futures = [self._executor.submit(fn, data, c) for c in chunks]
         results = []
-        for chunk, fut in zip(chunks, futures):
+        for chunk, fut in zip(chunks, futures, strict=False):
             results.append(fut.result())
             self.progress(len(chunk) * weight)
         return results

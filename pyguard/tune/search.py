@@ -21,8 +21,9 @@ nothing moves without a strict gain.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -66,9 +67,19 @@ class Fitter:
     """Fits policies on subsets of one :class:`RunSet`; ``tables(stall)`` gives the probe table of all runs under a
     stall setting (computed once, then cached by the caller)."""
 
-    def __init__(self, runset: RunSet, type_of: np.ndarray, type_names: list[str | None], tuned: set[str | None],
-                 base: PolicyConfig, space: SearchSpace, bound: float, artifact: bool,
-                 tables: Callable[[dict[str, Any]], ProbeTable], keep_points: bool = False) -> None:
+    def __init__(
+        self,
+        runset: RunSet,
+        type_of: np.ndarray,
+        type_names: list[str | None],
+        tuned: set[str | None],
+        base: PolicyConfig,
+        space: SearchSpace,
+        bound: float,
+        artifact: bool,
+        tables: Callable[[dict[str, Any]], ProbeTable],
+        keep_points: bool = False,
+    ) -> None:
         self.runset, self.type_of, self.type_names = runset, type_of, type_names
         self.tuned, self.base, self.space = tuned, base, space
         self.bound, self.artifact, self.tables = bound, artifact, tables
@@ -104,8 +115,12 @@ class Fitter:
             rank, c = evaluate(start)
             return TypeFit(name, False, start, c, rank[0], points)
         values = {k: self.space.values(k, getattr(start, k)) for k in BUDGET_KEYS}
-        lenient = start.model_copy(update={"hard_cap": max(values["hard_cap"]),
-                                           "base_budget": max(v for v in values["base_budget"] if v <= max(values["hard_cap"]))})
+        lenient = start.model_copy(
+            update={
+                "hard_cap": max(values["hard_cap"]),
+                "base_budget": max(v for v in values["base_budget"] if v <= max(values["hard_cap"])),
+            }
+        )
         best: tuple | None = None
         for begin in (start, lenient):
             current, cur_rank = begin, evaluate(begin)[0]
@@ -138,8 +153,10 @@ class Fitter:
         in_train[train] = True
         table = table.subset(in_train[table.runs])
         fail = self.runset.success[table.runs] == 0
-        totals = (int(self.runset.total_calls[table.runs][fail].sum()),
-                  int(self.runset.total_tokens[table.runs][fail & self.runset.has_tokens[table.runs]].sum()))
+        totals = (
+            int(self.runset.total_calls[table.runs][fail].sum()),
+            int(self.runset.total_tokens[table.runs][fail & self.runset.has_tokens[table.runs]].sum()),
+        )
         types: dict[str | None, TypeFit] = {}
         for code, name in enumerate(self.type_names):
             mask = self.type_of[table.runs] == code
@@ -167,7 +184,7 @@ class Fitter:
         start_rank = results[0][0]
         best_by_key: dict[str, tuple[tuple, Any]] = {}
         for rank, stall, _ in results[1:]:
-            (key, value), = stall.items()
+            ((key, value),) = stall.items()
             if rank > start_rank and (key not in best_by_key or rank > best_by_key[key][0]):
                 best_by_key[key] = (rank, value)
         if len(best_by_key) >= 2:
@@ -185,4 +202,3 @@ class Fitter:
                     if other is not types:
                         types[name].points.extend(f.points)
         return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results))
-

@@ -15,8 +15,8 @@ tokens) saved are those requested after the stop, over all that failed runs requ
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class Counts:
     failed_tokens: int = 0
     failed_tokens_saved: int = 0
 
-    def __add__(self, other: "Counts") -> "Counts":
+    def __add__(self, other: Counts) -> Counts:
         return Counts(**{k: getattr(self, k) + getattr(other, k) for k in self.__dataclass_fields__})
 
     @property
@@ -78,8 +78,13 @@ class RunSet:
     """What the figures need from each run, whatever the policy: iterations, labels, calls and tokens per iteration,
     the last file-changing iteration."""
 
-    def __init__(self, records: Sequence[RunRecord], write_tools: Sequence[str] = (), read_tools: Sequence[str] = (),
-                 last_change: Callable[[RunRecord], int] | None = None):
+    def __init__(
+        self,
+        records: Sequence[RunRecord],
+        write_tools: Sequence[str] = (),
+        read_tools: Sequence[str] = (),
+        last_change: Callable[[RunRecord], int] | None = None,
+    ):
         """``last_change(record)``: the 1-based last iteration that changed the artifact (0: none); by default the
         last iteration requesting a write (:func:`pyguard.engine.actions.classify_action` with the policy's
         ``tools`` lists)."""
@@ -169,7 +174,7 @@ class ProbeTable:
         self.polls = self._within((self.kind == KIND_POLL).astype(np.int64))
         self._earned: dict[float, np.ndarray] = {}
 
-    def subset(self, mask: np.ndarray) -> "ProbeTable":
+    def subset(self, mask: np.ndarray) -> ProbeTable:
         """The table of the runs where ``mask`` (aligned with ``self.runs``) is true."""
         out = object.__new__(ProbeTable)
         keep = mask[self.local]
@@ -195,7 +200,9 @@ class ProbeTable:
 
     def earned(self, threshold: float) -> np.ndarray:
         if threshold not in self._earned:
-            self._earned[threshold] = self._within(((self.kind == KIND_EARN) & (self.gain >= threshold)).astype(np.int64))
+            self._earned[threshold] = self._within(
+                ((self.kind == KIND_EARN) & (self.gain >= threshold)).astype(np.int64)
+            )
         return self._earned[threshold]
 
     def stops(self, b: Budget) -> np.ndarray:

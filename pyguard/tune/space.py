@@ -25,7 +25,18 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pyguard.engine.config import PolicyConfig, TaskTypeConfig
 from pyguard.errors import ConfigError
 
-__all__ = ["BUDGET_KEYS", "STALL_KEYS", "ENGINE_KEYS", "apply_engine", "Budget", "SearchSpace", "stall_candidates", "build_policy", "budget_of", "stall_key"]
+__all__ = [
+    "BUDGET_KEYS",
+    "STALL_KEYS",
+    "ENGINE_KEYS",
+    "apply_engine",
+    "Budget",
+    "SearchSpace",
+    "stall_candidates",
+    "build_policy",
+    "budget_of",
+    "stall_key",
+]
 
 BUDGET_KEYS: tuple[str, ...] = ("base_budget", "hard_cap", "extension", "earn_threshold", "earn_per_iteration")
 STALL_KEYS: tuple[str, ...] = (
@@ -79,7 +90,7 @@ class SearchSpace(BaseModel):
     stop_on_fruitless_retry: tuple[bool, ...] = (True, False)
 
     @model_validator(mode="after")
-    def _check(self) -> "SearchSpace":
+    def _check(self) -> SearchSpace:
         for key in BUDGET_KEYS + STALL_KEYS + ENGINE_KEYS:
             if not getattr(self, key):
                 raise ValueError(f"search space {key!r} is empty; give at least one value")
@@ -90,7 +101,7 @@ class SearchSpace(BaseModel):
         return tuple(sorted(set(getattr(self, key)) | {start}))
 
     @classmethod
-    def quick(cls) -> "SearchSpace":
+    def quick(cls) -> SearchSpace:
         """A smaller space for quick runs (tests, ``--quick``): fewer stall candidates, a coarser budget grid."""
         return cls(
             base_budget=(3, 4, 6, 8, 12, 20),
@@ -161,4 +172,3 @@ def budget_of(config: PolicyConfig, task_type: str | None) -> Budget:
     """The budget numbers ``config`` gives ``task_type``."""
     s = config.budget_for(task_type)
     return Budget(**{k: getattr(s, k) for k in BUDGET_KEYS})
-

@@ -18,7 +18,9 @@ TYPE_MIXES: dict[str, dict[str, float]] = {
 """Kinds of run (:data:`pyguard.synthetic.KINDS`) per task type, with their shares."""
 
 
-def tune_runs(n: int, seed: int = 0, types: tuple[str, ...] = tuple(TYPE_MIXES), runs_per_task: int = 3) -> list[RunRecord]:
+def tune_runs(
+    n: int, seed: int = 0, types: tuple[str, ...] = tuple(TYPE_MIXES), runs_per_task: int = 3
+) -> list[RunRecord]:
     """``n`` labelled runs, deterministic in ``seed``: task types in turn, kinds drawn by the type's mix, each task
     (``runs_per_task`` runs of one kind) named in the run header."""
     rng = random.Random(f"tune:{seed}")
@@ -33,12 +35,18 @@ def tune_runs(n: int, seed: int = 0, types: tuple[str, ...] = tuple(TYPE_MIXES),
             run_id = f"{ttype}-{len(out)}"
             events = [e.model_copy(update={"run_id": run_id}) for e in run.events]
             success = run.label == "legitimate"
-            out.append(RunRecord(
-                start=RunStart(run_id=run_id, task_type=ttype, task=f"{ttype}-task-{task}"),
-                events=events,
-                end=RunEnd(run_id=run_id, outcome=Outcome.SUCCEEDED if success else Outcome.FAILED,
-                           iterations=len(events), success_label=success),
-            ))
+            out.append(
+                RunRecord(
+                    start=RunStart(run_id=run_id, task_type=ttype, task=f"{ttype}-task-{task}"),
+                    events=events,
+                    end=RunEnd(
+                        run_id=run_id,
+                        outcome=Outcome.SUCCEEDED if success else Outcome.FAILED,
+                        iterations=len(events),
+                        success_label=success,
+                    ),
+                )
+            )
         task += 1
     return out
 
@@ -70,8 +78,10 @@ def known_best_runs(n: int, seed: int = 0, runs_per_task: int = 2) -> list[RunRe
         for _ in range(min(runs_per_task, n - len(out))):
             run_id = f"{ttype}-{len(out)}"
             if kind == "repeat":
-                events = [e.model_copy(update={"run_id": run_id})
-                          for e in generate("exact_repeat", rng.randrange(1 << 30)).events]
+                events = [
+                    e.model_copy(update={"run_id": run_id})
+                    for e in generate("exact_repeat", rng.randrange(1 << 30)).events
+                ]
             else:
                 r = _Run(run_id, f"Task {task}: " + _sentence(rng), rng)
                 _prefix(r, rng, rng.randint(1, KNOWN_LONGEST[ttype]) if kind == "success" else EXPLORER_CALLS)
@@ -79,12 +89,19 @@ def known_best_runs(n: int, seed: int = 0, runs_per_task: int = 2) -> list[RunRe
                     r.answer("Done: " + _sentence(rng))
                 events = r.events
             success = kind == "success"
-            out.append(RunRecord(
-                start=RunStart(run_id=run_id, task_type=ttype, task=f"{ttype}-task-{task}"),
-                events=events,
-                end=RunEnd(run_id=run_id, outcome=Outcome.SUCCEEDED if success else Outcome.FAILED,
-                           iterations=len(events), success_label=success, censored=not events[-1].is_final),
-            ))
+            out.append(
+                RunRecord(
+                    start=RunStart(run_id=run_id, task_type=ttype, task=f"{ttype}-task-{task}"),
+                    events=events,
+                    end=RunEnd(
+                        run_id=run_id,
+                        outcome=Outcome.SUCCEEDED if success else Outcome.FAILED,
+                        iterations=len(events),
+                        success_label=success,
+                        censored=not events[-1].is_final,
+                    ),
+                )
+            )
         task += 1
     return out
 

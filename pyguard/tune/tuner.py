@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest
@@ -47,7 +48,7 @@ def task_folds(groups: Sequence[str], strata: Sequence[Any], k: int, seed: int) 
     order = sorted(set(groups))
     random.Random(seed).shuffle(order)
     stratum_of: dict[str, Any] = {}
-    for g, s in zip(groups, strata):
+    for g, s in zip(groups, strata, strict=False):
         stratum_of.setdefault(g, s)
     fold_of: dict[str, int] = {}
     dealt: Counter = Counter()
@@ -80,11 +81,20 @@ def _bootstrap(num: np.ndarray, den: np.ndarray, group: np.ndarray, rng: np.rand
         ratios.append(np.divide(n_, d_, out=np.full_like(n_, np.nan), where=d_ > 0))
     r = np.concatenate(ratios)
     r = r[~np.isnan(r)]  # a resample with no failed run has no ratio: left out, not counted as 0
-    return Interval(value=float(num.sum() / total), low=float(np.percentile(r, 2.5)), high=float(np.percentile(r, 97.5)))
+    return Interval(
+        value=float(num.sum() / total), low=float(np.percentile(r, 2.5)), high=float(np.percentile(r, 97.5))
+    )
 
 
-def _figures(runset: RunSet, runs: np.ndarray, stops: np.ndarray, groups: np.ndarray, artifact: bool,
-             rng: np.random.Generator, b: int) -> Figures:
+def _figures(
+    runset: RunSet,
+    runs: np.ndarray,
+    stops: np.ndarray,
+    groups: np.ndarray,
+    artifact: bool,
+    rng: np.random.Generator,
+    b: int,
+) -> Figures:
     c: Counts = runset.counts(runs, stops, artifact)
     n = runset.n_iter[runs]
     fail = (runset.success[runs] == 0).astype(float)
@@ -122,8 +132,12 @@ def _check_input(records: Sequence[RunRecord], options: TuneOptions) -> tuple[li
     return labelled, warnings
 
 
-def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
-         progress: Progress | None = None, last_change: Callable[[RunRecord], int] | None = None) -> TuneResult:
+def tune(
+    records: Sequence[RunRecord],
+    options: TuneOptions | None = None,
+    progress: Progress | None = None,
+    last_change: Callable[[RunRecord], int] | None = None,
+) -> TuneResult:
     """Fit the policy to ``records`` (labelled runs) and cross-validate it. Raises InputError for bad input.
     ``last_change(record)`` (with ``options.artifact``): the last iteration that changed the artifact, when the
     default (the last iteration requesting a write) is not the definition wanted."""
@@ -140,8 +154,10 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
     group_codes = {g: i for i, g in enumerate(sorted(set(groups_s)))}
     groups = np.asarray([group_codes[g] for g in groups_s], dtype=np.int64)
     if all(not r.start.task for r in labelled):
-        warnings.append("no run names its task: folds group runs one by one (repeated runs of a task may leak"
-                        " between folds; record the task text in each run's header)")
+        warnings.append(
+            "no run names its task: folds group runs one by one (repeated runs of a task may leak"
+            " between folds; record the task text in each run's header)"
+        )
     tuned: set[str | None] = set()
     notes: dict[str | None, str] = {}
     for code, name in enumerate(type_names):
@@ -154,8 +170,10 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
                 " be measured; add successful runs of it, fix its labels, or pass --by none to fit one policy for all"
             )
         if int(mask.sum()) < o.min_runs or succ < o.min_successes:
-            notes[name] = (f"too few runs to tune ({int(mask.sum())} labelled, {succ} successful; needs"
-                           f" {o.min_runs} and {o.min_successes}): kept the starting policy's budget")
+            notes[name] = (
+                f"too few runs to tune ({int(mask.sum())} labelled, {succ} successful; needs"
+                f" {o.min_runs} and {o.min_successes}): kept the starting policy's budget"
+            )
             warnings.append(f"{shown}: {notes[name]}")
         elif fail == 0:
             notes[name] = "no failed runs: nothing to save, kept the starting policy's budget"
@@ -186,12 +204,22 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
             return cache[key]
 
         def fitter(points: bool) -> Fitter:
-            return Fitter(runset, type_of, type_names, tuned, o.base, o.space, o.max_false_stop_rate, o.artifact,
-                          tables, keep_points=points)
+            return Fitter(
+                runset,
+                type_of,
+                type_names,
+                tuned,
+                o.base,
+                o.space,
+                o.max_false_stop_rate,
+                o.artifact,
+                tables,
+                keep_points=points,
+            )
 
         screening = stall_candidates(o.base, o.space) if tuned else [{}]
         found = pool.probes_many([probe_config(o.base, stall) for stall in screening], list(everyone))
-        for stall, probes in zip(screening, found):
+        for stall, probes in zip(screening, found, strict=False):
             cache[stall_key(stall)] = ProbeTable(everyone, probes)
         full = fitter(True).fit(everyone)
         for name in tuned:
@@ -206,8 +234,10 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
                 )
         for name, f in full.types.items():
             if name not in tuned and not f.feasible:
-                warnings.append(f"task type {name!r} (kept the starting budget): its false-stop rate"
-                                f" {f.counts.false_stop_rate:.3g} exceeds the bound")
+                warnings.append(
+                    f"task type {name!r} (kept the starting budget): its false-stop rate"
+                    f" {f.counts.false_stop_rate:.3g} exceeds the bound"
+                )
 
         folds = task_folds(groups_s, names, k, o.seed)
         cv = fitter(False)
@@ -231,9 +261,15 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
                     if len(sub.runs):
                         budget = fit.budgets.get(name, cv.defaults[name])
                         mismatches += int((sub.stops(budget) != held_stops[sub.runs]).sum())
-            over = [name for code, name in enumerate(type_names) if name in tuned and
-                    runset.counts(np.flatnonzero(type_of == code), held_stops[type_of == code], o.artifact)
-                    .false_stop_rate > o.max_false_stop_rate]
+            over = [
+                name
+                for code, name in enumerate(type_names)
+                if name in tuned
+                and runset.counts(
+                    np.flatnonzero(type_of == code), held_stops[type_of == code], o.artifact
+                ).false_stop_rate
+                > o.max_false_stop_rate
+            ]
             if not over or share == TARGET_SHARES[-1]:
                 break
             report(0, n)
@@ -241,11 +277,14 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
             warnings.append(
                 f"fitted at the bound, some task type's held-out false-stop rate exceeded {o.max_false_stop_rate:g},"
                 f" so the fit aimed at {target:g} instead; this target was"
-                " chosen on the same folds, so the held-out figures may be slightly optimistic")
+                " chosen on the same folds, so the held-out figures may be slightly optimistic"
+            )
             full = fitter(True).fit(everyone, bound=target)
         if over:
-            warnings.append(f"held-out false-stop rate above the bound even at a fit target of {target:g}:"
-                            f" {', '.join(map(repr, over))}")
+            warnings.append(
+                f"held-out false-stop rate above the bound even at a fit target of {target:g}:"
+                f" {', '.join(map(repr, over))}"
+            )
 
     start_table = cache[stall_key({})]
     default_stops = np.zeros(n, dtype=np.int64)
@@ -260,17 +299,24 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
     # least as much as the tuned one does held out is kept (its figures on all runs are themselves out of sample)
     kept_start = False
     if tuned:
+
         def saved(stops: np.ndarray) -> float:
             c = runset.counts(everyone, stops, o.artifact)
             return c.calls_saved + (c.tokens_saved or 0.0)
 
-        start_ok = all(runset.counts(np.flatnonzero(type_of == code), default_stops[type_of == code], o.artifact)
-                       .false_stop_rate <= o.max_false_stop_rate for code, name in enumerate(type_names) if name in tuned)
+        start_ok = all(
+            runset.counts(np.flatnonzero(type_of == code), default_stops[type_of == code], o.artifact).false_stop_rate
+            <= o.max_false_stop_rate
+            for code, name in enumerate(type_names)
+            if name in tuned
+        )
         if start_ok and saved(default_stops) >= saved(held_stops):
             kept_start = True
-            warnings.append("the starting policy meets the bound on every task type and saves at least as much as"
-                            " the tuned one did on held-out runs: kept the starting policy (its figures on all runs"
-                            " are given as held-out: it was not fitted to them)")
+            warnings.append(
+                "the starting policy meets the bound on every task type and saves at least as much as"
+                " the tuned one did on held-out runs: kept the starting policy (its figures on all runs"
+                " are given as held-out: it was not fitted to them)"
+            )
             full.stall = {}
             for name in type_names:
                 full.types[name].budget = cv.defaults[name]
@@ -282,26 +328,49 @@ def tune(records: Sequence[RunRecord], options: TuneOptions | None = None,
     types: list[TypeResult] = []
     for code, name in enumerate(type_names):
         runs = np.flatnonzero(type_of == code)
-        types.append(TypeResult(
-            task_type=name, runs=len(runs), successful=int((runset.success[runs] == 1).sum()),
-            failed=int((runset.success[runs] == 0).sum()), tasks=len(set(groups[runs].tolist())),
-            tuned=name in tuned, note=notes.get(name), budget=full.types[name].budget.model_dump(),
-            held_out=figs(runs, held_stops) if name in tuned else None,
-            in_sample=figs(runs, full_stops), default=figs(runs, default_stops),
-        ))
+        types.append(
+            TypeResult(
+                task_type=name,
+                runs=len(runs),
+                successful=int((runset.success[runs] == 1).sum()),
+                failed=int((runset.success[runs] == 0).sum()),
+                tasks=len(set(groups[runs].tolist())),
+                tuned=name in tuned,
+                note=notes.get(name),
+                budget=full.types[name].budget.model_dump(),
+                held_out=figs(runs, held_stops) if name in tuned else None,
+                in_sample=figs(runs, full_stops),
+                default=figs(runs, default_stops),
+            )
+        )
     policy = build_policy(o.base, full.stall, full.budgets)
     return TuneResult(
-        runs=len(records), labelled_runs=n, skipped_unlabelled=len(records) - n, tasks=n_groups, folds=k,
-        seed=o.seed, max_false_stop_rate=o.max_false_stop_rate, artifact=o.artifact,
-        search=("stall settings screened one at a time around the start (one engine pass each, shared by all"
-                " folds) plus their combination; budgets per task type by coordinate descent on an exact"
-                " simulation of each pass"),
-        target_false_stop_rate=target, kept_start=kept_start, stall=full.stall, types=types, held_out=figs(everyone, held_stops) if tuned else None,
-        in_sample=figs(everyone, full_stops), default=figs(everyone, default_stops),
-        fold_stall=fold_stall, verified_runs=n, verification_mismatches=mismatches, warnings=warnings,
-        engine_passes=len(cache) + 1, elapsed_s=round(time.perf_counter() - t0, 3),
+        runs=len(records),
+        labelled_runs=n,
+        skipped_unlabelled=len(records) - n,
+        tasks=n_groups,
+        folds=k,
+        seed=o.seed,
+        max_false_stop_rate=o.max_false_stop_rate,
+        artifact=o.artifact,
+        search=(
+            "stall settings screened one at a time around the start (one engine pass each, shared by all"
+            " folds) plus their combination; budgets per task type by coordinate descent on an exact"
+            " simulation of each pass"
+        ),
+        target_false_stop_rate=target,
+        kept_start=kept_start,
+        stall=full.stall,
+        types=types,
+        held_out=figs(everyone, held_stops) if tuned else None,
+        in_sample=figs(everyone, full_stops),
+        default=figs(everyone, default_stops),
+        fold_stall=fold_stall,
+        verified_runs=n,
+        verification_mismatches=mismatches,
+        warnings=warnings,
+        engine_passes=len(cache) + 1,
+        elapsed_s=round(time.perf_counter() - t0, 3),
         policy=policy.model_dump(mode="json"),
         points={str(t): full.types[t].points for t in type_names if t in tuned},
     )
-
-

@@ -24,8 +24,11 @@ def test_check_gate_runs_and_its_json_is_well_formed(check_gate):
     assert result["alpha"] == 0.05 and result["trials"] == 12
     assert [s["runs"] for s in result["sizes"]] == [200, 500]
     for s in result["sizes"]:
-        for key, ci in (("false_alarm_rate", "false_alarm_ci"), ("power", "power_ci"),
-                        ("power_stall_check", "power_stall_check_ci")):
+        for key, ci in (
+            ("false_alarm_rate", "false_alarm_ci"),
+            ("power", "power_ci"),
+            ("power_stall_check", "power_stall_check_ci"),
+        ):
             assert 0.0 <= s[key] <= 1.0 and (s[key] * 12).is_integer()
             low, high = s[ci]
             assert 0.0 <= low <= s[key] <= high <= 1.0

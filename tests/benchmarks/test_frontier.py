@@ -17,7 +17,6 @@ for p in (str(BENCH), str(BENCH.parent)):
 
 import workload as wl  # noqa: E402
 
-
 # ---- workload (no JVM) --------------------------------------------------------------------------------------------
 
 
@@ -55,7 +54,9 @@ def test_every_task_knows_its_answers_and_only_loops_recover_with_them():
         recoveries = [r["answer"] for r in _reflections(sc)]
         if t.looping:
             assert t.answer_at is None and t.loop_from_call >= 1 and t.oracle is not None
-            assert sum(any(k in r for k in t.keys) for r in recoveries) == 1, "one looping message recovers with its key"
+            assert sum(any(k in r for k in t.keys) for r in recoveries) == 1, (
+                "one looping message recovers with its key"
+            )
             holder = sc if "turns" in sc else next(s for s in sc["conversation"] if "loop_from" in s)
             assert 0 <= holder["loop_from"] < len(holder["turns"])
         else:
@@ -101,7 +102,7 @@ def test_conversations_have_three_to_six_messages_each_a_few_calls():
     for t in _of("conversation") + _of("conversation_loop"):
         segs = t.scenario["conversation"]
         assert 3 <= len(segs) <= 6
-        for seg, key in zip(segs, t.keys):
+        for seg, key in zip(segs, t.keys, strict=False):
             calls = [x for x in seg["turns"] if "tool_calls" in x]
             assert 1 <= len(calls) <= 4 + ("loop_from" in seg)
             if "loop_from" not in seg:
@@ -117,8 +118,11 @@ def test_edit_rerun_makes_a_new_edit_each_time_and_the_same_failure_comes_back()
         fix = bash["cases"][0]["when_state"]["content"]
         assert edits[-1] == fix and fix not in edits[:-1]  # the 3rd-5th attempt is the one that passes
     for t in _of("edit_loop"):
-        edits = [(c["arguments"]["old_str"], c["arguments"]["new_str"]) for c in _calls(t)
-                 if c["arguments"].get("command") == "str_replace"]
+        edits = [
+            (c["arguments"]["old_str"], c["arguments"]["new_str"])
+            for c in _calls(t)
+            if c["arguments"].get("command") == "str_replace"
+        ]
         news = [new for _, new in edits]
         assert len(set(news)) < len(news) or edits[0][0] in news, edits  # an edit re-applied, or the original restored
         assert t.scenario["on_reflection"]["try_first"], "after a reflection it tries a new edit first"
@@ -159,7 +163,7 @@ def test_large_pages_are_10_kb_with_a_modest_new_share():
         tool = t.scenario["tools"][0]
         pages = list(tool["by_argument"]["values"].values())
         assert all(9_500 <= len(p) <= 11_500 for p in pages)
-        shares = [_new_share(a, b) for a, b in zip(pages, pages[1:])]
+        shares = [_new_share(a, b) for a, b in zip(pages, pages[1:], strict=False)]
         assert all(0.11 <= s <= 0.19 for s in shares), shares
     for t in _of("large_loop"):
         results = t.scenario["tools"][0]["results"]
@@ -205,8 +209,12 @@ def jvm():
 
 
 def _steps(k: int) -> dict:
-    tools = [{"name": "lookup", "description": "d", "parameters": {"q": "string"}, "results": ["result {call} of lookup"]}]
-    turns = ([{"tool_calls": [{"name": "lookup", "arguments": {"q": "x{turn}"}}], "repeat": k}] if k else []) + [{"answer": "done"}]
+    tools = [
+        {"name": "lookup", "description": "d", "parameters": {"q": "string"}, "results": ["result {call} of lookup"]}
+    ]
+    turns = ([{"tool_calls": [{"name": "lookup", "arguments": {"q": "x{turn}"}}], "repeat": k}] if k else []) + [
+        {"answer": "done"}
+    ]
     return {"name": f"steps{k}", "seed": 1, "tools": tools, "turns": turns}
 
 
@@ -232,10 +240,10 @@ def test_static_cap_means_answer_by_model_call_n(jvm, cap):
 def test_every_kind_plays_as_generated_through_aiservices(jvm):
     """One task per kind, unguarded: a legitimate task answers at its answer_at with every key; a looping task's oracle
     answers where its loop starts (after what it tries on a reflection); the looping task itself never answers alone."""
+    from suites.frontier import _answers
+
     from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
-
-    from suites.frontier import _answers
 
     for kind in wl.TaskKind:
         t = _of(kind.value)[0]
@@ -269,7 +277,15 @@ def test_quick_suite_runs_and_its_json_is_well_formed(jvm, tmp_path):
         assert sum(p["outcomes"].values()) == n
         assert p["total_tokens"] > 0
         assert p["mean_model_calls"] >= 1 and p["p95_model_calls"] >= 1
-        assert set(p["outcomes"]) <= {"succeeded", "failed", "expired", "stalled", "escalated", "cancelled", "guard_error"}
+        assert set(p["outcomes"]) <= {
+            "succeeded",
+            "failed",
+            "expired",
+            "stalled",
+            "escalated",
+            "cancelled",
+            "guard_error",
+        }
         assert p["success_rate"] <= p["outcomes"].get("succeeded", 0) / n + 1e-4
     static = {p["name"]: p for p in back["policies"]}
     # a larger cap never finishes fewer tasks, and LangChain4j's default finishes every legitimate one
@@ -277,8 +293,13 @@ def test_quick_suite_runs_and_its_json_is_well_formed(jvm, tmp_path):
     assert rates == sorted(rates)
     legit = sum(back["workload"]["counts"][k.value] for k in wl.LEGITIMATE)
     assert static["langchain4j-default"]["success_rate"] == pytest.approx(legit / n, abs=1e-4)
-    assert set(back["targets"]) >= {"best_static", "tokens_vs_static_10", "success_at_least_best_static",
-                                    "dynamic_vs_oracle_floor", "dynamic_within_1_10_of_oracle_floor"}
+    assert set(back["targets"]) >= {
+        "best_static",
+        "tokens_vs_static_10",
+        "success_at_least_best_static",
+        "dynamic_vs_oracle_floor",
+        "dynamic_within_1_10_of_oracle_floor",
+    }
     floor = back["oracle_floor"]
     assert floor["oracle_runs"] == sum(back["workload"]["counts"][k.value] for k in wl.LOOPING)
     assert floor["oracle_runs_succeeded"] == floor["oracle_runs"]

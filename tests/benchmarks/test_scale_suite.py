@@ -32,9 +32,16 @@ def test_scale_runs_and_its_json_is_well_formed(scale):
     assert result["data"]["parquet_mb"] > 0 and result["data"]["jsonl_mb"] > result["data"]["small_parquet_mb"]
     steps = result["steps"]
     assert [(s["task"], s["format"], s["runs"]) for s in steps] == [
-        ("check", "parquet", 600), ("calibrate", "parquet", 600), ("replay", "parquet", 600),
-        ("check", "parquet", 240), ("check", "jsonl", 240), ("calibrate", "parquet", 240),
-        ("calibrate", "jsonl", 240), ("replay", "parquet", 240), ("replay", "jsonl", 240)]
+        ("check", "parquet", 600),
+        ("calibrate", "parquet", 600),
+        ("replay", "parquet", 600),
+        ("check", "parquet", 240),
+        ("check", "jsonl", 240),
+        ("calibrate", "parquet", 240),
+        ("calibrate", "jsonl", 240),
+        ("replay", "parquet", 240),
+        ("replay", "jsonl", 240),
+    ]
     for s in steps:
         assert s["wall_s"] >= 0 and s["runs_per_s"] > 0 and s["peak_rss_mb"] > 0
     same = [s for s in steps if s["runs"] == 240]

@@ -55,8 +55,12 @@ if mode == "guard":
     start_jvm()
     guard = Guard(trace_dir=trace_dir)
     try:
-        result = guard.run("aiservices", scripted_model("logistics_incident", seed=1), "Where is order 12345?",
-                           run_id="interrupted-run")
+        result = guard.run(
+            "aiservices",
+            scripted_model("logistics_incident", seed=1),
+            "Where is order 12345?",
+            run_id="interrupted-run",
+        )
     except KeyboardInterrupt:
         print("INTERRUPTED", flush=True)
         sys.exit(130)
@@ -69,7 +73,6 @@ elif mode == "calibrate":
 
     import pyguard.calibrate.live as live
     from pyguard.cli import main
-
     from pyguard.jvm import start_jvm
 
     start_jvm()  # first: the handler below must be the one in place when the signal comes

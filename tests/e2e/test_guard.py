@@ -64,9 +64,7 @@ def test_trace_is_written_as_the_run_goes_and_reads_back(jvm, tmp_path):
 def test_agents_own_cap_is_expired_not_succeeded(jvm):
     # A policy generous enough not to act first: LangChain4j's maxToolCallingRoundTrips ends the run.
     config = PolicyConfig(base_budget=40, hard_cap=60)
-    result = Guard(config).run(
-        "aiservices", scripted_model("divergent", seed=1), TASK, max_tool_calling_round_trips=2
-    )
+    result = Guard(config).run("aiservices", scripted_model("divergent", seed=1), TASK, max_tool_calling_round_trips=2)
     assert result.outcome is Outcome.EXPIRED, result.summary()
     assert "own cap" in result.reason
 

@@ -10,7 +10,8 @@ pytest.importorskip("opentelemetry.sdk")
 from pyguard.events import Outcome  # noqa: E402
 from pyguard.guard import Guard  # noqa: E402
 from pyguard.jvm import load_scenario  # noqa: E402
-from pyguard.otel import GuardTelemetry, import_otlp, semconv as sc  # noqa: E402
+from pyguard.otel import GuardTelemetry, import_otlp  # noqa: E402
+from pyguard.otel import semconv as sc
 from pyguard.replay import replay_runs  # noqa: E402
 from pyguard.trace import load_runs  # noqa: E402
 
@@ -32,8 +33,9 @@ def test_guarded_run_spans_arrive_in_an_in_process_exporter(jvm):
     assert ops.count("invoke_agent") == 1 and ops.count("chat") == result.model_calls
     assert ops.count("execute_tool") >= 1
     run = next(s for s in spans if s.attributes[sc.OPERATION_NAME] == "invoke_agent")
-    chats = sorted((s for s in spans if s.attributes[sc.OPERATION_NAME] == "chat"),
-                   key=lambda s: s.attributes[sc.PG_ITERATION])
+    chats = sorted(
+        (s for s in spans if s.attributes[sc.OPERATION_NAME] == "chat"), key=lambda s: s.attributes[sc.PG_ITERATION]
+    )
     events = result.record.events
     assert [c.attributes.get(sc.USAGE_INPUT_TOKENS) for c in chats] == [e.input_tokens for e in events]
     assert [c.attributes.get(sc.USAGE_OUTPUT_TOKENS) for c in chats] == [e.output_tokens for e in events]

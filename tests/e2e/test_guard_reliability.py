@@ -14,9 +14,8 @@ import pytest
 from pyguard.errors import RunError
 from pyguard.events import Outcome
 from pyguard.guard import Guard
-from pyguard.trace import trace_file_name
 from pyguard.jvm import scripted_model
-from pyguard.trace import load_runs, read_trace
+from pyguard.trace import load_runs, read_trace, trace_file_name
 
 TASK = "Where is order 12345?"
 
@@ -35,8 +34,9 @@ class _HangingSession:
 
             self._inner.observe(event)
             # a late STOP must never be applied or recorded
-            return Decision(action=Action.STOP, reason="late stop", rule="late", outcome=Outcome.STALLED,
-                            iteration=event.index)
+            return Decision(
+                action=Action.STOP, reason="late stop", rule="late", outcome=Outcome.STALLED, iteration=event.index
+            )
         return self._inner.observe(event)
 
     def __getattr__(self, name):
@@ -46,8 +46,9 @@ class _HangingSession:
 def _hanging_guard(release, entered, **kwargs) -> Guard:
     guard = Guard(**kwargs)
     real_new_run = guard.policy.new_run
-    guard.policy.new_run = lambda run_id, task_type=None: _HangingSession(real_new_run(run_id, task_type), 2, release,
-                                                                         entered)
+    guard.policy.new_run = lambda run_id, task_type=None: _HangingSession(
+        real_new_run(run_id, task_type), 2, release, entered
+    )
     return guard
 
 
@@ -185,8 +186,9 @@ def test_a_negative_usage_from_the_provider_is_unknown_and_the_total_partial(jvm
 def test_concurrent_runs_with_colliding_ids_each_get_their_own_readable_trace(jvm, tmp_path):
     guard = Guard(trace_dir=tmp_path)
     ids = ["job/1", "job_1", "job 1", "job:1"]
-    results = guard.run_many([lambda g, i=i: g.run_scenario("convergent", "do the task", run_id=i, seed=1) for i in ids],
-                             threads=4)
+    results = guard.run_many(
+        [lambda g, i=i: g.run_scenario("convergent", "do the task", run_id=i, seed=1) for i in ids], threads=4
+    )
     assert len({r.trace_path for r in results}) == 4
     assert sorted(r.run_id for r in load_runs(tmp_path)) == sorted(ids)
 

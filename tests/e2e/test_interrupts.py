@@ -18,8 +18,9 @@ pytestmark = pytest.mark.jvm
 
 
 def _interrupt_on_ready(args: list[str], timeout: float = 120) -> tuple[int, str, str]:
-    proc = subprocess.Popen([sys.executable, str(TARGET), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(TARGET), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         lines = []
         for line in proc.stdout:  # blocks until the target prints; no timing assumption
@@ -73,8 +74,9 @@ def test_ctrl_c_in_live_calibration_keeps_the_runs_in_flight_and_says_how_to_res
     tasks = tmp_path / "tasks.toml"
     tasks.write_text(TASKS)
     out = tmp_path / "calib"
-    code, stdout, err = _interrupt_on_ready(["calibrate", str(tmp_path), str(tasks), "--failure-cost", "20000",
-                                             "--out", str(out), "--threads", "1"])
+    code, stdout, err = _interrupt_on_ready(
+        ["calibrate", str(tmp_path), str(tasks), "--failure-cost", "20000", "--out", str(out), "--threads", "1"]
+    )
     assert code == 130, (stdout, err)
     assert "interrupted" in err and "run the same command again to resume" in err, err
     assert "Traceback" not in err and "Fatal" not in err and "JVMNotRunning" not in err, err

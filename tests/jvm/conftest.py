@@ -5,7 +5,6 @@ JVM start/stop error paths run in subprocesses (test_jvm_bootstrap.py).
 
 from __future__ import annotations
 
-
 import pytest
 
 
@@ -14,4 +13,6 @@ def J(jvm):
     """Shortcut to Java classes: J("demo.LogisticsTools") -> dev.pyguard.bridge.demo.LogisticsTools."""
     import jpype
 
-    return lambda name: jpype.JClass(name if name.startswith(("java.", "dev.langchain4j")) else "dev.pyguard.bridge." + name)
+    return lambda name: jpype.JClass(
+        name if name.startswith(("java.", "dev.langchain4j")) else "dev.pyguard.bridge." + name
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Outcome
 
+
 def stop_at(index: int, *, outcome: Outcome = Outcome.STALLED, rule: str = "test_rule", reason: str = "test stop"):
     """A policy that continues until iteration ``index`` and stops after it."""
 

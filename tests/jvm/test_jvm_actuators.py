@@ -5,18 +5,19 @@ from __future__ import annotations
 import threading
 
 import pytest
+from jvm_support import STYLES, reflect_at, stop_at
 
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import Outcome
 from pyguard.jvm import GuardStopped, build_agent, guard_model, run_agent, run_built, scripted_model
 
-from jvm_support import STYLES, reflect_at, stop_at
-
 
 @pytest.mark.parametrize("style", STYLES)
 def test_python_stop_ends_the_run_with_its_reason(jvm, style):
     model = scripted_model("logistics_incident", seed=0)
-    r = run_agent(style, model, "Where is 12345?", callback=stop_at(3, rule="repeat_no_gain", reason="same call, same result"))
+    r = run_agent(
+        style, model, "Where is 12345?", callback=stop_at(3, rule="repeat_no_gain", reason="same call, same result")
+    )
     assert r.status == "stopped"
     assert r.outcome is Outcome.STALLED and r.rule == "repeat_no_gain" and r.reason == "same call, same result"
     assert not r.fail_safe
@@ -69,19 +70,26 @@ def test_fail_safe_holds_when_the_callback_blocks_past_its_deadline(jvm):
         return None
 
     try:
-        r = run_agent("executor", scripted_model("divergent"), "why?", callback=stuck, max_model_calls=3,
-                      callback_timeout_ms=20)
+        r = run_agent(
+            "executor", scripted_model("divergent"), "why?", callback=stuck, max_model_calls=3, callback_timeout_ms=20
+        )
     finally:
         release.set()
-    assert (r.status, r.outcome, r.stats.model_calls, r.stats.callback_failures) == ("stopped", Outcome.GUARD_ERROR, 3, 3)
+    assert (r.status, r.outcome, r.stats.model_calls, r.stats.callback_failures) == (
+        "stopped",
+        Outcome.GUARD_ERROR,
+        3,
+        3,
+    )
     # the first event missed its deadline; the guard of the run is given up, later events are not delivered (one
     # parked thread per hung run, not one per model call)
     assert "event 1 missed its deadline; event 3 not delivered" in r.stats.last_callback_error
 
 
 def test_deadline_mode_delivers_decisions_on_time(jvm):
-    r = run_agent("aiservices", scripted_model("logistics_incident", seed=0), "x", callback=stop_at(2),
-                  callback_timeout_ms=5000)
+    r = run_agent(
+        "aiservices", scripted_model("logistics_incident", seed=0), "x", callback=stop_at(2), callback_timeout_ms=5000
+    )
     assert (r.status, r.stats.model_calls, r.stats.callback_failures) == ("stopped", 2, 0)
 
 

@@ -45,7 +45,9 @@ def test_malformed_json_arguments(jvm, style):
 @pytest.mark.parametrize("style", ["aiservices", "agentic", "executor"])
 def test_a_tool_that_throws_gives_an_error_observation(jvm, style):
     seen, policy = record()
-    r = run_agent(style, scripted_model(one_call("throwing_tool", {"query": "SKU-1"})), "x", callback=policy, tools="hazards")
+    r = run_agent(
+        style, scripted_model(one_call("throwing_tool", {"query": "SKU-1"})), "x", callback=policy, tools="hazards"
+    )
     assert r.status == "answered" and len(seen) == 2
     (obs,) = seen[1].observations
     assert obs.is_error and "warehouse API down (503)" in obs.text and obs.tool_name == "throwing_tool"
@@ -54,8 +56,13 @@ def test_a_tool_that_throws_gives_an_error_observation(jvm, style):
 @pytest.mark.parametrize("style", ["aiservices", "executor"])
 def test_hallucinated_tool_name(jvm, style):
     seen, policy = record()
-    r = run_agent(style, scripted_model(one_call("get_shipment_statuz", {"orderId": "1"})), "x", callback=policy,
-                  tools="logistics")
+    r = run_agent(
+        style,
+        scripted_model(one_call("get_shipment_statuz", {"orderId": "1"})),
+        "x",
+        callback=policy,
+        tools="logistics",
+    )
     assert seen[0].tool_calls[0].name == "get_shipment_statuz"
     assert len(seen) == r.stats.model_calls
     if style == "aiservices":
@@ -83,8 +90,11 @@ def test_provider_without_usage(jvm, style):
 
 def test_empty_and_five_megabyte_observations(jvm, J):
     seen, policy = record()
-    scenario = one_call("empty_output", {"region": "EU"},
-                        extra_turns=[{"tool_calls": [{"name": "huge_output", "arguments": {"what": "all"}}]}])
+    scenario = one_call(
+        "empty_output",
+        {"region": "EU"},
+        extra_turns=[{"tool_calls": [{"name": "huge_output", "arguments": {"what": "all"}}]}],
+    )
     r = run_agent("aiservices", scripted_model(scenario), "x", callback=policy, tools="hazards")
     assert r.status == "answered" and len(seen) == 3
     assert seen[1].observations[0].text == "" and not seen[1].observations[0].is_error
@@ -95,8 +105,13 @@ def test_empty_and_five_megabyte_observations(jvm, J):
 
 def test_non_utf8_bytes_in_a_tool_output(jvm):
     seen, policy = record()
-    r = run_agent("aiservices", scripted_model(one_call("binary_output", {"printer": "p1"})), "x", callback=policy,
-                  tools="hazards")
+    r = run_agent(
+        "aiservices",
+        scripted_model(one_call("binary_output", {"printer": "p1"})),
+        "x",
+        callback=policy,
+        tools="hazards",
+    )
     assert r.status == "answered" and len(seen) == 2
     text = seen[1].observations[0].text
     text.encode("utf-8")  # valid: undecodable bytes arrive as U+FFFD, the unpaired surrogate was replaced

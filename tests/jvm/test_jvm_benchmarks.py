@@ -24,11 +24,23 @@ def suites():
 def test_overhead_suite_json(jvm, suites):
     result = suites("overhead").measure(runs=2, reps=1, warmup=1, probe_n=20)
     json.dumps(result)
-    for key in ("per_call_us_guarded", "per_call_us_unguarded", "ratio", "per_call_us_guarded_deadline",
-                "bridge_us_per_event_raw", "bridge_us_per_event_adapter_pool_thread"):
+    for key in (
+        "per_call_us_guarded",
+        "per_call_us_unguarded",
+        "ratio",
+        "per_call_us_guarded_deadline",
+        "bridge_us_per_event_raw",
+        "bridge_us_per_event_adapter_pool_thread",
+    ):
         assert isinstance(result[key], float) and result[key] > 0, key
     assert set(result["styles"]) == {"aiservices", "executor"}
-    assert set(result["styles"]["aiservices"]) == {"unguarded", "observe_only", "java_callback", "guarded", "guarded_deadline"}
+    assert set(result["styles"]["aiservices"]) == {
+        "unguarded",
+        "observe_only",
+        "java_callback",
+        "guarded",
+        "guarded_deadline",
+    }
 
 
 def test_concurrency_suite_json(jvm, suites):

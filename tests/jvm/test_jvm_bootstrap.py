@@ -15,8 +15,9 @@ from pyguard.errors import JvmError
 
 def run_py(code: str, env: dict | None = None) -> subprocess.CompletedProcess:
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=full_env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=full_env, timeout=120
+    )
 
 
 def test_importing_pyguard_and_pyguard_jvm_starts_no_jvm():
@@ -32,14 +33,17 @@ def test_importing_pyguard_and_pyguard_jvm_starts_no_jvm():
 
 
 def test_no_jdk_found():
-    out = run_py("""
+    out = run_py(
+        """
         from pyguard.jvm import start_jvm
         from pyguard.errors import JvmError
         try:
             start_jvm()
         except JvmError as e:
             print("JVMERROR", e)
-    """, env={"JAVA_HOME": "", "PATH": os.path.dirname(sys.executable)})
+    """,
+        env={"JAVA_HOME": "", "PATH": os.path.dirname(sys.executable)},
+    )
     assert "JVMERROR No JDK found" in out.stdout and "JAVA_HOME" in out.stdout, out.stdout + out.stderr
 
 
@@ -51,14 +55,17 @@ def test_bad_java_home_is_named():
 
 
 def test_jars_not_built_gives_the_build_command(tmp_path):
-    out = run_py("""
+    out = run_py(
+        """
         from pyguard.jvm import start_jvm
         from pyguard.errors import JvmError
         try:
             start_jvm()
         except JvmError as e:
             print("JVMERROR", e)
-    """, env={"PYGUARD_JARS": str(tmp_path)})
+    """,
+        env={"PYGUARD_JARS": str(tmp_path)},
+    )
     assert "JVMERROR pyguard's bridge jars are not built" in out.stdout
     assert "mvn -q -f java/pom.xml package" in out.stdout
 
@@ -87,11 +94,11 @@ def test_start_is_idempotent_and_refuses_late_classpath(jvm, tmp_path):
         start_jvm(classpath=[extra])
 
 
-def compile_hello(tmp_path) -> "os.PathLike[str]":
+def compile_hello(tmp_path) -> os.PathLike[str]:
     """A tiny user class, acme.Hello, compiled into tmp_path/classes."""
     src = tmp_path / "src" / "acme"
     src.mkdir(parents=True)
-    (src / "Hello.java").write_text("package acme; public class Hello { public static String hi() { return \"hi\"; } }")
+    (src / "Hello.java").write_text('package acme; public class Hello { public static String hi() { return "hi"; } }')
     classes = tmp_path / "classes"
     subprocess.run(["javac", "-d", str(classes), str(src / "Hello.java")], check=True, timeout=120)
     return classes

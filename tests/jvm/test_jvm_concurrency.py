@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from pyguard.jvm import run_agent, scripted_model
-
 from jvm_support import stop_at
+
+from pyguard.jvm import run_agent, scripted_model
 
 
 def test_parallel_runs_keep_their_own_events_and_counts(jvm):
@@ -16,7 +16,11 @@ def test_parallel_runs_keep_their_own_events_and_counts(jvm):
     def one(i: int):
         style = ("aiservices", "agentic", "executor")[i % 3]
         stop = 2 + i % 5  # each run stops at its own iteration
-        return i, stop, run_agent(style, shared_model, f"task {i}", callback=stop_at(stop, rule=f"r{i}"), run_id=f"run-{i}")
+        return (
+            i,
+            stop,
+            run_agent(style, shared_model, f"task {i}", callback=stop_at(stop, rule=f"r{i}"), run_id=f"run-{i}"),
+        )
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         results = list(pool.map(one, range(n)))

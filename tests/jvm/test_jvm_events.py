@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from jvm_support import STYLES
 
 from pyguard.events import IterationEvent
 from pyguard.jvm import run_agent, scripted_model
-
-from jvm_support import STYLES
 
 
 def record():

@@ -8,12 +8,11 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from jvm_support import STYLES, reflect_at, stop_at
 
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm import run_agent, start_openai_server
-
-from jvm_support import STYLES, reflect_at, stop_at
 
 
 def record():
@@ -93,7 +92,9 @@ def test_parallel_runs_over_one_server(server):
     s = server("logistics_incident", seed=0)
 
     def one(i):
-        return i, run_agent("aiservices", s.chat_model(), f"task {i}", callback=stop_at(2 + i % 4), run_id=f"h{i}", tools=s)
+        return i, run_agent(
+            "aiservices", s.chat_model(), f"task {i}", callback=stop_at(2 + i % 4), run_id=f"h{i}", tools=s
+        )
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(one, range(16)))
@@ -106,7 +107,9 @@ def test_parallel_runs_over_one_server(server):
 def test_plain_http_protocol(server):
     s = server("pagination")
     req = urllib.request.Request(
-        s.base_url + "/chat/completions", method="POST", headers={"Content-Type": "application/json"},
+        s.base_url + "/chat/completions",
+        method="POST",
+        headers={"Content-Type": "application/json"},
         data=json.dumps({"model": "m", "messages": [{"role": "user", "content": "list delayed orders"}]}).encode(),
     )
     body = json.load(urllib.request.urlopen(req, timeout=10))

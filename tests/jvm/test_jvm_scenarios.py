@@ -9,8 +9,15 @@ from pyguard.jvm import load_scenario, run_agent, scenario_names, scripted_model
 
 
 def test_every_shipped_scenario_loads(jvm):
-    assert set(scenario_names()) >= {"convergent", "oscillating", "divergent", "polling", "pagination",
-                                     "failing_tools", "logistics_incident"}
+    assert set(scenario_names()) >= {
+        "convergent",
+        "oscillating",
+        "divergent",
+        "polling",
+        "pagination",
+        "failing_tools",
+        "logistics_incident",
+    }
     for name in scenario_names():
         assert scripted_model(name).scenario().name() == name
 
@@ -27,7 +34,12 @@ def test_polling_repeats_the_same_call_with_changing_results_then_answers(jvm):
 def test_pagination_walks_the_pages_then_answers(jvm):
     r = run_agent("executor", scripted_model("pagination"), "which orders are delayed?", callback=lambda e: None)
     assert r.status == "answered" and r.stats.model_calls == 5
-    assert [e.observations[0].text.split(":")[0] for e in r.events[1:]] == ["page 1/4", "page 2/4", "page 3/4", "page 4/4"]
+    assert [e.observations[0].text.split(":")[0] for e in r.events[1:]] == [
+        "page 1/4",
+        "page 2/4",
+        "page 3/4",
+        "page 4/4",
+    ]
 
 
 @pytest.mark.parametrize("name", ["oscillating", "divergent"])
@@ -38,8 +50,10 @@ def test_non_converging_scenarios_run_into_langchain4j_own_cap(jvm, name):
 
 
 def test_seeds_change_the_incident_run(jvm):
-    lengths = {run_agent("aiservices", scripted_model("logistics_incident", seed=s), "x", guard=False).stats.model_calls
-               for s in range(10)}
+    lengths = {
+        run_agent("aiservices", scripted_model("logistics_incident", seed=s), "x", guard=False).stats.model_calls
+        for s in range(10)
+    }
     assert min(lengths) == 11 and max(lengths) > 11  # answers after the 10 lookups, or keeps going
 
 
@@ -97,7 +111,9 @@ def test_a_conversation_needs_the_aiservices_style(jvm):
 def test_a_reaction_tries_something_new_before_answering(jvm):
     from jvm_support import reflect_at
 
-    looping = run_agent("aiservices", scripted_model("edit_loop"), "fix it", guard=False, max_tool_calling_round_trips=9)
+    looping = run_agent(
+        "aiservices", scripted_model("edit_loop"), "fix it", guard=False, max_tool_calling_round_trips=9
+    )
     assert looping.status == "exhausted"  # edit, undo, re-do ... the same failure every time
     r = run_agent("aiservices", scripted_model("edit_loop"), "fix it", callback=reflect_at(5))
     assert r.status == "answered" and r.answer.startswith("Fixed with `value = int(raw.strip())`: 42")

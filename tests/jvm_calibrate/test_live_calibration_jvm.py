@@ -56,14 +56,33 @@ def test_interrupted_live_calibration_resumes_without_rerunning(counted: list[st
     tasks = tmp_path / "tasks.toml"
     tasks.write_text(TASKS)
     out = tmp_path / "calib"
-    args = ["calibrate", "--live", str(tasks), "--failure-cost", "20000", "--out", str(out), "--threads", "2",
-            "--bootstrap", "100", "--json"]
+    args = [
+        "calibrate",
+        "--live",
+        str(tasks),
+        "--failure-cost",
+        "20000",
+        "--out",
+        str(out),
+        "--threads",
+        "2",
+        "--bootstrap",
+        "100",
+        "--json",
+    ]
 
     first = CliRunner().invoke(main, [*args, "--max-runs", "4"])
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["live"] | {"tasks": None, "traces": None} == {
-        "tasks": None, "traces": None, "planned": 6, "already_done": 0, "ran": 4, "remaining": 2,
-        "complete": False, "ignored": 0}
+        "tasks": None,
+        "traces": None,
+        "planned": 6,
+        "already_done": 0,
+        "ran": 4,
+        "remaining": 2,
+        "complete": False,
+        "ignored": 0,
+    }
     assert sorted(counted) == ["export#1", "export#2", "incident#1", "incident#2"]  # repeat by repeat
     assert not (out / "report.md").exists()
 

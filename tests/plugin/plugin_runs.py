@@ -23,8 +23,10 @@ def make_result(
     """Each step is a model call: a list of (tool, arguments) it requested, or a str (its final answer)."""
     events = []
     for i, step in enumerate(steps, start=1):
-        calls = () if isinstance(step, str) else tuple(
-            ToolCall(id=f"c{i}_{j}", name=n, arguments=a) for j, (n, a) in enumerate(step)
+        calls = (
+            ()
+            if isinstance(step, str)
+            else tuple(ToolCall(id=f"c{i}_{j}", name=n, arguments=a) for j, (n, a) in enumerate(step))
         )
         events.append(
             IterationEvent(

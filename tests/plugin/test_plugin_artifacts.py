@@ -36,10 +36,11 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def traces(folder: Path) -> dict[str, list[dict]]:
-    return {
-        p.name: [json.loads(line) for line in p.read_text().splitlines()]
-        for p in sorted(folder.glob("*.jsonl"))
-    } if folder.exists() else {}
+    return (
+        {p.name: [json.loads(line) for line in p.read_text().splitlines()] for p in sorted(folder.glob("*.jsonl"))}
+        if folder.exists()
+        else {}
+    )
 
 
 def test_a_failed_test_keeps_its_trace_and_shows_the_path_and_summary(suite: pytest.Pytester):
@@ -60,9 +61,13 @@ def test_a_failed_test_keeps_its_trace_and_shows_the_path_and_summary(suite: pyt
         ]
     )
     # the assertion message itself carries the trace summary
-    result.stdout.fnmatch_lines(["E * AssertionError: expected the run to succeed, but its outcome is 'stalled'",
-                                 "E * run loop-1 (task type lookup): outcome=stalled",
-                                 "*repeated fingerprints: get_shipment_status*x4*"])
+    result.stdout.fnmatch_lines(
+        [
+            "E * AssertionError: expected the run to succeed, but its outcome is 'stalled'",
+            "E * run loop-1 (task type lookup): outcome=stalled",
+            "*repeated fingerprints: get_shipment_status*x4*",
+        ]
+    )
 
 
 def test_the_kept_trace_reads_back_with_the_trace_loader(suite: pytest.Pytester):
@@ -73,13 +78,18 @@ def test_the_kept_trace_reads_back_with_the_trace_loader(suite: pytest.Pytester)
     assert (run.run_id, len(run.events), run.end.outcome.value) == ("loop-1", 4, "stalled")
 
 
-@pytest.mark.parametrize(("keep", "expected"), [
-    ("all", ["test_agent.py__test_converges.jsonl", "test_agent.py__test_loops.jsonl"]),
-    ("none", []),
-])
+@pytest.mark.parametrize(
+    ("keep", "expected"),
+    [
+        ("all", ["test_agent.py__test_converges.jsonl", "test_agent.py__test_loops.jsonl"]),
+        ("none", []),
+    ],
+)
 def test_keep_all_or_none(suite: pytest.Pytester, keep: str, expected: list[str]):
     out = suite.path / "traces"
-    suite.runpytest("--pyguard-trace-dir", str(out), f"--pyguard-keep-traces={keep}").assert_outcomes(passed=1, failed=2)
+    suite.runpytest("--pyguard-trace-dir", str(out), f"--pyguard-keep-traces={keep}").assert_outcomes(
+        passed=1, failed=2
+    )
     assert list(traces(out)) == expected
 
 

@@ -162,7 +162,9 @@ def test_fingerprint_keeps_malformed_arguments_as_text():
 
 
 def test_max_repeats_can_fold_trivial_rewrites():
-    r = make_result([[("get_shipment_status", '{"orderId": "SO-12345"}')], [("get_shipment_status", '{"order_id": 12345}')], "x"])
+    r = make_result(
+        [[("get_shipment_status", '{"orderId": "SO-12345"}')], [("get_shipment_status", '{"order_id": 12345}')], "x"]
+    )
     assert_max_repeats(r, 1)
     with pytest.raises(AssertionError, match="more than 1 times"):
         assert_max_repeats(r, 1, normalised=True)

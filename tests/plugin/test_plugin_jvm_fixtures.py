@@ -67,7 +67,9 @@ def test_a_missing_classpath_entry_fails_the_fixture_naming_it(pytester: pytest.
     pytester.makepyfile("def test_x(pyguard_jvm):\n    pass\n")
     result = pytester.runpytest_subprocess("--pyguard-classpath", "target/agent.jar")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*pyguard_jvm: --pyguard-classpath entry '*target/agent.jar' does not exist: build the agent first*"])
+    result.stdout.fnmatch_lines(
+        ["*pyguard_jvm: --pyguard-classpath entry '*target/agent.jar' does not exist: build the agent first*"]
+    )
 
 
 GUARD_TESTS = """
@@ -116,5 +118,10 @@ def test_pyguard_guard_under_xdist(pytester: pytest.Pytester):
     result = pytester.runpytest_subprocess("-n", "2", "--pyguard-trace-dir", str(out), "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=1)
     assert sorted(p.name for p in out.glob("*.jsonl")) == ["test_guarded.py__test_a_failing_run_keeps_its_trace.jsonl"]
-    result.stdout.fnmatch_lines(["*- pyguard traces -*", "trace of 1 run(s): *test_a_failing_run_keeps_its_trace.jsonl",
-                                 "run *: outcome=* reason=*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*- pyguard traces -*",
+            "trace of 1 run(s): *test_a_failing_run_keeps_its_trace.jsonl",
+            "run *: outcome=* reason=*",
+        ]
+    )

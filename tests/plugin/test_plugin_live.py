@@ -22,8 +22,10 @@ def test_without_a_docker_engine_the_fixture_skips_naming_the_engine_it_tried(py
     result = pytester.runpytest("-rs")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
-        [f"SKIPPED *no Docker engine reachable at unix://{pytester.path}/no-docker.sock (*); "
-         "pyguard_live_model needs Docker: start a Docker engine or set DOCKER_HOST"]
+        [
+            f"SKIPPED *no Docker engine reachable at unix://{pytester.path}/no-docker.sock (*); "
+            "pyguard_live_model needs Docker: start a Docker engine or set DOCKER_HOST"
+        ]
     )
 
 
@@ -38,7 +40,7 @@ def test_without_testcontainers_the_reason_says_which_extra_to_install(monkeypat
 class FakeOllama:
     """Stands in for testcontainers' OllamaContainer: records what the fixture asks of it."""
 
-    instances: list["FakeOllama"] = []
+    instances: list[FakeOllama] = []
 
     def __init__(self, image: str, models=(), pull_exit: int = 0) -> None:
         self.image, self.models, self.pull_exit = image, list(models), pull_exit
@@ -80,8 +82,11 @@ def test_a_model_already_there_is_not_pulled_again():
 
 
 def test_a_failed_pull_stops_the_container_and_says_what_to_check():
-    with pytest.raises(RunError, match=r"ollama could not pull model 'nope:1b' \(exit 1\): .*file does not exist; "
-                                       r"check the name \(--pyguard-live-model\)"):
+    with pytest.raises(
+        RunError,
+        match=r"ollama could not pull model 'nope:1b' \(exit 1\): .*file does not exist; "
+        r"check the name \(--pyguard-live-model\)",
+    ):
         start_live_model("img", "nope:1b", container_factory=lambda image: FakeOllama(image, pull_exit=1))
     assert FakeOllama.instances[-1].calls[-1] == "stop"
 

@@ -27,25 +27,35 @@ def test_the_marker_is_registered_with_its_arguments(pytester: pytest.Pytester):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ('max_iter=3', "got unknown argument 'max_iter': the arguments are task_type, policy, max_iterations"),
-        ('"lookup"', "takes keyword arguments only, got positional ('lookup',); write e.g. "
-                     "@pytest.mark.pyguard(task_type='lookup')"),
+        ("max_iter=3", "got unknown argument 'max_iter': the arguments are task_type, policy, max_iterations"),
+        (
+            '"lookup"',
+            "takes keyword arguments only, got positional ('lookup',); write e.g. "
+            "@pytest.mark.pyguard(task_type='lookup')",
+        ),
         ("max_iterations=0", "max_iterations=0 must be an integer >= 1"),
         ('max_iterations="8"', "max_iterations='8' must be an integer >= 1"),
         ("max_iterations=True", "max_iterations=True must be an integer >= 1"),
         ("task_type=3", "task_type=3 must be a non-empty string such as 'lookup'"),
         ('task_type=" "', "task_type=' ' must be a non-empty string such as 'lookup'"),
-        ('policy="missing.toml"', "policy='missing.toml' is not a file (looked for '*missing.toml'): give a TOML policy file"),
-        ('policy={"base_budget": 0, "stall": {"low_gain_streek": 2}}',
-         "policy has bad fields: 'base_budget' = 0: Input should be greater than or equal to 1; "
-         "'stall.low_gain_streek' = 2: unknown key; remove it or check its spelling"),
+        (
+            'policy="missing.toml"',
+            "policy='missing.toml' is not a file (looked for '*missing.toml'): give a TOML policy file",
+        ),
+        (
+            'policy={"base_budget": 0, "stall": {"low_gain_streek": 2}}',
+            "policy has bad fields: 'base_budget' = 0: Input should be greater than or equal to 1; "
+            "'stall.low_gain_streek' = 2: unknown key; remove it or check its spelling",
+        ),
         ("policy=42", "policy=42 must be a TOML file path, a dict of PolicyConfig fields or a PolicyConfig, not int"),
     ],
 )
 def test_a_bad_argument_stops_the_session_with_a_usage_error_naming_it(pytester, args, message):
     result = run_with_marker(pytester, args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: *test_a_bad_argument_stops_the_session*::test_agent: @pytest.mark.pyguard {message}"])
+    result.stderr.fnmatch_lines(
+        [f"ERROR: *test_a_bad_argument_stops_the_session*::test_agent: @pytest.mark.pyguard {message}"]
+    )
 
 
 def test_a_policy_file_is_found_next_to_the_test_file(pytester: pytest.Pytester):

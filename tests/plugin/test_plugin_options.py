@@ -21,7 +21,7 @@ def test_show(request):
 
 
 def read_settings(result: pytest.RunResult) -> PluginSettings:
-    line = next(l for l in result.outlines if "SETTINGS=" in l)
+    line = next(line for line in result.outlines if "SETTINGS=" in line)
     return PluginSettings.model_validate_json(line.split("SETTINGS=", 1)[1])
 
 
@@ -29,8 +29,14 @@ def test_help_lists_the_pyguard_group_and_ini_keys(pytester: pytest.Pytester):
     result = pytester.runpytest("--help")
     text = result.stdout.str()
     assert "pyguard: guarded Java LangChain4j agents:" in text
-    for option in ("--pyguard-classpath", "--pyguard-trace-dir", "--pyguard-policy", "--pyguard-keep-traces",
-                   "--pyguard-live-image", "--pyguard-live-model"):
+    for option in (
+        "--pyguard-classpath",
+        "--pyguard-trace-dir",
+        "--pyguard-policy",
+        "--pyguard-keep-traces",
+        "--pyguard-live-image",
+        "--pyguard-live-model",
+    ):
         assert option in text
     for key in ("pyguard_classpath", "pyguard_trace_dir", "pyguard_policy", "pyguard_keep_traces"):
         assert key in text
@@ -63,13 +69,27 @@ def test_ini_keys_resolve_against_the_ini_folder_and_the_command_line_wins(pytes
     root = pytester.path
     s = read_settings(pytester.runpytest("-s"))
     assert s.classpath == tuple(str(root / p) for p in ("agent/target/agent.jar", "lib/a.jar", "lib/b.jar"))
-    assert (s.trace_dir, s.policy, s.keep_traces, s.live_model) == (root / "traces", root / "policy.toml", "all", "tiny:1b")
+    assert (s.trace_dir, s.policy, s.keep_traces, s.live_model) == (
+        root / "traces",
+        root / "policy.toml",
+        "all",
+        "tiny:1b",
+    )
 
     s = read_settings(
         pytester.runpytest(
-            "-s", "--pyguard-classpath", f"x.jar{os.pathsep}y.jar", "--pyguard-classpath=/abs/z.jar",
-            "--pyguard-trace-dir", "/tmp/elsewhere", "--pyguard-policy", "other.toml", "--pyguard-keep-traces", "none",
-            "--pyguard-live-image", "ollama/ollama:0.6.0",
+            "-s",
+            "--pyguard-classpath",
+            f"x.jar{os.pathsep}y.jar",
+            "--pyguard-classpath=/abs/z.jar",
+            "--pyguard-trace-dir",
+            "/tmp/elsewhere",
+            "--pyguard-policy",
+            "other.toml",
+            "--pyguard-keep-traces",
+            "none",
+            "--pyguard-live-image",
+            "ollama/ollama:0.6.0",
         )
     )
     # the classpath adds up (ini first); the other settings are replaced by the command line
@@ -102,7 +122,11 @@ def test_classpath_globs_expand_and_missing_entries_name_themselves(tmp_path: Pa
     for name in ("b.jar", "a.jar"):
         (tmp_path / "dep" / name).write_text("")
     s = PluginSettings(classpath=(str(tmp_path / "dep" / "*.jar"), str(tmp_path / "dep")))
-    assert s.resolved_classpath() == [str(tmp_path / "dep" / "a.jar"), str(tmp_path / "dep" / "b.jar"), str(tmp_path / "dep")]
+    assert s.resolved_classpath() == [
+        str(tmp_path / "dep" / "a.jar"),
+        str(tmp_path / "dep" / "b.jar"),
+        str(tmp_path / "dep"),
+    ]
     with pytest.raises(JvmError, match=r"entry '.*/none/\*\.jar' matches no file: build the agent first"):
         PluginSettings(classpath=(str(tmp_path / "none" / "*.jar"),)).resolved_classpath()
     with pytest.raises(JvmError, match=r"entry '.*/agent\.jar' does not exist"):

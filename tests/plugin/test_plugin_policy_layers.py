@@ -50,4 +50,7 @@ def test_a_bad_session_policy_file_is_a_config_error_naming_the_key(tmp_path):
 
 
 def test_deep_merge():
-    assert deep_merge({"a": {"b": 1, "c": 2}, "d": 1}, {"a": {"c": 3}, "d": {"x": 1}}) == {"a": {"b": 1, "c": 3}, "d": {"x": 1}}
+    assert deep_merge({"a": {"b": 1, "c": 2}, "d": 1}, {"a": {"c": 3}, "d": {"x": 1}}) == {
+        "a": {"b": 1, "c": 3},
+        "d": {"x": 1},
+    }

@@ -24,7 +24,9 @@ class FakeRunContext:
         return self.run
 
     def __exit__(self, *exc):
-        self.run.result = make_result([[("t", "{}")], "ok"], task_type=self.run.task_type, run_id=f"r-{self.run.task_type}")
+        self.run.result = make_result(
+            [[("t", "{}")], "ok"], task_type=self.run.task_type, run_id=f"r-{self.run.task_type}"
+        )
         return self.swallow
 
 
@@ -68,5 +70,5 @@ def test_a_run_that_raised_is_still_recorded():
     guard = TestGuard(FakeGuard(swallow=False), collector, task_type=None)
     with pytest.raises(ZeroDivisionError):
         with guard.start_run(task="x"):
-            1 / 0
+            _ = 1 / 0
     assert len(collector) == 1

@@ -76,12 +76,22 @@ def test_same_seed_same_json(trace: Path) -> None:
 
 def test_table_and_report(trace: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
-    result = _invoke(str(trace), "--failure-cost", "1", "--price-per-1k-tokens", "0.01", "--out", str(out),
-                     "--bootstrap", "50")
+    result = _invoke(
+        str(trace), "--failure-cost", "1", "--price-per-1k-tokens", "0.01", "--out", str(out), "--bootstrap", "50"
+    )
     assert result.exit_code == 0, result.output
     assert "lookup" in result.stdout and "E[cost]" in result.stdout and "c(N*)" in result.stdout
-    for name in ("report.md", "calibration.json", "CalibratedLimits.java", "calibration.properties", "pyguard.toml",
-                 "plots/c_lookup.png", "plots/cost_lookup.png", "plots/c_incident.png", "plots/cost_incident.png"):
+    for name in (
+        "report.md",
+        "calibration.json",
+        "CalibratedLimits.java",
+        "calibration.properties",
+        "pyguard.toml",
+        "plots/c_lookup.png",
+        "plots/cost_lookup.png",
+        "plots/c_incident.png",
+        "plots/cost_incident.png",
+    ):
         assert (out / name).is_file(), name
     assert "maxToolCallingRoundTrips" in (out / "CalibratedLimits.java").read_text()
     assert "[tool.pyguard.task_types.lookup]" in (out / "pyguard.toml").read_text()
@@ -89,8 +99,10 @@ def test_table_and_report(trace: Path, tmp_path: Path) -> None:
 
 def test_openai_format(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
-    runs = [_openai_run(i, int(rng.integers(2, 7)), RunStatus(int(rng.choice([0, 1, 1, 1, 2]))), task_type=None)
-            for i in range(40)]
+    runs = [
+        _openai_run(i, int(rng.integers(2, 7)), RunStatus(int(rng.choice([0, 1, 1, 1, 2]))), task_type=None)
+        for i in range(40)
+    ]
     path = _write_openai(tmp_path / "o.jsonl", runs)
     result = _invoke(str(path), "--format", "openai", "--failure-cost", "5000", "--json", "--bootstrap", "50")
     assert result.exit_code == 0, result.output

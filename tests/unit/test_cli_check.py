@@ -67,7 +67,8 @@ def test_baseline_round_trip_same_behaviour_passes_doubled_stalls_fail(tmp_path,
     cases = ET.parse(junit).getroot().findall(".//testcase")
     assert len(cases) == len(data["checks"])
     assert {c.get("name") for c in cases if c.find("failure") is not None} == {
-        c["name"] for c in data["checks"] if not c["passed"]}
+        c["name"] for c in data["checks"] if not c["passed"]
+    }
 
 
 def test_the_shipped_example_trace_is_read(tmp_path):
@@ -83,8 +84,14 @@ def test_openai_recordings_are_replayed_through_the_policy(monkeypatch, tmp_path
         seen["config"] = config_path
 
         def replay(runs):
-            return [RunEnd(run_id=r.run_id, outcome=Outcome.STALLED if len(r.events) > 2 else Outcome.SUCCEEDED,
-                           iterations=min(len(r.events), 2)) for r in runs]
+            return [
+                RunEnd(
+                    run_id=r.run_id,
+                    outcome=Outcome.STALLED if len(r.events) > 2 else Outcome.SUCCEEDED,
+                    iterations=min(len(r.events), 2),
+                )
+                for r in runs
+            ]
 
         return replay
 
@@ -115,8 +122,11 @@ def test_a_bad_policy_file_is_bad_input(tmp_path):
 @pytest.mark.parametrize(
     "content, message",
     [
-        ('{"type": "run_start", "version": 1, "run_id": "a"}\n{"type": "iteration", "run_id": "a", "index": "x"}\n'
-         '{"type": "run_end", "run_id": "a", "outcome": "succeeded"}\n', "runs.jsonl"),
+        (
+            '{"type": "run_start", "version": 1, "run_id": "a"}\n{"type": "iteration", "run_id": "a", "index": "x"}\n'
+            '{"type": "run_end", "run_id": "a", "outcome": "succeeded"}\n',
+            "runs.jsonl",
+        ),
         ('{"type": "run_start", "version": 1, "run_id": "a"}\n', "'a' has no run_end footer"),
         ("plain text\n", "cannot tell the format"),
     ],
@@ -137,12 +147,15 @@ def test_malformed_baseline_exits_2(tmp_path):
     assert result.exit_code == 2 and "baseline.json" in result.output and "groups.*.n" in result.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--max-stall-rate", "1.5"], "--max-stall-rate"),
-    (["--max-p95-iterations", "0"], "--max-p95-iterations"),
-    (["--format", "csv"], "--format"),
-    (["--alpha", "0"], "--alpha"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--max-stall-rate", "1.5"], "--max-stall-rate"),
+        (["--max-p95-iterations", "0"], "--max-p95-iterations"),
+        (["--format", "csv"], "--format"),
+        (["--alpha", "0"], "--alpha"),
+    ],
+)
 def test_bad_options_exit_2(tmp_path, args, message):
     path = _trace(tmp_path, "runs.jsonl", synth_runs(5, seed=4))
     result = _run(path, *args)

@@ -9,19 +9,34 @@ from rich.console import Console
 
 from pyguard.cli.demo import render_demo
 
-REASON = ("stalled again after a reflection: After the reflection the model asked again only for actions already "
-          "found fruitless: get_shipment_status({\"order_id\": \"SO-12345\"}).")
+REASON = (
+    "stalled again after a reflection: After the reflection the model asked again only for actions already "
+    'found fruitless: get_shipment_status({"order_id": "SO-12345"}).'
+)
 ANSWER = "Order 12345 left the Leipzig hub on 28 November; it should arrive on 1 December (carrier DHL, JD012345)."
 
 
 def _side(outcome: str, calls: int, tokens: int, reason: str, answer: str | None, trace: str | None = None) -> dict:
-    return {"outcome": outcome, "reason": reason, "model_calls": calls, "tool_calls": calls - 1,
-            "input_tokens": None, "output_tokens": None, "total_tokens": tokens, "reflections_after": [3],
-            "stop_rule": None, "answer": answer, "trace": trace}
+    return {
+        "outcome": outcome,
+        "reason": reason,
+        "model_calls": calls,
+        "tool_calls": calls - 1,
+        "input_tokens": None,
+        "output_tokens": None,
+        "total_tokens": tokens,
+        "reflections_after": [3],
+        "stop_rule": None,
+        "answer": answer,
+        "trace": trace,
+    }
 
 
 OUT = {
-    "scenario": "logistics_incident", "agent": "LangChain4j AiServices", "task": "Where is order 12345?", "seed": None,
+    "scenario": "logistics_incident",
+    "agent": "LangChain4j AiServices",
+    "task": "Where is order 12345?",
+    "seed": None,
     "unguarded": _side("succeeded", 12, 8161, "the model answered", ANSWER),
     "guarded": _side("succeeded", 4, 2287, "the model answered", ANSWER, "traces/g.jsonl"),
     "guarded_reflection_ignored": _side("stalled", 4, 12287, REASON, "Order 12345 is in transit.", "traces/s.jsonl"),

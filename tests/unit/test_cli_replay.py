@@ -12,10 +12,29 @@ from click.testing import CliRunner
 from pyguard.cli import main
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "recordings"
-RUN_KEYS = {"id", "task_type", "success", "iterations", "stop_at", "reason", "reflect_at", "tool_calls", "tool_calls_saved",
-            "tokens", "tokens_saved"}
-GROUP_KEYS = {"runs", "stopped", "reflected", "tool_calls", "tool_calls_saved", "tokens", "tokens_saved",
-              "runs_without_usage"}
+RUN_KEYS = {
+    "id",
+    "task_type",
+    "success",
+    "iterations",
+    "stop_at",
+    "reason",
+    "reflect_at",
+    "tool_calls",
+    "tool_calls_saved",
+    "tokens",
+    "tokens_saved",
+}
+GROUP_KEYS = {
+    "runs",
+    "stopped",
+    "reflected",
+    "tool_calls",
+    "tool_calls_saved",
+    "tokens",
+    "tokens_saved",
+    "runs_without_usage",
+}
 
 
 def _invoke(*args: str):  # noqa: ANN202
@@ -126,8 +145,13 @@ def test_summary_stays_readable_at_80_columns() -> None:
 def test_json_rows_carry_the_task_type_and_the_summary_has_per_type_rows() -> None:
     result = _invoke(str(MIXED), "--json")
     data = json.loads(result.output)
-    assert {r["task_type"] for r in data["runs"]} == {"code_fix", "order_support", "refund_escalation",
-                                                       "retail_purchase", "web_research"}
+    assert {r["task_type"] for r in data["runs"]} == {
+        "code_fix",
+        "order_support",
+        "refund_escalation",
+        "retail_purchase",
+        "web_research",
+    }
     rows = {t["task_type"]: t for t in data["summary"]["task_types"]}
     assert list(rows)[-1] == "*" and rows["*"]["runs"] == len(data["runs"]) == 84
     assert sum(rows[k]["runs"] for k in rows if k != "*") == 84

@@ -13,15 +13,35 @@ from pyguard.cli import main
 
 REAL = Path(__file__).parents[1] / "data" / "real"
 ANSWER = {"role": "assistant", "content": "done"}
-MESSY = "\n".join(json.dumps(r) for r in [
-    {"id": "a", "success": True, "messages": [{"role": "user", "content": "q"}, ANSWER, {"role": "exit", "content": ""}]},
-    {"id": "b", "messages": [{"role": "user", "content": "q"}]},
-    {"id": "c", "success": False, "messages": [
-        {"role": "assistant", "tool_calls": [{"id": "1", "function": {"name": "submit", "arguments": "{}"}}]}]},
-]) + "\n"
+MESSY = (
+    "\n".join(
+        json.dumps(r)
+        for r in [
+            {
+                "id": "a",
+                "success": True,
+                "messages": [{"role": "user", "content": "q"}, ANSWER, {"role": "exit", "content": ""}],
+            },
+            {"id": "b", "messages": [{"role": "user", "content": "q"}]},
+            {
+                "id": "c",
+                "success": False,
+                "messages": [
+                    {
+                        "role": "assistant",
+                        "tool_calls": [{"id": "1", "function": {"name": "submit", "arguments": "{}"}}],
+                    }
+                ],
+            },
+        ]
+    )
+    + "\n"
+)
 
 
-@pytest.mark.parametrize("command", [["replay", "--json"], ["check", "--json"], ["calibrate", "--failure-cost", "1", "--json"]])
+@pytest.mark.parametrize(
+    "command", [["replay", "--json"], ["check", "--json"], ["calibrate", "--failure-cost", "1", "--json"]]
+)
 def test_stdin_is_read_and_skips_are_counted_on_stderr(command: list[str]) -> None:
     result = CliRunner().invoke(main, [command[0], "-", *command[1:]], input=MESSY)
     # check may fail its gate (1); calibrate may refuse runs without token counts (2, its own concern): the runs
@@ -51,8 +71,16 @@ def test_terminal_tools_and_labels_options(tmp_path: Path) -> None:
 
 
 def test_replay_reads_a_real_mini_swe_agent_folder_with_its_labels() -> None:
-    out = CliRunner().invoke(main, ["replay", str(REAL / "mini-swe-agent" / "trajs"), "--json",
-                                    "--labels", str(REAL / "mini-swe-agent" / "results_summary.json")])
+    out = CliRunner().invoke(
+        main,
+        [
+            "replay",
+            str(REAL / "mini-swe-agent" / "trajs"),
+            "--json",
+            "--labels",
+            str(REAL / "mini-swe-agent" / "results_summary.json"),
+        ],
+    )
     assert out.exit_code == 0, out.stderr
     summary = json.loads(out.stdout)["summary"]
     assert summary["successful"]["runs"] == 3 and summary["failed"]["runs"] == 2

@@ -12,8 +12,13 @@ def _event(index: int, *, tool: bool, user: bool = False) -> IterationEvent:
 
 
 def test_a_user_message_after_an_answer_starts_a_turn() -> None:
-    events = [_event(1, tool=True, user=True), _event(2, tool=False), _event(3, tool=True, user=True),
-              _event(4, tool=False), _event(5, tool=False, user=True)]
+    events = [
+        _event(1, tool=True, user=True),
+        _event(2, tool=False),
+        _event(3, tool=True, user=True),
+        _event(4, tool=False),
+        _event(5, tool=False, user=True),
+    ]
     assert turn_starts(events) == [0, 2, 4]
 
 
@@ -35,11 +40,19 @@ def test_the_first_decision_of_a_later_turn_tells_java_where_the_turn_began():
     from pyguard.decisions import Action, Decision
     from pyguard.jvm.callback import CallbackAdapter
 
-    decisions = iter([Decision(action=Action.CONTINUE, iteration=1, turn=1),
-                      Decision(action=Action.CONTINUE, iteration=2, turn=1),
-                      Decision(action=Action.CONTINUE, iteration=3, turn=2),
-                      Decision(action=Action.CONTINUE, iteration=4, turn=2)])
+    decisions = iter(
+        [
+            Decision(action=Action.CONTINUE, iteration=1, turn=1),
+            Decision(action=Action.CONTINUE, iteration=2, turn=1),
+            Decision(action=Action.CONTINUE, iteration=3, turn=2),
+            Decision(action=Action.CONTINUE, iteration=4, turn=2),
+        ]
+    )
     adapter = CallbackAdapter(lambda event: next(decisions), keep_events=False)
     replies = [json.loads(adapter.on_iteration(json.dumps({"run_id": "r", "index": k}))) for k in range(1, 5)]
-    assert replies == [{"action": "continue"}, {"action": "continue"}, {"action": "continue", "turn_start": 2},
-                       {"action": "continue"}]
+    assert replies == [
+        {"action": "continue"},
+        {"action": "continue"},
+        {"action": "continue", "turn_start": 2},
+        {"action": "continue"},
+    ]

@@ -13,9 +13,11 @@ from pyguard.errors import ConfigError, MissingExtraError
 
 
 def test_importing_pyguard_loads_no_extra():
-    code = ("import sys, pyguard, pyguard.otel, pyguard.store, pyguard.parallel, pyguard.trace, pyguard.cli.replay, "
-            "pyguard.cli.check, pyguard.cli.calibrate, pyguard.guard; "
-            "print(sorted(m for m in ('pyarrow', 'duckdb', 'ray', 'opentelemetry') if m in sys.modules))")
+    code = (
+        "import sys, pyguard, pyguard.otel, pyguard.store, pyguard.parallel, pyguard.trace, pyguard.cli.replay, "
+        "pyguard.cli.check, pyguard.cli.calibrate, pyguard.guard; "
+        "print(sorted(m for m in ('pyarrow', 'duckdb', 'ray', 'opentelemetry') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -25,8 +27,10 @@ def test_missing_extra_is_a_config_error_and_an_import_error(monkeypatch):
     with pytest.raises(MissingExtraError) as info:
         require("duckdb", extra="columnar", feature="Parquet summaries")
     assert isinstance(info.value, ConfigError) and isinstance(info.value, ImportError)
-    assert str(info.value) == ("Parquet summaries needs the optional extra 'columnar' (pyarrow, duckdb), which is not "
-                               "installed (no module 'duckdb'): pip install 'pyguard[columnar]'")
+    assert str(info.value) == (
+        "Parquet summaries needs the optional extra 'columnar' (pyarrow, duckdb), which is not "
+        "installed (no module 'duckdb'): pip install 'pyguard[columnar]'"
+    )
     assert set(EXTRAS) == {"otel", "columnar", "ray"}
 
 

@@ -12,9 +12,15 @@ from pyguard.guard import Guard
 def _event(index: int, tokens: int | None, final: bool = False) -> IterationEvent:
     calls = () if final else (ToolCall(id=f"c{index}", name="lookup", arguments=f'{{"id": {index}}}'),)
     obs = (Observation(tool_call_id=f"c{index - 1}", tool_name="lookup", text=f"result {index}"),) if index > 1 else ()
-    return IterationEvent(run_id="r1", index=index, tool_calls=calls, observations=obs, total_tokens=tokens,
-                          input_tokens=None if tokens is None else tokens - 10,
-                          output_tokens=None if tokens is None else 10)
+    return IterationEvent(
+        run_id="r1",
+        index=index,
+        tool_calls=calls,
+        observations=obs,
+        total_tokens=tokens,
+        input_tokens=None if tokens is None else tokens - 10,
+        output_tokens=None if tokens is None else 10,
+    )
 
 
 def test_a_total_over_partly_unknown_usage_is_marked_partial():
@@ -35,9 +41,17 @@ def test_complete_usage_is_not_marked_partial():
     assert result.end.total_tokens == 300 and result.end.tokens_partial is False
 
 
-@pytest.mark.parametrize("kwargs", [{"callback_timeout_ms": -1}, {"callback_timeout_ms": "200"},
-                                    {"callback_timeout_ms": True}, {"max_model_calls": 2**31},
-                                    {"max_model_calls": "8"}, {"trace_file_mode": 0o1777}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"callback_timeout_ms": -1},
+        {"callback_timeout_ms": "200"},
+        {"callback_timeout_ms": True},
+        {"max_model_calls": 2**31},
+        {"max_model_calls": "8"},
+        {"trace_file_mode": 0o1777},
+    ],
+)
 def test_guard_arguments_are_checked(kwargs):
     with pytest.raises(ConfigError):
         Guard(**kwargs)

@@ -13,29 +13,62 @@ from pyguard.replay import REFLECTION_NOTE, ReplayReport, recorded_success, repl
 from pyguard.trace import load_runs, parse_openai_runs
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "recordings"
-RUN_KEYS = {"id", "task_type", "success", "iterations", "stop_at", "reason", "reflect_at", "tool_calls", "tool_calls_saved",
-            "tokens", "tokens_saved"}
+RUN_KEYS = {
+    "id",
+    "task_type",
+    "success",
+    "iterations",
+    "stop_at",
+    "reason",
+    "reflect_at",
+    "tool_calls",
+    "tool_calls_saved",
+    "tokens",
+    "tokens_saved",
+}
 
 
-def _record(run_id: str, n: int, *, label: bool | None, tokens: bool = True, final: bool = True,
-            calls_per_iter: int = 1) -> RunRecord:
+def _record(
+    run_id: str, n: int, *, label: bool | None, tokens: bool = True, final: bool = True, calls_per_iter: int = 1
+) -> RunRecord:
     """A run of n model calls searching distinct things (the last one answers unless final=False)."""
     events = []
     for i in range(1, n + 1):
         last = i == n and final
-        events.append(IterationEvent(
-            run_id=run_id, index=i,
-            input_tokens=100 * i if tokens else None, output_tokens=10 if tokens else None,
-            total_tokens=100 * i + 10 if tokens else None,
-            tool_calls=() if last else tuple(
-                ToolCall(id=f"{i}.{k}", name="search", arguments=f'{{"q": "topic {i}.{k}"}}') for k in range(calls_per_iter)),
-            observations=tuple(Observation(tool_call_id=f"{i - 1}.{k}", tool_name="search",
-                                           text=f"fresh fact number {i}.{k}: {'lorem ipsum ' * i}")
-                               for k in range(calls_per_iter)) if i > 1 else (),
-            text="the answer" if last else None,
-        ))
-    end = RunEnd(run_id=run_id, outcome=Outcome.SUCCEEDED if final else Outcome.EXPIRED, iterations=n,
-                 success_label=label, censored=not final, evidence={"imported_from": "openai"})
+        events.append(
+            IterationEvent(
+                run_id=run_id,
+                index=i,
+                input_tokens=100 * i if tokens else None,
+                output_tokens=10 if tokens else None,
+                total_tokens=100 * i + 10 if tokens else None,
+                tool_calls=()
+                if last
+                else tuple(
+                    ToolCall(id=f"{i}.{k}", name="search", arguments=f'{{"q": "topic {i}.{k}"}}')
+                    for k in range(calls_per_iter)
+                ),
+                observations=tuple(
+                    Observation(
+                        tool_call_id=f"{i - 1}.{k}",
+                        tool_name="search",
+                        text=f"fresh fact number {i}.{k}: {'lorem ipsum ' * i}",
+                    )
+                    for k in range(calls_per_iter)
+                )
+                if i > 1
+                else (),
+                text="the answer" if last else None,
+            )
+        )
+    end = RunEnd(
+        run_id=run_id,
+        outcome=Outcome.SUCCEEDED if final else Outcome.EXPIRED,
+        iterations=n,
+        success_label=label,
+        censored=not final,
+        evidence={"imported_from": "openai"},
+    )
     return RunRecord(start=RunStart(run_id=run_id), events=events, end=end)
 
 
@@ -83,8 +116,10 @@ def test_missing_usage_gives_null_tokens() -> None:
 
 def test_summary_separates_successful_failed_and_unlabelled() -> None:
     runs = [
-        _record("ok-long", 6, label=True), _record("ok-short", 2, label=True),
-        _record("bad-long", 8, label=False), _record("bad-cut", 5, label=False, final=False),
+        _record("ok-long", 6, label=True),
+        _record("ok-short", 2, label=True),
+        _record("bad-long", 8, label=False),
+        _record("bad-cut", 5, label=False, final=False),
         _record("unknown", 6, label=None, tokens=False),
     ]
     report = replay_runs(runs, _capped(3))
@@ -144,13 +179,16 @@ def test_incomplete_run_is_listed_and_unlabelled() -> None:
 )
 def test_recorded_success(outcome: Outcome, label: bool | None, imported: bool, expected: bool | None) -> None:
     evidence = {"imported_from": "openai"} if imported else {}
-    rec = RunRecord(start=RunStart(run_id="r"),
-                    end=RunEnd(run_id="r", outcome=outcome, success_label=label, evidence=evidence))
+    rec = RunRecord(
+        start=RunStart(run_id="r"), end=RunEnd(run_id="r", outcome=outcome, success_label=label, evidence=evidence)
+    )
     assert recorded_success(rec) is expected
 
 
 def test_openai_import_to_replay_keeps_unknown_labels_unknown() -> None:
-    (rec,) = parse_openai_runs([{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}])
+    (rec,) = parse_openai_runs(
+        [{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}]
+    )
     assert replay_runs([rec]).runs[0].success is None
 
 
@@ -188,14 +226,18 @@ def test_each_replayed_run_carries_its_guarded_footer_and_decisions() -> None:
     assert "end" not in report.to_dict()["runs"][0] and "decisions" not in report.to_dict()["runs"][0]
 
 
-def _turn(run_id: str, index: int, *, q: str | None, user: str | None = None, result: str | None = None) -> IterationEvent:
+def _turn(
+    run_id: str, index: int, *, q: str | None, user: str | None = None, result: str | None = None
+) -> IterationEvent:
     obs = []
     if result is not None:
         obs.append(Observation(tool_call_id=f"c{index - 1}", tool_name="search", text=result))
     if user is not None:
         obs.append(Observation(kind="user", text=user))
     return IterationEvent(
-        run_id=run_id, index=index, observations=tuple(obs),
+        run_id=run_id,
+        index=index,
+        observations=tuple(obs),
         tool_calls=(ToolCall(id=f"c{index}", name="search", arguments=f'{{"q": "{q}"}}'),) if q else (),
         text=None if q else f"answer {index}",
     )
@@ -211,8 +253,11 @@ def test_the_stop_point_and_the_budget_reason_agree_in_a_conversation() -> None:
         _turn("conv", 4, q="order 3", result="order 2: packed"),
         _turn("conv", 5, q=None, result="order 3: late"),
     ]
-    record = RunRecord(start=RunStart(run_id="conv", task_type="support"), events=events,
-                       end=RunEnd(run_id="conv", outcome=Outcome.SUCCEEDED, iterations=5, success_label=True))
+    record = RunRecord(
+        start=RunStart(run_id="conv", task_type="support"),
+        events=events,
+        end=RunEnd(run_id="conv", outcome=Outcome.SUCCEEDED, iterations=5, success_label=True),
+    )
     whole_run = PolicyConfig(base_budget=2, hard_cap=10, earn_per_iteration=0, extension=0, budget_per_turn=False)
     run = replay_run(record, whole_run)
     assert run.stop_at == 3 and run.rule == "budget"
@@ -229,4 +274,8 @@ def test_every_budget_stop_on_the_mixed_file_names_its_own_stop_point() -> None:
     budget_stops = [r for r in report.runs if r.rule == "budget"]
     assert len(budget_stops) > 10
     for r in budget_stops:
-        assert f"{r.stop_at} model calls" in r.reason or f"hard cap {r.stop_at}" in r.reason, (r.id, r.stop_at, r.reason)
+        assert f"{r.stop_at} model calls" in r.reason or f"hard cap {r.stop_at}" in r.reason, (
+            r.id,
+            r.stop_at,
+            r.reason,
+        )

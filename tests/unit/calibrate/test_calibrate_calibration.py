@@ -25,8 +25,11 @@ def _two_types(runs: int = 120) -> RunArrays:
     for i, arr in enumerate((a, b)):
         tokens[arr.token_run + i * runs, arr.token_iter - 1] = arr.token_value
     return RunArrays.from_columns(
-        np.concatenate([a.iterations, b.iterations]), np.concatenate([a.status, b.status]), tokens,
-        task_types=("triage", "lookup"), type_code=np.repeat([1, 0], runs),
+        np.concatenate([a.iterations, b.iterations]),
+        np.concatenate([a.status, b.status]),
+        tokens,
+        task_types=("triage", "lookup"),
+        type_code=np.repeat([1, 0], runs),
     )
 
 
@@ -35,8 +38,16 @@ def test_several_types_sorted_by_name_with_finite_json() -> None:
     assert [t.task_type for t in report.task_types] == ["lookup", "triage"]
     data = json.loads(report_json(report))
     for t in data["task_types"]:
-        for key in ("task_type", "runs", "successes", "c", "recommended_max_iterations", "ci_low", "ci_high",
-                    "expected_cost"):
+        for key in (
+            "task_type",
+            "runs",
+            "successes",
+            "c",
+            "recommended_max_iterations",
+            "ci_low",
+            "ci_high",
+            "expected_cost",
+        ):
             assert key in t
         assert len(t["c"]) == len(t["expected_cost"]) == t["horizon"]
         assert t["ci_low"] <= t["recommended_max_iterations"] <= t["ci_high"]
@@ -52,7 +63,8 @@ def test_same_seed_same_report_other_seed_same_point_estimate() -> None:
     assert one == two
     other = calibrate_arrays(arr, CONFIG.model_copy(update={"seed": 99}))
     assert [t.recommended_max_iterations for t in other.task_types] == [
-        t.recommended_max_iterations for t in one.task_types]
+        t.recommended_max_iterations for t in one.task_types
+    ]
     assert [t.c_low for t in other.task_types] != [t.c_low for t in one.task_types]
 
 
@@ -73,8 +85,10 @@ def _arrays(iterations: list[int], status: list[int], with_tokens: bool = True, 
     ("arrays", "message"),
     [
         (_arrays([3], [RunStatus.SUCCESS]), r"'lookup' has 1 run\(s\).*at least 2"),
-        (_arrays([3, 4], [RunStatus.SUCCESS, RunStatus.FAILURE], with_tokens=False),
-         r"'lookup': none of its 2 runs has token counts"),
+        (
+            _arrays([3, 4], [RunStatus.SUCCESS, RunStatus.FAILURE], with_tokens=False),
+            r"'lookup': none of its 2 runs has token counts",
+        ),
     ],
 )
 def test_bad_task_types_are_named(arrays: RunArrays, message: str) -> None:
@@ -86,8 +100,9 @@ def test_a_type_without_successes_gets_no_cap_and_the_others_are_still_calibrate
     arr = _two_types()
     status = arr.status.copy()
     status[arr.type_code == 1] = RunStatus.FAILURE  # 'lookup' never succeeds
-    bad = RunArrays(arr.task_types, arr.type_code, arr.iterations, status, arr.token_run, arr.token_iter,
-                    arr.token_value)
+    bad = RunArrays(
+        arr.task_types, arr.type_code, arr.iterations, status, arr.token_run, arr.token_iter, arr.token_value
+    )
     report = calibrate_arrays(bad, CONFIG)
     by = {t.task_type: t for t in report.task_types}
     assert by["lookup"].recommended_max_iterations is None and by["lookup"].policy is None
@@ -134,18 +149,35 @@ def test_bad_price_and_bootstrap() -> None:
 def test_runs_missing_some_token_counts_are_costed_and_warned() -> None:
     arr = sample_runs(SyntheticType(), 100, np.random.default_rng(3))
     keep = arr.token_run >= 10  # the first 10 runs lose all their token counts
-    arr = RunArrays(arr.task_types, arr.type_code, arr.iterations, arr.status, arr.token_run[keep],
-                    arr.token_iter[keep], arr.token_value[keep])
+    arr = RunArrays(
+        arr.task_types,
+        arr.type_code,
+        arr.iterations,
+        arr.status,
+        arr.token_run[keep],
+        arr.token_iter[keep],
+        arr.token_value[keep],
+    )
     report = calibrate_arrays(arr, CONFIG)
     assert any("10 of 100 runs have no token counts" in w for w in report.warnings)
 
 
 def test_optimum_at_the_edge_of_the_data_is_flagged() -> None:
     # Runs keep succeeding right up to the recording cap: the optimum may lie beyond it.
-    spec = SyntheticType(median_calls=12, spread=0.3, solvable=1.0, failure_hazard=0.0, record_cap=10,
-                         base_tokens=100, growth_tokens=0, token_noise=0)
-    report = calibrate_arrays(sample_runs(spec, 200, np.random.default_rng(0)),
-                              make_config(failure_cost=10.0, price_per_1k_tokens=0.01, bootstrap=50))
+    spec = SyntheticType(
+        median_calls=12,
+        spread=0.3,
+        solvable=1.0,
+        failure_hazard=0.0,
+        record_cap=10,
+        base_tokens=100,
+        growth_tokens=0,
+        token_noise=0,
+    )
+    report = calibrate_arrays(
+        sample_runs(spec, 200, np.random.default_rng(0)),
+        make_config(failure_cost=10.0, price_per_1k_tokens=0.01, bootstrap=50),
+    )
     t = report.task_types[0]
     assert t.recommended_max_iterations == 10 and t.at_horizon
     assert any("beyond the data" in w for w in report.warnings)
@@ -162,7 +194,8 @@ def test_snippets_load_where_they_go(tmp_path) -> None:  # noqa: ANN001
     java = java_snippet(report)
     assert f"LOOKUP_MAX_TOOL_CALLING_ROUND_TRIPS = {report.task_types[0].recommended_max_iterations};" in java
     props = dict(
-        line.split("=", 1) for line in properties_snippet(report).splitlines() if line and not line.startswith("#"))
+        line.split("=", 1) for line in properties_snippet(report).splitlines() if line and not line.startswith("#")
+    )
     assert props["pyguard.calibrate.triage.maxIterations"] == str(report.task_types[1].recommended_max_iterations)
     assert java_identifier("2nd order-lookup") == "T_2ND_ORDER_LOOKUP"
 
@@ -171,8 +204,17 @@ def test_write_report(tmp_path) -> None:  # noqa: ANN001
     report = calibrate_arrays(_two_types(), CONFIG)
     written = write_report(report, tmp_path / "out")
     names = {p.relative_to(tmp_path / "out").as_posix() for p in written}
-    assert {"report.md", "calibration.json", "CalibratedLimits.java", "calibration.properties", "pyguard.toml",
-            "plots/c_lookup.png", "plots/cost_lookup.png", "plots/c_triage.png", "plots/cost_triage.png"} == names
+    assert {
+        "report.md",
+        "calibration.json",
+        "CalibratedLimits.java",
+        "calibration.properties",
+        "pyguard.toml",
+        "plots/c_lookup.png",
+        "plots/cost_lookup.png",
+        "plots/c_triage.png",
+        "plots/cost_triage.png",
+    } == names
     for p in written:
         if p.suffix == ".png":
             assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

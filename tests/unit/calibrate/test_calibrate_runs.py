@@ -11,12 +11,15 @@ from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
 
-def _run(run_id: str, n: int, end: dict | None, task_type: str | None = "lookup", tokens: list | None = None) -> RunRecord:
+def _run(
+    run_id: str, n: int, end: dict | None, task_type: str | None = "lookup", tokens: list | None = None
+) -> RunRecord:
     events = []
     for k in range(1, n + 1):
         tok = None if tokens is None else tokens[k - 1]
-        events.append(IterationEvent(run_id=run_id, index=k, total_tokens=tok,
-                                     tool_calls=() if k == n else (ToolCall(name="t"),)))
+        events.append(
+            IterationEvent(run_id=run_id, index=k, total_tokens=tok, tool_calls=() if k == n else (ToolCall(name="t"),))
+        )
     footer = None if end is None else RunEnd(run_id=run_id, iterations=n, **end)
     return RunRecord(start=RunStart(run_id=run_id, task_type=task_type), events=events, end=footer)
 
@@ -62,8 +65,13 @@ def test_extraction_columns() -> None:
     assert arr.type_code.tolist() == [0, 1, 0]
     assert arr.iterations.tolist() == [3, 2, 1]
     assert arr.status.tolist() == [RunStatus.SUCCESS, RunStatus.CENSORED, RunStatus.FAILURE]
-    assert list(zip(arr.token_run.tolist(), arr.token_iter.tolist(), arr.token_value.tolist())) == [
-        (0, 1, 100.0), (0, 2, 200.0), (0, 3, 300.0), (1, 1, 50.0), (2, 1, 70.0)]
+    assert list(zip(arr.token_run.tolist(), arr.token_iter.tolist(), arr.token_value.tolist(), strict=False)) == [
+        (0, 1, 100.0),
+        (0, 2, 200.0),
+        (0, 3, 300.0),
+        (1, 1, 50.0),
+        (2, 1, 70.0),
+    ]
     one = arr.select(0)
     assert one.runs == 2 and one.run_ids == ("a", "c")
     assert one.token_run.tolist() == [0, 0, 0, 1]

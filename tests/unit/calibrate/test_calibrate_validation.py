@@ -20,8 +20,9 @@ SCENARIOS = {
     # Every run ends on its own well before the recording cap (no censoring to speak of).
     "uncensored": SyntheticType(median_calls=4, spread=0.35, solvable=0.8, failure_hazard=0.05, record_cap=100),
     # Unsolvable runs loop until the cap (censored at 20) and 30% of runs are cancelled at a random call.
-    "censored": SyntheticType(median_calls=4, spread=0.35, solvable=0.8, failure_hazard=0.02, record_cap=20,
-                              cancel_share=0.3),
+    "censored": SyntheticType(
+        median_calls=4, spread=0.35, solvable=0.8, failure_hazard=0.02, record_cap=20, cancel_share=0.3
+    ),
 }
 
 
@@ -88,8 +89,9 @@ def test_where_the_cost_curve_is_flat_a_miss_costs_almost_nothing() -> None:
     config = make_config(failure_cost=D, price_per_1k_tokens=PRICE, bootstrap=20)
     regrets = []
     for seed in range(200):
-        r, _ = calibrate_task_type(sample_runs(spec, RUNS, np.random.default_rng(seed)), config,
-                                   np.random.default_rng(seed))
+        r, _ = calibrate_task_type(
+            sample_runs(spec, RUNS, np.random.default_rng(seed)), config, np.random.default_rng(seed)
+        )
         regrets.append(cost[r.recommended_max_iterations - 1] - cost[truth.optimum - 1])
     assert min(regrets) >= 0.0
     assert np.quantile(regrets, 0.95) <= 0.01 * D

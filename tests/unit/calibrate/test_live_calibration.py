@@ -33,10 +33,20 @@ TASKS = {
     "repeats": 3,
     "cap": 20,
     "tasks": [
-        {"id": "held", "task_type": "lookup", "task": "What about order 34567?", "scenario": "convergent",
-         "expect": "held"},
-        {"id": "stock", "task_type": "lookup", "task": "Stock of SKU-991?", "scenario": "failing_tools",
-         "expect_regex": r"\d+ units"},
+        {
+            "id": "held",
+            "task_type": "lookup",
+            "task": "What about order 34567?",
+            "scenario": "convergent",
+            "expect": "held",
+        },
+        {
+            "id": "stock",
+            "task_type": "lookup",
+            "task": "Stock of SKU-991?",
+            "scenario": "failing_tools",
+            "expect_regex": r"\d+ units",
+        },
         {"id": "cause", "task_type": "search", "task": "Why the delay?", "scenario": "divergent"},
         {"id": "export", "task_type": "search", "task": "Export done?", "scenario": "polling"},
     ],
@@ -48,15 +58,33 @@ def fake_record(run: PlannedRun) -> RunRecord:
     sc = run.task.scenario
     n = run.cap + 1 if sc == "divergent" else 3 + run.seed % 4
     answered = sc != "divergent"
-    events = [IterationEvent(run_id=run.run_id, index=k, total_tokens=200 + 50 * k, task_type=run.task.task_type,
-                             tool_calls=() if (answered and k == n) else (ToolCall(name="t", arguments=str(k)),))
-              for k in range(1, n + 1)]
-    answer = {"convergent": "Order 34567 is held at Newark", "failing_tools": "I could not read the inventory",
-              "polling": "The export is DONE"}.get(sc)
-    end = RunEnd(run_id=run.run_id, outcome=Outcome.SUCCEEDED if answered else Outcome.EXPIRED, answer=answer,
-                 iterations=n, censored=not answered)
-    return RunRecord(start=RunStart(run_id=run.run_id, task_type=run.task.task_type, task=run.task.task,
-                                    agent_style=run.task.style), events=events, end=end)
+    events = [
+        IterationEvent(
+            run_id=run.run_id,
+            index=k,
+            total_tokens=200 + 50 * k,
+            task_type=run.task.task_type,
+            tool_calls=() if (answered and k == n) else (ToolCall(name="t", arguments=str(k)),),
+        )
+        for k in range(1, n + 1)
+    ]
+    answer = {
+        "convergent": "Order 34567 is held at Newark",
+        "failing_tools": "I could not read the inventory",
+        "polling": "The export is DONE",
+    }.get(sc)
+    end = RunEnd(
+        run_id=run.run_id,
+        outcome=Outcome.SUCCEEDED if answered else Outcome.EXPIRED,
+        answer=answer,
+        iterations=n,
+        censored=not answered,
+    )
+    return RunRecord(
+        start=RunStart(run_id=run.run_id, task_type=run.task.task_type, task=run.task.task, agent_style=run.task.style),
+        events=events,
+        end=end,
+    )
 
 
 class Spy:
@@ -117,12 +145,15 @@ def test_scenario_path_is_resolved_against_the_task_file(tmp_path: Path):
         ({"tasks": [{"id": "a", "task_type": "x", "scenario": "convergent"}]}, "task 1 ('a'): task is required"),
         ({"tasks": [{"id": "a#1", "task_type": "x", "task": "q", "scenario": "convergent"}]}, "no '#'"),
         ({"tasks": [{"id": "a", "task_type": "x", "task": "q", "scenario": "nope"}]}, "unknown scenario 'nope'"),
-        ({"tasks": [{"id": "a", "task_type": "x", "task": "q", "scenario": "convergent", "style": "crew"}]},
-         "style"),
-        ({"tasks": [{"id": "a", "task_type": "x", "task": "q", "scenario": "convergent", "expect_regex": "(("}]},
-         "not a valid regular expression"),
-        ({"tasks": [{"id": "a", "task_type": "x", "task": "q", "scenario": "convergent", "verifier": "x"}]},
-         "verifier is not a task-set key"),
+        ({"tasks": [{"id": "a", "task_type": "x", "task": "q", "scenario": "convergent", "style": "crew"}]}, "style"),
+        (
+            {"tasks": [{"id": "a", "task_type": "x", "task": "q", "scenario": "convergent", "expect_regex": "(("}]},
+            "not a valid regular expression",
+        ),
+        (
+            {"tasks": [{"id": "a", "task_type": "x", "task": "q", "scenario": "convergent", "verifier": "x"}]},
+            "verifier is not a task-set key",
+        ),
         ({"repeats": 0}, "repeats"),
         ({"tasks": TASKS["tasks"] + [TASKS["tasks"][0]]}, "repeated: held"),
     ],

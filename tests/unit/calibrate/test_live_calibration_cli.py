@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_live_calibration import TASKS, Spy
 
 import pyguard.calibrate.live as live
 from pyguard.cli import main
-
-from test_live_calibration import TASKS, Spy
 
 
 @pytest.fixture
@@ -47,9 +46,16 @@ def test_live_then_resume_then_recalibrate_the_traces(spy: Spy, tasks: Path, tmp
     second = _cli(*common)
     assert second.exit_code == 0, second.output
     data = json.loads(second.stdout)
-    assert data["live"] | {"tasks": None} == {"tasks": None, "traces": str(out / "traces"), "planned": 12,
-                                              "already_done": 5, "ran": 7, "remaining": 0, "complete": True,
-                                              "ignored": 0}
+    assert data["live"] | {"tasks": None} == {
+        "tasks": None,
+        "traces": str(out / "traces"),
+        "planned": 12,
+        "already_done": 5,
+        "ran": 7,
+        "remaining": 0,
+        "complete": True,
+        "ignored": 0,
+    }
     assert {t["task_type"]: t["runs"] for t in data["task_types"]} == {"lookup": 6, "search": 6}
     assert len(spy.calls) == len(set(spy.calls)) == 12
     assert (out / "report.md").is_file() and (out / "CalibratedLimits.java").is_file()
@@ -60,8 +66,22 @@ def test_live_then_resume_then_recalibrate_the_traces(spy: Spy, tasks: Path, tmp
 
 
 def test_live_table_and_repeats_override(spy: Spy, tasks: Path, tmp_path: Path):
-    result = _cli("--live", str(tasks), "--repeats", "2", "--threads", "1", "--cap", "9", "--traces",
-                  str(tmp_path / "tr"), "--failure-cost", "5000", "--bootstrap", "50")
+    result = _cli(
+        "--live",
+        str(tasks),
+        "--repeats",
+        "2",
+        "--threads",
+        "1",
+        "--cap",
+        "9",
+        "--traces",
+        str(tmp_path / "tr"),
+        "--failure-cost",
+        "5000",
+        "--bootstrap",
+        "50",
+    )
     assert result.exit_code == 0, result.output
     assert "lookup" in result.stdout and "search" in result.stdout
     assert len(spy.calls) == 8 and len(list((tmp_path / "tr").glob("*.jsonl"))) == 8
@@ -90,8 +110,9 @@ def test_bad_input_exits_2(spy: Spy, tasks: Path, tmp_path: Path, args: list[str
     assert spy.calls == []
 
 
-def test_a_failing_run_exits_1_and_keeps_the_finished_runs(monkeypatch: pytest.MonkeyPatch, tasks: Path,
-                                                             tmp_path: Path):
+def test_a_failing_run_exits_1_and_keeps_the_finished_runs(
+    monkeypatch: pytest.MonkeyPatch, tasks: Path, tmp_path: Path
+):
     spy = Spy(fail_on=3)
     monkeypatch.setattr(live, "jvm_runner", spy)
     monkeypatch.setattr(live, "_preflight", lambda plan: None)

@@ -55,8 +55,10 @@ def test_a_prompt_change_that_doubles_the_stall_rate_is_caught(make_runs):
 
 def test_doubling_is_caught_in_most_samples_of_a_few_hundred_runs(make_summary):
     rng = np.random.default_rng(2024)
-    caught = [not evaluate(make_summary(rng, 300, stalled=0.2), GateConfig(alpha=ALPHA),
-                           make_summary(rng, 300)).passed for _ in range(150)]
+    caught = [
+        not evaluate(make_summary(rng, 300, stalled=0.2), GateConfig(alpha=ALPHA), make_summary(rng, 300)).passed
+        for _ in range(150)
+    ]
     assert np.mean(caught) >= 0.8
 
 
@@ -66,8 +68,13 @@ def test_a_second_sample_of_the_same_behaviour_passes(make_runs):
     baseline = _summary(make_runs(300, seed=20))
     report = check_runs(make_runs(300, seed=22), GateConfig(alpha=ALPHA), baseline)
     assert report.passed, [c.message for c in report.failures]
-    assert {c.name for c in report.checks} >= {"baseline.stalled_rate", "baseline.expired_rate",
-                                               "baseline.success_rate", "baseline.iterations", "baseline.tokens"}
+    assert {c.name for c in report.checks} >= {
+        "baseline.stalled_rate",
+        "baseline.expired_rate",
+        "baseline.success_rate",
+        "baseline.iterations",
+        "baseline.tokens",
+    }
 
 
 def test_false_alarm_rate_is_near_alpha_over_many_seeds(make_summary):
@@ -92,9 +99,16 @@ def test_improvements_never_fail(make_runs):
 
 def test_more_iterations_and_tokens_are_caught(make_runs):
     baseline = _summary(make_runs(300, seed=40))
-    longer = [r.model_copy(update={"end": r.end.model_copy(update={"iterations": r.end.iterations + 2,
-                                                                    "total_tokens": r.end.total_tokens + 800})})
-              for r in make_runs(300, seed=41)]
+    longer = [
+        r.model_copy(
+            update={
+                "end": r.end.model_copy(
+                    update={"iterations": r.end.iterations + 2, "total_tokens": r.end.total_tokens + 800}
+                )
+            }
+        )
+        for r in make_runs(300, seed=41)
+    ]
     report = check_runs(longer, GateConfig(), baseline)
     failed = {c.name for c in report.failures}
     assert failed == {"baseline.iterations", "baseline.tokens"}
@@ -121,8 +135,10 @@ def test_outcomes_absent_from_both_samples_are_untested_and_outside_the_family(m
     assert smallest.p_adjusted == pytest.approx(min(1.0, len(tested) * smallest.p_value))
 
 
-@pytest.mark.parametrize("bad", [dict(max_stall_rate=1.5), dict(max_expired_rate=-0.1), dict(alpha=0.0),
-                                 dict(max_p95_iterations=0), dict(bogus=1)])
+@pytest.mark.parametrize(
+    "bad",
+    [dict(max_stall_rate=1.5), dict(max_expired_rate=-0.1), dict(alpha=0.0), dict(max_p95_iterations=0), dict(bogus=1)],
+)
 def test_gate_config_refuses_bad_values(bad):
     with pytest.raises(ValueError):
         GateConfig(**bad)

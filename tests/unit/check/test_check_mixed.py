@@ -40,8 +40,11 @@ def test_success_comes_from_resolved_and_reward_labels_too() -> None:
     replayed = {r.id: r for r in replay_runs(records).runs}
     for task_type, label in (("retail_purchase", "reward"), ("web_research", "reward"), ("code_fix", "resolved")):
         group = report.summary.groups[task_type]
-        expected = sum(1 for r in records if r.task_type == task_type and r.end.success_label
-                       and replayed[r.run_id].stop_at is None)
+        expected = sum(
+            1
+            for r in records
+            if r.task_type == task_type and r.end.success_label and replayed[r.run_id].stop_at is None
+        )
         assert expected > 0, (task_type, label)
         assert group.count("succeeded") == expected, task_type  # type: ignore[arg-type]
     # runs that end in their final tool call (purchase) with reward 1.0 are successes, not cut-off runs
@@ -125,7 +128,8 @@ def test_junit_xml_of_a_report_parses_for_every_character() -> None:
     for r in records:
         if r.task_type == "refund_escalation":
             r.start = r.start.model_copy(update={"task_type": "refund\x00\x0b\ud800"})
-    report = check_runs(records, GateConfig(max_stall_rate=0.0), fmt="openai",
-                        make_replayer=lambda: policy_replayer(None))
+    report = check_runs(
+        records, GateConfig(max_stall_rate=0.0), fmt="openai", make_replayer=lambda: policy_replayer(None)
+    )
     root = ET.fromstring(junit_xml(report).split("\n", 1)[1])
     assert any("refund\\x00\\x0b\\ud800" in (c.get("classname") or "") for c in root.iter("testcase"))

@@ -12,11 +12,25 @@ from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart,
 
 def _recording(rid, k, label=True, censored=False, task_type="lookup"):
     calls = (ToolCall(name="lookup", arguments="{}"),)
-    events = [IterationEvent(run_id=rid, index=i + 1, input_tokens=100, output_tokens=10,
-                             tool_calls=calls if (i < k - 1 or censored) else ()) for i in range(k)]
+    events = [
+        IterationEvent(
+            run_id=rid,
+            index=i + 1,
+            input_tokens=100,
+            output_tokens=10,
+            tool_calls=calls if (i < k - 1 or censored) else (),
+        )
+        for i in range(k)
+    ]
     outcome = Outcome.EXPIRED if censored else (Outcome.SUCCEEDED if label is not False else Outcome.FAILED)
-    end = RunEnd(run_id=rid, outcome=outcome, iterations=k, success_label=label, censored=censored,
-                 evidence={"imported_from": "openai"})
+    end = RunEnd(
+        run_id=rid,
+        outcome=outcome,
+        iterations=k,
+        success_label=label,
+        censored=censored,
+        evidence={"imported_from": "openai"},
+    )
     return RunRecord(start=RunStart(run_id=rid, task_type=task_type), events=events, end=end)
 
 
@@ -38,8 +52,12 @@ def stop_after(limit, outcome=Outcome.STALLED):
 def test_footer_facts(make_runs):
     run = make_runs(1, seed=0)[0]
     f = facts_from_footer(run)
-    assert (f.outcome, f.iterations, f.tokens, f.replayed) == (run.end.outcome, run.end.iterations,
-                                                               run.end.total_tokens, False)
+    assert (f.outcome, f.iterations, f.tokens, f.replayed) == (
+        run.end.outcome,
+        run.end.iterations,
+        run.end.total_tokens,
+        False,
+    )
 
 
 def test_tokens_fall_back_to_the_events(make_runs):
@@ -48,8 +66,11 @@ def test_tokens_fall_back_to_the_events(make_runs):
     assert run_tokens(run) == sum(e.total_tokens for e in run.events)
     rec = _recording("r", 4)
     assert run_tokens(rec) == 440 and run_tokens(rec, 2) == 220
-    bare = RunRecord(start=RunStart(run_id="x"), events=[IterationEvent(run_id="x", index=1)],
-                     end=RunEnd(run_id="x", outcome=Outcome.SUCCEEDED, iterations=1))
+    bare = RunRecord(
+        start=RunStart(run_id="x"),
+        events=[IterationEvent(run_id="x", index=1)],
+        end=RunEnd(run_id="x", outcome=Outcome.SUCCEEDED, iterations=1),
+    )
     assert run_tokens(bare) is None
 
 
@@ -80,8 +101,12 @@ def test_which_runs_need_a_replay(make_runs):
 
 
 def test_recordings_get_their_outcome_from_the_replay():
-    runs = [_recording("short", 3), _recording("long", 9), _recording("bad", 2, label=False),
-            _recording("cut", 5, label=None, censored=True)]
+    runs = [
+        _recording("short", 3),
+        _recording("long", 9),
+        _recording("bad", 2, label=False),
+        _recording("cut", 5, label=None, censored=True),
+    ]
     facts = replay_outcomes(runs, stop_after(6))
     by = {f.run_id: f for f in facts}
     assert by["short"].outcome is Outcome.SUCCEEDED and by["short"].iterations == 3
@@ -127,7 +152,7 @@ def test_the_real_replay_agrees_with_replay_runs():
     runs = load_runs(RECORDINGS / "openai_runs.jsonl")
     facts = resolve_runs(runs, None, lambda: policy_replayer(None))
     assert all(f.replayed for f in facts)
-    for run, f, r in zip(runs, facts, replay_runs(runs).runs):
+    for run, f, r in zip(runs, facts, replay_runs(runs).runs, strict=False):
         if r.stop_at is not None:
             assert (f.outcome, f.iterations) == (r.outcome, r.stop_at)
         else:
@@ -142,7 +167,8 @@ def test_a_stop_in_the_replay_becomes_the_runs_outcome(monkeypatch):
 
     def fake_replay_runs(runs, config=None):
         run = pyguard.replay.replay_run(runs[0], config).model_copy(
-            update={"stop_at": 4, "outcome": Outcome.STALLED, "tokens": 990, "tokens_saved": 550})
+            update={"stop_at": 4, "outcome": Outcome.STALLED, "tokens": 990, "tokens_saved": 550}
+        )
         return pyguard.replay.ReplayReport(runs=[run], summary=pyguard.replay.summarise([run]))
 
     monkeypatch.setattr(pyguard.replay, "replay_runs", fake_replay_runs)

@@ -25,7 +25,7 @@ def test_junit_has_one_testcase_per_check_and_a_failure_per_failed_check(failing
     assert int(suite.get("tests")) == len(cases) and int(suite.get("failures")) == len(failing_report.failures)
     failed = [c for c in cases if c.find("failure") is not None]
     assert len(failed) == len(failing_report.failures)
-    for case, check in zip(cases, failing_report.checks):
+    for case, check in zip(cases, failing_report.checks, strict=False):
         assert case.get("name") == check.name and case.get("classname") == f"pyguard.check.{check.task_type}"
         if not check.passed:
             assert case.find("failure").get("message") == check.message

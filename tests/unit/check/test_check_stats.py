@@ -66,7 +66,7 @@ def test_holm_on_a_worked_example():
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=30))
 def test_holm_adjusted_values_are_valid_and_keep_the_order(ps):
     adj = holm_adjust(ps)
-    assert all(a >= p - 1e-12 and a <= 1.0 for a, p in zip(adj, ps))
+    assert all(a >= p - 1e-12 and a <= 1.0 for a, p in zip(adj, ps, strict=False))
     order = np.argsort(ps, kind="stable")
     sorted_adj = np.asarray(adj)[order]
     assert np.all(np.diff(sorted_adj) >= -1e-12)

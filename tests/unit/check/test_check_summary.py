@@ -79,8 +79,11 @@ def test_baseline_round_trips(tmp_path):
         ('{"groups": {}}', "is not a pyguard check baseline"),
         ('{"format": "pyguard-check-baseline", "version": 1, "groups": {}}', "all runs"),
         ('{"format": "pyguard-check-baseline", "version": 9, "groups": {}}', "version"),
-        ('{"format": "pyguard-check-baseline", "version": 1, "groups": {"*": {"n": 3, "outcomes": {}, '
-         '"iterations": {}}}}', "groups.\\*"),
+        (
+            '{"format": "pyguard-check-baseline", "version": 1, "groups": {"*": {"n": 3, "outcomes": {}, '
+            '"iterations": {}}}}',
+            "groups.\\*",
+        ),
     ],
 )
 def test_malformed_baselines_name_the_file_and_the_fault(tmp_path, text, message):

@@ -36,7 +36,9 @@ class Script:
             cid = f"c{self.index}_{k}"
             tcs.append(ToolCall(id=cid, name=name, arguments=args if isinstance(args, str) else json.dumps(args)))
             obs.append(Observation(tool_call_id=cid, tool_name=name, text=result, is_error=error))
-        ev = IterationEvent(run_id=self.run_id, index=self.index, tool_calls=tuple(tcs), observations=self._obs, **usage)
+        ev = IterationEvent(
+            run_id=self.run_id, index=self.index, tool_calls=tuple(tcs), observations=self._obs, **usage
+        )
         self._obs = tuple(obs)
         return ev
 

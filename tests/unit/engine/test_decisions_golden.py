@@ -27,8 +27,8 @@ import json
 import random
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -42,8 +42,30 @@ from pyguard.synthetic import LabelledRun, labelled_set, logistics_incident
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "decisions_golden.json"
 
-_WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo",
-          "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor"]
+_WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+]
 
 
 def _digest(*parts: str | None) -> str:
@@ -126,8 +148,15 @@ def record(config: PolicyConfig, run: LabelledRun) -> dict:
         d = session.observe(ev)
         budgets.append(d.budget)
         if d.action is not Action.CONTINUE or d.rule is not None or d.outcome is not None:
-            marked.append([d.iteration, d.action.value, d.rule, d.outcome.value if d.outcome else None,
-                           _digest(d.reason, d.reflection)])
+            marked.append(
+                [
+                    d.iteration,
+                    d.action.value,
+                    d.rule,
+                    d.outcome.value if d.outcome else None,
+                    _digest(d.reason, d.reflection),
+                ]
+            )
         if d.stops:
             break
     end = session.finish()
@@ -164,15 +193,49 @@ def test_decisions_match_the_golden_fixture(golden, case):
 
 # ---- the fast paths agree with their readable specifications -------------------------------------------------
 
-_PIECES = ["0", "1", "7", "a", "f", "g", "z", "t", " ", "-", ":", ".", ",", "+", "ms", "s", "\u00b5s", "sec", "\u0663",
-           "\n", "\t", "\x1c", "\xa0", "\u2405", "K", "\u212a", "2024-05-01t12:00:03z", "12:00:01",
-           "123e4567-e89b-12d3-a456-426614174000", "abcdefab-abcd-abcd-abcd-abcdefabcdef", "deadbeefcafe1",
-           "1712345678", "1712345678123", " 0.53s"]
+_PIECES = [
+    "0",
+    "1",
+    "7",
+    "a",
+    "f",
+    "g",
+    "z",
+    "t",
+    " ",
+    "-",
+    ":",
+    ".",
+    ",",
+    "+",
+    "ms",
+    "s",
+    "\u00b5s",
+    "sec",
+    "\u0663",
+    "\n",
+    "\t",
+    "\x1c",
+    "\xa0",
+    "\u2405",
+    "K",
+    "\u212a",
+    "2024-05-01t12:00:03z",
+    "12:00:01",
+    "123e4567-e89b-12d3-a456-426614174000",
+    "abcdefab-abcd-abcd-abcd-abcdefabcdef",
+    "deadbeefcafe1",
+    "1712345678",
+    "1712345678123",
+    " 0.53s",
+]
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join),
-       st.lists(st.sampled_from(["12345", "so-12345", "abc", " x  y ", "0.53s", "ab"]), max_size=3))
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=24).map("".join),
+    st.lists(st.sampled_from(["12345", "so-12345", "abc", " x  y ", "0.53s", "ab"]), max_size=3),
+)
 def test_volatile_masking_and_preparation_match_the_reference(text, echo):
     low = text.lower()
     assert mask_volatile(low) == _VOLATILE_REFERENCE.sub("\u2400", low)
@@ -184,13 +247,14 @@ def test_volatile_masking_and_preparation_match_the_reference(text, echo):
         norm = re.sub(r"[\W_]+", "", value)
         m = re.fullmatch(r"[a-z]{0,4}(\d{3,})", norm)
         if m:  # an id: the prefix and the leading zeros dropped, three digits kept
-            norm = m.group(1)[min(len(m.group(1)) - len(m.group(1).lstrip("0")), len(m.group(1)) - 3):]
+            norm = m.group(1)[min(len(m.group(1)) - len(m.group(1).lstrip("0")), len(m.group(1)) - 3) :]
         if 3 <= len(norm) <= 64:
             reference = re.sub(r"[\W_]?".join(map(re.escape, norm)), "\u2405", reference)
     if values:
         reference = re.sub(r"\s*\u2405\s*", "\u2405", reference)
     masked = _VOLATILE_FIELD.sub(
-        lambda m: m.group(1) + m.group(2) + ('"\u2400"' if m.group(3).startswith('"') else "\u2400"), reference)
+        lambda m: m.group(1) + m.group(2) + ('"\u2400"' if m.group(3).startswith('"') else "\u2400"), reference
+    )
     assert prepare_text.__wrapped__(text, tuple(echo), True) == _VOLATILE_REFERENCE.sub("\u2400", masked)
     assert prepare_text.__wrapped__(text, tuple(echo), False) == reference
 

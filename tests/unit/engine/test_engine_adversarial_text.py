@@ -33,8 +33,18 @@ ADVERSARIAL = {
 _REFERENCE = re.compile(r"[\w\u2400\u2405-]*\d[\w\u2400\u2405-]*")
 
 
-@pytest.mark.parametrize("text", ["", "error 404 at node-17 (retry 3)", "a-b c_d 12x y", "timeout ␀ after ␅ 30s",
-                                  "-" * 300, "x" * 250 + " 1", "1" * 250 + " word"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "error 404 at node-17 (retry 3)",
+        "a-b c_d 12x y",
+        "timeout ␀ after ␅ 30s",
+        "-" * 300,
+        "x" * 250 + " 1",
+        "1" * 250 + " word",
+    ],
+)
 def test_error_kind_equals_the_masking_it_replaces(text):
     from pyguard.engine.fingerprint import short_digest
 

@@ -20,8 +20,14 @@ from pyguard.events import IterationEvent, ToolCall
 
 
 def ev(i, calls=(), model="m", inp=100, out=10):
-    return IterationEvent(run_id="r", index=i, model=model, input_tokens=inp, output_tokens=out,
-                          tool_calls=tuple(ToolCall(name=n, arguments=a) for n, a in calls))
+    return IterationEvent(
+        run_id="r",
+        index=i,
+        model=model,
+        input_tokens=inp,
+        output_tokens=out,
+        tool_calls=tuple(ToolCall(name=n, arguments=a) for n, a in calls),
+    )
 
 
 def test_tracker_counts_everything():

@@ -61,7 +61,7 @@ def test_pyproject_table(tmp_path):
     path = tmp_path / "pyproject.toml"
     path.write_text(
         '[project]\nname = "x"\n\n[tool.pyguard]\nbase_budget = 4\n\n[tool.pyguard.check]\nmin_success = 0.9\n'
-        '\n[tool.pyguard.task_types.lookup]\nhard_cap = 9\n'
+        "\n[tool.pyguard.task_types.lookup]\nhard_cap = 9\n"
     )
     cfg = PolicyConfig.from_toml(path)
     assert cfg.base_budget == 4 and cfg.budget_for("lookup").hard_cap == 9
@@ -69,7 +69,7 @@ def test_pyproject_table(tmp_path):
 
 def test_pyproject_policy_subtable(tmp_path):
     path = tmp_path / "pyproject.toml"
-    path.write_text('[tool.pyguard.policy]\nhard_cap = 12\n')
+    path.write_text("[tool.pyguard.policy]\nhard_cap = 12\n")
     assert PolicyConfig.from_toml(path).hard_cap == 12
 
 

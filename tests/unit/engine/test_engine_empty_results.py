@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from engine_support import Script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,8 +13,6 @@ from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint
 from pyguard.engine.novelty import prepare_text
 from pyguard.engine.stall import ActionResult, StallDetector, Step, is_empty_result
-
-from engine_support import Script
 
 
 def empty(text: str, echo: tuple[str, ...] = ()) -> bool:
@@ -115,7 +114,9 @@ def test_a_run_finding_nothing_is_low_gain_from_its_first_empty_result():
     assert s.gains[1:4] == [0.0, 0.0, 0.0]  # iteration 2 brings the first empty result: no gain
     assert rules(ds)[0] == (4, "low_gain_streak", "reflect")
     # before the rule, the first empty result counted as new: the reflection came one call later
-    s_old, ds_old = run(_stall_steps(5), PolicyConfig(stall=StallConfig(low_gain_streak=3, empty_results_no_gain=False)))
+    s_old, ds_old = run(
+        _stall_steps(5), PolicyConfig(stall=StallConfig(low_gain_streak=3, empty_results_no_gain=False))
+    )
     assert s_old.gains[1] == pytest.approx(1.0)
     assert rules(ds_old)[0] == (5, "low_gain_streak", "reflect")
 
@@ -128,11 +129,21 @@ def test_every_empty_shape_of_the_benchmark(result):
 
 def test_one_empty_result_among_productive_ones_is_not_a_stall():
     sc = Script()
-    steps = [sc.step(("get_order", {"id": f"O-{k}"}, f"order {k}: {'shipped' if k % 2 else 'held'} to city {k * 37}, "
-                      f"owner team-{k * 11}, amount {k * 1013}")) for k in range(3)]
+    steps = [
+        sc.step(
+            (
+                "get_order",
+                {"id": f"O-{k}"},
+                f"order {k}: {'shipped' if k % 2 else 'held'} to city {k * 37}, owner team-{k * 11}, amount {k * 1013}",
+            )
+        )
+        for k in range(3)
+    ]
     steps.append(sc.step(("get_order", {"id": "O-99"}, "[]")))
-    steps += [sc.step(("get_customer", {"id": f"C-{k}"}, f"customer {k}: tier {k * 7}, region r{k * 13}, since {1990 + k}"))
-              for k in range(4)]
+    steps += [
+        sc.step(("get_customer", {"id": f"C-{k}"}, f"customer {k}: tier {k * 7}, region r{k * 13}, since {1990 + k}"))
+        for k in range(4)
+    ]
     steps.append(sc.answer("done"))
     s, ds = run(steps)
     assert rules(ds) == []
@@ -142,7 +153,10 @@ def test_one_empty_result_among_productive_ones_is_not_a_stall():
 def test_a_poll_whose_result_becomes_empty_is_still_credited_as_changed():
     d = StallDetector(StallConfig())
     fp = fingerprint("check_queue", '{"q": "jobs"}')
-    r = lambda it, key, is_empty: ActionResult(action=fp, novelty=0.8, result_key=key, requested_at=it - 1, empty=is_empty)
+
+    def r(it, key, is_empty):
+        return ActionResult(action=fp, novelty=0.8, result_key=key, requested_at=it - 1, empty=is_empty)
+
     d.observe(Step(1, actions=(fp,)))
     assert d.observe(Step(2, results=(r(2, "a", False),), actions=(fp,))).gain == pytest.approx(0.8)
     rep = d.observe(Step(3, results=(r(3, "b", True),), actions=(fp,)))

@@ -1,14 +1,13 @@
 """The labelled synthetic set with its expected decisions under the default policy."""
 
 import pytest
+from engine_support import run_until_stop
 
 from pyguard.decisions import Action
 from pyguard.engine.actions import classify_action
+from pyguard.errors import InputError
 from pyguard.events import Outcome
 from pyguard.synthetic import KINDS, LEGITIMATE_KINDS, LOOP_KINDS, generate, labelled_set, logistics_incident
-from pyguard.errors import InputError
-
-from engine_support import run_until_stop
 
 SEEDS = range(6)
 MAX_DELAY = {"exact_repeat": 1, "normalised_repeat": 1, "cycle": 1, "oscillating": 1, "error_storm": 2, "divergent": 3}

@@ -29,7 +29,10 @@ def test_partly_new_is_in_between():
 def test_volatile_tokens_are_masked():
     e = ShingleNovelty()
     e.observe("status in transit checked 2024-05-01T12:00:03Z req 123e4567-e89b-12d3-a456-426614174000 took 0.53s")
-    assert e.observe("status in transit checked 2024-05-01T12:09:59Z req 00000000-e89b-12d3-a456-426614174999 took 1.7s") == 0.0
+    assert (
+        e.observe("status in transit checked 2024-05-01T12:09:59Z req 00000000-e89b-12d3-a456-426614174999 took 1.7s")
+        == 0.0
+    )
 
 
 def test_mask_keeps_informative_numbers():

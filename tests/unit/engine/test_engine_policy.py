@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from engine_support import FakeClock, Script, run_until_stop
 
 from pyguard.decisions import Action
 from pyguard.engine import CapsConfig, Policy, PolicyConfig, TaskTypeConfig
@@ -9,11 +10,15 @@ from pyguard.errors import BudgetError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.synthetic import generate, logistics_incident
 
-from engine_support import FakeClock, Script, run_until_stop
-
 
 def productive(sc: Script, k: int):
-    return sc.step(("read_page", {"url": f"https://x/{k}"}, f"page {k}: " + " ".join(f"fact{k}_{j} value{j * k}" for j in range(30))))
+    return sc.step(
+        (
+            "read_page",
+            {"url": f"https://x/{k}"},
+            f"page {k}: " + " ".join(f"fact{k}_{j} value{j * k}" for j in range(30)),
+        )
+    )
 
 
 def test_a_converging_run_of_20_productive_calls_is_not_cut():
@@ -71,14 +76,19 @@ def test_logistics_incident_reflects_then_stops_within_a_handful():
 def test_so_prefix_variant_after_reflection_also_stops():
     sc = Script()
     s = Policy().new_run("r1")
-    res = lambda v: json.dumps({"order": v, "status": "IN_TRANSIT"})
+
+    def res(v):
+        return json.dumps({"order": v, "status": "IN_TRANSIT"})
+
     ds = [s.observe(sc.step(("gss", {"orderId": v}, res(v)))) for v in ["12345", "12345", "12345", "SO-12345"]]
     assert [d.action.value for d in ds] == ["continue", "continue", "reflect", "stop"]
 
 
 def test_second_stall_after_reflection_stops_with_stalled_or_escalated():
-    for outcome, cfg in [(Outcome.STALLED, PolicyConfig(stop_on_fruitless_retry=False)),
-                         (Outcome.ESCALATED, PolicyConfig(stop_on_fruitless_retry=False, stall_outcome="escalated"))]:
+    for outcome, cfg in [
+        (Outcome.STALLED, PolicyConfig(stop_on_fruitless_retry=False)),
+        (Outcome.ESCALATED, PolicyConfig(stop_on_fruitless_retry=False, stall_outcome="escalated")),
+    ]:
         sc = Script()
         s = Policy(cfg).new_run("r1")
         ds = [s.observe(sc.step(("gss", {"id": 1}, "same"))) for _ in range(5)]

@@ -2,14 +2,13 @@
 
 import json
 
+from engine_support import FakeClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pyguard.decisions import Action
 from pyguard.engine import CapsConfig, Policy, PolicyConfig
 from pyguard.events import IterationEvent, Observation, Outcome, ToolCall
-
-from engine_support import FakeClock
 
 TOOLS = ["get_status", "search", "list_page"]
 ARGS = ['{"id": "12345"}', '{"id": "SO-12345"}', '{"page": 1}', '{"page": 2}', '{"q": "x"}', "{}", "not json"]
@@ -33,7 +32,11 @@ def events(steps, run_id="r"):
         tcs = tuple(ToolCall(id=f"c{i}_{k}", name=n, arguments=a) for k, (n, a) in enumerate(calls))
         if i < len(steps) and not tcs:
             tcs = (ToolCall(id=f"c{i}_0", name="search", arguments="{}"),)
-        out.append(IterationEvent(run_id=run_id, index=i, tool_calls=tcs, observations=obs, input_tokens=tokens, output_tokens=10))
+        out.append(
+            IterationEvent(
+                run_id=run_id, index=i, tool_calls=tcs, observations=obs, input_tokens=tokens, output_tokens=10
+            )
+        )
     return out
 
 
@@ -59,7 +62,7 @@ def play(config, steps):
     clock = FakeClock(0.0)  # elapsed time is then exactly the sum the oracle computes
     s = Policy(config, clock=clock).new_run("r")
     ds = []
-    for ev, (_, _, _, dt) in zip(events(steps), steps):
+    for ev, (_, _, _, dt) in zip(events(steps), steps, strict=False):
         clock.advance(dt)
         ds.append(s.observe(ev))
         assert s.budget <= s.settings.hard_cap
@@ -76,7 +79,7 @@ def first_cap_reached(config, steps):
     counts: dict[str, int] = {}
     from pyguard.engine.fingerprint import fingerprint
 
-    for i, (ev, (_, _, _, dt)) in enumerate(zip(events(steps), steps), 1):
+    for i, (ev, (_, _, _, dt)) in enumerate(zip(events(steps), steps, strict=False), 1):
         elapsed += dt
         calls += len(ev.tool_calls)
         tokens += (ev.input_tokens or 0) + (ev.output_tokens or 0)

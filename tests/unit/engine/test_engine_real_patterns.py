@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import random
 
+from engine_support import Script
+
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.events import IterationEvent, Observation, opens_turn
-
-from engine_support import Script
 
 
 def _run(events, config=None):
@@ -27,8 +27,19 @@ def _run(events, config=None):
 
 def _record(k: int) -> str:
     rng = random.Random(k)
-    return json.dumps({"customer": f"C-{k:04d}", "orders": [{"id": rng.randint(10**5, 10**6), "item": rng.choice(
-        ["lamp", "desk", "chair", "shelf", "rug", "sofa"]), "total": round(rng.uniform(5, 500), 2)} for _ in range(3)]})
+    return json.dumps(
+        {
+            "customer": f"C-{k:04d}",
+            "orders": [
+                {
+                    "id": rng.randint(10**5, 10**6),
+                    "item": rng.choice(["lamp", "desk", "chair", "shelf", "rug", "sofa"]),
+                    "total": round(rng.uniform(5, 500), 2),
+                }
+                for _ in range(3)
+            ],
+        }
+    )
 
 
 def test_a_user_message_after_an_answer_opens_a_new_turn():
@@ -37,8 +48,9 @@ def test_a_user_message_after_an_answer_opens_a_new_turn():
     again = IterationEvent(run_id="r", index=2, observations=(Observation(kind="user", text="and now?"),))
     assert opens_turn(first, again)
     assert not opens_turn(None, again)
-    not_final = first.model_copy(update={"tool_calls": (
-        __import__("pyguard.events", fromlist=["ToolCall"]).ToolCall(name="t"),)})
+    not_final = first.model_copy(
+        update={"tool_calls": (__import__("pyguard.events", fromlist=["ToolCall"]).ToolCall(name="t"),)}
+    )
     assert not opens_turn(not_final, again)
     assert not opens_turn(tool, IterationEvent(run_id="r", index=2))
 
@@ -79,7 +91,8 @@ def test_a_loop_inside_one_turn_is_still_caught():
     events = [sc.step(("get_order", {"id": "A"}, _record(1))), sc.answer("first answer")]
     sc.user("What about order B?")
     events += [sc.step(("get_order", {"id": "B"}, _record(2)))] + [
-        sc.step(("get_order", {"id": "B"}, _record(2))) for _ in range(6)]
+        sc.step(("get_order", {"id": "B"}, _record(2))) for _ in range(6)
+    ]
     _, ds = _run(events)
     assert ds[-1].stops and ds[-1].turn == 2
 
@@ -120,7 +133,16 @@ def test_an_error_echoing_its_argument_in_another_form_is_one_error():
     events = []
     for k in range(5):
         region = ["eu-west-1", "euwest1", "EU_WEST_1"][k % 3]
-        events.append(sc.step(("create_bucket", {"region": region}, f"Error: region eu-west-1 is not enabled for arn:aws:s3:eu-west-1:acct/logs"), error=True))
+        events.append(
+            sc.step(
+                (
+                    "create_bucket",
+                    {"region": region},
+                    "Error: region eu-west-1 is not enabled for arn:aws:s3:eu-west-1:acct/logs",
+                ),
+                error=True,
+            )
+        )
     s, ds = _run(events)
     assert s.gains[2:] == [0.0] * (len(s.gains) - 2)  # not 0.3 / 0 alternating: one error, however echoed
     assert ds[2].action is Action.REFLECT and ds[-1].stops and ds[-1].iteration == 4

@@ -3,14 +3,13 @@
 import json
 
 import pytest
+from engine_support import Script
 
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint
 from pyguard.engine.stall import ActionResult, StallDetector, Step
-
-from engine_support import Script
 
 
 def run(steps, config=None):
@@ -69,7 +68,9 @@ def test_error_storm_with_varying_error_texts():
 
 def test_errors_with_changing_inputs_are_not_a_storm():
     sc = Script()
-    steps = [sc.step(("charge", {"acct": f"A-{k}"}, f"Error: account A-{k} has no card {k}"), error=True) for k in range(5)]
+    steps = [
+        sc.step(("charge", {"acct": f"A-{k}"}, f"Error: account A-{k} has no card {k}"), error=True) for k in range(5)
+    ]
     _, ds = run(steps)
     assert all(r != "error_storm" for _, r in rules(ds))
 
@@ -90,12 +91,21 @@ def test_low_gain_streak_on_boilerplate():
     s, ds = run(steps)
     streak = StallConfig().low_gain_streak
     assert rules(ds)[0] == (2 + streak, "low_gain_streak")  # results from iteration 3 on are boilerplate
-    assert max(s.gains[2:2 + streak]) < 0.1
+    assert max(s.gains[2 : 2 + streak]) < 0.1
 
 
 def test_polling_with_changing_results_is_not_flagged():
     sc = Script()
-    steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"job": "J-7", "progress": 5 * k, "at": f"2024-01-01T10:00:{k:02d}Z"}))) for k in range(12)]
+    steps = [
+        sc.step(
+            (
+                "job_status",
+                {"job": "J-7"},
+                json.dumps({"job": "J-7", "progress": 5 * k, "at": f"2024-01-01T10:00:{k:02d}Z"}),
+            )
+        )
+        for k in range(12)
+    ]
     s, ds = run(steps)
     assert rules(ds) == []
     assert min(s.gains[2:]) >= 0.3  # changed results are credited
@@ -103,7 +113,10 @@ def test_polling_with_changing_results_is_not_flagged():
 
 def test_pagination_is_not_flagged():
     sc = Script()
-    steps = [sc.step(("list", {"page": k}, json.dumps({"items": [f"item-{k}-{j} widget {k * j}" for j in range(5)]}))) for k in range(12)]
+    steps = [
+        sc.step(("list", {"page": k}, json.dumps({"items": [f"item-{k}-{j} widget {k * j}" for j in range(5)]})))
+        for k in range(12)
+    ]
     _, ds = run(steps)
     assert rules(ds) == []
 
@@ -121,18 +134,28 @@ def test_rerun_after_change_is_not_flagged():
 
 def test_rerun_with_unchanged_output_after_a_new_edit_is_a_check_not_a_repeat():
     sc = Script()
-    steps = [sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")),
-             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "y"}, "ok")),
-             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "z"}, "ok"))]
+    steps = [
+        sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+        sc.step(("edit", {"p": "x"}, "ok")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+        sc.step(("edit", {"p": "y"}, "ok")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+        sc.step(("edit", {"p": "z"}, "ok")),
+    ]
     _, ds = run(steps)
     assert all(r not in ("repeat_no_gain", "cycle", "low_gain_streak") for _, r in rules(ds)), rules(ds)
 
 
 def test_rerun_after_the_same_edit_again_is_a_repeat():
     sc = Script()
-    steps = [sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")),
-             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "x"}, "ok")),
-             sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")), sc.step(("edit", {"p": "y"}, "ok"))]
+    steps = [
+        sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+        sc.step(("edit", {"p": "x"}, "ok")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+        sc.step(("edit", {"p": "x"}, "ok")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+        sc.step(("edit", {"p": "y"}, "ok")),
+    ]
     _, ds = run(steps)
     assert (5, "repeat_no_gain") in rules(ds) or (5, "cycle") in rules(ds), rules(ds)
 
@@ -167,8 +190,16 @@ def test_many_attempts_that_change_nothing_are_a_stall():
 def test_polling_whose_result_changes_only_in_timestamps_is_allowed_then_flagged():
     sc = Script()
     n = StallConfig().polling_allowance + 3
-    steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "PENDING", "checked_at": f"2026-11-30T10:22:{k:02d}Z"})))
-             for k in range(n)]
+    steps = [
+        sc.step(
+            (
+                "job_status",
+                {"job": "J-7"},
+                json.dumps({"status": "PENDING", "checked_at": f"2026-11-30T10:22:{k:02d}Z"}),
+            )
+        )
+        for k in range(n)
+    ]
     s, ds = run(steps)
     found = rules(ds)
     assert found and found[0] == (StallConfig().polling_allowance + 3, "polling_limit")  # poll 11, at iteration 13
@@ -185,7 +216,10 @@ def test_identical_repeats_are_not_polls():
 def test_detector_unit_rearm_and_fruitless():
     d = StallDetector(StallConfig(low_gain_streak=2))
     fp = fingerprint("t", '{"a": 1}')
-    r = lambda it: ActionResult(action=fp, novelty=0.0, result_key="k", requested_at=it - 1)
+
+    def r(it):
+        return ActionResult(action=fp, novelty=0.0, result_key="k", requested_at=it - 1)
+
     assert d.observe(Step(1, actions=(fp,))).flags == ()
     assert d.observe(Step(2, results=(r(2),), actions=(fp,))).gain == 0.0
     rep = d.observe(Step(3, results=(r(3),), actions=(fp,)))

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from engine_support import Script
 
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
@@ -10,8 +11,6 @@ from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint
 from pyguard.engine.stall import ActionResult, StallDetector, Step
 from pyguard.errors import ConfigError
-
-from engine_support import Script
 
 
 def rules(decisions):
@@ -21,8 +20,12 @@ def rules(decisions):
 def _boilerplate_steps(n: int):
     """A diverging agent: a new query every call, the same boilerplate back (not empty, so low gain by novelty)."""
     sc = Script()
-    return [sc.step(("search_kb", {"query": f"topic variant {k}"}, "Nothing matches that query. Related: 'Getting started'."))
-            for k in range(n)]
+    return [
+        sc.step(
+            ("search_kb", {"query": f"topic variant {k}"}, "Nothing matches that query. Related: 'Getting started'.")
+        )
+        for k in range(n)
+    ]
 
 
 def run(steps, config=None):
@@ -44,8 +47,13 @@ def test_default_is_the_same_as_before_a_reflection():
 
 def test_detector_uses_the_shorter_streak_once_rearmed():
     d = StallDetector(StallConfig(low_gain_streak=3, low_gain_streak_after_reflection=2))
-    fp = lambda k: fingerprint("search", json.dumps({"q": k}))
-    res = lambda k: ActionResult(action=fp(k), novelty=0.0, result_key=f"r{k}", requested_at=k - 1)
+
+    def fp(k):
+        return fingerprint("search", json.dumps({"q": k}))
+
+    def res(k):
+        return ActionResult(action=fp(k), novelty=0.0, result_key=f"r{k}", requested_at=k - 1)
+
     d.observe(Step(1, actions=(fp(1),)))
     flags = [d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).flags for i in range(2, 5)]
     assert [len(f) for f in flags] == [0, 0, 1]  # 3 low-gain iterations before a reflection
@@ -71,11 +79,16 @@ def test_a_stall_after_a_reflection_stops_after_the_grace_call_and_the_shorter_s
 
 def test_progress_after_a_reflection_resets_the_shorter_streak():
     sc = Script()
-    steps = [sc.step(("search_kb", {"query": f"q{k}"}, "Nothing matches that query. Related: 'Getting started'."))
-             for k in range(6)]
+    steps = [
+        sc.step(("search_kb", {"query": f"q{k}"}, "Nothing matches that query. Related: 'Getting started'."))
+        for k in range(6)
+    ]
     for k in range(6):  # the agent reacts: productive lookups, with a dull result between every two
-        text = "Nothing matches that query. Related: 'Getting started'." if k % 3 == 2 else (
-            f"record {k}: owner team-{k * 17}, region r{k * 29}, amount {k * 1013}, note {'abcdefgh'[k]}{k * 7}")
+        text = (
+            "Nothing matches that query. Related: 'Getting started'."
+            if k % 3 == 2
+            else (f"record {k}: owner team-{k * 17}, region r{k * 29}, amount {k * 1013}, note {'abcdefgh'[k]}{k * 7}")
+        )
         steps.append(sc.step(("get_record", {"id": f"R-{k}"}, text)))
     steps.append(sc.answer("found it"))
     s, ds = run(steps)

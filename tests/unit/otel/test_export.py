@@ -19,7 +19,8 @@ from pyguard.cli import main  # noqa: E402
 from pyguard.engine import Policy  # noqa: E402
 from pyguard.errors import MissingExtraError  # noqa: E402
 from pyguard.events import RunStart  # noqa: E402
-from pyguard.otel import GuardTelemetry, export_runs, import_otlp, semconv as sc, traceparent  # noqa: E402
+from pyguard.otel import GuardTelemetry, export_runs, import_otlp, traceparent  # noqa: E402
+from pyguard.otel import semconv as sc
 from pyguard.replay import replay_runs  # noqa: E402
 from pyguard.synthetic import generate, labelled_set  # noqa: E402
 from pyguard.trace import write_runs  # noqa: E402
@@ -31,8 +32,9 @@ def guarded(telemetry: GuardTelemetry, kind: str = "exact_repeat", seed: int = 0
     session = Policy().new_run(lr.name, "lookup")
     spans = telemetry.start_run(RunStart(run_id=lr.name, task_type="lookup", task="find it", started_at_ms=1.0e12))
     for i, event in enumerate(lr.events):
-        event = event.model_copy(update={"timestamp_ms": 1.0e12 + 1000.0 * (i + 1), "latency_ms": 400.0,
-                                         "provider": "openai"})
+        event = event.model_copy(
+            update={"timestamp_ms": 1.0e12 + 1000.0 * (i + 1), "latency_ms": 400.0, "provider": "openai"}
+        )
         decision = session.observe(event)
         spans.iteration(event, decision)
         if decision.stops:
@@ -49,21 +51,33 @@ def by_op(spans, op):
 def test_semconv_names_match_the_opentelemetry_package():
     gen_ai = pytest.importorskip("opentelemetry.semconv._incubating.attributes.gen_ai_attributes")
     error = pytest.importorskip("opentelemetry.semconv.attributes.error_attributes")
-    for ours, theirs in [(sc.OPERATION_NAME, "GEN_AI_OPERATION_NAME"), (sc.PROVIDER_NAME, "GEN_AI_PROVIDER_NAME"),
-                         (sc.REQUEST_MODEL, "GEN_AI_REQUEST_MODEL"), (sc.RESPONSE_MODEL, "GEN_AI_RESPONSE_MODEL"),
-                         (sc.RESPONSE_FINISH_REASONS, "GEN_AI_RESPONSE_FINISH_REASONS"),
-                         (sc.USAGE_INPUT_TOKENS, "GEN_AI_USAGE_INPUT_TOKENS"),
-                         (sc.USAGE_OUTPUT_TOKENS, "GEN_AI_USAGE_OUTPUT_TOKENS"), (sc.AGENT_NAME, "GEN_AI_AGENT_NAME"),
-                         (sc.CONVERSATION_ID, "GEN_AI_CONVERSATION_ID"), (sc.INPUT_MESSAGES, "GEN_AI_INPUT_MESSAGES"),
-                         (sc.OUTPUT_MESSAGES, "GEN_AI_OUTPUT_MESSAGES"), (sc.TOOL_NAME, "GEN_AI_TOOL_NAME"),
-                         (sc.TOOL_TYPE, "GEN_AI_TOOL_TYPE"), (sc.TOOL_CALL_ID, "GEN_AI_TOOL_CALL_ID"),
-                         (sc.TOOL_CALL_ARGUMENTS, "GEN_AI_TOOL_CALL_ARGUMENTS"),
-                         (sc.TOOL_CALL_RESULT, "GEN_AI_TOOL_CALL_RESULT"), (sc.SYSTEM, "GEN_AI_SYSTEM")]:
+    for ours, theirs in [
+        (sc.OPERATION_NAME, "GEN_AI_OPERATION_NAME"),
+        (sc.PROVIDER_NAME, "GEN_AI_PROVIDER_NAME"),
+        (sc.REQUEST_MODEL, "GEN_AI_REQUEST_MODEL"),
+        (sc.RESPONSE_MODEL, "GEN_AI_RESPONSE_MODEL"),
+        (sc.RESPONSE_FINISH_REASONS, "GEN_AI_RESPONSE_FINISH_REASONS"),
+        (sc.USAGE_INPUT_TOKENS, "GEN_AI_USAGE_INPUT_TOKENS"),
+        (sc.USAGE_OUTPUT_TOKENS, "GEN_AI_USAGE_OUTPUT_TOKENS"),
+        (sc.AGENT_NAME, "GEN_AI_AGENT_NAME"),
+        (sc.CONVERSATION_ID, "GEN_AI_CONVERSATION_ID"),
+        (sc.INPUT_MESSAGES, "GEN_AI_INPUT_MESSAGES"),
+        (sc.OUTPUT_MESSAGES, "GEN_AI_OUTPUT_MESSAGES"),
+        (sc.TOOL_NAME, "GEN_AI_TOOL_NAME"),
+        (sc.TOOL_TYPE, "GEN_AI_TOOL_TYPE"),
+        (sc.TOOL_CALL_ID, "GEN_AI_TOOL_CALL_ID"),
+        (sc.TOOL_CALL_ARGUMENTS, "GEN_AI_TOOL_CALL_ARGUMENTS"),
+        (sc.TOOL_CALL_RESULT, "GEN_AI_TOOL_CALL_RESULT"),
+        (sc.SYSTEM, "GEN_AI_SYSTEM"),
+    ]:
         assert ours == getattr(gen_ai, theirs)
     assert sc.ERROR_TYPE == error.ERROR_TYPE
     ops = gen_ai.GenAiOperationNameValues
-    assert (sc.OP_INVOKE_AGENT, sc.OP_CHAT, sc.OP_EXECUTE_TOOL) == (ops.INVOKE_AGENT.value, ops.CHAT.value,
-                                                                    ops.EXECUTE_TOOL.value)
+    assert (sc.OP_INVOKE_AGENT, sc.OP_CHAT, sc.OP_EXECUTE_TOOL) == (
+        ops.INVOKE_AGENT.value,
+        ops.CHAT.value,
+        ops.EXECUTE_TOOL.value,
+    )
 
 
 def test_a_guarded_run_arrives_as_genai_spans():
@@ -141,8 +155,12 @@ def test_file_export_round_trips_through_import_and_replay(tmp_path):
 
         record = RunRecord(start=RunStart(run_id=lr.name, task_type=lr.kind), events=list(lr.events))
         replayed = replay_runs([record]).runs[0]
-        record.end = replayed.end or RunEnd(run_id=lr.name, outcome="succeeded", iterations=len(lr.events),
-                                             tool_calls=sum(len(e.tool_calls) for e in lr.events))
+        record.end = replayed.end or RunEnd(
+            run_id=lr.name,
+            outcome="succeeded",
+            iterations=len(lr.events),
+            tool_calls=sum(len(e.tool_calls) for e in lr.events),
+        )
         records.append(record)
         ends.append(record.end)
     path = tmp_path / "spans.jsonl"
@@ -176,8 +194,9 @@ def test_without_content_the_tool_calls_still_come_back(tmp_path):
     telemetry = GuardTelemetry.to_file(path, capture_content=False)
     export_runs([record], telemetry)
     (back,) = import_otlp(path).runs
-    assert [[(c.id, c.name) for c in e.tool_calls] for e in back.events] == \
-        [[(c.id, c.name) for c in e.tool_calls] for e in record.events]
+    assert [[(c.id, c.name) for c in e.tool_calls] for e in back.events] == [
+        [(c.id, c.name) for c in e.tool_calls] for e in record.events
+    ]
     assert [e.total_tokens for e in back.events] == [e.total_tokens for e in record.events]
     assert all(c.arguments == "" for e in back.events for c in e.tool_calls)
     assert back.end is None  # the recording had no footer

@@ -26,7 +26,9 @@ def test_spans_decode_ids_and_values():
     spans = read_spans(SPANS)
     assert len(spans) == 10
     first = spans[0]
-    assert first.trace_id == "0af7651916cd43dd8448eb211c80319c" and first.span_id == "b7ad6b7169203331"  # base64 in the file
+    assert (
+        first.trace_id == "0af7651916cd43dd8448eb211c80319c" and first.span_id == "b7ad6b7169203331"
+    )  # base64 in the file
     assert spans[1].parent_span_id == "b7ad6b7169203331"
     assert spans[1].attributes["gen_ai.usage.input_tokens"] == 120  # intValue written as a string
     assert spans[1].attributes["gen_ai.response.finish_reasons"] == ["tool_call"]
@@ -58,8 +60,10 @@ def test_trace_without_agent_span_and_without_content():
     first, second = run.events
     assert [c.name for c in first.tool_calls] == ["search", "lookup"]
     assert json.loads(first.tool_calls[0].arguments) == {"q": "late shipments"} and first.tool_calls[1].arguments == ""
-    assert [(o.tool_name, o.text, o.is_error) for o in second.observations] == [("search", '["SH-7"]', False),
-                                                                                 ("lookup", "", True)]
+    assert [(o.tool_name, o.text, o.is_error) for o in second.observations] == [
+        ("search", '["SH-7"]', False),
+        ("lookup", "", True),
+    ]
     assert first.provider == "anthropic" and second.total_tokens is None
     assert second.error == "RateLimitError: 429"
     assert run.end.outcome is Outcome.FAILED and run.end.total_tokens is None
@@ -68,8 +72,11 @@ def test_trace_without_agent_span_and_without_content():
 def test_what_is_not_a_run_is_counted():
     result = import_otlp(SPANS)
     assert len(result.runs) == 2
-    assert result.skipped == {"spans that are not GenAI agent, model or tool spans": 1,
-                              "agent spans with no model call under them": 1, "tool spans of such agents": 0}
+    assert result.skipped == {
+        "spans that are not GenAI agent, model or tool spans": 1,
+        "agent spans with no model call under them": 1,
+        "tool spans of such agents": 0,
+    }
 
 
 def test_check_replays_imported_spans_and_the_cli_reads_them():

@@ -19,8 +19,13 @@ TIGHT = PolicyConfig(base_budget=3, hard_cap=5)
 def records() -> list[RunRecord]:
     out = []
     for lr in labelled_set(range(3)):
-        out.append(RunRecord(start=RunStart(run_id=lr.name, task_type=lr.kind), events=list(lr.events),
-                             end=RunEnd(run_id=lr.name, outcome="succeeded", iterations=len(lr.events))))
+        out.append(
+            RunRecord(
+                start=RunStart(run_id=lr.name, task_type=lr.kind),
+                events=list(lr.events),
+                end=RunEnd(run_id=lr.name, outcome="succeeded", iterations=len(lr.events)),
+            )
+        )
     return out
 
 

@@ -27,7 +27,9 @@ _ENDINGS = [
 def _strip_usage(events: list[IterationEvent], k: int) -> list[IterationEvent]:
     """Vary what usage is known: none at all, input only, or everything."""
     if k % 5 == 1:
-        return [e.model_copy(update={"input_tokens": None, "output_tokens": None, "total_tokens": None}) for e in events]
+        return [
+            e.model_copy(update={"input_tokens": None, "output_tokens": None, "total_tokens": None}) for e in events
+        ]
     if k % 5 == 2:
         return [e.model_copy(update={"output_tokens": None, "total_tokens": None}) for e in events]
     return events
@@ -49,14 +51,28 @@ def guarded_runs(n_seeds: int = 2) -> tuple[list[RunRecord], dict[str, list[Deci
         kept = events[: len(ds)]
         tokens = [e.total_tokens for e in kept]
         end = RunEnd(
-            run_id=lr.name, reason="test", iterations=len(kept), tool_calls=sum(len(e.tool_calls) for e in kept),
+            run_id=lr.name,
+            reason="test",
+            iterations=len(kept),
+            tool_calls=sum(len(e.tool_calls) for e in kept),
             total_tokens=None if k % 5 in (1, 2) or any(t is None for t in tokens) else sum(tokens),
-            evidence={"rule": ds[-1].rule} if ds[-1].stops else {}, **_ENDINGS[k % len(_ENDINGS)],
+            evidence={"rule": ds[-1].rule} if ds[-1].stops else {},
+            **_ENDINGS[k % len(_ENDINGS)],
         )
         task_type = None if k % 7 == 3 else lr.kind
-        records.append(RunRecord(start=RunStart(run_id=lr.name, task_type=task_type, task=f"task {k}",
-                                                agent_style="aiservices", started_at_ms=1.7e12 + k),
-                                 events=kept, end=end))
+        records.append(
+            RunRecord(
+                start=RunStart(
+                    run_id=lr.name,
+                    task_type=task_type,
+                    task=f"task {k}",
+                    agent_style="aiservices",
+                    started_at_ms=1.7e12 + k,
+                ),
+                events=kept,
+                end=end,
+            )
+        )
         decisions[lr.name] = ds
     return records, decisions
 

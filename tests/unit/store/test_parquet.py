@@ -46,8 +46,9 @@ def test_jsonl_and_parquet_of_the_same_runs_load_the_same(tmp_path):
     write_runs(tmp_path / "t.jsonl", records, decisions=decisions)
     write_parquet(tmp_path / "t.parquet", read_trace(tmp_path / "t.jsonl").runs)
     assert load_runs(tmp_path / "t.parquet") == load_runs(tmp_path / "t.jsonl")
-    assert [r.decisions for r in read_parquet(tmp_path / "t.parquet")] == [r.decisions for r in
-                                                                           read_trace(tmp_path / "t.jsonl").runs]
+    assert [r.decisions for r in read_parquet(tmp_path / "t.parquet")] == [
+        r.decisions for r in read_trace(tmp_path / "t.jsonl").runs
+    ]
 
 
 def test_a_directory_may_hold_parquet_and_jsonl(tmp_path):
@@ -64,8 +65,9 @@ def test_the_schema_has_a_column_for_every_model_field():
 
     schema = run_schema()
     struct = lambda t: {f.name for f in t}  # noqa: E731
-    assert set(RunStart.model_fields) | set(RunEnd.model_fields) | {"complete", "events", "decisions"} == \
-        set(schema.names)
+    assert set(RunStart.model_fields) | set(RunEnd.model_fields) | {"complete", "events", "decisions"} == set(
+        schema.names
+    )
     event = schema.field("events").type.value_type
     assert struct(event) == set(IterationEvent.model_fields) - {"run_id"}
     assert struct(event.field("tool_calls").type.value_type) == set(ToolCall.model_fields)
@@ -109,7 +111,7 @@ def test_synthetic_table_is_seeded_and_valid(tmp_path):
         assert run.record.end.iterations == len(events)
         assert run.record.end.tool_calls == sum(len(e.tool_calls) for e in events)
         assert run.record.end.total_tokens == sum(e.total_tokens for e in events)
-        for prev, nxt in zip(events, events[1:]):  # call i+1 carries the results of call i's tool calls
+        for prev, nxt in zip(events, events[1:], strict=False):  # call i+1 carries the results of call i's tool calls
             assert [o.tool_call_id for o in nxt.observations] == [c.id for c in prev.tool_calls]
 
 

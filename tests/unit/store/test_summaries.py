@@ -45,8 +45,9 @@ def test_check_summary_equals_the_python_summary_including_replayed_recordings(m
     got = check_summary(path, lambda: policy_replayer(None))
     assert expected.replayed == got.replayed == 4  # the four OpenAI recordings
     assert got == expected
-    assert check_parquet(path, GateConfig(max_stall_rate=0.1), make_replayer=lambda: policy_replayer(None)) == \
-        check_runs(records, GateConfig(max_stall_rate=0.1), make_replayer=lambda: policy_replayer(None))
+    assert check_parquet(
+        path, GateConfig(max_stall_rate=0.1), make_replayer=lambda: policy_replayer(None)
+    ) == check_runs(records, GateConfig(max_stall_rate=0.1), make_replayer=lambda: policy_replayer(None))
 
 
 def test_check_summary_refuses_what_the_gate_refuses(tmp_path):
@@ -119,8 +120,11 @@ def test_cli_gives_the_same_answers_from_parquet_and_jsonl(tmp_path, synthetic):
     write_runs(tmp_path / "runs.jsonl", records)
     write_parquet(tmp_path / "runs.parquet", records)
     runner = CliRunner()
-    for args in (["check", "--json", "--max-stall-rate", "0.5"], ["calibrate", "--json", "--failure-cost", "3000",
-                                                                   "--bootstrap", "40"], ["replay", "--json"]):
+    for args in (
+        ["check", "--json", "--max-stall-rate", "0.5"],
+        ["calibrate", "--json", "--failure-cost", "3000", "--bootstrap", "40"],
+        ["replay", "--json"],
+    ):
         outs = []
         for name in ("runs.jsonl", "runs.parquet"):
             res = runner.invoke(main, [args[0], str(tmp_path / name), *args[1:]])

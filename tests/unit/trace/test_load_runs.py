@@ -44,7 +44,9 @@ def test_ambiguous_first_record_is_an_error(tmp_path: Path) -> None:
 def test_directory_of_one_format(tmp_path: Path) -> None:
     shutil.copy(OPENAI, tmp_path / "a.jsonl")
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.jsonl").write_text(json.dumps({"id": "extra", "messages": [{"role": "assistant", "content": "x"}]}))
+    (tmp_path / "sub" / "b.jsonl").write_text(
+        json.dumps({"id": "extra", "messages": [{"role": "assistant", "content": "x"}]})
+    )
     (tmp_path / ".hidden.jsonl").write_text("garbage")
     (tmp_path / "notes.txt").write_text("ignored")
     ids = [r.run_id for r in load_runs(tmp_path)]

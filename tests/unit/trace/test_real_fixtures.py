@@ -15,7 +15,9 @@ def test_fireact_react_runs_import_with_labels_and_finish_ends_them() -> None:
     assert detect_format(REAL / "fireact" / "llama7b.json") == "react"
     loop = runs["llama7b/2451"]
     searches = [c.arguments for e in loop.events for c in e.tool_calls if c.name == "search"]
-    assert searches[:5] == [searches[0]] * 5 and json.loads(searches[0]) == {"input": "number of solo albums released by Ozzy Osbourne"}
+    assert searches[:5] == [searches[0]] * 5 and json.loads(searches[0]) == {
+        "input": "number of solo albums released by Ozzy Osbourne"
+    }
     assert loop.events[1].observations[0].kind == "tool" and loop.events[1].observations[0].text == "None"
     assert loop.end.success_label is False and loop.end.censored is False  # finish[...] with a label: finished
     assert loop.end.evidence["ended_by_tool"] == "finish"
@@ -25,8 +27,10 @@ def test_fireact_react_runs_import_with_labels_and_finish_ends_them() -> None:
 
 
 def test_mini_swe_agent_runs_have_bash_calls_labels_and_are_finished() -> None:
-    runs = {r.run_id: r for r in load_runs(REAL / "mini-swe-agent" / "trajs",
-                                           labels=REAL / "mini-swe-agent" / "results_summary.json")}
+    runs = {
+        r.run_id: r
+        for r in load_runs(REAL / "mini-swe-agent" / "trajs", labels=REAL / "mini-swe-agent" / "results_summary.json")
+    }
     assert len(runs) == 5
     run = runs["django__django-15277"]
     assert run.end.success_label is True and not run.end.censored and run.end.evidence["exit_status"] == "Submitted"

@@ -32,17 +32,37 @@ def _event(run_id: str, index: int, *, text: str = "", calls: int = 1) -> Iterat
 
 def _run(run_id: str, n: int, *, end: bool = True) -> RunRecord:
     events = [_event(run_id, i, text=f"result {i} ü ✓") for i in range(1, n + 1)]
-    footer = RunEnd(run_id=run_id, outcome=Outcome.STALLED, reason="looping", iterations=n, tool_calls=n,
-                    evidence={"repeats": [1, 2]}) if end else None
+    footer = (
+        RunEnd(
+            run_id=run_id,
+            outcome=Outcome.STALLED,
+            reason="looping",
+            iterations=n,
+            tool_calls=n,
+            evidence={"repeats": [1, 2]},
+        )
+        if end
+        else None
+    )
     return RunRecord(start=RunStart(run_id=run_id, task_type="lookup", task="find x"), events=events, end=footer)
 
 
 def test_round_trip_keeps_runs_and_decisions(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     runs = [_run("a", 3), _run("b", 1)]
-    decisions = {"a": [Decision(action=Action.REFLECT, reason="no gain", rule="repeat_no_gain", reflection="think",
-                                iteration=2, budget=5),
-                       Decision(action=Action.STOP, reason="stalled", outcome=Outcome.STALLED, iteration=3)]}
+    decisions = {
+        "a": [
+            Decision(
+                action=Action.REFLECT,
+                reason="no gain",
+                rule="repeat_no_gain",
+                reflection="think",
+                iteration=2,
+                budget=5,
+            ),
+            Decision(action=Action.STOP, reason="stalled", outcome=Outcome.STALLED, iteration=3),
+        ]
+    }
     assert write_runs(path, runs, decisions=decisions) == 2
     tf = read_trace(path)
     assert [r.record for r in tf.runs] == runs
@@ -57,6 +77,7 @@ def test_interleaved_concurrent_runs_are_keyed_by_run_id(tmp_path: Path) -> None
     path = tmp_path / "t.jsonl"
     n_threads, n_iter = 16, 20
     with TraceWriter(path) as w:
+
         def work(k: int) -> None:
             rid = f"run-{k}"
             w.start(RunStart(run_id=rid))
@@ -74,7 +95,9 @@ def test_interleaved_concurrent_runs_are_keyed_by_run_id(tmp_path: Path) -> None
     for r in runs:
         assert [e.index for e in r.events] == list(range(1, n_iter + 1))
         assert all(e.run_id == r.run_id for e in r.events)
-        assert [o.text for e in r.events[1:] for o in e.observations] == [f"{r.run_id}:{i}" for i in range(2, n_iter + 1)]
+        assert [o.text for e in r.events[1:] for o in e.observations] == [
+            f"{r.run_id}:{i}" for i in range(2, n_iter + 1)
+        ]
         assert r.end is not None
 
 
@@ -129,7 +152,7 @@ def test_malformed_line_in_the_middle_names_file_and_line(tmp_path: Path) -> Non
         ('{"type": "iteration", "run_id": "zz", "index": 1}', "before its run_start"),
         ('{"type": "iteration", "run_id": "a", "index": "two"}', "index"),
         ('{"type": "bogus", "run_id": "a"}', "unknown record type"),
-        ('[1, 2]', "JSON object"),
+        ("[1, 2]", "JSON object"),
         ('{"type": "run_start", "version": 1, "run_id": "a"}', "starts twice"),
         ('{"type": "run_start", "version": 99, "run_id": "n"}', "upgrade pyguard"),
         ('{"type": "run_start", "run_id": "n"}', "version None"),
@@ -180,7 +203,7 @@ def test_writer_refuses_records_that_would_make_a_bad_trace(tmp_path: Path) -> N
 
 
 def test_five_megabyte_observation_round_trips_intact(tmp_path: Path) -> None:
-    big = ("0123456789abcdef\n\"quoted\" ✓ " * 200_000)[: 5 * 1024 * 1024]
+    big = ('0123456789abcdef\n"quoted" ✓ ' * 200_000)[: 5 * 1024 * 1024]
     assert len(big) == 5 * 1024 * 1024
     run = _run("big", 2)
     run.events[1] = run.events[1].model_copy(
@@ -212,16 +235,25 @@ text_st = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
     args=text_st,
     tokens=st.one_of(st.none(), st.integers(min_value=0, max_value=10**9)),
 )
-def test_any_text_round_trips(tmp_path_factory: pytest.TempPathFactory, texts: list[str], args: str,
-                              tokens: int | None) -> None:
+def test_any_text_round_trips(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[str], args: str, tokens: int | None
+) -> None:
     events = [
-        IterationEvent(run_id="h", index=i + 1, text=t, total_tokens=tokens,
-                       tool_calls=(ToolCall(name=t or "f", arguments=args),),
-                       observations=(Observation(kind="user", text=t),))
+        IterationEvent(
+            run_id="h",
+            index=i + 1,
+            text=t,
+            total_tokens=tokens,
+            tool_calls=(ToolCall(name=t or "f", arguments=args),),
+            observations=(Observation(kind="user", text=t),),
+        )
         for i, t in enumerate(texts)
     ]
-    run = RunRecord(start=RunStart(run_id="h", task=args), events=events,
-                    end=RunEnd(run_id="h", outcome=Outcome.EXPIRED, answer=args))
+    run = RunRecord(
+        start=RunStart(run_id="h", task=args),
+        events=events,
+        end=RunEnd(run_id="h", outcome=Outcome.EXPIRED, answer=args),
+    )
     path = tmp_path_factory.mktemp("h") / "t.jsonl"
     write_runs(path, [run])
     assert load_runs(path) == [run]

@@ -13,7 +13,6 @@ from click.testing import CliRunner
 from pyguard.cli import main
 from pyguard.errors import TraceFormatError
 from pyguard.trace import load_runs, read_trace
-from pyguard.trace.records import TraceWarning
 
 RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
 COMMANDS = {
@@ -55,7 +54,9 @@ def test_hostile_input_is_a_clear_error_with_exit_2(tmp_path, monkeypatch, comma
     runs = [args, args + ["--strict"]] if fmt == "openai" else [args]
     for k, argv in enumerate(runs):
         result = CliRunner().invoke(main, argv, catch_exceptions=True)
-        assert not isinstance(result.exception, (RecursionError, ValueError)) or isinstance(result.exception, SystemExit)
+        assert not isinstance(result.exception, (RecursionError, ValueError)) or isinstance(
+            result.exception, SystemExit
+        )
         assert "Traceback" not in result.output
         if fmt == "openai" and k == 0:
             assert result.exit_code in (0, 1), (result.output, result.exception)  # 1: check's gate on what was read

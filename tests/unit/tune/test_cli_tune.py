@@ -45,15 +45,22 @@ def test_tune_writes_a_policy_that_replay_and_guard_read(runs_file, tmp_path):
     assert replayed.exit_code == 0, replayed.output
     md = (report / "report.md").read_text()
     assert "held-out" in md and "in-sample (optimistic)" in md
-    assert sorted(p.name for p in report.glob("*.png")) == ["tradeoff_lookup.png", "tradeoff_ops.png",
-                                                             "tradeoff_research.png"]
+    assert sorted(p.name for p in report.glob("*.png")) == [
+        "tradeoff_lookup.png",
+        "tradeoff_ops.png",
+        "tradeoff_research.png",
+    ]
 
 
 def test_bad_input_exits_2(runs_file, tmp_path):
     unlabelled = tmp_path / "unlabelled.jsonl"
-    unlabelled.write_text("\n".join(json.dumps({"messages": [{"role": "user", "content": "hi"},
-                                                             {"role": "assistant", "content": "hello"}]})
-                                    for _ in range(3)) + "\n")
+    unlabelled.write_text(
+        "\n".join(
+            json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]})
+            for _ in range(3)
+        )
+        + "\n"
+    )
     res = CliRunner().invoke(main, ["tune", str(unlabelled)])
     assert res.exit_code == 2 and "outcome label" in res.output
     res = CliRunner().invoke(main, ["tune", str(runs_file), "--max-false-stop-rate", "1.5"])

@@ -18,9 +18,11 @@ from pyguard.tune.space import Budget, build_policy
 def _record(events, success=True, run_id=None, task_type="t"):
     run_id = run_id or events[0].run_id
     events = [e.model_copy(update={"run_id": run_id}) for e in events]
-    return RunRecord(start=RunStart(run_id=run_id, task_type=task_type), events=events,
-                     end=RunEnd(run_id=run_id, outcome=Outcome.SUCCEEDED if success else Outcome.FAILED,
-                                success_label=success))
+    return RunRecord(
+        start=RunStart(run_id=run_id, task_type=task_type),
+        events=events,
+        end=RunEnd(run_id=run_id, outcome=Outcome.SUCCEEDED if success else Outcome.FAILED, success_label=success),
+    )
 
 
 def _two_turns() -> RunRecord:
@@ -34,8 +36,11 @@ def _two_turns() -> RunRecord:
 
 
 def _records() -> list[RunRecord]:
-    out = [_record(list(generate(kind, seed).events), KINDS[kind][0] == "legitimate", run_id=f"{kind}-{seed}")
-           for kind in KINDS for seed in (0, 1)]
+    out = [
+        _record(list(generate(kind, seed).events), KINDS[kind][0] == "legitimate", run_id=f"{kind}-{seed}")
+        for kind in KINDS
+        for seed in (0, 1)
+    ]
     return out + [_two_turns()]
 
 
@@ -45,14 +50,23 @@ def test_simulation_matches_replay_run():
     base = PolicyConfig()
     compared = 0
     for _ in range(6):
-        stall = {"low_gain_streak": rng.choice([2, 3, 4]), "polling_allowance": rng.choice([0, 3, 10]),
-                 "error_storm_length": rng.choice([2, 3]), "max_reflections": rng.choice([0, 1, 2, 3]),
-                 "stop_on_fruitless_retry": rng.choice([True, False])}
+        stall = {
+            "low_gain_streak": rng.choice([2, 3, 4]),
+            "polling_allowance": rng.choice([0, 3, 10]),
+            "error_storm_length": rng.choice([2, 3]),
+            "max_reflections": rng.choice([0, 1, 2, 3]),
+            "stop_on_fruitless_retry": rng.choice([True, False]),
+        }
         table = ProbeTable(np.arange(len(records)), [probe_run(r, probe_config(base, stall)) for r in records])
         for _ in range(6):
             cap = rng.choice([4, 6, 9, 15, 40])
-            b = Budget(base_budget=rng.randint(1, cap), hard_cap=cap, extension=rng.choice([0, 1, 4]),
-                       earn_threshold=rng.choice([0.05, 0.2, 0.5]), earn_per_iteration=rng.choice([0, 1, 2]))
+            b = Budget(
+                base_budget=rng.randint(1, cap),
+                hard_cap=cap,
+                extension=rng.choice([0, 1, 4]),
+                earn_threshold=rng.choice([0.05, 0.2, 0.5]),
+                earn_per_iteration=rng.choice([0, 1, 2]),
+            )
             config = build_policy(base, stall, {"t": b})
             real = [replay_run(r, config).stop_at or 0 for r in records]
             assert table.stops(b).tolist() == real, (stall, b)
@@ -73,17 +87,26 @@ def test_simulation_matches_replay_with_a_cap_and_turns_off():
 
 
 def _call_event(run_id, i, name, args, result_for_previous=None, final=False):
-    obs = () if result_for_previous is None else (Observation(kind="tool", tool_call_id=f"c{i - 1}", text=result_for_previous),)
+    obs = (
+        ()
+        if result_for_previous is None
+        else (Observation(kind="tool", tool_call_id=f"c{i - 1}", text=result_for_previous),)
+    )
     calls = () if final else (ToolCall(id=f"c{i}", name=name, arguments=args),)
-    return IterationEvent(run_id=run_id, index=i, tool_calls=calls, observations=obs, total_tokens=100,
-                          text="done" if final else None)
+    return IterationEvent(
+        run_id=run_id, index=i, tool_calls=calls, observations=obs, total_tokens=100, text="done" if final else None
+    )
 
 
 def test_counts_follow_the_metric_definitions():
     # run 0: successful, 4 iterations, an edit requested in iteration 2; run 1: failed, 5 iterations, 1 call each
     edit = '{"command": "sed -i s/a/b/ f.py"}'
-    ok = [_call_event("ok", 1, "bash", '{"command": "ls"}'), _call_event("ok", 2, "bash", edit, "f.py"),
-          _call_event("ok", 3, "bash", '{"command": "pytest"}', ""), _call_event("ok", 4, "", "", "passed", final=True)]
+    ok = [
+        _call_event("ok", 1, "bash", '{"command": "ls"}'),
+        _call_event("ok", 2, "bash", edit, "f.py"),
+        _call_event("ok", 3, "bash", '{"command": "pytest"}', ""),
+        _call_event("ok", 4, "", "", "passed", final=True),
+    ]
     bad = [_call_event("bad", i, "search", f'{{"q": {i}}}', None if i == 1 else "x") for i in range(1, 6)]
     runs = RunSet([_record(ok, True), _record(bad, False)])
     everyone = np.arange(2)

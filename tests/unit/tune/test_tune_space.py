@@ -3,7 +3,7 @@
 import pytest
 
 from pyguard.engine import PolicyConfig
-from pyguard.tune.space import Budget, SearchSpace, build_policy, budget_of, stall_candidates
+from pyguard.tune.space import Budget, SearchSpace, budget_of, build_policy, stall_candidates
 
 
 def test_candidates_change_one_setting_and_never_fewer_reflections():

@@ -22,7 +22,7 @@ def test_folds_keep_each_task_whole_and_follow_the_seed():
     assert (task_folds(groups, strata, 5, seed=1) == folds).all()
     assert not (task_folds(groups, strata, 5, seed=2) == folds).all()
     for s in ("a", "b"):  # each type spread over the folds
-        assert len({int(f) for f, x in zip(folds, strata) if x == s}) == 5
+        assert len({int(f) for f, x in zip(folds, strata, strict=False) if x == s}) == 5
 
 
 def test_tune_finds_the_known_best_caps(tiny_space):
@@ -53,14 +53,19 @@ def _relabel(records, fn):
     out = []
     for r in records:
         label = fn(r)
-        out.append(r.model_copy(update={"end": r.end.model_copy(update={"success_label": label,
-                                                                       "outcome": Outcome.SUCCEEDED})}))
+        out.append(
+            r.model_copy(
+                update={"end": r.end.model_copy(update={"success_label": label, "outcome": Outcome.SUCCEEDED})}
+            )
+        )
     return out
 
 
 def test_no_labels_is_an_input_error():
     records = _relabel(known_best_runs(20, seed=1), lambda r: None)
-    records = [r.model_copy(update={"end": r.end.model_copy(update={"evidence": {"imported_from": "x"}})}) for r in records]
+    records = [
+        r.model_copy(update={"end": r.end.model_copy(update={"evidence": {"imported_from": "x"}})}) for r in records
+    ]
     with pytest.raises(InputError, match="no.*outcome label|none of the 20 runs"):
         tune(records)
 
@@ -73,10 +78,14 @@ def test_a_type_with_no_successes_is_an_input_error(tiny_space):
 
 def test_an_impossible_bound_is_an_input_error(tiny_space):
     # successful runs that loop: the stall rules stop them whatever the budget, so no policy meets a zero bound
-    loops = [RunRecord(start={"run_id": f"r{i}", "task_type": "x", "task": f"t{i}"},
-                       events=[e.model_copy(update={"run_id": f"r{i}"}) for e in generate("exact_repeat", i).events],
-                       end=RunEnd(run_id=f"r{i}", outcome=Outcome.SUCCEEDED, success_label=i % 2 == 0))
-             for i in range(30)]
+    loops = [
+        RunRecord(
+            start={"run_id": f"r{i}", "task_type": "x", "task": f"t{i}"},
+            events=[e.model_copy(update={"run_id": f"r{i}"}) for e in generate("exact_repeat", i).events],
+            end=RunEnd(run_id=f"r{i}", outcome=Outcome.SUCCEEDED, success_label=i % 2 == 0),
+        )
+        for i in range(30)
+    ]
     with pytest.raises(InputError, match="no policy in the search space.*raise --max-false-stop-rate"):
         tune(loops, TuneOptions(space=tiny_space, max_false_stop_rate=0.0))
 
@@ -103,10 +112,13 @@ def test_unlabelled_runs_are_skipped_and_counted(tiny_space):
 def test_the_starting_policy_is_kept_when_the_tuned_one_saves_no_more(tiny_space):
     # a space holding only the start's own values: the tuned policy can only equal it, so it saves no more
     start = PolicyConfig()
-    only = {k: (getattr(start, k),) for k in ("base_budget", "hard_cap", "extension", "earn_threshold",
-                                             "earn_per_iteration")}
-    result = tune(known_best_runs(60, seed=8), TuneOptions(space=tiny_space.model_copy(update=only), bootstrap=100,
-                                                           min_runs=5))
+    only = {
+        k: (getattr(start, k),)
+        for k in ("base_budget", "hard_cap", "extension", "earn_threshold", "earn_per_iteration")
+    }
+    result = tune(
+        known_best_runs(60, seed=8), TuneOptions(space=tiny_space.model_copy(update=only), bootstrap=100, min_runs=5)
+    )
     assert result.kept_start
     kept = PolicyConfig.model_validate(result.policy)
     assert kept.stall == start.stall and kept.max_reflections == start.max_reflections
