@@ -132,6 +132,7 @@ def replay_parallel(
             pq = require("pyarrow.parquet", extra="columnar", feature="Parquet traces")
             groups = list(range(pq.ParquetFile(path).num_row_groups))
             parts = max(1, (n or 1) * chunks_per_worker)
+            payloads: list[tuple[str, Any, dict[str, Any] | None, bool]]
             payloads = [("parquet", (path, list(g)), dumped, keep_decisions) for g in _chunks(groups, parts) if g]
             results = parallel_map(
                 _replay_chunk, payloads, backend=backend, workers=workers, address=address, start_method=start_method

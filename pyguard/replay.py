@@ -155,7 +155,7 @@ class _RecordedClock:
         start = record.start.started_at_ms
         if start is None and record.events and record.events[0].timestamp_ms is not None:
             first = record.events[0]
-            start = first.timestamp_ms - (first.latency_ms or 0.0)
+            start = (first.timestamp_ms or 0.0) - (first.latency_ms or 0.0)  # not None: checked above
         self.now_ms = start or 0.0
 
     def advance(self, event: IterationEvent) -> None:
@@ -256,7 +256,9 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
         outcome=stop[1].outcome if stop else None,
         complete=record.end is not None,
         censored=bool(record.end and record.end.censored),
-        end=_stopped_end(record, engine_end, stop_at, stop[1]) if stop and engine_end else record.end,
+        end=_stopped_end(record, engine_end, stop_at, stop[1])
+        if stop_at is not None and stop and engine_end
+        else record.end,
         decisions=decisions,
     )
 

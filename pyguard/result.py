@@ -97,7 +97,8 @@ class RunResult(BaseModel):
         if self.end.total_tokens is not None:
             return self.end.total_tokens
         totals = [e.total_tokens for e in self.record.events]
-        return None if not totals or any(t is None for t in totals) else sum(totals)  # type: ignore[misc]
+        known = [t for t in totals if t is not None]
+        return None if not totals or len(known) < len(totals) else sum(known)
 
     @property
     def reflections(self) -> list[int]:

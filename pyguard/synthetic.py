@@ -349,7 +349,7 @@ def _error_storm(rng: random.Random, r: _Run) -> int | None:
             f"Error 503 from upstream: service unavailable (request id req-{rng.getrandbits(24):06x}, "
             f"retry after {rng.randint(1, 30)}s, attempt {k + 1})"
         )
-        call_args = dict(args, account=args["account"].lower()) if rng.random() < 0.3 else args
+        call_args = dict(args, account=str(args["account"]).lower()) if rng.random() < 0.3 else args
         i = r.call(tool, call_args, err, True)
         if k == 1:
             start = i

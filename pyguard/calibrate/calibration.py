@@ -164,7 +164,7 @@ def _no_cap(
             f"no cap pays off: no {unit_name.split(' per ')[-1]} of {name!r} succeeded, so c(n) = 0 at every n and "
             "running the agent only adds cost; check the success labels, or record runs with a higher cap"
         ), None
-    if float(cost.min()) < d:
+    if float(cost.min()) < d or break_even is None:
         return None, break_even
     n_be = int(np.argmin(ratio)) + 1
     return (

@@ -463,7 +463,7 @@ def _execute(
 
     def one(run: PlannedRun) -> RunRecord:
         out = runner(run)
-        record = label_run(run, getattr(out, "record", out))
+        record = label_run(run, out.record if hasattr(out, "record") else out)
         _write(root, record)
         with lock:
             done[run.run_id] = record

@@ -205,7 +205,7 @@ def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> 
         linestyle="-.",
         label=f"d = {report.config.failure_cost:g}: not running the agent",
     )
-    if t.recommended_max_iterations is not None:
+    if t.recommended_max_iterations is not None and t.ci_low is not None and t.ci_high is not None:
         k = t.recommended_max_iterations
         ax.errorbar(
             [k],

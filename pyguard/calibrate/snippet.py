@@ -17,7 +17,7 @@ import re
 
 import tomli_w
 
-from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
+from pyguard.calibrate.models import CalibrationReport, PolicyProposal, TaskTypeCalibration
 
 __all__ = ["java_identifier", "java_snippet", "properties_snippet", "toml_snippet"]
 
@@ -46,6 +46,12 @@ def _summary(t: TaskTypeCalibration, report: CalibrationReport) -> str:
 def _capped(report: CalibrationReport) -> list[TaskTypeCalibration]:
     """The task types with a recommended cap (no snippet ever carries a cap for a type where none pays off)."""
     return [t for t in report.task_types if t.recommended_max_iterations is not None and t.policy is not None]
+
+
+def _policy(t: TaskTypeCalibration) -> PolicyProposal:
+    """The policy of a type from :func:`_capped` (which keeps only types with one)."""
+    assert t.policy is not None
+    return t.policy
 
 
 def _uncapped(report: CalibrationReport) -> list[TaskTypeCalibration]:
@@ -80,7 +86,7 @@ def java_snippet(report: CalibrationReport, class_name: str = "CalibratedLimits"
             "    /** Agentic loop cap, assuming one model call per loop iteration. */",
             f"    public static final int {p}_MAX_ITERATIONS = {t.recommended_max_iterations};",
             "    /** Java cap to keep when pyguard guards the run (pyguard's hard cap). */",
-            f"    public static final int {p}_GUARDED_MAX_TOOL_CALLING_ROUND_TRIPS = {t.policy.hard_cap};",
+            f"    public static final int {p}_GUARDED_MAX_TOOL_CALLING_ROUND_TRIPS = {_policy(t).hard_cap};",
         ]
         if t.token_budget is not None:
             lines.append(f"    public static final long {p}_TOKEN_BUDGET = {t.token_budget.recommended_tokens}L;")
@@ -110,7 +116,7 @@ def properties_snippet(report: CalibrationReport) -> str:
             f"# {_summary(t, report)}",
             f"{k}.maxToolCallingRoundTrips={t.recommended_max_iterations}",
             f"{k}.maxIterations={t.recommended_max_iterations}",
-            f"{k}.guardedMaxToolCallingRoundTrips={t.policy.hard_cap}",
+            f"{k}.guardedMaxToolCallingRoundTrips={_policy(t).hard_cap}",
         ]
         if t.token_budget is not None:
             lines.append(f"{k}.tokenBudget={t.token_budget.recommended_tokens}")
@@ -122,17 +128,17 @@ def toml_snippet(report: CalibrationReport) -> str:
     ``base_budget`` / ``hard_cap`` under ``task_types``, and ``caps.max_total_tokens`` (a global cap in the
     engine) set to the largest per-type token hard cap so that no type is cut below its own."""
     capped = _capped(report)
-    types = {t.task_type: {"base_budget": t.policy.base_budget, "hard_cap": t.policy.hard_cap} for t in capped}
+    types = {t.task_type: {"base_budget": _policy(t).base_budget, "hard_cap": _policy(t).hard_cap} for t in capped}
     table: dict = {"task_types": types}
-    token_caps = [t.policy.max_total_tokens for t in capped if t.policy.max_total_tokens is not None]
+    token_caps = [m for t in capped if (m := _policy(t).max_total_tokens) is not None]
     if token_caps:
         table["caps"] = {"max_total_tokens": max(token_caps)}
     notes = (
         [f"# {_header(report)}"]
         + [
-            f"# {t.task_type}: token budget {t.policy.base_token_budget}, token hard cap {t.policy.max_total_tokens}"
+            f"# {t.task_type}: token budget {_policy(t).base_token_budget}, token hard cap {_policy(t).max_total_tokens}"
             for t in capped
-            if t.policy.max_total_tokens is not None
+            if _policy(t).max_total_tokens is not None
         ]
         + [f"# {_summary(t, report)}" for t in _uncapped(report)]
     )

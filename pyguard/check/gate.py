@@ -120,6 +120,8 @@ def _threshold_checks(group: str, g: GroupSummary, cfg: GateConfig) -> list[Chec
         if limit is None or g.n == 0:
             continue
         rate = g.rate(outcome)
+        if rate is None:  # an empty group (skipped above)
+            continue
         ok = rate <= limit
         label = name.replace("_", " ")
         msg = f"{label} {rate:.3f} ({g.count(outcome)}/{g.n}) is " + (
@@ -130,8 +132,8 @@ def _threshold_checks(group: str, g: GroupSummary, cfg: GateConfig) -> list[Chec
                 name=name, task_type=group, kind="threshold", value=rate, threshold=limit, n=g.n, passed=ok, message=msg
             )
         )
-    if cfg.max_p95_iterations is not None and g.n:
-        p95 = g.iterations_p95
+    p95 = g.iterations_p95 if g.n else None
+    if cfg.max_p95_iterations is not None and p95 is not None:
         ok = p95 <= cfg.max_p95_iterations
         msg = (
             f"p95 iterations {p95:g} (p50 {g.iterations_p50:g}, n={g.n}) is "

@@ -101,7 +101,7 @@ def junit_xml(report: GateReport) -> str:
             failure.text = xml_safe(json.dumps(c.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False))
         else:
             ET.SubElement(case, "system-out").text = xml_safe(c.message)
-    root = ET.Element("testsuites", name="pyguard", tests=suite.get("tests"), failures=suite.get("failures"))
+    root = ET.Element("testsuites", name="pyguard", tests=suite.get("tests", "0"), failures=suite.get("failures", "0"))
     root.append(suite)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import click
 from rich.console import Console
@@ -118,7 +119,7 @@ def calibrate(
     """Recommend maxIterations per task type from recorded runs (RUNS: pyguard traces or OpenAI messages), or from
     a live calibration (--live TASKS: each task run --repeats times against the Java agent)."""
     err = Console(stderr=True)
-    live_opts = dict(repeats=repeats, traces=traces, threads=threads, cap=cap, max_runs=max_runs)
+    live_opts: dict[str, Any] = dict(repeats=repeats, traces=traces, threads=threads, cap=cap, max_runs=max_runs)
     live_info: dict | None = None
     try:
         if runs is None and live_tasks is None:
@@ -164,11 +165,13 @@ def calibrate(
         else:
             from pyguard.store.parquet import is_parquet
 
+            assert runs is not None  # checked above: RUNS or --live TASKS
             parquet = fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs)
             records = None if parquet else load_cli_runs(runs, fmt)
         if records is None:  # Parquet: summarised by DuckDB, runs never loaded
             from pyguard.store.summaries import calibrate_parquet
 
+            assert runs is not None  # Parquet is only read from RUNS
             report = calibrate_parquet(runs, config)
         else:
             report = calibrate_runs(records, config)

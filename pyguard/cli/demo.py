@@ -57,7 +57,7 @@ def run_demo(*, seed: int | None = None, over_http: bool = False, trace_dir: str
         unguarded = run_unguarded("aiservices", scripted_model(SCENARIO, seed=seed), TASK, tools="logistics")
         guarded = guard.run("aiservices", scripted_model(SCENARIO, seed=seed), TASK, tools="logistics")
         ignored = guard.run("aiservices", scripted_model(stubborn, seed=seed), TASK, tools="logistics")
-    out = {
+    out: dict[str, Any] = {
         "scenario": SCENARIO,
         "agent": "LangChain4j AiServices with @Tool LogisticsTools, scripted ChatModel"
         + (" over HTTP (OpenAiChatModel -> local server)" if over_http else ""),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich import box
@@ -20,6 +20,11 @@ from rich.table import Table
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.errors import ConfigError, InputError, PyguardError
 from pyguard.replay import ReplayReport
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+
+    from pyguard.parallel import Backend
 
 __all__ = ["replay", "render_report", "render_runs"]
 
@@ -104,7 +109,7 @@ def render_report(report: ReplayReport, console: Console, *, runs: bool = False)
         "of the tokens of the runs with usage; no usage: runs without token usage",
         caption_justify="left",
     )
-    for name, justify in [
+    columns: list[tuple[str, JustifyMethod]] = [
         ("task type", "left"),
         ("runs", "right"),
         ("stopped", "right"),
@@ -113,13 +118,14 @@ def render_report(report: ReplayReport, console: Console, *, runs: bool = False)
         ("tool calls\nsaved\n(failed)", "right"),
         ("tokens\nsaved", "right"),
         ("no\nusage", "right"),
-    ]:
+    ]
+    for name, justify in columns:
         first = name == "task type"
         table.add_column(
             name,
             justify=justify,
             overflow="fold",
-            no_wrap=not first,  # type: ignore[arg-type]
+            no_wrap=not first,
             min_width=12 if first else None,
         )
     for t in s.task_types:
@@ -177,7 +183,7 @@ def replay(
     config_path: Path | None,
     as_json: bool,
     per_run: bool,
-    backend: str,
+    backend: Backend,
     workers: int | None,
     ray_address: str | None,
 ) -> None:
@@ -202,7 +208,7 @@ def replay(
             source,
             config,
             backend=backend,
-            workers=workers,  # type: ignore[arg-type]
+            workers=workers,
             address=ray_address,
         )
     except (InputError, ConfigError) as exc:

@@ -193,7 +193,7 @@ class _Combined(Cap):
         for c in caps:
             if not isinstance(c, Cap):
                 raise ConfigError(f"cannot combine {c!r} with caps; use Cap instances (ModelCallCap(10), ...)")
-            flat.extend(c.caps if type(c) is type(self) else [c])  # type: ignore[attr-defined]
+            flat.extend(c.caps if isinstance(c, _Combined) and type(c) is type(self) else [c])
         self.caps: tuple[Cap, ...] = tuple(flat)
 
     def reset(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract

@@ -133,7 +133,7 @@ class _Config(BaseModel):
             raise config_error(exc, model=type(self).__name__) from None
 
     @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any):  # type: ignore[override]
+    def model_validate(cls, obj: Any, **kwargs: Any):
         return cls._validate(obj, source=None, **kwargs)
 
     @classmethod

@@ -335,7 +335,7 @@ class RunSession:
         usage = (
             self._usage.state if self._caps is not None else None
         )  # the snapshot only when needed (evidence: lazily)
-        hits = self._caps.check(usage) if self._caps is not None else []
+        hits = self._caps.check(usage) if self._caps is not None and usage is not None else []
         if flags and self.reflections >= cfg.max_reflections:
             outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
             first = flags[0]

@@ -65,7 +65,7 @@ def input_messages(observations: Sequence[Observation]) -> list[dict[str, Any]]:
     for o in observations:
         if o.kind == "tool":
             part = _clean({"type": "tool_call_response", "id": o.tool_call_id, "response": o.text})
-            msg = {"role": "tool", "parts": [part]}
+            msg: dict[str, Any] = {"role": "tool", "parts": [part]}
             if o.tool_name is not None:
                 msg["name"] = o.tool_name
             if o.is_error:

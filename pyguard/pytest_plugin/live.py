@@ -79,9 +79,10 @@ def start_live_model(
     """Start the Ollama container, pull ``model_name`` if it is not there, and return it with its stop function."""
     if container_factory is None:
         try:
-            from testcontainers.community.ollama import OllamaContainer as container_factory  # noqa: N813
+            from testcontainers.community.ollama import OllamaContainer
         except ImportError:  # testcontainers releases before the "community" package
-            from testcontainers.ollama import OllamaContainer as container_factory  # noqa: N813
+            from testcontainers.ollama import OllamaContainer
+        container_factory = OllamaContainer
 
     container = container_factory(image=image)
     container.start()

@@ -122,7 +122,7 @@ def _table(
             pa.array(np.where(has_call, "TOOL_EXECUTION", "STOP"), s),
             pa.ListArray.from_arrays(pa.array(call_offsets), calls),
             pa.ListArray.from_arrays(pa.array(obs_offsets), observations),
-            pa.array(np.where(has_call, None, "The order is on its way."), s),
+            pa.array(np.where(has_call, None, "The order is on its way."), s),  # type: ignore[call-overload]  # numpy's stubs reject None for x/y, which object arrays take
             none_s,
             none_s,
             pa.nulls(total, pa.float64()),
@@ -147,7 +147,7 @@ def _table(
         "complete": pa.array(np.ones(n, bool)),
         "outcome": pa.array(outcome, s),
         "reason": pa.array(np.full(n, "synthetic", object), s),
-        "answer": pa.array(np.where(outcome == "succeeded", "The order is on its way.", None), s),
+        "answer": pa.array(np.where(outcome == "succeeded", "The order is on its way.", None), s),  # type: ignore[call-overload]  # as above
         "iterations": pa.array(iters, pa.int64()),
         "tool_calls": pa.array(n_calls, pa.int64()),
         "input_tokens": pa.array(tok_in, pa.int64()),

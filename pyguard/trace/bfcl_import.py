@@ -83,7 +83,7 @@ def bfcl_run_to_record(
                     kind = "user" if m.get("role") == "user" else "system"
                     if kind == "user" and task is None:
                         task = m["content"]
-                    pending.append(Observation(kind=kind, text=m["content"]))  # type: ignore[arg-type]
+                    pending.append(Observation(kind=kind, text=m["content"]))
         for s, key in enumerate(steps):
             items = entry[key] if isinstance(entry[key], list) else []
             assistant = next((m for m in items if isinstance(m, dict) and m.get("role") == "assistant"), None)

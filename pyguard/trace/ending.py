@@ -78,7 +78,7 @@ def is_terminal(name: str, terminal_tools: frozenset[str] | None = None) -> bool
 
 def _sum(events: list[IterationEvent], key: str) -> int | None:
     values = [getattr(e, key) for e in events]
-    return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
+    return None if any(v is None for v in values) else sum(values)
 
 
 def build_end(

@@ -77,7 +77,7 @@ def miniswe_run_to_record(
 
     if not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
         raise fail("is not a mini-swe-agent trajectory (no 'messages' list)", "record that is not a run object")
-    info = obj.get("info") if isinstance(obj.get("info"), dict) else {}
+    info: dict[str, Any] = obj["info"] if isinstance(obj.get("info"), dict) else {}
     status = info.get("exit_status")
     events: list[IterationEvent] = []
     pending: list[Observation] = []
@@ -111,7 +111,7 @@ def miniswe_run_to_record(
             )
             pending = []
         elif role == "exit":
-            extra = msg.get("extra") if isinstance(msg.get("extra"), dict) else {}
+            extra: dict[str, Any] = msg["extra"] if isinstance(msg.get("extra"), dict) else {}
             status = extra.get("exit_status", status) or text or status
         elif role in ("user", "tool") and events:
             if call is not None:

@@ -215,7 +215,7 @@ def _tool_calls(msg: dict, fail) -> list[ToolCall]:  # noqa: ANN001
     for k, call in enumerate(raw):
         fn = call.get("function") if isinstance(call, dict) else None
         name = fn.get("name") if isinstance(fn, dict) else None
-        if not isinstance(name, str):
+        if not isinstance(fn, dict) or not isinstance(name, str):
             raise fail(
                 f"tool_calls[{k}] has no function.name; expected {{'function': {{'name': ..., 'arguments': ...}}}}"
             )
@@ -325,7 +325,7 @@ def openai_run_to_record(
             text = _content(msg.get("content"), mfail) or ""
             if role == "user" and task is None and not events:
                 task = text
-            pending.append(Observation(kind=_OBSERVATION_ROLES[role], text=text))  # type: ignore[arg-type]
+            pending.append(Observation(kind=_OBSERVATION_ROLES[role], text=text))
         else:
             log.skip(
                 UnreadableRecord(

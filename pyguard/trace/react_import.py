@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
@@ -93,7 +93,7 @@ def _label(obj: dict, fail) -> bool | None:  # noqa: ANN001
     return None
 
 
-def looks_like_react_chat(messages: Any) -> bool:
+def looks_like_react_chat(messages: Any) -> TypeGuard[list[Any]]:
     """True for a message list whose assistant messages write ReAct actions as text (no tool_calls)."""
     if not isinstance(messages, list):
         return False

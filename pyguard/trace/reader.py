@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
@@ -162,7 +162,7 @@ class _Reader:
             raise self.fail(line, f"{what} record for run {run_id!r} before its run_start header")
         return run
 
-    def validate(self, line: int, model: type, data: dict, what: str):  # noqa: ANN202
+    def validate(self, line: int, model: type[BaseModel], data: dict, what: str):  # noqa: ANN202
         try:
             return model.model_validate(data)
         except ValidationError as exc:

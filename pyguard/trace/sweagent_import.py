@@ -137,7 +137,7 @@ def sweagent_run_to_record(
         pending = []
         if call is not None and observation is not None:
             pending = [Observation(kind="tool", tool_call_id=call.id, tool_name=call.name, text=observation)]
-    info = obj.get("info") if isinstance(obj.get("info"), dict) else {}
+    info: dict[str, Any] = obj["info"] if isinstance(obj.get("info"), dict) else {}
     status = str(info.get("exit_status")) if info.get("exit_status") is not None else None
     cut = _CUT.search(status or "")
     last = events[-1].tool_calls[0].name if events[-1].tool_calls else None

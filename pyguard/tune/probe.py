@@ -81,6 +81,7 @@ def probe_run(record: RunRecord, config: PolicyConfig) -> Probe:
     for i, event in enumerate(record.events, start=1):
         clock.advance(event)
         d = session.observe(event)
+        assert d.turn is not None and d.budget is not None  # the engine's decisions always carry both
         if d.turn != turn:
             turn, turn_start, prev_budget = d.turn, i - 1, i - 1 + _BIG
         ks.append(i - turn_start)

@@ -247,8 +247,8 @@ def tune(
             held_stops = np.zeros(n, dtype=np.int64)
             fold_stall: list[dict[str, Any]] = []
             mismatches = 0
-            for f in range(k):
-                train, test = np.flatnonzero(folds != f), np.flatnonzero(folds == f)
+            for fold in range(k):
+                train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
                 fit = cv.fit(train, bound=target)
                 fold_stall.append(fit.stall)
                 config = build_policy(o.base, fit.stall, fit.budgets)
