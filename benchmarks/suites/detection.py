@@ -2,7 +2,7 @@
 
 ``python benchmarks/run.py detection [--quick] [--json]``
 
-Runs: every kind of :mod:`pyguard.synthetic` (4 legitimate, 6 loop kinds) for many seeds (quick 20, full 200),
+Runs: every kind of :mod:`pyguard.testing.synthetic` (4 legitimate, 6 loop kinds) for many seeds (quick 20, full 200),
 each in generated variations, replayed through the default policy (``Policy(PolicyConfig())``). Runs are
 recordings: they do not react to reflections, so a loop keeps looping and shows whether the engine stops it.
 
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.events import Observation, Outcome, ToolCall
-from pyguard.synthetic import KINDS, LabelledRun, generate, logistics_incident
+from pyguard.testing.synthetic import KINDS, LabelledRun, generate, logistics_incident
 
 HEADLINE = ("plain", "volatile", "parallel")
 

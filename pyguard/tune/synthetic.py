@@ -1,4 +1,4 @@
-"""Labelled synthetic runs for tuning: :mod:`pyguard.synthetic` runs, legitimate ones labelled successful and loops
+"""Labelled synthetic runs for tuning: :mod:`pyguard.testing.synthetic` runs, legitimate ones labelled successful and loops
 failed, grouped into tasks (several runs per task) and task types with different mixes."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from pyguard.events import Outcome, RunEnd, RunRecord, RunStart
-from pyguard.synthetic import generate
+from pyguard.testing.synthetic import generate
 
 __all__ = ["TYPE_MIXES", "tune_runs"]
 
@@ -15,7 +15,7 @@ TYPE_MIXES: dict[str, dict[str, float]] = {
     "ops": {"polling": 0.35, "rerun_after_change": 0.25, "error_storm": 0.2, "cycle": 0.2},
     "research": {"pagination": 0.3, "convergent": 0.3, "divergent": 0.25, "oscillating": 0.15},
 }
-"""Kinds of run (:data:`pyguard.synthetic.KINDS`) per task type, with their shares."""
+"""Kinds of run (:data:`pyguard.testing.synthetic.KINDS`) per task type, with their shares."""
 
 
 def tune_runs(
@@ -66,7 +66,7 @@ def known_best_runs(n: int, seed: int = 0, runs_per_task: int = 2) -> list[RunRe
     failed runs are explorers (70%: new results for ``EXPLORER_CALLS`` calls, never an answer) or exact-repeat loops
     (30%, which the stall rules catch whatever the budget). The best policy under any bound below
     ``1 / KNOWN_LONGEST[t]`` is the smallest hard cap above ``KNOWN_LONGEST[t]`` (:func:`known_best_cap`)."""
-    from pyguard.synthetic import _prefix, _Run, _sentence  # the generators' own building blocks
+    from pyguard.testing.synthetic import _prefix, _Run, _sentence  # the generators' own building blocks
 
     rng = random.Random(f"known-best:{seed}")
     types = tuple(KNOWN_LONGEST)

@@ -6,7 +6,7 @@ Recorded per run: every decision's iteration, action, rule, outcome and budget, 
 reflection of every decision that is not a plain CONTINUE, the gains rounded to 3 decimals, and the outcome
 ``finish()`` gives. A gain that moves in the 4th decimal is fine; a changed decision is a behaviour change.
 
-The corpus: every synthetic kind for many seeds (:func:`pyguard.synthetic.labelled_set`) and the logistics
+The corpus: every synthetic kind for many seeds (:func:`pyguard.testing.synthetic.labelled_set`) and the logistics
 incident under the default policy; the same runs with volatile stamps (timestamps, UUIDs, durations) added to
 every tool result; runs whose results are padded to 3-70 KB (large texts); and two other configurations (short
 shingles, a small rotating novelty memory, no masking, no normalised repeats; a tight budget with caps).
@@ -38,7 +38,7 @@ from pyguard.decisions import Action
 from pyguard.engine import CapsConfig, NoveltyConfig, Policy, PolicyConfig, StallConfig
 from pyguard.engine.novelty import _VOLATILE_FIELD, _VOLATILE_REFERENCE, mask_volatile, prepare_text
 from pyguard.events import Observation
-from pyguard.synthetic import LabelledRun, labelled_set, logistics_incident
+from pyguard.testing.synthetic import LabelledRun, labelled_set, logistics_incident
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "decisions_golden.json"
 

@@ -7,7 +7,7 @@ from pyguard.decisions import Action
 from pyguard.engine.actions import classify_action
 from pyguard.errors import InputError
 from pyguard.events import Outcome
-from pyguard.synthetic import KINDS, LEGITIMATE_KINDS, LOOP_KINDS, generate, labelled_set, logistics_incident
+from pyguard.testing.synthetic import KINDS, LEGITIMATE_KINDS, LOOP_KINDS, generate, labelled_set, logistics_incident
 
 SEEDS = range(6)
 MAX_DELAY = {"exact_repeat": 1, "normalised_repeat": 1, "cycle": 1, "oscillating": 1, "error_storm": 2, "divergent": 3}

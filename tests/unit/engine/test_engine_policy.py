@@ -8,7 +8,7 @@ from pyguard.engine import CapsConfig, Policy, PolicyConfig, TaskTypeConfig
 from pyguard.engine.caps import ModelCallCap
 from pyguard.errors import BudgetError
 from pyguard.events import IterationEvent, Outcome
-from pyguard.synthetic import generate, logistics_incident
+from pyguard.testing.synthetic import generate, logistics_incident
 
 
 def productive(sc: Script, k: int):

@@ -22,7 +22,7 @@ from pyguard.events import RunStart  # noqa: E402
 from pyguard.otel import GuardTelemetry, export_runs, import_otlp, traceparent  # noqa: E402
 from pyguard.otel import semconv as sc
 from pyguard.replay import replay_runs  # noqa: E402
-from pyguard.synthetic import generate, labelled_set  # noqa: E402
+from pyguard.testing.synthetic import generate, labelled_set  # noqa: E402
 from pyguard.trace import write_runs  # noqa: E402
 
 

@@ -11,7 +11,7 @@ from pyguard.errors import ConfigError, MissingExtraError
 from pyguard.events import RunEnd, RunRecord, RunStart
 from pyguard.parallel import parallel_map, replay_parallel
 from pyguard.replay import replay_runs
-from pyguard.synthetic import labelled_set
+from pyguard.testing.synthetic import labelled_set
 
 TIGHT = PolicyConfig(base_budget=3, hard_cap=5)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from pyguard.decisions import Decision
 from pyguard.engine import Policy
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.synthetic import labelled_set
+from pyguard.testing.synthetic import labelled_set
 from pyguard.trace import import_openai
 
 DATA = Path(__file__).resolve().parents[2] / "data"

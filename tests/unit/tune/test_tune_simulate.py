@@ -9,7 +9,7 @@ import pytest
 from pyguard.engine import PolicyConfig
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_run
-from pyguard.synthetic import KINDS, generate
+from pyguard.testing.synthetic import KINDS, generate
 from pyguard.tune.probe import probe_config, probe_run
 from pyguard.tune.simulate import ProbeTable, RunSet
 from pyguard.tune.space import Budget, build_policy

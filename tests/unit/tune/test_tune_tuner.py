@@ -6,7 +6,7 @@ import pytest
 from pyguard.engine import PolicyConfig
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord
-from pyguard.synthetic import generate
+from pyguard.testing.synthetic import generate
 from pyguard.tune import TuneOptions, task_folds, tune
 from pyguard.tune.space import budget_of
 from pyguard.tune.synthetic import KNOWN_LONGEST, known_best_cap, known_best_runs
