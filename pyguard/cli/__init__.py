@@ -3,7 +3,8 @@
 Subcommands are imported lazily so that ``pyguard --help`` stays fast and a broken subcommand cannot take
 the others down.
 
-Common to every subcommand: Ctrl-C exits 130 after the command has cancelled or finished what it had running and
+Common to every subcommand: one exit-status convention (:mod:`pyguard.cli.exit_codes`: 0 ok, 1 the answer is no,
+2 bad input or usage, 3 the environment lacks something, 130 interrupted); Ctrl-C exits 130 after the command has cancelled or finished what it had running and
 closed its traces (a subcommand prints what was kept and how to resume; otherwise a generic line says it was
 interrupted), never click's "Aborted!" with status 1; and every :class:`pyguard.trace.records.TraceWarning` (a torn
 line skipped, an unreadable file of a directory skipped) is printed to stderr as ``warning: ...``.
@@ -18,6 +19,7 @@ import warnings
 import click
 
 from pyguard import __version__
+from pyguard.cli.exit_codes import EPILOG, ExitCode
 
 __all__ = ["main"]
 
@@ -35,10 +37,6 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-INTERRUPTED_EXIT = 130
-"""The exit status after Ctrl-C (128 + SIGINT), as shells report it."""
-
-
 def _show_trace_warnings() -> None:
     from pyguard.trace.records import TraceWarning
 
@@ -54,6 +52,10 @@ def _show_trace_warnings() -> None:
     warnings.simplefilter("always", TraceWarning)
 
 
+class _NotInBuild(click.ClickException):
+    exit_code = ExitCode.ENVIRONMENT
+
+
 class _LazyGroup(click.Group):
     def invoke(self, ctx: click.Context):  # noqa: ANN201
         try:
@@ -67,7 +69,7 @@ class _LazyGroup(click.Group):
                 err=True,
             )
             sys.stderr.flush()
-            ctx.exit(INTERRUPTED_EXIT)
+            ctx.exit(ExitCode.INTERRUPTED)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
@@ -85,12 +87,12 @@ class _LazyGroup(click.Group):
 
             @click.command(name=name, help=help_text + " (not available in this build)")
             def _missing() -> None:
-                raise click.ClickException(f"'pyguard {name}' is not available in this build")
+                raise _NotInBuild(f"'pyguard {name}' is not available in this build")
 
             return _missing
 
 
-@click.group(cls=_LazyGroup)
+@click.group(cls=_LazyGroup, epilog=EPILOG)
 @click.version_option(__version__, prog_name="pyguard")
 def main() -> None:
     """pyguard: guard Java LangChain4j agents' tool-calling loops from Python."""

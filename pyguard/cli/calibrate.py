@@ -9,8 +9,9 @@ one trace per run to ``--traces`` (default ``OUT/traces``) as runs finish; the s
 stopped. The traces are ordinary recorded runs: ``pyguard calibrate OUT/traces --failure-cost D2`` recalibrates
 them for another failure cost without running anything.
 
-Exit status: 0 when a recommendation was made (or a live calibration stopped at --max-runs with runs still to do),
-1 when the JVM or a run failed, 2 on bad input (the message names the value and what to do), 130 when interrupted.
+Exit status (:mod:`pyguard.cli.exit_codes`): 0 when a recommendation was made (or a live calibration stopped at
+--max-runs with runs still to do), 1 when a run failed, 2 on bad input (the message names the value and what to do),
+3 when the JVM cannot start or an optional extra is missing, 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
-from pyguard.errors import ConfigError, InputError, JvmError, RunError
+from pyguard.cli.exit_codes import ExitCode, exit_code_for
+from pyguard.errors import InputError, PyguardError
 
 __all__ = ["calibrate"]
 
@@ -176,13 +178,9 @@ def calibrate(
         else:
             report = calibrate_runs(records, config)
         written = write_report(report, out_dir) if out_dir is not None else []
-    except (InputError, ConfigError) as exc:  # ConfigError: a missing extra (Parquet needs 'columnar')
+    except PyguardError as exc:  # bad input 2; no JVM or a missing extra (Parquet needs 'columnar') 3; a run failed 1
         err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        ctx.exit(2)
-        return
-    except (JvmError, RunError) as exc:
-        err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        ctx.exit(1)
+        ctx.exit(exit_code_for(exc))
         return
     except KeyboardInterrupt:
         err.print(
@@ -190,7 +188,7 @@ def calibrate(
             highlight=False,
             soft_wrap=True,
         )
-        ctx.exit(130)
+        ctx.exit(ExitCode.INTERRUPTED)
         return
     if as_json:
         if live_info is None:

@@ -1,4 +1,5 @@
-"""``pyguard check``: the CI gate. Exit 0 when every check holds, 1 when one fails, 2 on bad input."""
+"""``pyguard check``: the CI gate. Exit 0 when every check holds, 1 when one fails, 2 on bad input, 3 when an optional
+extra is missing (:mod:`pyguard.cli.exit_codes`)."""
 
 from __future__ import annotations
 
@@ -22,16 +23,11 @@ from pyguard.check import (
 )
 from pyguard.check.report import write_text
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
+from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
 from pyguard.events import RunRecord
 
 __all__ = ["check", "load_runs"]
-
-
-class BadInput(click.ClickException):
-    """Bad input (exit code 2), with pyguard's message."""
-
-    exit_code = 2
 
 
 def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str | None]:
@@ -110,7 +106,7 @@ def check(
     Statistics per task type (and overall): the outcome mix, iterations p50/p95, tokens per run. The baseline
     comparison uses one-sided two-proportion z-tests (Fisher's exact for small counts) for rates and
     Mann-Whitney U tests for iterations and tokens, Holm-adjusted so that unchanged behaviour fails the gate
-    with probability at most --alpha. Exit 0: all checks hold; 1: a check failed; 2: bad input.
+    with probability at most --alpha. Exit 0: all checks hold; 1: a check failed; 2: bad input; 3: an optional extra missing.
     """
     try:
         gate = GateConfig(
@@ -136,7 +132,7 @@ def check(
         if markdown_path is not None:
             write_text(markdown_path, markdown(report), "Markdown summary")
     except PyguardError as exc:
-        raise BadInput(str(exc)) from exc
+        fail(exc)
     if as_json:
         click.echo(report_json(report))
     else:

@@ -3,16 +3,19 @@
 The agent is LangChain4j's own AiServices loop with real @Tool methods (``LogisticsTools``); the model is pyguard's
 scripted ``ChatModel`` replaying the incident (``get_shipment_status`` seven times with the same order id, then with
 the id prefixed ``SO-``). No network, no API key.
+
+Exit status (:mod:`pyguard.cli.exit_codes`): 0 the runs were shown (whatever their outcomes: showing them is the
+job), 1 a run could not be carried out, 2 a bad option, 3 no JDK or bridge jars (the JVM cannot start).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 
+from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
 from pyguard.result import RunResult
 
@@ -144,8 +147,7 @@ def demo(as_json: bool, seed: int | None, over_http: bool, trace_dir: str | None
     try:
         out = run_demo(seed=seed, over_http=over_http, trace_dir=trace_dir)
     except PyguardError as exc:
-        click.echo(f"pyguard demo: {exc}", err=True)
-        sys.exit(2)
+        fail(exc)
     if as_json:
         click.echo(json.dumps(out, indent=2))
     else:

@@ -1,7 +1,7 @@
 """``pyguard replay RUNS``: where the guard would have stopped each recorded run, and what that saves.
 
-Exit codes: 0 replayed; 2 bad input or configuration (the message says what and where); 1 any other
-pyguard error.
+Exit status (:mod:`pyguard.cli.exit_codes`): 0 replayed; 2 bad input or configuration (the message says what and
+where); 3 an optional extra missing (Parquet, Ray); 1 any other pyguard error.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
-from pyguard.errors import ConfigError, InputError, PyguardError
+from pyguard.cli.exit_codes import fail
+from pyguard.errors import InputError, PyguardError
 from pyguard.replay import ReplayReport
 
 if TYPE_CHECKING:
@@ -211,12 +212,8 @@ def replay(
             workers=workers,
             address=ray_address,
         )
-    except (InputError, ConfigError) as exc:
-        click.echo(f"Error: {exc}", err=True)
-        raise SystemExit(2) from None
-    except PyguardError as exc:  # the engine was driven wrongly: not the input's fault
-        click.echo(f"Error: {exc}", err=True)
-        raise SystemExit(1) from None
+    except PyguardError as exc:  # bad input or configuration 2, a missing extra 3, the engine driven wrongly 1
+        fail(exc)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:

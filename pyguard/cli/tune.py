@@ -3,8 +3,9 @@
     pyguard tune RUNS [--format F] [--strict] [--terminal-tools N] [--labels L] [--config START.toml] [--max-false-stop-rate 0.01] [--by task_type|none]
                       [--folds 5] [--seed S] [--artifact] [--out FILE.toml] [--report DIR] [--json] [--workers N]
 
-Exit status: 0 fitted; 2 bad input (no labels, a task type with no successful run, a bound no policy meets, a bad
-option or file; the message says what to do); 1 any other pyguard error.
+Exit status (:mod:`pyguard.cli.exit_codes`): 0 fitted; 2 bad input (no labels, a task type with no successful run, a
+bound no policy meets, a bad option or file; the message says what to do); 3 an optional extra missing; 1 any other
+pyguard error.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
-from pyguard.errors import ConfigError, InputError, PyguardError
+from pyguard.cli.exit_codes import fail
+from pyguard.errors import InputError, PyguardError
 
 __all__ = ["tune"]
 
@@ -210,15 +212,10 @@ def tune(
         if out_path is not None:
             written = write_policy(result, out_path, str(runs), today)
         reports = write_report(result, report_dir, command, today) if report_dir is not None else []
-    except (InputError, ConfigError) as exc:
-        click.echo(f"Error: {exc}", err=True)
-        raise SystemExit(2) from None
-    except OSError as exc:
-        click.echo(f"Error: cannot write {exc.filename!r}: {exc.strerror}; check the path", err=True)
-        raise SystemExit(2) from None
+    except OSError as exc:  # an output path that cannot be written: bad input
+        fail(InputError(str(exc)), message=f"cannot write {exc.filename!r}: {exc.strerror}; check the path")
     except PyguardError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        raise SystemExit(1) from None
+        fail(exc)
     if as_json:
         data = result.to_dict()
         data["policy"] = result.policy
