@@ -3,6 +3,7 @@ extra is missing (:mod:`pyguard.cli.exit_codes`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from pyguard.check import (
     write_baseline,
 )
 from pyguard.check.report import write_text
+from pyguard.cli._policy import CONFIG_DEFAULT_HELP, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
@@ -46,7 +48,7 @@ _rate = click.FloatRange(0.0, 1.0)
     "--config",
     "config_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Policy TOML used to replay recordings (default policy when omitted).",
+    help=f"Policy TOML used to replay recordings ({CONFIG_DEFAULT_HELP}).",
 )
 @click.option(
     "--baseline",
@@ -109,6 +111,7 @@ def check(
     with probability at most --alpha. Exit 0: all checks hold; 1: a check failed; 2: bad input; 3: an optional extra missing.
     """
     try:
+        used = policy_file(config_path)
         gate = GateConfig(
             max_stall_rate=max_stall_rate,
             max_expired_rate=max_expired_rate,
@@ -121,10 +124,10 @@ def check(
         if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # DuckDB: runs never loaded
             from pyguard.store.summaries import check_parquet
 
-            report = check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(config_path))
+            report = check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(used))
         else:
             records, fmt = load_runs(str(runs), fmt)
-            report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(config_path))
+            report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(used))
         if write_baseline_path is not None:
             write_baseline(report.summary, write_baseline_path)
         if junit_path is not None:
@@ -134,8 +137,11 @@ def check(
     except PyguardError as exc:
         fail(exc)
     if as_json:
-        click.echo(report_json(report))
+        click.echo(
+            json.dumps({**json.loads(report_json(report)), "config": str(used) if used else None}, sort_keys=True)
+        )
     else:
+        click.echo(policy_line(used, given=config_path is not None))
         render(report, Console(file=sys.stdout))
         if write_baseline_path is not None:
             click.echo(f"baseline written to {write_baseline_path}")

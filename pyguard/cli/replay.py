@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pyguard.cli._policy import CONFIG_DEFAULT_HELP, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
@@ -162,7 +163,7 @@ def render_report(report: ReplayReport, console: Console, *, runs: bool = False)
     "config_path",
     type=click.Path(path_type=Path),
     default=None,
-    help="Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] (default: the default policy).",
+    help=f"Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] ({CONFIG_DEFAULT_HELP}).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--runs", "per_run", is_flag=True, help="Also print one table row per run (the default is the summary).")
@@ -195,10 +196,11 @@ def replay(
 
     try:
         config = None
-        if config_path is not None:
+        used = policy_file(config_path)
+        if used is not None:
             from pyguard.engine import PolicyConfig
 
-            config = PolicyConfig.from_toml(config_path)
+            config = PolicyConfig.from_toml(used)
         if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # the workers read it
             source: Any = runs
         else:
@@ -215,6 +217,7 @@ def replay(
     except PyguardError as exc:  # bad input or configuration 2, a missing extra 3, the engine driven wrongly 1
         fail(exc)
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        click.echo(json.dumps({**report.to_dict(), "config": str(used) if used else None}, indent=2))
     else:
+        click.echo(policy_line(used, given=config_path is not None))
         render_report(report, Console(), runs=per_run)

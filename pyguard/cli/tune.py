@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from pyguard.cli._policy import CONFIG_DEFAULT_HELP, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
@@ -80,7 +81,7 @@ def _table(result, console: Console) -> None:
     "config_path",
     type=click.Path(path_type=Path),
     default=None,
-    help="Starting policy (TOML, or pyproject.toml with [tool.pyguard]); default: the default policy.",
+    help=f"Starting policy (TOML, or pyproject.toml with [tool.pyguard]); {CONFIG_DEFAULT_HELP}.",
 )
 @click.option(
     "--max-false-stop-rate",
@@ -173,7 +174,8 @@ def tune(
     today = date.today().isoformat()
     command = "pyguard tune " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "pyguard tune"
     try:
-        base = PolicyConfig.from_toml(config_path) if config_path is not None else PolicyConfig()
+        used = policy_file(config_path)
+        base = PolicyConfig.from_toml(used) if used is not None else PolicyConfig()
         records = load_cli_runs(runs, fmt)
         if not records:
             raise InputError(f"{str(runs)!r} holds no runs; nothing to tune")
@@ -221,9 +223,11 @@ def tune(
         data["policy"] = result.policy
         data["policy_file"] = str(written) if written else None
         data["report"] = [str(p) for p in reports]
+        data["config"] = str(used) if used else None
         click.echo(json.dumps(data, indent=2))
         return
     console = Console()
+    console.print(policy_line(used, given=config_path is not None), highlight=False, soft_wrap=True)
     _table(result, console)
     if written:
         console.print(f"policy written to {written} (use it with --config, --pyguard-policy or Guard.from_toml)")

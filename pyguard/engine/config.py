@@ -391,6 +391,16 @@ class PolicyConfig(_Config):
             return cls.from_dict(tool["pyguard"], source=f"{p} [tool.pyguard]")
         return cls.from_dict(data, source=str(p))
 
+    @classmethod
+    def discover(cls, start: str | Path | None = None) -> tuple[PolicyConfig, Path | None]:
+        """The policy in the nearest ``pyguard.toml`` or ``pyproject.toml`` with ``[tool.pyguard]``, in ``start``
+        (default: the current directory) or a parent up to the repository root, with that file's path; the defaults
+        and None when there is none (:func:`pyguard.config_search.find_config_file`)."""
+        from pyguard.config_search import find_config_file
+
+        path = find_config_file(start)
+        return (cls.from_toml(path), path) if path is not None else (cls(), None)
+
     def to_toml(self) -> str:
         """This config as TOML text (``from_toml`` of it gives an equal config)."""
         import tomli_w

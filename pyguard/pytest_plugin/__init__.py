@@ -35,6 +35,7 @@ __all__ = [
     "trace_dir",
     "pytest_addoption",
     "pytest_configure",
+    "pytest_report_header",
     "pytest_collection_modifyitems",
     "pytest_runtest_makereport",
     "pyguard_runs",
@@ -72,6 +73,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     config.stash[SETTINGS_KEY] = settings_from_config(config)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Which policy file the session's guards start from, when there is one."""
+    policy = settings(config).policy
+    return f"pyguard policy: {policy}" if policy is not None else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -2,7 +2,8 @@
 
 The policy is built in layers, each laid over the one before:
 
-1. ``PolicyConfig()`` defaults, or the session's ``--pyguard-policy`` / ``pyguard_policy`` TOML file;
+1. ``PolicyConfig()`` defaults, or the session's ``--pyguard-policy`` / ``pyguard_policy`` TOML file, or else the
+   nearest ``pyguard.toml`` / ``[tool.pyguard]`` (see :mod:`pyguard.pytest_plugin.settings`);
 2. the marker's ``policy``: a TOML file replaces the layer below, a dict is merged into it key by key;
 3. the marker's ``max_iterations``: the hard cap on model calls (``caps.max_model_calls``).
 """

@@ -3,7 +3,9 @@
 Every option has an ini twin (``--pyguard-trace-dir`` / ``pyguard_trace_dir``); the command line wins over the ini
 file, except for the classpath, where both add up (the ini names the project's jars, the command line adds more).
 Relative paths in the ini file are resolved against the ini file's folder, on the command line against the folder
-pytest was started in.
+pytest was started in. Without ``--pyguard-policy`` / ``pyguard_policy`` the policy is the nearest ``pyguard.toml`` or
+``pyproject.toml`` with ``[tool.pyguard]`` from that folder up (:func:`pyguard.config_search.find_config_file`), as
+the ``pyguard`` commands find theirs.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pyguard.errors import JvmError
+from pyguard.config_search import find_config_file
+from pyguard.errors import ConfigError, JvmError
 
 __all__ = [
     "KEEP_CHOICES",
@@ -44,7 +47,8 @@ class PluginSettings(BaseModel):
     trace_dir: Path | None = None
     """Where traces of kept tests go; None means ``<pytest basetemp>/pyguard-traces``."""
     policy: Path | None = None
-    """A TOML file with the policy (``PolicyConfig``) every guard of the session starts from."""
+    """A TOML file with the policy (``PolicyConfig``) every guard of the session starts from: the option, else the
+    nearest ``pyguard.toml`` / ``[tool.pyguard]``, else None (the defaults)."""
     keep_traces: Literal["failed", "all", "none"] = "failed"
     """Keep the JSONL trace of failed tests only, of every test that ran a guard, or of none."""
     live_image: str = DEFAULT_LIVE_IMAGE
@@ -137,6 +141,11 @@ def settings_from_config(config: pytest.Config) -> PluginSettings:
         raise pytest.UsageError(
             f"pyguard policy file {str(policy)!r} does not exist: fix --pyguard-policy / pyguard_policy"
         )
+    if policy is None:
+        try:
+            policy = find_config_file(cli_dir)
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
     try:
         return PluginSettings(
             classpath=tuple(classpath),

@@ -131,3 +131,16 @@ def test_classpath_globs_expand_and_missing_entries_name_themselves(tmp_path: Pa
         PluginSettings(classpath=(str(tmp_path / "none" / "*.jar"),)).resolved_classpath()
     with pytest.raises(JvmError, match=r"entry '.*/agent\.jar' does not exist"):
         PluginSettings(classpath=(str(tmp_path / "agent.jar"),)).resolved_classpath()
+
+
+def test_without_pyguard_policy_the_nearest_tool_pyguard_is_the_session_policy(pytester: pytest.Pytester):
+    pytester.makepyprojecttoml("[tool.pyguard]\nbase_budget = 5\n")
+    pytester.makepyfile(SHOW_SETTINGS)
+    result = pytester.runpytest("-s")
+    found = pytester.path / "pyproject.toml"
+    assert read_settings(result).policy == found
+    result.stdout.fnmatch_lines([f"pyguard policy: {found}"])
+    (pytester.path / "given.toml").write_text("")
+    assert (
+        read_settings(pytester.runpytest("-s", "--pyguard-policy", "given.toml")).policy == pytester.path / "given.toml"
+    )

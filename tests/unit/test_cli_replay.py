@@ -53,7 +53,7 @@ def test_json_output_shape(name: str, fmt: str) -> None:
     result = _invoke(str(RECORDINGS / name), "--format", fmt, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert set(data) == {"runs", "summary"}
+    assert set(data) == {"runs", "summary", "config"}
     assert data["runs"] and all(set(r) == RUN_KEYS for r in data["runs"])
     summary = data["summary"]
     for group in ("successful", "failed", "unlabelled"):
