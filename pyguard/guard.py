@@ -50,7 +50,7 @@ DEFAULT_CALLBACK_TIMEOUT_MS = 10_000
 (benchmarks/RESULTS.md section 5), so 10 s is only ever reached by a hung engine; then the run goes on under the Java
 fail-safe cap (outcome ``guard_error``), the late decision is discarded, and the caller of :meth:`Guard.run` gets its
 result at most this long after the agent ends. ``callback_timeout_ms=0`` runs the decision on the agent's thread
-instead (about 70 µs less per model call, RESULTS section 3), but a hung engine then blocks the agent."""
+instead (what that saves per model call: RESULTS section 3), but a hung engine then blocks the agent."""
 
 _JAVA_INT_MAX = 2**31 - 1
 

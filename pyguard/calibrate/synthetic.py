@@ -7,8 +7,8 @@ recording stops at ``record_cap`` calls (runs still going are censored there) an
 of runs are cancelled at a uniform call in 1..record_cap (censored there, if they had not ended before).
 Call n uses about ``base_tokens + growth_tokens * (n - 1)`` tokens (normal noise, sd ``token_noise``).
 
-Used by the validation tests, the benchmark and the documentation; vectorised, so 100,000 runs take
-milliseconds.
+Used by the validation tests, the benchmark and the documentation; vectorised (how long 100,000 runs take:
+benchmarks/RESULTS.md section 6).
 """
 
 from __future__ import annotations

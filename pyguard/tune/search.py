@@ -1,7 +1,8 @@
 """The search: one fit of the policy to a set of labelled runs.
 
-Why this search. What costs time is the engine (~0.2 ms per iteration, pure Python); the budget rules cost nothing
-once an engine pass has recorded each iteration's gain and flags (:mod:`pyguard.tune.simulate`, exact). So:
+Why this search. What costs time is the engine (pure Python; its cost per iteration is in benchmarks/RESULTS.md
+section 5); the budget rules cost nothing once an engine pass has recorded each iteration's gain and flags
+(:mod:`pyguard.tune.simulate`, exact). So:
 
 1. **Stall settings, screened one at a time.** The starting settings and every one-parameter change of them
    (:func:`pyguard.tune.space.stall_candidates`, ~14 candidates) get one engine pass each over *all* runs. The set is
