@@ -25,6 +25,7 @@ __all__ = [
     "BUILD_COMMAND",
     "ClasspathConflictWarning",
     "JVM_SHUT_DOWN",
+    "NOT_STARTED",
     "check_jvm",
     "JvmInfo",
     "bridge_jars",
@@ -42,6 +43,13 @@ JVM_SHUT_DOWN = (
     "The JVM of this process was shut down (jpype.shutdownJVM()) and cannot be restarted in the same process: JPype"
     " allows one JVM per process, once. Start a new Python process to run guarded agents again."
 )
+NOT_STARTED = (
+    "the JVM is not running: call pyguard.jvm.start_jvm() first (once per process; classpath=[...] adds your agent's"
+    " jars), before any Java class is used, jpype.JClass included (a module-level JClass runs at import: move it into"
+    " a function or fixture, or start the JVM before the import). `pyguard demo`, `pyguard calibrate --live` and the"
+    " pytest plugin's pyguard_jvm fixture (which pyguard_guard uses) start it for you."
+)
+"""What :func:`check_jvm` (so every pyguard call into Java) says before the JVM is started."""
 _LOCK = threading.Lock()
 _STARTED: JvmInfo | None = None
 
@@ -179,7 +187,7 @@ def check_jvm() -> None:
 
     if _STARTED is not None or _jvm_was_shut_down():
         raise JvmError(JVM_SHUT_DOWN)
-    raise JvmError("the JVM is not running: call pyguard.jvm.start_jvm() first")
+    raise JvmError(NOT_STARTED)
 
 
 def _jvm_was_shut_down() -> bool:
