@@ -1,5 +1,5 @@
 # The two Quickstart commands (README.md): `make demo` and `make test`. Both work on a fresh clone.
-.PHONY: setup demo test java-test py-test example-test lint typecheck
+.PHONY: setup demo test java-test py-test example-test lint typecheck wheel-test
 
 setup:
 	bash scripts/setup.sh
@@ -26,3 +26,8 @@ lint: setup
 
 typecheck: setup
 	.venv/bin/mypy
+
+# Build the wheel, install it (core dependencies only) into a fresh venv outside the repository and run `pyguard demo`
+# there with no Maven on PATH (scripts/wheel_test.sh); .ci/run runs it after the tests.
+wheel-test: setup
+	bash scripts/wheel_test.sh

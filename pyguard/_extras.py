@@ -2,21 +2,27 @@
 
     pa = require("pyarrow", extra="columnar", feature="Parquet traces")
 
-``pip install pyguard`` stays light; ``pip install 'pyguard[otel]'``, ``'pyguard[columnar]'`` and
-``'pyguard[ray]'`` add OpenTelemetry, Parquet/DuckDB and Ray. A missing one raises
-:class:`~pyguard.errors.MissingExtraError` naming the extra and the command that installs it.
+``pip install pyguard`` stays light (pydantic, numpy, rich, click, JPype1, tomli-w: the engine, the JVM bridge, the
+demo, replay, the calibration tables, check without a baseline); ``pip install 'pyguard[plot]'`` adds matplotlib
+(calibration and trade-off plots), ``'pyguard[stats]'`` scipy (check's baseline tests, tune's intervals),
+``'pyguard[otel]'``, ``'pyguard[columnar]'`` and ``'pyguard[ray]'`` OpenTelemetry, Parquet/DuckDB and Ray;
+``'pyguard[all]'`` all of them. A missing one raises :class:`~pyguard.errors.MissingExtraError` naming the extra and
+the command that installs it.
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 from pyguard.errors import MissingExtraError
 
-__all__ = ["EXTRAS", "require"]
+__all__ = ["EXTRAS", "agg_figure", "require"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
+    "plot": ("matplotlib",),
+    "stats": ("scipy",),
     "otel": ("opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"),
     "columnar": ("pyarrow", "duckdb"),
     "ray": ("ray",),
@@ -37,3 +43,13 @@ def require(module: str, *, extra: str, feature: str) -> ModuleType:
             f"{feature} needs the optional extra '{extra}' ({packages}), which is not installed (no module "
             f"{exc.name!r}): pip install 'pyguard[{extra}]'"
         ) from None
+
+
+def agg_figure(feature: str, **kwargs: Any) -> Any:
+    """A ``matplotlib.figure.Figure(**kwargs)`` on an Agg canvas (no pyplot, no GUI backend, no global state);
+    MissingExtraError naming the ``plot`` extra when matplotlib is not installed."""
+    figure = require("matplotlib.figure", extra="plot", feature=feature)
+    agg = require("matplotlib.backends.backend_agg", extra="plot", feature=feature)
+    fig = figure.Figure(**kwargs)
+    agg.FigureCanvasAgg(fig)
+    return fig

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything pyguard needs in this checkout, idempotently:
-#   - a virtual environment in .venv with pyguard installed (editable) and its test dependencies;
+#   - a virtual environment in .venv with pyguard installed (editable) with every extra (plot, stats, otel, columnar,
+#     ray: `all`) and the test, dev and container tools;
 #   - the Java bridge built by Maven, its jar and runtime dependencies copied into pyguard/_jars.
 # Needs: python3 >= 3.11, a JDK >= 17 (JAVA_HOME or java on PATH), Maven (mvn).
 set -euo pipefail
@@ -19,8 +20,8 @@ fi
 # Reinstall only when pyproject.toml changed since the last install.
 stamp=.venv/.pyguard-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing pyguard with its test, dev, container, otel, columnar and ray extras into .venv" >&2
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,dev,containers,otel,columnar,ray]'
+  echo "setup: installing pyguard with its extras (all, test, dev, containers) into .venv" >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[all,test,dev,containers]'
   touch "$stamp"
 fi
 echo "setup: building the Java bridge (mvn -q -f java/pom.xml package -DskipTests)" >&2

@@ -9,19 +9,29 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from pyguard._extras import agg_figure, require
 from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
 from pyguard.errors import InputError
 
-__all__ = ["report_json", "report_table", "cost_label", "write_report", "plot_success", "plot_cost"]
+__all__ = ["require_plots", "report_json", "report_table", "cost_label", "write_report", "plot_success", "plot_cost"]
+
+if TYPE_CHECKING:  # matplotlib is the optional 'plot' extra, imported when a plot is drawn
+    from matplotlib.figure import Figure
+
+_PLOTS = "calibration plots (calibrate --out)"
+
+
+def require_plots() -> None:
+    """Raise MissingExtraError naming the ``plot`` extra unless matplotlib is installed."""
+    require("matplotlib", extra="plot", feature=_PLOTS)
 
 
 def report_json(report: CalibrationReport) -> str:
@@ -104,7 +114,6 @@ def _slug(name: str) -> str:
 def _save(fig: Figure, path: Path) -> None:
     import io
 
-    FigureCanvasAgg(fig)
     buf = io.BytesIO()
     fig.savefig(buf, dpi=110, format="png")
     _write_file(path, buf.getvalue())
@@ -155,7 +164,7 @@ def plot_success(t: TaskTypeCalibration, report: CalibrationReport, path: Path) 
     confidence = report.config.confidence
     n = np.arange(1, t.horizon + 1)
     low, high = np.asarray(t.c_low), np.asarray(t.c_high)
-    fig = Figure(figsize=(7.0, 4.8), layout="constrained")
+    fig = agg_figure(_PLOTS, figsize=(7.0, 4.8), layout="constrained")
     ax = fig.add_subplot()
     seen = n >= t.first_success if t.first_success is not None else np.zeros(len(n), bool)
     if seen.any():
@@ -191,7 +200,7 @@ def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> 
     agent (d) and the end of the data marked; legend below the axes."""
     conf = f"{report.config.confidence:.0%}"
     n = np.arange(1, t.horizon + 1)
-    fig = Figure(figsize=(7.0, 4.8), layout="constrained")
+    fig = agg_figure(_PLOTS, figsize=(7.0, 4.8), layout="constrained")
     ax = fig.add_subplot()
     if t.expected_cost_low:
         ax.fill_between(
@@ -300,6 +309,7 @@ def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snip
 
 def write_report(report: CalibrationReport, out_dir: str | Path) -> list[Path]:
     """Write report.md, calibration.json, the snippets and two PNGs per task type; returns the paths written."""
+    require_plots()  # before anything is written
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {str(out)!r} is a file; pass a directory (it is created if missing)")

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from scipy import stats
+
+from pyguard._extras import require
 
 __all__ = [
     "MIN_EXPECTED_COUNT",
@@ -40,6 +42,11 @@ __all__ = [
 
 MIN_EXPECTED_COUNT = 5
 """Below this expected cell count the z-test gives way to Fisher's exact test."""
+
+
+def _stats() -> Any:
+    """``scipy.stats``, imported on first use: the tests need the ``stats`` extra, a check without a baseline not."""
+    return require("scipy.stats", extra="stats", feature="pyguard check's baseline tests")
 
 
 def proportion_increase_test(x_cur: int, n_cur: int, x_base: int, n_base: int) -> tuple[float, str]:
@@ -57,10 +64,10 @@ def proportion_increase_test(x_cur: int, n_cur: int, x_base: int, n_base: int) -
     expected = min(n * p for n in (n_cur, n_base) for p in (pooled, 1.0 - pooled))
     if expected < MIN_EXPECTED_COUNT:
         table = [[x_cur, n_cur - x_cur], [x_base, n_base - x_base]]
-        return float(stats.fisher_exact(table, alternative="greater").pvalue), "fisher"
+        return float(_stats().fisher_exact(table, alternative="greater").pvalue), "fisher"
     se = math.sqrt(pooled * (1.0 - pooled) * (1.0 / n_cur + 1.0 / n_base))
     z = (x_cur / n_cur - x_base / n_base) / se
-    return float(stats.norm.sf(z)), "z-test"
+    return float(_stats().norm.sf(z)), "z-test"
 
 
 def shift_increase_test(current: Sequence[float] | np.ndarray, baseline: Sequence[float] | np.ndarray) -> float:
@@ -74,7 +81,7 @@ def shift_increase_test(current: Sequence[float] | np.ndarray, baseline: Sequenc
         raise ValueError(f"both samples need values, got {cur.size} current and {base.size} baseline")
     if np.ptp(np.concatenate([cur, base])) == 0:
         return 1.0
-    result = stats.mannwhitneyu(cur, base, alternative="greater", method="asymptotic", use_continuity=True)
+    result = _stats().mannwhitneyu(cur, base, alternative="greater", method="asymptotic", use_continuity=True)
     return float(result.pvalue)
 
 

@@ -146,8 +146,10 @@ def calibrate(
                 "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
             )
         from pyguard.calibrate import calibrate_runs, make_config
-        from pyguard.calibrate.report import report_json, report_table, write_report
+        from pyguard.calibrate.report import report_json, report_table, require_plots, write_report
 
+        if out_dir is not None:
+            require_plots()  # a missing 'plot' extra is said before any run, not after
         config = make_config(
             failure_cost=failure_cost,
             price_per_1k_tokens=price_per_1k_tokens,

@@ -169,11 +169,14 @@ def tune(
     from pyguard.engine import PolicyConfig
     from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
     from pyguard.tune import tune as run_tune
+    from pyguard.tune.output import require_plots
 
     err = Console(stderr=True)
     today = date.today().isoformat()
     command = "pyguard tune " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else "pyguard tune"
     try:
+        if report_dir is not None:
+            require_plots()  # a missing 'plot' extra is said before the tuning, not after it
         used = policy_file(config_path)
         base = PolicyConfig.from_toml(used) if used is not None else PolicyConfig()
         records = load_cli_runs(runs, fmt)

@@ -6,10 +6,15 @@ Start the JVM explicitly, then build and run guarded LangChain4j agents::
     start_jvm()                                  # once per process; classpath=[...] adds a user's agent jar
     result = run_agent("aiservices", scripted_model("logistics_incident"), "Where is order 12345?", callback=policy)
 
+``jclass("com.example.MyAgents")`` is ``jpype.JClass`` that says what to call first when the JVM is not running
+(``jpype.JClass`` raises a bare ``JVMNotRunning``).
+
 See :mod:`pyguard.jvm.agents` (agents and runs), :mod:`pyguard.jvm.server` (the local OpenAI-compatible server),
-:mod:`pyguard.jvm.bootstrap` (JDK and jars) and :mod:`pyguard.jvm.callback` (the Java -> Python crossing).
+:mod:`pyguard.jvm.bootstrap` (JDK and jars), :mod:`pyguard.jvm.classpath` (two versions of one artifact on the
+classpath) and :mod:`pyguard.jvm.callback` (the Java -> Python crossing).
 """
 
+from pyguard.jvm._java import jclass
 from pyguard.jvm.agents import (
     DEFAULT_MAX_MODEL_CALLS,
     AgentStyle,
@@ -28,6 +33,7 @@ from pyguard.jvm.agents import (
 )
 from pyguard.jvm.bootstrap import BUILD_COMMAND, JvmInfo, bridge_jars, find_java_home, jars_dir, jvm_started, start_jvm
 from pyguard.jvm.callback import CallbackAdapter, decision_to_json
+from pyguard.jvm.classpath import USER_FIRST_ENV, ClasspathConflictWarning
 from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
 from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
 
@@ -37,6 +43,7 @@ __all__ = [
     "BridgeResult",
     "BridgeRunStats",
     "CallbackAdapter",
+    "ClasspathConflictWarning",
     "DEFAULT_MAX_MODEL_CALLS",
     "Fault",
     "GuardStopped",
@@ -50,6 +57,7 @@ __all__ = [
     "find_java_home",
     "guard_model",
     "jars_dir",
+    "jclass",
     "jvm_started",
     "load_scenario",
     "openai_chat_model",
@@ -63,4 +71,5 @@ __all__ = [
     "start_jvm",
     "start_openai_server",
     "tool_set",
+    "USER_FIRST_ENV",
 ]

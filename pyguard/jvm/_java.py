@@ -11,7 +11,8 @@ __all__ = ["jclass", "java_call", "detach_thread"]
 
 
 def jclass(name: str) -> Any:
-    """The Java class ``name``; :class:`JvmError` when the JVM is not running (or was shut down: it cannot restart)."""
+    """The Java class ``name``; :class:`JvmError` saying what to call first when the JVM is not running (where
+    ``jpype.JClass`` raises a bare ``JVMNotRunning``), or that it cannot restart when it was shut down."""
     from pyguard.jvm.bootstrap import check_jvm
 
     check_jvm()

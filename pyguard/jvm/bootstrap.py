@@ -2,6 +2,10 @@
 
 Nothing here runs at import time: :func:`start_jvm` is the explicit call that starts the JVM. ``jpype`` is
 imported inside the functions, so ``import pyguard.jvm`` stays cheap and JVM-free.
+
+The classpath is pyguard's jars (``pyguard/_jars``: the bridge and the LangChain4j it is built on), then the user's
+entries; two versions of one artifact on it are warned about (:mod:`pyguard.jvm.classpath`), and
+``user_classpath_first=True`` (or ``PYGUARD_USER_CLASSPATH_FIRST=1``) lets the user's jars win.
 """
 
 from __future__ import annotations
@@ -10,14 +14,18 @@ import os
 import shutil
 import sys
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 from pyguard.errors import JvmError
+from pyguard.jvm.classpath import ClasspathConflictWarning, Conflict, order_classpath, user_classpath_first_from_env
 
 __all__ = [
     "BUILD_COMMAND",
+    "ClasspathConflictWarning",
     "JVM_SHUT_DOWN",
+    "NOT_STARTED",
     "check_jvm",
     "JvmInfo",
     "bridge_jars",
@@ -35,18 +43,36 @@ JVM_SHUT_DOWN = (
     "The JVM of this process was shut down (jpype.shutdownJVM()) and cannot be restarted in the same process: JPype"
     " allows one JVM per process, once. Start a new Python process to run guarded agents again."
 )
+NOT_STARTED = (
+    "the JVM is not running: call pyguard.jvm.start_jvm() first (once per process; classpath=[...] adds your agent's"
+    " jars), before any Java class is used, jpype.JClass included (a module-level JClass runs at import: move it into"
+    " a function or fixture, or start the JVM before the import). `pyguard demo`, `pyguard calibrate --live` and the"
+    " pytest plugin's pyguard_jvm fixture (which pyguard_guard uses) start it for you."
+)
+"""What :func:`check_jvm` (so every pyguard call into Java) says before the JVM is started."""
 _LOCK = threading.Lock()
 _STARTED: JvmInfo | None = None
 
 
 class JvmInfo:
-    """What :func:`start_jvm` started: the JDK, the libjvm, and the full classpath (read-only)."""
+    """What :func:`start_jvm` started: the JDK, the libjvm, the full classpath in order, and the artifacts found on
+    it in two versions (read-only)."""
 
-    def __init__(self, java_home: Path, jvm_path: Path, classpath: tuple[str, ...], jvm_args: tuple[str, ...]):
+    def __init__(
+        self,
+        java_home: Path,
+        jvm_path: Path,
+        classpath: tuple[str, ...],
+        jvm_args: tuple[str, ...],
+        conflicts: tuple[Conflict, ...] = (),
+        user_classpath_first: bool = False,
+    ):
         self.java_home = java_home
         self.jvm_path = jvm_path
         self.classpath = classpath
         self.jvm_args = jvm_args
+        self.conflicts = conflicts
+        self.user_classpath_first = user_classpath_first
 
     def __repr__(self) -> str:
         return f"JvmInfo(java_home={str(self.java_home)!r}, jars={len(self.classpath)})"
@@ -161,7 +187,7 @@ def check_jvm() -> None:
 
     if _STARTED is not None or _jvm_was_shut_down():
         raise JvmError(JVM_SHUT_DOWN)
-    raise JvmError("the JVM is not running: call pyguard.jvm.start_jvm() first")
+    raise JvmError(NOT_STARTED)
 
 
 def _jvm_was_shut_down() -> bool:
@@ -189,8 +215,15 @@ def start_jvm(
     classpath: Sequence[str | os.PathLike[str]] = (),
     jvm_args: Sequence[str] = (),
     java_home: str | os.PathLike[str] | None = None,
+    user_classpath_first: bool | None = None,
 ) -> JvmInfo:
     """Start the JVM with pyguard's jars plus ``classpath`` (a user's agent jar, `target/dependency/*.jar`); idempotent.
+
+    pyguard's jars come first: where ``classpath`` brings another version of an artifact pyguard bundles (your
+    agent on another LangChain4j), the JVM loads pyguard's, and a :class:`ClasspathConflictWarning` names both
+    versions and what to do. ``user_classpath_first=True`` puts ``classpath`` first and leaves out pyguard's jars of
+    the artifacts it brings in another version (pyguard's bridge then runs on your version); None reads
+    ``PYGUARD_USER_CLASSPATH_FIRST`` (``1``/``0``, default 0), for the pytest plugin and the CLI.
 
     A second call returns the running JVM's :class:`JvmInfo`; it raises :class:`JvmError` if it asks for classpath
     entries the running JVM does not have (a JVM cannot be restarted in one process), or if a JVM was started by
@@ -198,6 +231,7 @@ def start_jvm(
     """
     global _STARTED
     extra = _expand_classpath(classpath)
+    user_first = user_classpath_first_from_env(user_classpath_first)
     with _LOCK:
         if (_STARTED is not None and not jvm_started()) or _jvm_was_shut_down():
             raise JvmError(JVM_SHUT_DOWN)
@@ -226,7 +260,9 @@ def start_jvm(
             if not Path(p).exists():
                 raise JvmError(f"classpath entry {p} does not exist; pass existing jar files or directories")
         home, lib = find_java_home(java_home)
-        cp = tuple(str(j) for j in bridge_jars()) + extra
+        cp, conflicts = order_classpath(tuple(str(j) for j in bridge_jars()), extra, user_first)
+        for conflict in conflicts:
+            warnings.warn(conflict.message(), ClasspathConflictWarning, stacklevel=2)
         args = list(jvm_args)
         if not any(a.startswith("-Dslf4j.internal.verbosity") for a in args):
             args.append("-Dslf4j.internal.verbosity=ERROR")  # silence "No SLF4J providers" (LangChain4j logs via slf4j)
@@ -244,5 +280,5 @@ def start_jvm(
             raise JvmError(
                 f"the JVM started but {_PROBE_CLASS} is missing from {jars_dir()}; rebuild with `{BUILD_COMMAND}`"
             )
-        _STARTED = JvmInfo(home, lib, cp, tuple(jvm_args))
+        _STARTED = JvmInfo(home, lib, cp, tuple(jvm_args), tuple(conflicts), user_first)
         return _STARTED

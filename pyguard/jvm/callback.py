@@ -107,15 +107,19 @@ _PROXY_CLASS: Any = None
 
 
 def _java_error() -> Any:
-    import jpype
+    from pyguard.jvm._java import jclass
 
-    return jpype.JClass("java.lang.IllegalStateException")
+    return jclass("java.lang.IllegalStateException")
 
 
 def _proxy_class() -> Any:
     global _PROXY_CLASS
     if _PROXY_CLASS is None:
         from jpype import JImplements, JOverride
+
+        from pyguard.jvm.bootstrap import check_jvm
+
+        check_jvm()  # JvmError saying what to call first, not JPype's bare JVMNotRunning
 
         @JImplements("dev.pyguard.bridge.GuardCallback")
         class _GuardCallbackProxy:

@@ -7,13 +7,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
+from pyguard._extras import agg_figure, require
 from pyguard.engine import PolicyConfig
 from pyguard.tune.models import Figures, Interval, TuneResult
 
-__all__ = ["policy_toml", "write_policy", "write_report", "pct"]
+__all__ = ["require_plots", "policy_toml", "write_policy", "write_report", "pct"]
+
+_PLOTS = "the trade-off plots of tune --report"
+
+
+def require_plots() -> None:
+    """Raise MissingExtraError naming the ``plot`` extra unless matplotlib is installed."""
+    require("matplotlib", extra="plot", feature=_PLOTS)
 
 
 def pct(i: Interval | None, digits: int = 1) -> str:
@@ -80,8 +85,7 @@ def _slug(name: str | None) -> str:
 
 def _plot(result: TuneResult, name: str | None, path: Path) -> None:
     t = next(t for t in result.types if t.task_type == name)
-    fig = Figure(figsize=(6, 4))
-    FigureCanvasAgg(fig)
+    fig = agg_figure(_PLOTS, figsize=(6, 4))
     ax = fig.add_subplot()
     pts = result.points.get(str(name), [])
     if pts:
@@ -134,6 +138,7 @@ def _row(label: str, f: Figures | None) -> str:
 
 def write_report(result: TuneResult, out_dir: str | Path, command: str, date: str) -> list[Path]:
     """``report.md`` and ``tradeoff_<type>.png`` files in ``out_dir``; returns the paths written."""
+    require_plots()  # before anything is written
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []

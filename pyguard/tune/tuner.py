@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
+from pyguard._extras import require
 from pyguard.errors import InputError
 from pyguard.events import RunRecord
 from pyguard.replay import recorded_success
@@ -59,10 +59,15 @@ def task_folds(groups: Sequence[str], strata: Sequence[Any], k: int, seed: int) 
     return np.asarray([fold_of[g] for g in groups], dtype=np.int64)
 
 
+def _scipy_stats() -> Any:
+    """``scipy.stats`` (the ``stats`` extra), for the Wilson intervals of the held-out figures."""
+    return require("scipy.stats", extra="stats", feature="pyguard tune's intervals")
+
+
 def _wilson(k: int, n: int) -> Interval:
     if n == 0:
         return Interval(value=None, low=None, high=None)
-    ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
+    ci = _scipy_stats().binomtest(k, n).proportion_ci(0.95, method="wilson")
     return Interval(value=k / n, low=float(ci.low), high=float(ci.high))
 
 
@@ -142,6 +147,7 @@ def tune(
     ``last_change(record)`` (with ``options.artifact``): the last iteration that changed the artifact, when the
     default (the last iteration requesting a write) is not the definition wanted."""
     t0 = time.perf_counter()
+    _scipy_stats()  # a missing extra is said before the work, not after it
     o = options or TuneOptions()
     report = progress or (lambda advance, add: None)
     labelled, warnings = _check_input(records, o)

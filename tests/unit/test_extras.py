@@ -31,7 +31,7 @@ def test_missing_extra_is_a_config_error_and_an_import_error(monkeypatch):
         "Parquet summaries needs the optional extra 'columnar' (pyarrow, duckdb), which is not "
         "installed (no module 'duckdb'): pip install 'pyguard[columnar]'"
     )
-    assert set(EXTRAS) == {"otel", "columnar", "ray"}
+    assert set(EXTRAS) == {"plot", "stats", "otel", "columnar", "ray"}
 
 
 def test_an_import_error_inside_an_installed_library_is_not_hidden(monkeypatch, tmp_path):
