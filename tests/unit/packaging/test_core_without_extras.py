@@ -112,10 +112,10 @@ def test_the_stats_and_plot_features_name_their_extra(tmp_path):
     cli = out["cli"]
     assert cli["made"] == 0  # writing a baseline needs no test
     code, output = cli["gate"]
-    assert code == 2 and "pip install 'pyguard[stats]'" in output, output
+    assert code == 3 and "pip install 'pyguard[stats]'" in output, output
     code, output, created = cli["calibrate"]
-    assert code == 2 and "pip install 'pyguard[plot]'" in output and "(matplotlib)" in output, output
+    assert code == 3 and "pip install 'pyguard[plot]'" in output and "(matplotlib)" in output, output
     assert not created  # said before anything was written
     code, output, created = cli["tune"]
-    assert code == 2 and "pip install 'pyguard[plot]'" in output, output
+    assert code == 3 and "pip install 'pyguard[plot]'" in output, output
     assert not created
