@@ -13,6 +13,8 @@ what to do about it. The same situation always raises the same type.
     ├── JvmError (also RuntimeError)         the JVM edge: no JDK, jars not built, JVM started without them
     ├── BudgetError                          the engine was used wrongly (event after the run ended, ...)
     └── RunError                             a guarded run could not be carried out
+        └── HandleError                      an escalation handle cannot be resumed (malformed, other version,
+                                             edited, another agent, already resumed)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = [
     "JvmError",
     "BudgetError",
     "RunError",
+    "HandleError",
 ]
 
 
@@ -83,3 +86,8 @@ class BudgetError(PyguardError):
 
 class RunError(PyguardError, RuntimeError):
     """A guarded run could not be carried out."""
+
+
+class HandleError(RunError):
+    """An escalation handle cannot be resumed: malformed, of another format version, edited after it was written, for
+    another agent, or already resumed. The message names the problem and what to do."""

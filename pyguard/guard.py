@@ -157,6 +157,16 @@ class Guard:
         itself: its outcome says how it ended. A list of user messages is a conversation in one run (aiservices)."""
         from pyguard.jvm import build_agent, run_built
 
+        if str(style) == "aiservices":  # pyguard's AiServices agent keeps its conversation: escalations can resume
+            return self.run_streaming(
+                model,
+                task,
+                tools=tools,
+                task_type=task_type,
+                run_id=run_id,
+                max_tool_calling_round_trips=max_tool_calling_round_trips,
+                system_message=system_message,
+            )
         run = self.start_run(task=_first(task), task_type=task_type, run_id=run_id, agent_style=str(style))
         guarded = run.guarded_model(model)
         try:
@@ -174,6 +184,57 @@ class Guard:
             raise
         res = run.interruptible(lambda: run_built(agent, task, guarded))
         return run.finish_bridge(res)
+
+    def run_streaming(
+        self,
+        model: Any,
+        task: str | Sequence[str],
+        *,
+        tools: Any = None,
+        task_type: str | None = None,
+        run_id: str | None = None,
+        max_tool_calling_round_trips: int = 100,
+        system_message: str | None = None,
+        on_partial: Callable[[str], None] | None = None,
+        agent: str | None = None,
+    ) -> RunResult:
+        """Run ``task`` on pyguard's AiServices agent around a LangChain4j ``StreamingChatModel`` (the agent's method
+        returns a ``TokenStream``; ``on_partial`` gets each text chunk as it streams) or a ``ChatModel``; guarded as
+        :meth:`run` is: one event per completed model call, decisions applied before the next. An escalated run's
+        result carries a resumable :class:`pyguard.escalation.EscalationHandle` (``agent`` names the agent in it).
+        See :mod:`pyguard.conversation`."""
+        from pyguard.conversation import run_chat
+
+        return run_chat(
+            self,
+            model,
+            task,
+            tools=tools,
+            task_type=task_type,
+            run_id=run_id,
+            max_tool_calling_round_trips=max_tool_calling_round_trips,
+            system_message=system_message,
+            on_partial=on_partial,
+            agent=agent,
+        )
+
+    def resume(
+        self,
+        handle: Any,
+        message: str,
+        model: Any,
+        *,
+        tools: Any = None,
+        on_partial: Callable[[str], None] | None = None,
+        agent: str | None = None,
+    ) -> RunResult:
+        """Resume an escalated run from its :class:`pyguard.escalation.EscalationHandle` (or its JSON): ``message``,
+        the human's answer, is the next user turn of the same agent rebuilt around ``model`` and ``tools``, with the
+        ``resume_budget`` of this guard's policy. Raises :class:`pyguard.errors.HandleError` for a bad or stale
+        handle. See :func:`pyguard.conversation.resume_run`."""
+        from pyguard.conversation import resume_run
+
+        return resume_run(self, handle, message, model, tools=tools, on_partial=on_partial, agent=agent)
 
     # -- cancelling ------------------------------------------------------------------------------------------------
 
@@ -336,6 +397,33 @@ class GuardedRun:
         elif self._guarded.java.delegate() != model:
             raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
         return self._guarded
+
+    def guarded_streaming_model(self, model: Any) -> GuardedModel:
+        """The :class:`pyguard.jvm.GuardedModel` of this run around a Java ``StreamingChatModel`` (made once): its
+        ``.java`` is a ``GuardedStreamingChatModel``."""
+        from pyguard.jvm.streaming import guard_streaming_model
+
+        if self._guarded is None:
+            self._guarded = guard_streaming_model(
+                model,
+                self.observe,
+                run_id=self.run_id,
+                task_type=self.task_type,
+                max_model_calls=self.guard.max_model_calls,
+                callback_timeout_ms=self.guard.callback_timeout_ms,
+                keep_events=False,
+            )
+            if self._cancelled is not None:
+                self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
+        elif self._guarded.java.delegate() != model:
+            raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
+        return self._guarded
+
+    def wrap_streaming(self, model: Any) -> Any:
+        """A Java ``StreamingChatModel`` (pyguard's ``GuardedStreamingChatModel``) around ``model``: build your
+        streaming agent with it. Wire ``TokenStream.beforeToolExecution(guarded::beforeToolExecution)`` where you can,
+        so a stop keeps the last response's tools from running."""
+        return self.guarded_streaming_model(model).java
 
     def wrap(self, model: Any) -> Any:
         """A Java ``ChatModel`` (pyguard's ``GuardedChatModel``) around ``model``: build your agent with it.

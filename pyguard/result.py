@@ -11,6 +11,7 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
+from pyguard.escalation import EscalationHandle
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
 __all__ = ["RunResult", "mark_partial_usage", "usage_totals"]
@@ -29,6 +30,8 @@ class RunResult(BaseModel):
     """Information gain per iteration, as the engine estimated it."""
     trace_path: str | None = None
     """Where the JSONL trace was written, if it was."""
+    escalation: EscalationHandle | None = None
+    """For a run that ended ``escalated``: the handle to resume it from (:meth:`pyguard.guard.Guard.resume`)."""
 
     @classmethod
     def from_record(cls, record: RunRecord, **kwargs) -> RunResult:

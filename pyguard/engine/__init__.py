@@ -10,6 +10,7 @@ end = session.finish(answer="...")         # one RunEnd, exactly one Outcome
 from pyguard.engine.config import (
     BudgetSettings,
     CapsConfig,
+    EscalationConfig,
     NoveltyConfig,
     PolicyConfig,
     Price,
@@ -22,6 +23,7 @@ from pyguard.engine.policy import Policy, RunSession
 __all__ = [
     "BudgetSettings",
     "CapsConfig",
+    "EscalationConfig",
     "NoveltyConfig",
     "Policy",
     "PolicyConfig",

@@ -42,6 +42,7 @@ __all__ = [
     "NoveltyConfig",
     "StallConfig",
     "ReflectionConfig",
+    "EscalationConfig",
     "TaskTypeConfig",
     "ToolsConfig",
     "BudgetSettings",
@@ -269,6 +270,41 @@ class ReflectionConfig(_Config):
     """Tell the model how many model calls it has left."""
 
 
+EscalationChoice = Literal["stop", "escalate"]
+
+
+class EscalationConfig(_Config):
+    """What the guard does when it would stop a run: stop it, or escalate it to a human (outcome ``escalated``, with
+    its evidence and a handle the run can be resumed from once the human answered; see :mod:`pyguard.escalation`).
+
+    TOML::
+
+        [escalation]
+        on_stall = "escalate"            # stall rules: repeat_no_gain, cycle, low_gain_streak, error_storm, ...
+        on_expire = "stop"               # the dynamic budget (rule "budget") or a hard cap ("cap:<name>")
+        rules = { "cap:total_tokens" = "escalate", "cycle" = "stop" }   # per rule, over the two above
+        resume_budget = 6                # model calls granted when a human resumes the run
+        [task_types.refund.escalation]   # a task type's table replaces this one for that type
+        on_stall = "escalate"
+    """
+
+    on_stall: EscalationChoice = "stop"
+    """A run stopped by a stall (outcome ``stalled``): ``escalate`` hands it to a human instead."""
+    on_expire: EscalationChoice = "stop"
+    """A run stopped by its budget or a hard cap (outcome ``expired``): ``escalate`` hands it to a human instead."""
+    rules: dict[str, EscalationChoice] = Field(default_factory=dict)
+    """Per rule (``Decision.rule``: ``cycle``, ``budget``, ``cap:total_tokens``, ...), overriding the two above."""
+    resume_budget: int = Field(default=8, ge=1)
+    """Model calls a resumed run may make (its new turn's budget) before it has earned more."""
+
+    def escalates(self, rule: str | None, stalled: bool) -> bool:
+        """True when a stop by ``rule`` (a stall when ``stalled``, else a budget or cap) escalates instead."""
+        choice = self.rules.get(rule) if rule is not None else None
+        if choice is None:
+            choice = self.on_stall if stalled else self.on_expire
+        return choice == "escalate"
+
+
 class TaskTypeConfig(_Config):
     """Per-task-type overrides of the budget; unset fields fall back to the policy's."""
 
@@ -277,6 +313,8 @@ class TaskTypeConfig(_Config):
     extension: int | None = Field(default=None, ge=0)
     earn_threshold: float | None = Field(default=None, ge=0, le=1)
     earn_per_iteration: int | None = Field(default=None, ge=0)
+    escalation: EscalationConfig | None = None
+    """Replaces the policy's ``escalation`` table for this task type."""
 
 
 class BudgetSettings(_Config):
@@ -327,6 +365,8 @@ class PolicyConfig(_Config):
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     caps: CapsConfig = Field(default_factory=CapsConfig)
     reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
+    escalation: EscalationConfig = Field(default_factory=EscalationConfig)
+    """Stop or escalate to a human, per rule (see :class:`EscalationConfig`); by default every stop stops."""
     task_types: dict[str, TaskTypeConfig] = Field(default_factory=dict)
     """Overrides by task type name."""
 
@@ -345,6 +385,11 @@ class PolicyConfig(_Config):
                 )
         return self
 
+    def escalation_for(self, task_type: str | None) -> EscalationConfig:
+        """The escalation settings for ``task_type`` (its own table, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.escalation if over is not None and over.escalation is not None else self.escalation
+
     def budget_for(self, task_type: str | None) -> BudgetSettings:
         """The budget numbers for ``task_type`` (policy defaults where the task type sets nothing)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -357,7 +402,7 @@ class PolicyConfig(_Config):
             "earn_per_iteration": self.earn_per_iteration,
         }
         if over is not None:
-            values.update({k: v for k, v in over.model_dump().items() if v is not None})
+            values.update({k: v for k, v in over.model_dump().items() if v is not None and k != "escalation"})
         return BudgetSettings.model_validate(values)
 
     # ---- loading and saving -------------------------------------------------------------------------------------

@@ -146,6 +146,7 @@ class RunSession:
         self.run_id = run_id
         self.task_type = task_type
         self.settings = self.config.budget_for(task_type)
+        self.escalation = self.config.escalation_for(task_type)
         self.budget: int = self.settings.base_budget
         self.gains: list[float] = []
         self.decisions: list[Decision] = []
@@ -423,6 +424,10 @@ class RunSession:
         }
 
     def _stop_decision(self, i, outcome, rule, reason, *, flags, hits, usage: UsageState | None) -> Decision:
+        if outcome in (Outcome.STALLED, Outcome.EXPIRED) and self.escalation.escalates(
+            rule, outcome is Outcome.STALLED
+        ):
+            outcome = Outcome.ESCALATED
         return Decision(
             action=Action.STOP,
             reason=reason,
@@ -433,6 +438,32 @@ class RunSession:
             budget=self.budget,
             evidence=self._evidence(flags, hits, usage),
         )
+
+    def resume(self, budget: int, reason: str = "a human answered the escalation") -> Decision:
+        """Go on after an escalation (a STOP with outcome ``escalated``): the stop is lifted and the next model call
+        opens a new turn with ``budget`` model calls (capped by the hard cap), fresh stall state and reflections; caps
+        go on counting across the run. Returns the CONTINUE decision (rule ``resume``) that records it."""
+        if self._end is not None:
+            raise BudgetError(f"run {self.run_id!r} is finished; an escalated run resumes before finish()")
+        if self._stop is None or self._stop.outcome is not Outcome.ESCALATED:
+            got = "running" if self._stop is None else f"stopped ({self._stop.outcome})"
+            raise BudgetError(f"run {self.run_id!r} is {got}, not escalated: only an escalated run can resume")
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise BudgetError(f"resume budget {budget!r} must be a positive number of model calls")
+        self._stop = None
+        self._new_turn(self._iterations + 1)
+        self.budget = min(self._turn_start + budget, self._hard_cap)
+        decision = Decision(
+            action=Action.CONTINUE,
+            reason=reason,
+            rule="resume",
+            iteration=self._iterations,
+            turn=self.turn,
+            budget=self.budget,
+            evidence={"granted": self.budget - self._turn_start},
+        )
+        self.decisions.append(decision)
+        return decision
 
     # ---- finish -----------------------------------------------------------------------------------------------
 

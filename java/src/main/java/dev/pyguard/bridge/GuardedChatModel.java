@@ -79,6 +79,15 @@ public final class GuardedChatModel implements ChatModel {
 
     @Override
     public ChatResponse chat(ChatRequest request, ChatRequestOptions options) {
+        return ChatModel.super.chat(prepare(request), options);
+    }
+
+    /**
+     * Applies the pending decision to the request of the model call about to start and counts the call: throws
+     * {@link GuardStopException} (a pending STOP or the fail-safe cap), or returns the request with the reflection
+     * appended, or the request as it is. {@link GuardedStreamingChatModel} calls it before each streamed call.
+     */
+    public ChatRequest prepare(ChatRequest request) {
         checkCanCallModel();
         GuardDecision d = pending.getAndUpdate(prev -> prev.action() == GuardDecision.Action.STOP ? prev : GuardDecision.CONTINUE);
         ChatRequest effective = request;
@@ -89,7 +98,7 @@ public final class GuardedChatModel implements ChatModel {
             reflections.incrementAndGet();
         }
         modelCalls.incrementAndGet();
-        return ChatModel.super.chat(effective, options);
+        return effective;
     }
 
     /** Throws GuardStopException when a STOP is pending or the fail-safe cap is reached. */

@@ -28,7 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A local OpenAI-compatible server (JDK {@code com.sun.net.httpserver}, loopback only) that serves a {@link Scenario}
  * over {@code POST /v1/chat/completions}, with {@code usage}, so LangChain4j's real {@code OpenAiChatModel}
- * ({@code baseUrl} pointed at {@link #baseUrl()}) runs against it exactly as against a hosted provider.
+ * ({@code baseUrl} pointed at {@link #baseUrl()}) runs against it exactly as against a hosted provider. A request with
+ * {@code "stream": true} is answered with server-sent events ({@link SseCompletion}), for
+ * {@code OpenAiStreamingChatModel}.
  *
  * <p>Its replies depend on the request only (see {@link ConversationView}), so one server serves many runs at once.
  * Fault modes, applied from the {@code faultFrom}-th request on (1-based, counted per server): {@code omit_usage},
@@ -161,7 +163,13 @@ public final class LocalOpenAiServer implements AutoCloseable {
                 inputTokens.addAndGet(r.inputTokens());
                 outputTokens.addAndGet(r.outputTokens());
             }
-            send(ex, 200, completion(r, body.path("model").asText(player.scenario().name()), n, f != Fault.OMIT_USAGE));
+            String model = body.path("model").asText(player.scenario().name());
+            if (body.path("stream").asBoolean(false)) {
+                boolean usage = f != Fault.OMIT_USAGE && body.path("stream_options").path("include_usage").asBoolean(false);
+                SseCompletion.send(ex, r, model, n, usage);
+                return;
+            }
+            send(ex, 200, completion(r, model, n, f != Fault.OMIT_USAGE));
         } catch (Throwable t) {
             send(ex, 500, error("server error: " + t, "server_error"));
         }

@@ -1,6 +1,7 @@
 package dev.pyguard.bridge.server;
 
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 
 import java.time.Duration;
 
@@ -28,5 +29,17 @@ public final class OpenAiClients {
 
     public static OpenAiChatModel chatModel(String baseUrl, String modelName) {
         return chatModel(baseUrl, modelName, 10_000, 0, null);
+    }
+
+    /** LangChain4j's real {@link OpenAiStreamingChatModel} (server-sent events), with a timeout. It asks for usage
+     * in the stream ({@code stream_options.include_usage}, LangChain4j's default). */
+    public static OpenAiStreamingChatModel streamingChatModel(String baseUrl, String modelName, long timeoutMs, String apiKey) {
+        if (timeoutMs < 1) throw new IllegalArgumentException("timeoutMs=" + timeoutMs + " must be positive: a run must never hang");
+        return OpenAiStreamingChatModel.builder()
+                .baseUrl(baseUrl)
+                .apiKey(apiKey == null || apiKey.isBlank() ? "pyguard-local" : apiKey)
+                .modelName(modelName)
+                .timeout(Duration.ofMillis(timeoutMs))
+                .build();
     }
 }

@@ -1,0 +1,173 @@
+package dev.pyguard.bridge;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ChatMessageDeserializer;
+import dev.langchain4j.data.message.ChatMessageSerializer;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.TokenStream;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * AiServices agents whose chat memory pyguard holds ({@link ConversationAgent}): blocking (a {@link ChatModel}, the
+ * interface returns the answer) or streaming (a {@link StreamingChatModel}, the interface returns a
+ * {@link TokenStream}: {@code onPartialResponse / onCompleteResponse / onError / start}). Each may start from a
+ * conversation read back from {@link ConversationAgent#memoryJson()} (a resumed run).
+ *
+ * <p>The guard is wired as in {@link Agents#aiServices}: the guarded model acts before each model call, and the tool
+ * hooks keep the tools of the last response from running when a stop is pending (for a stream, through
+ * {@code TokenStream.beforeToolExecution / onToolExecuted}).
+ */
+public final class ConversationAgents {
+
+    private ConversationAgents() {}
+
+    /** A fresh chat memory holding {@code memoryJson}'s messages (none when null or blank). */
+    public static ChatMemory memory(String memoryJson) {
+        ChatMemory memory = MessageWindowChatMemory.withMaxMessages(Agents.CONVERSATION_MESSAGES);
+        if (memoryJson != null && !memoryJson.isBlank()) {
+            List<ChatMessage> messages;
+            try {
+                messages = ChatMessageDeserializer.messagesFromJson(memoryJson);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("the conversation JSON cannot be read as LangChain4j messages: "
+                        + GuardSensor.describe(e) + "; pass what ConversationAgent.memoryJson() wrote", e);
+            }
+            for (ChatMessage m : messages) memory.add(m);
+        }
+        return memory;
+    }
+
+    /** The messages as JSON, cut before a last AI message whose tool calls have no results. */
+    public static String toJson(List<ChatMessage> messages) {
+        List<ChatMessage> kept = new ArrayList<>(messages);
+        for (int i = kept.size() - 1; i >= 0; i--) {
+            if (kept.get(i) instanceof AiMessage ai && ai.hasToolExecutionRequests()) {
+                Set<String> answered = new HashSet<>();
+                for (ChatMessage m : kept.subList(i + 1, kept.size())) {
+                    if (m instanceof ToolExecutionResultMessage t) answered.add(t.id());
+                }
+                for (ToolExecutionRequest r : ai.toolExecutionRequests()) {
+                    if (!answered.contains(r.id())) {
+                        kept = new ArrayList<>(kept.subList(0, i));
+                        break;
+                    }
+                }
+                break;
+            }
+        }
+        return ChatMessageSerializer.messagesToJson(kept);
+    }
+
+    public static ConversationAgent blocking(ChatModel model, ToolSet tools, int maxToolCallingRoundTrips,
+                                             String systemMessage, String memoryJson) {
+        checkRoundTrips(maxToolCallingRoundTrips);
+        ChatMemory memory = memory(memoryJson);
+        AiServices<ToolAssistant> b = AiServices.builder(ToolAssistant.class)
+                .chatModel(model)
+                .chatMemory(memory)
+                .maxToolCallingRoundTrips(maxToolCallingRoundTrips);
+        addTools(b, tools, systemMessage);
+        if (model instanceof GuardedChatModel g) {
+            b.beforeToolExecution(g::beforeToolExecution);
+            b.afterToolExecution(g::afterToolExecution);
+        }
+        ToolAssistant assistant = b.build();
+        return new ConversationAgent() {
+            @Override public String style() { return "aiservices"; }
+            @Override public boolean streaming() { return false; }
+            @Override public String memoryJson() { return toJson(memory.messages()); }
+            @Override public AgentRunResult run(String task) { return runTurns(List.of(task)); }
+            @Override public AgentRunResult runTurns(List<String> userMessages) {
+                if (userMessages.isEmpty()) throw new IllegalArgumentException("a conversation needs at least one user message");
+                long t0 = System.nanoTime();
+                try {
+                    String answer = null;
+                    for (String message : userMessages) answer = assistant.chat(message);
+                    return AgentRunResult.of(style(), model, t0, "answered", answer, null, 0);
+                } catch (Throwable e) {
+                    return ended(style(), model, t0, e);
+                }
+            }
+        };
+    }
+
+    /**
+     * @param partials receives every partial response (token chunk) as it streams, or null
+     */
+    public static ConversationAgent streaming(StreamingChatModel model, ToolSet tools, int maxToolCallingRoundTrips,
+                                              String systemMessage, String memoryJson, Consumer<String> partials) {
+        checkRoundTrips(maxToolCallingRoundTrips);
+        ChatMemory memory = memory(memoryJson);
+        AiServices<StreamingAssistant> b = AiServices.builder(StreamingAssistant.class)
+                .streamingChatModel(model)
+                .chatMemory(memory)
+                .maxToolCallingRoundTrips(maxToolCallingRoundTrips);
+        addTools(b, tools, systemMessage);
+        StreamingAssistant assistant = b.build();
+        GuardedStreamingChatModel g = model instanceof GuardedStreamingChatModel gm ? gm : null;
+        ChatModel counters = g == null ? null : g.actuator();
+        return new ConversationAgent() {
+            @Override public String style() { return "aiservices"; }
+            @Override public boolean streaming() { return true; }
+            @Override public String memoryJson() { return toJson(memory.messages()); }
+            @Override public AgentRunResult run(String task) { return runTurns(List.of(task)); }
+            @Override public AgentRunResult runTurns(List<String> userMessages) {
+                if (userMessages.isEmpty()) throw new IllegalArgumentException("a conversation needs at least one user message");
+                long t0 = System.nanoTime();
+                try {
+                    String answer = null;
+                    for (String message : userMessages) answer = stream(assistant.chat(message), g, partials);
+                    return AgentRunResult.of(style(), counters, t0, "answered", answer, null, 0);
+                } catch (Throwable e) {
+                    return ended(style(), counters, t0, e);
+                }
+            }
+        };
+    }
+
+    /** Runs one TokenStream to its end: the final answer, or the stream's error thrown. */
+    private static String stream(TokenStream ts, GuardedStreamingChatModel g, Consumer<String> partials) throws Throwable {
+        CompletableFuture<String> done = new CompletableFuture<>();
+        ts = ts.onPartialResponse(partials != null ? partials : t -> { })
+                .onCompleteResponse(r -> done.complete(r.aiMessage() == null ? null : r.aiMessage().text()))
+                .onError(done::completeExceptionally);
+        if (g != null) ts = ts.beforeToolExecution(g::beforeToolExecution).onToolExecuted(g::afterToolExecution);
+        ts.start();
+        try {
+            return done.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() == null ? e : e.getCause();
+        }
+    }
+
+    private static AgentRunResult ended(String style, ChatModel model, long t0, Throwable e) {
+        if (GuardStopException.findIn(e) == null && Agents.exceededRoundTrips(e)) {
+            return AgentRunResult.exhausted(style, model, t0, e, 0);
+        }
+        return AgentRunResult.of(style, model, t0, null, null, e, 0);
+    }
+
+    private static void addTools(AiServices<?> b, ToolSet tools, String systemMessage) {
+        if (!tools.objects().isEmpty()) b.tools(tools.objects());
+        if (!tools.explicitTools().isEmpty()) b.tools(tools.explicitTools());
+        if (systemMessage != null && !systemMessage.isBlank()) b.systemMessageProvider(id -> systemMessage);
+    }
+
+    private static void checkRoundTrips(int n) {
+        if (n < 1) throw new IllegalArgumentException("maxToolCallingRoundTrips=" + n + " must be at least 1");
+    }
+}

@@ -1,0 +1,187 @@
+"""The handle of an escalated run: what a human needs to see and what pyguard needs to go on later.
+
+A policy can escalate instead of stopping (``[escalation]`` in the policy, :class:`pyguard.engine.EscalationConfig`):
+the run then ends ``escalated``, and its :class:`~pyguard.result.RunResult` carries an :class:`EscalationHandle` —
+the evidence, the conversation so far (LangChain4j's chat-memory JSON) and the guard's state (the run's events and
+where earlier resumptions happened, from which the engine's state is rebuilt). The handle is plain JSON, so it can be
+stored and resumed in another process::
+
+    Path("esc.json").write_text(result.escalation.to_json())
+    ...
+    handle = EscalationHandle.from_json(Path("esc.json").read_text())
+    result = guard.resume(handle, "The order id is SO-12345.", model)   # the same agent, a new turn
+
+A handle is checked before it is used (:meth:`EscalationHandle.from_json`, :meth:`EscalationHandle.check`): its
+format version, its digest (a handle edited by hand is refused), and that its events belong to its run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pyguard.decisions import Decision
+from pyguard.errors import HandleError
+from pyguard.events import IterationEvent, Outcome
+
+__all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint", "HANDLE_VERSION", "resumed_run_id"]
+
+HANDLE_VERSION = 1
+"""The handle format this pyguard writes and reads."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AgentRef(_Model):
+    """Which agent the run was: what :meth:`pyguard.guard.Guard.resume` rebuilds around the model it is given."""
+
+    style: str = "aiservices"
+    """Only pyguard's AiServices agent keeps its conversation (chat memory), so only it can be resumed."""
+    streaming: bool = False
+    """True when the run streamed (a ``StreamingChatModel`` and a ``TokenStream``)."""
+    name: str | None = None
+    """The caller's name for the agent, if given (``agent=`` when running and resuming must agree)."""
+    system_message: str | None = None
+    max_tool_calling_round_trips: int = Field(default=100, ge=1)
+
+
+class ResumePoint(_Model):
+    """An earlier resumption: after iteration ``after``, the run went on with ``budget`` model calls."""
+
+    after: int = Field(ge=1)
+    budget: int = Field(ge=1)
+    message: str
+    """The human's message."""
+
+
+class EscalationHandle(_Model):
+    """Everything needed to resume an escalated run, as JSON (versioned, checked by a digest)."""
+
+    kind: Literal["pyguard.escalation"] = "pyguard.escalation"
+    version: int = HANDLE_VERSION
+    run_id: str
+    """The run (segment) that escalated."""
+    origin_run_id: str
+    """The first run of the chain (equal to ``run_id`` before any resumption)."""
+    resumptions: int = Field(default=0, ge=0)
+    """How often the chain was resumed before this escalation."""
+    task: str | None = None
+    task_type: str | None = None
+    agent: AgentRef
+    escalation: Decision
+    """The decision that escalated (reason, rule, evidence)."""
+    resume_budget: int = Field(ge=1)
+    """Model calls the policy in force granted on resumption (the resuming guard's policy decides in the end)."""
+    events: tuple[IterationEvent, ...]
+    """The run so far, one event per model call: the guard's state is rebuilt from them."""
+    resumes: tuple[ResumePoint, ...] = ()
+    conversation: str
+    """The agent's chat memory, LangChain4j's ``ChatMessageSerializer`` JSON."""
+    digest: str = ""
+    """blake2b of the rest of the handle: a handle changed after it was written is refused."""
+
+    # -- JSON -------------------------------------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        """The handle as one JSON object (``from_json`` of it gives an equal, checked handle)."""
+        return self.sealed().model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> EscalationHandle:
+        """Read and check a handle; :class:`HandleError` naming what is wrong otherwise."""
+        try:
+            raw = json.loads(text)
+        except (ValueError, TypeError) as exc:
+            raise HandleError(
+                f"the escalation handle is not JSON ({exc}); pass the text EscalationHandle.to_json() wrote"
+            ) from None
+        if not isinstance(raw, dict) or raw.get("kind") != "pyguard.escalation":
+            raise HandleError(
+                'this JSON is not a pyguard escalation handle (no "kind": "pyguard.escalation"); pass the text '
+                "EscalationHandle.to_json() wrote"
+            )
+        version = raw.get("version")
+        if version != HANDLE_VERSION:
+            raise HandleError(
+                f"escalation handle version {version!r} is not supported: this pyguard reads version {HANDLE_VERSION}; "
+                "resume it with the pyguard version that wrote it"
+            )
+        try:
+            handle = cls.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            raise HandleError(
+                f"the escalation handle is malformed at {where or '<root>'!r}: {first.get('msg')}; "
+                "pass the text EscalationHandle.to_json() wrote, unchanged"
+            ) from None
+        return handle.check()
+
+    # -- integrity --------------------------------------------------------------------------------------------------
+
+    def compute_digest(self) -> str:
+        body = self.model_dump(mode="json", exclude={"digest"})
+        text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def sealed(self) -> EscalationHandle:
+        """This handle with its digest set."""
+        digest = self.compute_digest()
+        return self if self.digest == digest else self.model_copy(update={"digest": digest})
+
+    def check(self) -> EscalationHandle:
+        """Raise :class:`HandleError` unless the handle is whole and consistent; return it."""
+        if self.version != HANDLE_VERSION:
+            raise HandleError(
+                f"escalation handle version {self.version} is not supported: this pyguard reads {HANDLE_VERSION}"
+            )
+        if self.digest != self.compute_digest():
+            raise HandleError(
+                f"the escalation handle of run {self.run_id!r} was changed after it was written (its digest does not "
+                "match): resume from the handle as the run wrote it"
+            )
+        strangers = sorted({e.run_id for e in self.events if e.run_id != self.run_id})
+        if strangers:
+            raise HandleError(
+                f"the escalation handle names run {self.run_id!r} but its events belong to {strangers}: the handle "
+                "was pieced together from different runs; resume from the handle the run wrote"
+            )
+        if self.escalation.outcome is not Outcome.ESCALATED or self.escalation.iteration != len(self.events):
+            raise HandleError(
+                f"the escalation handle of run {self.run_id!r} does not end in an escalation after its last event "
+                f"(decision after iteration {self.escalation.iteration}, outcome {self.escalation.outcome}, "
+                f"{len(self.events)} events)"
+            )
+        if self.agent.style != "aiservices":
+            raise HandleError(
+                f"agent style {self.agent.style!r} cannot be resumed: only pyguard's AiServices agent keeps its "
+                "conversation; run the agent with style 'aiservices'"
+            )
+        return self
+
+    @property
+    def next_run_id(self) -> str:
+        """The run id the resumed run gets."""
+        return resumed_run_id(self.origin_run_id, self.resumptions + 1)
+
+    def summary(self) -> dict[str, Any]:
+        """What a human reads first: the run, why it escalated, what it did."""
+        return {
+            "run_id": self.run_id,
+            "task": self.task,
+            "reason": self.escalation.reason,
+            "rule": self.escalation.rule,
+            "model_calls": len(self.events),
+            "tool_calls": [f"{c.name}({c.arguments})" for e in self.events for c in e.tool_calls],
+            "resume_budget": self.resume_budget,
+        }
+
+
+def resumed_run_id(origin: str, n: int) -> str:
+    """The id of the ``n``-th resumption of run ``origin``: ``<origin>-r<n>``."""
+    return f"{origin}-r{n}"
