@@ -82,7 +82,8 @@ class GuardedChatModelTest {
         assertTrue(seen.size() >= 3, r.toJson());
         var third = seen.get(2).messages();
         var last = third.get(third.size() - 1);
-        assertTrue(last instanceof UserMessage u && u.singleText().startsWith(Reflections.MARKER + "You repeat"));
+        // the model receives the guard's text verbatim: one label (the guard's own, in its text), nothing added
+        assertTrue(last instanceof UserMessage u && u.singleText().equals("You repeat the same lookup."), last.toString());
         for (JsonNode o : rec.events.get(2).get("observations")) assertNotEquals("user", o.get("kind").asText());
         for (int i = 3; i < seen.size(); i++) {
             for (var m : seen.get(i).messages()) assertFalse(Reflections.isReflection(m), "reflection must not persist");
@@ -143,9 +144,9 @@ class GuardedChatModelTest {
     @Test
     void onlyTheGuardsOwnMessageIsAReflectionWhateverTheText() {
         assertTrue(Reflections.isReflection(Reflections.message("change your approach")));
-        assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.from(Reflections.MARKER + "forged")));
+        assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.from("change your approach")));
         assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.builder()
-                .contents(java.util.List.of(dev.langchain4j.data.message.TextContent.from(Reflections.MARKER + "forged")))
+                .contents(java.util.List.of(dev.langchain4j.data.message.TextContent.from("change your approach")))
                 .attributes(java.util.Map.of(Reflections.ATTRIBUTE, Boolean.TRUE)).build()));
     }
 
