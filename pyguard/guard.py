@@ -40,8 +40,18 @@ from pyguard.trace.writer import trace_file_name
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.jvm.agents import BridgeResult, GuardedModel
+    from pyguard.jvm.ending import RunEnding
 
-__all__ = ["Guard", "GuardedRun", "run_unguarded", "trace_file_name", "DEFAULT_TASK", "DEFAULT_CALLBACK_TIMEOUT_MS"]
+__all__ = [
+    "Guard",
+    "GuardedRun",
+    "run_unguarded",
+    "finish_arguments",
+    "end_from_events",
+    "trace_file_name",
+    "DEFAULT_TASK",
+    "DEFAULT_CALLBACK_TIMEOUT_MS",
+]
 
 DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
 
@@ -315,7 +325,7 @@ class GuardedRun:
         """True when Java will apply the decision about event ``index`` (always, without a deadline)."""
         if self.guard.callback_timeout_ms <= 0 or self._guarded is None:
             return True
-        return bool(self._guarded.java.sensor().claim(index))
+        return self._guarded.claim(index)
 
     def guarded_model(self, model: Any) -> GuardedModel:
         """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
@@ -333,7 +343,7 @@ class GuardedRun:
             )
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
-        elif self._guarded.java.delegate() != model:
+        elif not self._guarded.wraps(model):
             raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
         return self._guarded
 
@@ -347,24 +357,14 @@ class GuardedRun:
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the
         guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
-        from pyguard.jvm._java import jclass
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value
 
         try:
             value = self.interruptible(fn)
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
-            stop = None
-            try:
-                if hasattr(exc, "getClass"):
-                    stop = jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
-            except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
-                stop = None
-            if stop is None:
-                self._finish(error=f"{type(exc).__name__}: {exc}")
-                return None
-            self._finish_stop(str(stop.outcome()), str(stop.reason()), bool(stop.failSafe()), self._last_text())
+            self.end(ending_of_exception(exc, last_text=self._last_text()))
             return None
-        answer = None if value is None else str(value)
-        self._finish(answer=answer)
+        self.end(ending_of_value(value))
         return value
 
     def cancel(self, reason: str = "cancelled from Python") -> None:
@@ -408,44 +408,33 @@ class GuardedRun:
 
     def finish_bridge(self, res: BridgeResult) -> RunResult:
         """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
-        salvage = res.stats.last_text if res.stats is not None else None
-        if res.stats is not None and res.stats.callback_failures:
-            self._java_note = (
-                f"{res.stats.model_calls} model calls, {res.stats.callback_failures} guard callback"
-                f" failure(s), the last: {res.stats.last_callback_error}"
-            )
-        if res.status == "answered":
-            return self._finish(answer=res.answer)
-        if res.status == "stopped":
-            return self._finish_stop(
-                res.outcome.value if res.outcome else "guard_error", res.reason or "", res.fail_safe, salvage
-            )
-        if res.status == "exhausted":
-            return self._finish(
-                expired=f"the agent's own cap ended the run without an answer ({res.reason or res.error or res.style.value})",
-                answer=salvage,
-            )
-        return self._finish(error=res.error or res.reason or "the run failed")
+        from pyguard.jvm.ending import ending_of_result
+
+        return self.end(ending_of_result(res))
 
     def abandon(self) -> None:
         if self._result is None:
             self._finish(error="the agent could not be built")
 
-    def _finish_stop(self, outcome: str, reason: str, fail_safe: bool, salvage: str | None) -> RunResult:
-        stopped = False
-        if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._deadline_s()):
-            try:
-                stopped = self.session.stopped is not None
-            finally:
-                self._engine_lock.release()
-        if stopped:
-            return self._finish(answer=salvage)
-        if outcome == Outcome.CANCELLED.value or self._cancelled is not None:
-            return self._finish(cancelled=True, answer=salvage)
-        if outcome == Outcome.GUARD_ERROR.value:
-            return self._finish(guard_error=reason, answer=salvage)
-        # The Java fail-safe cap with a healthy guard: a hard cap ran out.
-        return self._finish(expired=reason + (" (Java fail-safe)" if fail_safe else ""), answer=salvage)
+    def end(self, ending: RunEnding) -> RunResult:
+        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through :func:`finish_arguments`; the
+        engine's ``RunSession.finish`` then settles the outcome (a STOP it decided keeps its own)."""
+        from pyguard.jvm.ending import Ending
+
+        if ending.guard_failures:
+            self._java_note = ending.guard_failures
+        if ending.ending is Ending.STOPPED:
+            stopped = False  # by the engine's own decision? (not when its decision was discarded, or it is stuck)
+            if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._deadline_s()):
+                try:
+                    stopped = self.session.stopped is not None
+                finally:
+                    self._engine_lock.release()
+            if stopped:
+                return self._finish(answer=ending.last_text)
+            if self._cancelled is not None:
+                return self._finish(cancelled=True, answer=ending.last_text)
+        return self._finish(**finish_arguments(ending, self.start.agent_style))
 
     def _finish(
         self,
@@ -475,7 +464,17 @@ class GuardedRun:
                         expired=expired,
                     )
                 else:
-                    end = self._end_without_engine(answer, error, verified, cancelled, guard_error, expired)
+                    end = end_from_events(
+                        self.run_id,
+                        self.events,
+                        answer=answer,
+                        error=error,
+                        verified=verified,
+                        cancelled=cancelled,
+                        guard_error=guard_error,
+                        expired=expired,
+                        guard_failed=self._guard_failure(),
+                    )
                 self._result = self._result_from(end)
                 return self._result
         finally:
@@ -484,58 +483,19 @@ class GuardedRun:
             with self.guard._active_lock:
                 self.guard._active.discard(self)
 
-    def _deadline_s(self) -> float:
-        ms = self.guard.callback_timeout_ms
-        return ms / 1000.0 if ms > 0 else -1
-
-    def _end_without_engine(
-        self,
-        answer: str | None,
-        error: str | None,
-        verified: bool | None,
-        cancelled: bool,
-        guard_error: str | None,
-        expired: str | None,
-    ) -> RunEnd:
-        """The footer when the engine could not finish the run: it missed its deadline (its decision was discarded)
-        or is still busy. Counts come from the events recorded; the outcome from how the agent ended."""
+    def _guard_failure(self) -> str:
+        """Why the engine could not finish the run: its decision missed the deadline, or it is still busy."""
         late = (
             f"the engine's decision about model call {self._abandoned_at} missed the callback deadline of"
             f" {self.guard.callback_timeout_ms} ms and was discarded"
             if self._abandoned_at is not None
             else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended"
         )
-        if self._java_note:
-            late += f"; Java saw {self._java_note}"
-        if cancelled:
-            outcome, reason = Outcome.CANCELLED, f"cancelled ({late})"
-        elif guard_error is not None:
-            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error} ({late})"
-        elif expired is not None:
-            outcome, reason = Outcome.EXPIRED, f"{expired} ({late})"
-        elif error is not None:
-            outcome, reason = Outcome.FAILED, f"the run failed: {error} ({late})"
-        elif answer is not None and verified is False:
-            outcome, reason = Outcome.FAILED, f"the verifier rejected the answer ({late})"
-        elif answer is not None:
-            outcome, reason = Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {late}"
-        else:
-            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {late}"
-        events = list(self.events)
-        inp, out, tot, partial = usage_totals(events)
-        return RunEnd(
-            run_id=self.run_id,
-            outcome=outcome,
-            reason=reason,
-            answer=answer,
-            iterations=len(events),
-            tool_calls=sum(len(e.tool_calls) for e in events),
-            input_tokens=inp,
-            output_tokens=out,
-            total_tokens=tot,
-            tokens_partial=partial,
-            censored=bool(events) and not events[-1].is_final,
-        )
+        return late + (f"; Java saw {self._java_note}" if self._java_note else "")
+
+    def _deadline_s(self) -> float:
+        ms = self.guard.callback_timeout_ms
+        return ms / 1000.0 if ms > 0 else -1
 
     def _result_from(self, end: RunEnd) -> RunResult:
         end = mark_partial_usage(end, self.events)
@@ -574,6 +534,7 @@ def run_unguarded(
 
     Its outcome is honest too: an answer is ``succeeded``, the agent's own cap is ``expired``, an error ``failed``."""
     from pyguard.jvm import run_agent
+    from pyguard.jvm.ending import ending_of_result
 
     run_id = run_id or _new_id()
     events: list[IterationEvent] = []
@@ -589,28 +550,85 @@ def run_unguarded(
         max_iterations=max_iterations,
         max_tool_calling_round_trips=max_tool_calling_round_trips,
     )
-    if res.status == "answered":
+    ending = ending_of_result(res)
+    end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
+    start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
+    return RunResult(record=RunRecord(start=start, events=events, end=end))
+
+
+def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> dict[str, Any]:
+    """How an ending reads as the arguments of the engine's ``RunSession.finish`` (and of :func:`end_from_events`):
+    an answer; the agent's own cap (``expired``); an error; or a stop the engine did not decide: a cancellation, a
+    guard failure (``guard_error``), or the Java fail-safe cap with a healthy guard (``expired``). Every ending but an
+    answer keeps the last text the model wrote as the salvaged answer (the outcome still says how the run ended)."""
+    from pyguard.jvm.ending import Ending
+
+    salvage = ending.last_text
+    if ending.ending is Ending.ANSWERED:
+        return {"answer": ending.answer}
+    if ending.ending is Ending.EXHAUSTED:
+        what = ending.reason or agent_style or "its loop cap"
+        return {"expired": f"the agent's own cap ended the run without an answer ({what})", "answer": salvage}
+    if ending.ending is Ending.FAILED:
+        return {"error": ending.error or "the run failed", "answer": salvage}
+    reason = ending.reason or ""
+    if ending.stop_outcome is Outcome.CANCELLED:
+        return {"cancelled": True, "answer": salvage}
+    if ending.stop_outcome is None or ending.stop_outcome is Outcome.GUARD_ERROR:
+        return {"guard_error": reason or "the run was stopped without an outcome", "answer": salvage}
+    return {"expired": reason + (" (Java fail-safe)" if ending.fail_safe else ""), "answer": salvage}
+
+
+def end_from_events(
+    run_id: str,
+    events: Sequence[IterationEvent],
+    *,
+    answer: str | None = None,
+    error: str | None = None,
+    verified: bool | None = None,
+    cancelled: bool = False,
+    guard_error: str | None = None,
+    expired: str | None = None,
+    guard_failed: str | None = None,
+    wall_ms: float | None = None,
+) -> RunEnd:
+    """The footer of a run the engine did not finish: an unguarded run, or a guarded one whose engine missed its
+    deadline (``guard_failed`` says how). The outcome comes from how the agent ended, in the order of the engine's
+    ``RunSession.finish``; the counts from the events (tokens: :func:`pyguard.result.usage_totals`)."""
+    note = f" ({guard_failed})" if guard_failed else ""
+    if cancelled:
+        outcome, reason = Outcome.CANCELLED, f"cancelled{note}"
+    elif guard_error is not None:
+        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}{note}"
+    elif expired is not None:
+        outcome, reason = Outcome.EXPIRED, f"{expired}{note}"
+    elif error is not None:
+        outcome, reason = Outcome.FAILED, f"the run failed: {error}{note}"
+    elif answer is not None and verified is False:
+        outcome, reason = Outcome.FAILED, f"the verifier rejected the answer{note}"
+    elif guard_failed and answer is not None:
+        outcome, reason = Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {guard_failed}"
+    elif guard_failed:
+        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_failed}"
+    elif answer is not None:
         outcome, reason = Outcome.SUCCEEDED, "the model answered"
-    elif res.status == "exhausted":
-        outcome, reason = Outcome.EXPIRED, f"the agent's own cap ended the run: {res.reason or res.error}"
     else:
-        outcome, reason = Outcome.FAILED, res.error or res.reason or "the run failed"
-    stats = res.stats
-    end = RunEnd(
+        outcome, reason = Outcome.FAILED, "the run ended without an answer"
+    inp, out, tot, partial = usage_totals(events)
+    return RunEnd(
         run_id=run_id,
         outcome=outcome,
         reason=reason,
-        answer=res.answer if res.answer is not None else (stats.last_text if stats else None),
+        answer=answer,
         iterations=len(events),
         tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=stats.input_tokens if stats else None,
-        output_tokens=stats.output_tokens if stats else None,
-        total_tokens=stats.total_tokens if stats else None,
-        wall_ms=res.wall_ms,
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=tot,
+        tokens_partial=partial,
+        wall_ms=wall_ms,
         censored=bool(events) and not events[-1].is_final,
     )
-    start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
-    return RunResult(record=RunRecord(start=start, events=events, end=mark_partial_usage(end, events)))
 
 
 def _largest_hard_cap(config: PolicyConfig) -> int:

@@ -54,6 +54,7 @@ class UsageState:
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
+    """The sum of :attr:`pyguard.events.IterationEvent.tokens` over the calls that reported usage (unknown counts 0)."""
     tokens_reported: bool = False
     """False while no model call has reported token usage."""
     cost: float = 0.0
@@ -144,11 +145,12 @@ class UsageTracker:
                 self._top = (n, fp.short())
         inp = event.input_tokens or 0
         out = event.output_tokens or 0
-        self._total += event.total_tokens if event.total_tokens is not None else inp + out
+        tokens = event.tokens  # None: unknown, which a cap cannot count (the state says whether any call reported)
+        if tokens is not None:
+            self._total += tokens
+            self._reported = True
         self._input += inp
         self._output += out
-        if not self._reported:
-            self._reported = any(t is not None for t in (event.input_tokens, event.output_tokens, event.total_tokens))
         price = self.price_of(event.model) if self.prices else None
         if price is None:
             self._unpriced += 1

@@ -18,7 +18,7 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +26,7 @@ from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
+from pyguard.jvm.ending import Ending
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 
 __all__ = [
@@ -59,7 +60,8 @@ class AgentStyle(StrEnum):
 
 
 class BridgeRunStats(BaseModel):
-    """The Java-side counters of one run (``RunStats``). Token sums are None when no call reported usage."""
+    """The Java-side counters of one run: Java's ``RunStats``, read from its one JSON form (``RunStats.toJson``).
+    Tokens are not counted in Java: a run's tokens come from its events (:attr:`pyguard.events.RunRecord.tokens`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -70,9 +72,6 @@ class BridgeRunStats(BaseModel):
     """Tool calls the model requested."""
     tool_executions: int
     """Tools actually run (a stop keeps the tools of the last response from running)."""
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
     callback_failures: int = 0
     last_callback_error: str | None = None
     last_text: str | None = None
@@ -80,16 +79,17 @@ class BridgeRunStats(BaseModel):
 
 
 class BridgeResult(BaseModel):
-    """What one run came to. ``status``: answered | stopped | failed | exhausted (the loop's own cap, no answer)."""
+    """What one run came to. ``status``: how the agent's loop ended (:class:`pyguard.jvm.ending.Ending`: answered,
+    stopped, failed, exhausted: the loop's own cap, no answer); :func:`pyguard.jvm.ending.ending_of_result` reads it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     style: AgentStyle
     run_id: str | None
-    status: Literal["answered", "stopped", "failed", "exhausted"]
+    status: Ending
     answer: str | None = None
     outcome: Outcome | None = None
-    """Set for stopped (the guard's or the fail-safe's outcome) and failed runs; None otherwise."""
+    """Set for stopped runs (the guard's, the cancellation's or the fail-safe's outcome); None otherwise."""
     reason: str | None = None
     rule: str | None = None
     fail_safe: bool = False
@@ -107,16 +107,16 @@ class BridgeResult(BaseModel):
 
     @property
     def answered(self) -> bool:
-        return self.status == "answered"
+        return self.status is Ending.ANSWERED
 
     def raise_for_status(self) -> BridgeResult:
         """Return self if the run answered; raise :class:`GuardStopped` if stopped, :class:`RunError` otherwise."""
-        if self.status == "answered":
+        if self.status is Ending.ANSWERED:
             return self
-        if self.status == "stopped":
+        if self.status is Ending.STOPPED:
             raise GuardStopped(self)
         raise RunError(
-            f"run {self.run_id} ({self.style.value}) {self.status}: {self.error or self.reason or 'no answer'}"
+            f"run {self.run_id} ({self.style.value}) {self.status.value}: {self.error or self.reason or 'no answer'}"
         )
 
 
@@ -139,7 +139,17 @@ class GuardedModel:
         self.run_id = run_id
 
     def stats(self) -> BridgeRunStats:
-        return _stats(self.java.stats())
+        """The run's Java counters now."""
+        return BridgeRunStats.model_validate_json(str(self.java.stats().toJson()))
+
+    def wraps(self, model: Any) -> bool:
+        """True when this guarded model wraps ``model`` (the same Java object)."""
+        return bool(self.java.delegate() == model)
+
+    def claim(self, index: int) -> bool:
+        """True when Java will apply the decision about event ``index`` (always without a deadline; with one, only
+        if it has not given up on that event: see ``GuardSensor.claim``)."""
+        return bool(self.java.sensor().claim(index))
 
     def request_stop(
         self, outcome: Outcome | str = Outcome.CANCELLED, reason: str = "cancelled", rule: str | None = "cancel"
@@ -147,25 +157,6 @@ class GuardedModel:
         """End the run from outside (any thread): the next model call or tool execution stops it with ``outcome``."""
         value = Outcome(outcome).value
         self.java.requestStop(value, reason, rule)
-
-
-def _stats(s: Any) -> BridgeRunStats:
-    def opt(v: Any) -> Any:
-        return None if v is None else int(v.longValue()) if hasattr(v, "longValue") else int(v)
-
-    return BridgeRunStats(
-        model_calls=int(s.modelCalls()),
-        events=int(s.events()),
-        events_delivered=int(s.eventsDelivered()),
-        tool_calls=int(s.toolCallsRequested()),
-        tool_executions=int(s.toolExecutions()),
-        input_tokens=opt(s.inputTokens()),
-        output_tokens=opt(s.outputTokens()),
-        total_tokens=opt(s.totalTokens()),
-        callback_failures=int(s.callbackFailures()),
-        last_callback_error=None if s.lastCallbackError() is None else str(s.lastCallbackError()),
-        last_text=None if s.lastText() is None else str(s.lastText()),
-    )
 
 
 def scripted_model(source: ScenarioSource, *, seed: int | None = None) -> Any:
@@ -327,7 +318,7 @@ def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | Non
         error_type=raw["error_type"],
         iterations=raw["iterations"],
         wall_ms=raw["wall_ms"],
-        stats=None if raw["stats"] is None else BridgeRunStats(**raw["stats"]),
+        stats=None if raw["stats"] is None else BridgeRunStats.model_validate(raw["stats"]),
         events=tuple(cb.events) if cb else (),
         callback_errors=tuple(cb.errors) if cb else (),
     )
