@@ -350,9 +350,26 @@ class GuardedRun:
     def wrap(self, model: Any) -> Any:
         """A Java ``ChatModel`` (pyguard's ``GuardedChatModel``) around ``model``: build your agent with it.
 
-        For an AiServices agent, also pass ``.beforeToolExecution(guarded::beforeToolExecution)`` where you can, so a
-        stop keeps the last response's tools from running (without it, they run and the next model call is refused)."""
+        For an AiServices agent, also give its builder :meth:`before_tool_execution`, so a stop keeps the last
+        response's tools from running (without it, they run and the next model call is refused)."""
         return self.guarded_model(model).java
+
+    def before_tool_execution(self) -> Any:
+        """The guard's tool hook, typed only with LangChain4j's own interfaces: a Java
+        ``java.util.function.Consumer<dev.langchain4j.service.tool.BeforeToolExecution>``. Your Java factory takes it
+        as that type and passes it to ``AiServices.builder(...).beforeToolExecution(hook)``: it needs no pyguard jar to
+        compile, and a stop keeps the tools of the last response from running. Call :meth:`wrap` first."""
+        return self._wrapped("before_tool_execution").before_tool_execution()
+
+    def after_tool_execution(self) -> Any:
+        """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` for ``afterToolExecution(...)``: counts the
+        tools that ran (``toolExecutions`` of the run's Java counters). Call :meth:`wrap` first."""
+        return self._wrapped("after_tool_execution").after_tool_execution()
+
+    def _wrapped(self, what: str) -> GuardedModel:
+        if self._guarded is None:
+            raise RunError(f"run {self.run_id!r}: call run.wrap(model) before run.{what}() (the hook is the model's)")
+        return self._guarded
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the

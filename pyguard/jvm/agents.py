@@ -142,6 +142,15 @@ class GuardedModel:
         """The run's Java counters now."""
         return BridgeRunStats.model_validate_json(str(self.java.stats().toJson()))
 
+    def before_tool_execution(self) -> Any:
+        """The guard's tool hook as a Java ``Consumer<dev.langchain4j.service.tool.BeforeToolExecution>``: give it to
+        your AiServices builder's ``beforeToolExecution(...)`` so a stop keeps the last response's tools from running."""
+        return self.java.beforeToolExecutionHook()
+
+    def after_tool_execution(self) -> Any:
+        """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` that counts executed tools (``afterToolExecution``)."""
+        return self.java.afterToolExecutionHook()
+
     def wraps(self, model: Any) -> bool:
         """True when this guarded model wraps ``model`` (the same Java object)."""
         return bool(self.java.delegate() == model)
