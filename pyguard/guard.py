@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pyguard.decisions import Decision
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.limits import JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, fail_safe_cap, loop_iterations
 from pyguard.result import RunResult, mark_partial_usage, usage_totals
 from pyguard.trace.writer import trace_file_name
 
@@ -62,8 +63,6 @@ fail-safe cap (outcome ``guard_error``), the late decision is discarded, and the
 result at most this long after the agent ends. ``callback_timeout_ms=0`` runs the decision on the agent's thread
 instead (about 70 µs less per model call, RESULTS section 3), but a hung engine then blocks the agent."""
 
-_JAVA_INT_MAX = 2**31 - 1
-
 Verifier = Callable[[str], bool]
 
 
@@ -75,8 +74,9 @@ class Guard:
     plain id). A trace is never overwritten and never written through a symlink: a run id whose trace already exists
     there is refused (:class:`RunError`) when the run starts.
     ``trace_file_mode``: permissions of new trace files (default ``0o600``: traces hold prompts and tool output).
-    ``max_model_calls``: the Java fail-safe cap per run; it holds even if Python fails. Default: a little above the
-    policy's largest hard cap.
+    ``max_model_calls``: the Java fail-safe cap per user turn; it holds even if Python fails. Default
+    :func:`pyguard.limits.fail_safe_cap`: the most calls the policy allows in a turn plus a small margin (every limit
+    and its default: :mod:`pyguard.limits`).
     ``callback_timeout_ms``: deadline for the engine's decision per model call (default
     :data:`DEFAULT_CALLBACK_TIMEOUT_MS`; 0: none, the decision then runs on the agent's thread and a hung engine blocks
     the agent).
@@ -107,10 +107,10 @@ class Guard:
         if self.trace_dir is not None:
             self.trace_dir.mkdir(parents=True, exist_ok=True)
         if max_model_calls is None:
-            max_model_calls = min(_largest_hard_cap(self.config) + 5, _JAVA_INT_MAX)
-        if not _is_int(max_model_calls) or not 1 <= max_model_calls <= _JAVA_INT_MAX:
+            max_model_calls = fail_safe_cap(self.config)
+        if not _is_int(max_model_calls) or not 1 <= max_model_calls <= JAVA_INT_MAX:
             raise ConfigError(
-                f"max_model_calls={max_model_calls!r} must be an integer from 1 to {_JAVA_INT_MAX} (the Java fail-safe cap)"
+                f"max_model_calls={max_model_calls!r} must be an integer from 1 to {JAVA_INT_MAX} (the Java fail-safe cap)"
             )
         if not _is_int(callback_timeout_ms) or not 0 <= callback_timeout_ms <= 86_400_000:
             raise ConfigError(
@@ -157,15 +157,20 @@ class Guard:
         tools: Any = None,
         task_type: str | None = None,
         run_id: str | None = None,
-        max_iterations: int = 10,
-        max_tool_calling_round_trips: int = 100,
+        max_loop_iterations: int | None = None,
+        max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
         exit_when_answer_contains: str | None = None,
         system_message: str | None = None,
+        max_iterations: int | None = None,
     ) -> RunResult:
         """Run ``task`` on a pyguard-built agent of ``style`` ('aiservices', 'agentic', 'executor') around ``model``
         (any Java LangChain4j ChatModel) with ``tools`` (see :func:`pyguard.jvm.tool_set`). Never raises for the run
-        itself: its outcome says how it ended. A list of user messages is a conversation in one run (aiservices)."""
+        itself: its outcome says how it ended. A list of user messages is a conversation in one run (aiservices).
+        ``max_loop_iterations`` and ``max_tool_calling_round_trips`` are the agent's own loop caps
+        (:mod:`pyguard.limits`; ``max_iterations`` is the deprecated name of the first)."""
         from pyguard.jvm import build_agent, run_built
+
+        loop_cap = loop_iterations(max_loop_iterations, max_iterations, "Guard.run")
 
         run = self.start_run(task=_first(task), task_type=task_type, run_id=run_id, agent_style=str(style))
         guarded = run.guarded_model(model)
@@ -174,7 +179,7 @@ class Guard:
                 style,
                 guarded,
                 tools=tools,
-                max_iterations=max_iterations,
+                max_loop_iterations=loop_cap,
                 max_tool_calling_round_trips=max_tool_calling_round_trips,
                 exit_when_answer_contains=exit_when_answer_contains,
                 system_message=system_message,
@@ -544,10 +549,11 @@ def run_unguarded(
     tools: Any = None,
     task_type: str | None = None,
     run_id: str | None = None,
-    max_iterations: int = 10,
-    max_tool_calling_round_trips: int = 100,
+    max_loop_iterations: int | None = None,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
+    max_iterations: int | None = None,
 ) -> RunResult:
-    """The same agent with LangChain4j's own caps only (pyguard observes, never acts): the baseline.
+    """The same agent with its own loop caps only (pyguard observes, never acts): the baseline.
 
     Its outcome is honest too: an answer is ``succeeded``, the agent's own cap is ``expired``, an error ``failed``."""
     from pyguard.jvm import run_agent
@@ -564,7 +570,7 @@ def run_unguarded(
         task_type=task_type,
         tools=tools,
         guard=False,
-        max_iterations=max_iterations,
+        max_loop_iterations=loop_iterations(max_loop_iterations, max_iterations, "run_unguarded"),
         max_tool_calling_round_trips=max_tool_calling_round_trips,
     )
     ending = ending_of_result(res)
@@ -646,12 +652,6 @@ def end_from_events(
         wall_ms=wall_ms,
         censored=bool(events) and not events[-1].is_final,
     )
-
-
-def _largest_hard_cap(config: PolicyConfig) -> int:
-    caps = [config.budget_for(None).hard_cap]
-    caps += [config.budget_for(t).hard_cap for t in config.task_types]
-    return max(caps)
 
 
 def _first(task: str | Sequence[str]) -> str | None:

@@ -10,8 +10,9 @@ See :mod:`pyguard.jvm.agents` (agents and runs), :mod:`pyguard.jvm.server` (the 
 :mod:`pyguard.jvm.bootstrap` (JDK and jars) and :mod:`pyguard.jvm.callback` (the Java -> Python crossing).
 """
 
+from typing import Any
+
 from pyguard.jvm.agents import (
-    DEFAULT_MAX_MODEL_CALLS,
     AgentStyle,
     BridgeResult,
     BridgeRunStats,
@@ -28,6 +29,7 @@ from pyguard.jvm.agents import (
 )
 from pyguard.jvm.bootstrap import BUILD_COMMAND, JvmInfo, bridge_jars, find_java_home, jars_dir, jvm_started, start_jvm
 from pyguard.jvm.callback import CallbackAdapter, decision_to_json
+from pyguard.jvm.ending import Ending, RunEnding
 from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
 from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
 
@@ -37,7 +39,8 @@ __all__ = [
     "BridgeResult",
     "BridgeRunStats",
     "CallbackAdapter",
-    "DEFAULT_MAX_MODEL_CALLS",
+    "Ending",
+    "RunEnding",
     "Fault",
     "GuardStopped",
     "GuardedModel",
@@ -64,3 +67,12 @@ __all__ = [
     "start_openai_server",
     "tool_set",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_MAX_MODEL_CALLS`` is read from Java, its one home (see :mod:`pyguard.jvm.agents`)."""
+    if name == "DEFAULT_MAX_MODEL_CALLS":
+        from pyguard.jvm import agents
+
+        return agents.DEFAULT_MAX_MODEL_CALLS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,6 +28,7 @@ from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
 from pyguard.jvm.ending import Ending
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
+from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS, loop_iterations
 
 __all__ = [
     "AgentStyle",
@@ -43,11 +44,15 @@ __all__ = [
     "scenario_tools",
     "scripted_model",
     "tool_set",
-    "DEFAULT_MAX_MODEL_CALLS",
 ]
 
-DEFAULT_MAX_MODEL_CALLS = 50
-"""The Java fail-safe's default cap on model calls per run (GuardConfig.DEFAULT_MAX_MODEL_CALLS)."""
+
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_MAX_MODEL_CALLS``: the Java fail-safe's default for a run without a policy, read from its one home,
+    Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS`` (so it needs the JVM started)."""
+    if name == "DEFAULT_MAX_MODEL_CALLS":
+        return int(jclass("dev.pyguard.bridge.GuardConfig").DEFAULT_MAX_MODEL_CALLS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class AgentStyle(StrEnum):
@@ -225,13 +230,15 @@ def guard_model(
     *,
     run_id: str | None = None,
     task_type: str | None = None,
-    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    max_model_calls: int | None = None,
     callback_timeout_ms: int = 0,
     observe_only: bool = False,
     keep_events: bool = True,
 ) -> GuardedModel:
     """Wrap any Java ``ChatModel`` for one run.
 
+    ``max_model_calls``: the Java fail-safe cap per user turn (None: Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS``;
+    a :class:`pyguard.guard.Guard` passes :func:`pyguard.limits.fail_safe_cap` of its policy).
     ``callback=None`` with ``observe_only=False`` is the "never registered" case: every event counts as a callback
     failure and the fail-safe stops the run at ``max_model_calls`` with outcome guard_error. ``observe_only=True``
     senses without acting: no cap, decisions ignored (the callback, if any, still receives every event: for traces).
@@ -247,7 +254,9 @@ def guard_model(
     if observe_only:
         config = GuardConfig.observeOnly(run_id)
     else:
-        config = java_call(GuardConfig.of, run_id).withMaxModelCalls(_positive(max_model_calls, "max_model_calls"))
+        config = java_call(GuardConfig.of, run_id)
+        if max_model_calls is not None:
+            config = config.withMaxModelCalls(_positive(max_model_calls, "max_model_calls"))
     if callback_timeout_ms < 0:
         raise ConfigError(f"callback_timeout_ms={callback_timeout_ms} must be 0 (no deadline) or positive")
     config = config.withTaskType(task_type).withCallbackTimeoutMs(int(callback_timeout_ms))
@@ -271,15 +280,17 @@ def build_agent(
     model: GuardedModel | Any,
     *,
     tools: Any = None,
-    max_iterations: int = 10,
-    max_tool_calling_round_trips: int = 100,
+    max_loop_iterations: int | None = None,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
     exit_when_answer_contains: str | None = None,
     system_message: str | None = None,
+    max_iterations: int | None = None,
 ) -> Any:
     """A Java ``GuardedAgent`` of ``style`` around ``model`` (a :class:`GuardedModel` or any Java ChatModel).
 
-    ``max_iterations`` is the agentic loop's / explicit loop's own cap; ``max_tool_calling_round_trips`` AiServices'
-    (and the agentic sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, ""
+    The agent's own loop caps (:mod:`pyguard.limits`): ``max_loop_iterations`` is the agentic loop's iterations /
+    the explicit loop's model calls (``max_iterations`` is its deprecated name); ``max_tool_calling_round_trips``
+    AiServices' (and the agentic sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, ""
     never exits early.
     """
     try:
@@ -294,7 +305,7 @@ def build_agent(
         style.value,
         java_model,
         ts,
-        _positive(max_iterations, "max_iterations"),
+        _positive(loop_iterations(max_loop_iterations, max_iterations, "build_agent"), "max_loop_iterations"),
         _positive(max_tool_calling_round_trips, "max_tool_calling_round_trips"),
         exit_when_answer_contains,
         system_message,
@@ -355,12 +366,13 @@ def run_agent(
     task_type: str | None = None,
     tools: Any = None,
     guard: bool = True,
-    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    max_model_calls: int | None = None,
     callback_timeout_ms: int = 0,
-    max_iterations: int = 10,
-    max_tool_calling_round_trips: int = 100,
+    max_loop_iterations: int | None = None,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
     exit_when_answer_contains: str | None = None,
     system_message: str | None = None,
+    max_iterations: int | None = None,
 ) -> BridgeResult:
     """Guard ``model`` for one run, build the ``style`` agent with ``tools``, run ``task``; never raises for the run.
 
@@ -380,7 +392,7 @@ def run_agent(
         style,
         guarded,
         tools=tools,
-        max_iterations=max_iterations,
+        max_loop_iterations=loop_iterations(max_loop_iterations, max_iterations, "run_agent"),
         max_tool_calling_round_trips=max_tool_calling_round_trips,
         exit_when_answer_contains=exit_when_answer_contains,
         system_message=system_message,

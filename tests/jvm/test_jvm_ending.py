@@ -75,3 +75,26 @@ def test_an_unguarded_run_and_a_guarded_one_end_through_the_same_mapping(jvm):
     assert (guarded.outcome, guarded.model_calls) == (Outcome.EXPIRED, unguarded.model_calls) == (Outcome.EXPIRED, 4)
     assert guarded.reason == unguarded.reason
     assert "exceeded 3 tool calling round trips" in guarded.reason
+
+
+def test_the_fail_safe_default_without_a_policy_lives_in_java_only(jvm):
+    import pyguard.jvm
+    from pyguard.jvm import guard_model
+
+    java_default = int(jpype.JClass("dev.pyguard.bridge.GuardConfig").DEFAULT_MAX_MODEL_CALLS)
+    assert pyguard.jvm.DEFAULT_MAX_MODEL_CALLS == java_default
+    guarded = guard_model(scripted_model("convergent"), lambda e: None, run_id="d1")
+    assert int(guarded.java.config().maxModelCalls()) == java_default
+    guard = Guard()
+    run = guard.start_run(task="x")
+    assert int(run.guarded_model(scripted_model("convergent")).java.config().maxModelCalls()) == guard.max_model_calls
+    run.abandon()
+
+
+def test_the_agent_loop_cap_under_its_old_name_still_caps_the_loop(jvm):
+    from pyguard.guard import run_unguarded
+
+    with pytest.warns(DeprecationWarning, match="max_loop_iterations"):
+        old = run_unguarded("executor", scripted_model("divergent"), "why?", max_iterations=3)
+    new = run_unguarded("executor", scripted_model("divergent"), "why?", max_loop_iterations=3)
+    assert (old.outcome, old.model_calls) == (new.outcome, new.model_calls) == (Outcome.EXPIRED, 3)
