@@ -7,7 +7,8 @@ Start the JVM explicitly, then build and run guarded LangChain4j agents::
     result = run_agent("aiservices", scripted_model("logistics_incident"), "Where is order 12345?", callback=policy)
 
 See :mod:`pyguard.jvm.agents` (agents and runs), :mod:`pyguard.jvm.server` (the local OpenAI-compatible server),
-:mod:`pyguard.jvm.bootstrap` (JDK and jars) and :mod:`pyguard.jvm.callback` (the Java -> Python crossing).
+:mod:`pyguard.jvm.bootstrap` (JDK and jars), :mod:`pyguard.jvm.callback` (the Java -> Python crossing) and
+:mod:`pyguard.jvm.ending` (how a run ended, read from a Java result or exception).
 """
 
 from typing import Any

@@ -30,7 +30,7 @@ import java.util.function.Consumer;
  * (see {@link Reflections}) to this request; or throw {@link GuardStopException}. A STOP is sticky: every later model
  * call or tool execution of the run throws too.
  *
- * <p>Fail-safe: at most {@link GuardConfig#maxModelCalls()} model calls per run, enforced here in Java whatever the
+ * <p>Fail-safe: at most {@link GuardConfig#maxModelCalls()} model calls per user turn, enforced here in Java whatever the
  * callback does (raises, blocks past its deadline, is never registered). The fail-safe stop's outcome is
  * {@code guard_error} when any callback failure happened, {@code expired} otherwise; its rule is {@code failsafe_cap}.
  *
