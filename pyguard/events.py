@@ -29,7 +29,10 @@ __all__ = [
     "RunStart",
     "RunEnd",
     "RunRecord",
+    "events_tokens_partial",
     "opens_turn",
+    "sum_tokens",
+    "token_count",
     "turn_starts",
 ]
 
@@ -102,6 +105,26 @@ class IterationEvent(_Frozen):
         """True when the model answered without requesting a tool (the loop ends after this call)."""
         return not self.tool_calls and self.error is None
 
+    @property
+    def usage_reported(self) -> bool:
+        """True when the provider reported any token count for this call."""
+        return self.total_tokens is not None or self.input_tokens is not None or self.output_tokens is not None
+
+    @property
+    def tokens(self) -> int | None:
+        """The tokens of this model call: pyguard's one definition, used by the guard's caps, results, replay,
+        calibration and the CI gate. ``total_tokens`` as reported; else ``input_tokens + output_tokens``, counting
+        those reported (a lower bound when only one was: :attr:`tokens_complete` is then False); else None.
+
+        None means *unknown*: the provider reported no usage for this call. It is never 0, which means the provider
+        reported zero tokens. A sum over calls skips unknown ones and says so (:attr:`RunRecord.tokens_partial`)."""
+        return token_count(self.total_tokens, self.input_tokens, self.output_tokens)
+
+    @property
+    def tokens_complete(self) -> bool:
+        """True when :attr:`tokens` is this call's whole count: a total was reported, or both input and output."""
+        return self.total_tokens is not None or (self.input_tokens is not None and self.output_tokens is not None)
+
 
 class Outcome(StrEnum):
     """How a run ended. Exactly one per run. A run stopped by a cap or a stall is never SUCCEEDED."""
@@ -143,8 +166,8 @@ class RunEnd(_Frozen):
     output_tokens: Count | None = None
     total_tokens: Count | None = None
     tokens_partial: Flag = False
-    """True when some model calls reported no usage: the token totals then count only the calls that did (a lower
-    bound, not the run's total). None totals mean no call reported usage."""
+    """True when some model calls reported no usage (or only part of it): the token totals then count only what was
+    reported (a lower bound, not the run's total). None totals mean no call reported usage (unknown, never 0)."""
     cost: NonNegative | None = None
     wall_ms: NonNegative | None = None
     evidence: dict = Field(default_factory=dict)
@@ -170,6 +193,50 @@ class RunRecord(BaseModel):
     @property
     def task_type(self) -> str | None:
         return self.start.task_type
+
+    @property
+    def tokens(self) -> int | None:
+        """The run's tokens: the footer's count when it has one (:func:`token_count` of its totals), else the sum of
+        :attr:`IterationEvent.tokens` over the calls that reported usage. None when nothing reported usage: unknown,
+        never 0. A lower bound when :attr:`tokens_partial`."""
+        end = self.end
+        if end is not None:
+            total = token_count(end.total_tokens, end.input_tokens, end.output_tokens)
+            if total is not None:
+                return total
+        return sum_tokens(self.events)
+
+    @property
+    def tokens_partial(self) -> bool:
+        """True when :attr:`tokens` counts only part of the run: the footer says so, or some model calls reported no
+        usage (or only part of it) while others did."""
+        if self.end is not None and self.end.tokens_partial:
+            return True
+        return events_tokens_partial(self.events)
+
+
+def token_count(total: int | None, input_tokens: int | None, output_tokens: int | None) -> int | None:
+    """Tokens from one set of reported counts (a model call's, a footer's): ``total`` when reported, else input +
+    output of those reported, else None (nothing reported: unknown, never 0)."""
+    if total is not None:
+        return total
+    if input_tokens is None and output_tokens is None:
+        return None
+    return (input_tokens or 0) + (output_tokens or 0)
+
+
+def sum_tokens(events: Sequence[IterationEvent]) -> int | None:
+    """The sum of :attr:`IterationEvent.tokens` over the calls that reported usage; None when none did (unknown).
+    A lower bound when :func:`events_tokens_partial`."""
+    known = [t for t in (e.tokens for e in events) if t is not None]
+    return sum(known) if known else None
+
+
+def events_tokens_partial(events: Sequence[IterationEvent]) -> bool:
+    """True when a sum of :attr:`IterationEvent.tokens` over ``events`` is a lower bound: some calls reported usage
+    and some did not, or a call reported only part of it (input without output, say)."""
+    reported = [e for e in events if e.usage_reported]
+    return bool(reported) and (len(reported) < len(events) or not all(e.tokens_complete for e in reported))
 
 
 def opens_turn(previous: IterationEvent | None, event: IterationEvent) -> bool:

@@ -34,14 +34,25 @@ from typing import TYPE_CHECKING, Any
 from pyguard.decisions import Decision
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.limits import JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, fail_safe_cap, loop_iterations
 from pyguard.result import RunResult, mark_partial_usage, usage_totals
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.jvm.agents import BridgeResult, GuardedModel
+    from pyguard.jvm.ending import RunEnding
 
-__all__ = ["Guard", "GuardedRun", "run_unguarded", "trace_file_name", "DEFAULT_TASK", "DEFAULT_CALLBACK_TIMEOUT_MS"]
+__all__ = [
+    "Guard",
+    "GuardedRun",
+    "run_unguarded",
+    "finish_arguments",
+    "end_from_events",
+    "trace_file_name",
+    "DEFAULT_TASK",
+    "DEFAULT_CALLBACK_TIMEOUT_MS",
+]
 
 DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
 
@@ -51,8 +62,6 @@ DEFAULT_CALLBACK_TIMEOUT_MS = 10_000
 fail-safe cap (outcome ``guard_error``), the late decision is discarded, and the caller of :meth:`Guard.run` gets its
 result at most this long after the agent ends. ``callback_timeout_ms=0`` runs the decision on the agent's thread
 instead (what that saves per model call: RESULTS section 3), but a hung engine then blocks the agent."""
-
-_JAVA_INT_MAX = 2**31 - 1
 
 Verifier = Callable[[str], bool]
 
@@ -65,8 +74,9 @@ class Guard:
     plain id). A trace is never overwritten and never written through a symlink: a run id whose trace already exists
     there is refused (:class:`RunError`) when the run starts.
     ``trace_file_mode``: permissions of new trace files (default ``0o600``: traces hold prompts and tool output).
-    ``max_model_calls``: the Java fail-safe cap per run; it holds even if Python fails. Default: a little above the
-    policy's largest hard cap.
+    ``max_model_calls``: the Java fail-safe cap per user turn; it holds even if Python fails. Default
+    :func:`pyguard.limits.fail_safe_cap`: the most calls the policy allows in a turn plus a small margin (every limit
+    and its default: :mod:`pyguard.limits`).
     ``callback_timeout_ms``: deadline for the engine's decision per model call (default
     :data:`DEFAULT_CALLBACK_TIMEOUT_MS`; 0: none, the decision then runs on the agent's thread and a hung engine blocks
     the agent).
@@ -97,10 +107,10 @@ class Guard:
         if self.trace_dir is not None:
             self.trace_dir.mkdir(parents=True, exist_ok=True)
         if max_model_calls is None:
-            max_model_calls = min(_largest_hard_cap(self.config) + 5, _JAVA_INT_MAX)
-        if not _is_int(max_model_calls) or not 1 <= max_model_calls <= _JAVA_INT_MAX:
+            max_model_calls = fail_safe_cap(self.config)
+        if not _is_int(max_model_calls) or not 1 <= max_model_calls <= JAVA_INT_MAX:
             raise ConfigError(
-                f"max_model_calls={max_model_calls!r} must be an integer from 1 to {_JAVA_INT_MAX} (the Java fail-safe cap)"
+                f"max_model_calls={max_model_calls!r} must be an integer from 1 to {JAVA_INT_MAX} (the Java fail-safe cap)"
             )
         if not _is_int(callback_timeout_ms) or not 0 <= callback_timeout_ms <= 86_400_000:
             raise ConfigError(
@@ -147,15 +157,20 @@ class Guard:
         tools: Any = None,
         task_type: str | None = None,
         run_id: str | None = None,
-        max_iterations: int = 10,
-        max_tool_calling_round_trips: int = 100,
+        max_loop_iterations: int | None = None,
+        max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
         exit_when_answer_contains: str | None = None,
         system_message: str | None = None,
+        max_iterations: int | None = None,
     ) -> RunResult:
         """Run ``task`` on a pyguard-built agent of ``style`` ('aiservices', 'agentic', 'executor') around ``model``
         (any Java LangChain4j ChatModel) with ``tools`` (see :func:`pyguard.jvm.tool_set`). Never raises for the run
-        itself: its outcome says how it ended. A list of user messages is a conversation in one run (aiservices)."""
+        itself: its outcome says how it ended. A list of user messages is a conversation in one run (aiservices).
+        ``max_loop_iterations`` and ``max_tool_calling_round_trips`` are the agent's own loop caps
+        (:mod:`pyguard.limits`; ``max_iterations`` is the deprecated name of the first)."""
         from pyguard.jvm import build_agent, run_built
+
+        loop_cap = loop_iterations(max_loop_iterations, max_iterations, "Guard.run")
 
         if str(style) == "aiservices":  # pyguard's AiServices agent keeps its conversation: escalations can resume
             return self.run_streaming(
@@ -174,7 +189,7 @@ class Guard:
                 style,
                 guarded,
                 tools=tools,
-                max_iterations=max_iterations,
+                max_loop_iterations=loop_cap,
                 max_tool_calling_round_trips=max_tool_calling_round_trips,
                 exit_when_answer_contains=exit_when_answer_contains,
                 system_message=system_message,
@@ -376,7 +391,7 @@ class GuardedRun:
         """True when Java will apply the decision about event ``index`` (always, without a deadline)."""
         if self.guard.callback_timeout_ms <= 0 or self._guarded is None:
             return True
-        return bool(self._guarded.java.sensor().claim(index))
+        return self._guarded.claim(index)
 
     def guarded_model(self, model: Any) -> GuardedModel:
         """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
@@ -394,7 +409,7 @@ class GuardedRun:
             )
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
-        elif self._guarded.java.delegate() != model:
+        elif not self._guarded.wraps(model):
             raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
         return self._guarded
 
@@ -428,31 +443,38 @@ class GuardedRun:
     def wrap(self, model: Any) -> Any:
         """A Java ``ChatModel`` (pyguard's ``GuardedChatModel``) around ``model``: build your agent with it.
 
-        For an AiServices agent, also pass ``.beforeToolExecution(guarded::beforeToolExecution)`` where you can, so a
-        stop keeps the last response's tools from running (without it, they run and the next model call is refused)."""
+        For an AiServices agent, also give its builder :meth:`before_tool_execution`, so a stop keeps the last
+        response's tools from running (without it, they run and the next model call is refused)."""
         return self.guarded_model(model).java
+
+    def before_tool_execution(self) -> Any:
+        """The guard's tool hook, typed only with LangChain4j's own interfaces: a Java
+        ``java.util.function.Consumer<dev.langchain4j.service.tool.BeforeToolExecution>``. Your Java factory takes it
+        as that type and passes it to ``AiServices.builder(...).beforeToolExecution(hook)``: it needs no pyguard jar to
+        compile, and a stop keeps the tools of the last response from running. Call :meth:`wrap` first."""
+        return self._wrapped("before_tool_execution").before_tool_execution()
+
+    def after_tool_execution(self) -> Any:
+        """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` for ``afterToolExecution(...)``: counts the
+        tools that ran (``toolExecutions`` of the run's Java counters). Call :meth:`wrap` first."""
+        return self._wrapped("after_tool_execution").after_tool_execution()
+
+    def _wrapped(self, what: str) -> GuardedModel:
+        if self._guarded is None:
+            raise RunError(f"run {self.run_id!r}: call run.wrap(model) before run.{what}() (the hook is the model's)")
+        return self._guarded
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the
         guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
-        from pyguard.jvm._java import jclass
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value
 
         try:
             value = self.interruptible(fn)
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
-            stop = None
-            try:
-                if hasattr(exc, "getClass"):
-                    stop = jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
-            except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
-                stop = None
-            if stop is None:
-                self._finish(error=f"{type(exc).__name__}: {exc}")
-                return None
-            self._finish_stop(str(stop.outcome()), str(stop.reason()), bool(stop.failSafe()), self._last_text())
+            self.end(ending_of_exception(exc, last_text=self._last_text()))
             return None
-        answer = None if value is None else str(value)
-        self._finish(answer=answer)
+        self.end(ending_of_value(value))
         return value
 
     def cancel(self, reason: str = "cancelled from Python") -> None:
@@ -496,44 +518,33 @@ class GuardedRun:
 
     def finish_bridge(self, res: BridgeResult) -> RunResult:
         """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
-        salvage = res.stats.last_text if res.stats is not None else None
-        if res.stats is not None and res.stats.callback_failures:
-            self._java_note = (
-                f"{res.stats.model_calls} model calls, {res.stats.callback_failures} guard callback"
-                f" failure(s), the last: {res.stats.last_callback_error}"
-            )
-        if res.status == "answered":
-            return self._finish(answer=res.answer)
-        if res.status == "stopped":
-            return self._finish_stop(
-                res.outcome.value if res.outcome else "guard_error", res.reason or "", res.fail_safe, salvage
-            )
-        if res.status == "exhausted":
-            return self._finish(
-                expired=f"the agent's own cap ended the run without an answer ({res.reason or res.error or res.style.value})",
-                answer=salvage,
-            )
-        return self._finish(error=res.error or res.reason or "the run failed")
+        from pyguard.jvm.ending import ending_of_result
+
+        return self.end(ending_of_result(res))
 
     def abandon(self) -> None:
         if self._result is None:
             self._finish(error="the agent could not be built")
 
-    def _finish_stop(self, outcome: str, reason: str, fail_safe: bool, salvage: str | None) -> RunResult:
-        stopped = False
-        if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._deadline_s()):
-            try:
-                stopped = self.session.stopped is not None
-            finally:
-                self._engine_lock.release()
-        if stopped:
-            return self._finish(answer=salvage)
-        if outcome == Outcome.CANCELLED.value or self._cancelled is not None:
-            return self._finish(cancelled=True, answer=salvage)
-        if outcome == Outcome.GUARD_ERROR.value:
-            return self._finish(guard_error=reason, answer=salvage)
-        # The Java fail-safe cap with a healthy guard: a hard cap ran out.
-        return self._finish(expired=reason + (" (Java fail-safe)" if fail_safe else ""), answer=salvage)
+    def end(self, ending: RunEnding) -> RunResult:
+        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through :func:`finish_arguments`; the
+        engine's ``RunSession.finish`` then settles the outcome (a STOP it decided keeps its own)."""
+        from pyguard.jvm.ending import Ending
+
+        if ending.guard_failures:
+            self._java_note = ending.guard_failures
+        if ending.ending is Ending.STOPPED:
+            stopped = False  # by the engine's own decision? (not when its decision was discarded, or it is stuck)
+            if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._deadline_s()):
+                try:
+                    stopped = self.session.stopped is not None
+                finally:
+                    self._engine_lock.release()
+            if stopped:
+                return self._finish(answer=ending.last_text)
+            if self._cancelled is not None:
+                return self._finish(cancelled=True, answer=ending.last_text)
+        return self._finish(**finish_arguments(ending, self.start.agent_style))
 
     def _finish(
         self,
@@ -563,7 +574,17 @@ class GuardedRun:
                         expired=expired,
                     )
                 else:
-                    end = self._end_without_engine(answer, error, verified, cancelled, guard_error, expired)
+                    end = end_from_events(
+                        self.run_id,
+                        self.events,
+                        answer=answer,
+                        error=error,
+                        verified=verified,
+                        cancelled=cancelled,
+                        guard_error=guard_error,
+                        expired=expired,
+                        guard_failed=self._guard_failure(),
+                    )
                 self._result = self._result_from(end)
                 return self._result
         finally:
@@ -572,58 +593,19 @@ class GuardedRun:
             with self.guard._active_lock:
                 self.guard._active.discard(self)
 
-    def _deadline_s(self) -> float:
-        ms = self.guard.callback_timeout_ms
-        return ms / 1000.0 if ms > 0 else -1
-
-    def _end_without_engine(
-        self,
-        answer: str | None,
-        error: str | None,
-        verified: bool | None,
-        cancelled: bool,
-        guard_error: str | None,
-        expired: str | None,
-    ) -> RunEnd:
-        """The footer when the engine could not finish the run: it missed its deadline (its decision was discarded)
-        or is still busy. Counts come from the events recorded; the outcome from how the agent ended."""
+    def _guard_failure(self) -> str:
+        """Why the engine could not finish the run: its decision missed the deadline, or it is still busy."""
         late = (
             f"the engine's decision about model call {self._abandoned_at} missed the callback deadline of"
             f" {self.guard.callback_timeout_ms} ms and was discarded"
             if self._abandoned_at is not None
             else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended"
         )
-        if self._java_note:
-            late += f"; Java saw {self._java_note}"
-        if cancelled:
-            outcome, reason = Outcome.CANCELLED, f"cancelled ({late})"
-        elif guard_error is not None:
-            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error} ({late})"
-        elif expired is not None:
-            outcome, reason = Outcome.EXPIRED, f"{expired} ({late})"
-        elif error is not None:
-            outcome, reason = Outcome.FAILED, f"the run failed: {error} ({late})"
-        elif answer is not None and verified is False:
-            outcome, reason = Outcome.FAILED, f"the verifier rejected the answer ({late})"
-        elif answer is not None:
-            outcome, reason = Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {late}"
-        else:
-            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {late}"
-        events = list(self.events)
-        inp, out, tot, partial = usage_totals(events)
-        return RunEnd(
-            run_id=self.run_id,
-            outcome=outcome,
-            reason=reason,
-            answer=answer,
-            iterations=len(events),
-            tool_calls=sum(len(e.tool_calls) for e in events),
-            input_tokens=inp,
-            output_tokens=out,
-            total_tokens=tot,
-            tokens_partial=partial,
-            censored=bool(events) and not events[-1].is_final,
-        )
+        return late + (f"; Java saw {self._java_note}" if self._java_note else "")
+
+    def _deadline_s(self) -> float:
+        ms = self.guard.callback_timeout_ms
+        return ms / 1000.0 if ms > 0 else -1
 
     def _result_from(self, end: RunEnd) -> RunResult:
         end = mark_partial_usage(end, self.events)
@@ -655,13 +637,15 @@ def run_unguarded(
     tools: Any = None,
     task_type: str | None = None,
     run_id: str | None = None,
-    max_iterations: int = 10,
-    max_tool_calling_round_trips: int = 100,
+    max_loop_iterations: int | None = None,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
+    max_iterations: int | None = None,
 ) -> RunResult:
-    """The same agent with LangChain4j's own caps only (pyguard observes, never acts): the baseline.
+    """The same agent with its own loop caps only (pyguard observes, never acts): the baseline.
 
     Its outcome is honest too: an answer is ``succeeded``, the agent's own cap is ``expired``, an error ``failed``."""
     from pyguard.jvm import run_agent
+    from pyguard.jvm.ending import ending_of_result
 
     run_id = run_id or _new_id()
     events: list[IterationEvent] = []
@@ -674,37 +658,88 @@ def run_unguarded(
         task_type=task_type,
         tools=tools,
         guard=False,
-        max_iterations=max_iterations,
+        max_loop_iterations=loop_iterations(max_loop_iterations, max_iterations, "run_unguarded"),
         max_tool_calling_round_trips=max_tool_calling_round_trips,
     )
-    if res.status == "answered":
+    ending = ending_of_result(res)
+    end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
+    start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
+    return RunResult(record=RunRecord(start=start, events=events, end=end))
+
+
+def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> dict[str, Any]:
+    """How an ending reads as the arguments of the engine's ``RunSession.finish`` (and of :func:`end_from_events`):
+    an answer; the agent's own cap (``expired``); an error; or a stop the engine did not decide: a cancellation, a
+    guard failure (``guard_error``), or the Java fail-safe cap with a healthy guard (``expired``). Every ending but an
+    answer keeps the last text the model wrote as the salvaged answer (the outcome still says how the run ended)."""
+    from pyguard.jvm.ending import Ending
+
+    salvage = ending.last_text
+    if ending.ending is Ending.ANSWERED:
+        return {"answer": ending.answer}
+    if ending.ending is Ending.EXHAUSTED:
+        what = ending.reason or agent_style or "its loop cap"
+        return {"expired": f"the agent's own cap ended the run without an answer ({what})", "answer": salvage}
+    if ending.ending is Ending.FAILED:
+        return {"error": ending.error or "the run failed", "answer": salvage}
+    reason = ending.reason or ""
+    if ending.stop_outcome is Outcome.CANCELLED:
+        return {"cancelled": True, "answer": salvage}
+    if ending.stop_outcome is None or ending.stop_outcome is Outcome.GUARD_ERROR:
+        return {"guard_error": reason or "the run was stopped without an outcome", "answer": salvage}
+    return {"expired": reason + (" (Java fail-safe)" if ending.fail_safe else ""), "answer": salvage}
+
+
+def end_from_events(
+    run_id: str,
+    events: Sequence[IterationEvent],
+    *,
+    answer: str | None = None,
+    error: str | None = None,
+    verified: bool | None = None,
+    cancelled: bool = False,
+    guard_error: str | None = None,
+    expired: str | None = None,
+    guard_failed: str | None = None,
+    wall_ms: float | None = None,
+) -> RunEnd:
+    """The footer of a run the engine did not finish: an unguarded run, or a guarded one whose engine missed its
+    deadline (``guard_failed`` says how). The outcome comes from how the agent ended, in the order of the engine's
+    ``RunSession.finish``; the counts from the events (tokens: :func:`pyguard.result.usage_totals`)."""
+    note = f" ({guard_failed})" if guard_failed else ""
+    if cancelled:
+        outcome, reason = Outcome.CANCELLED, f"cancelled{note}"
+    elif guard_error is not None:
+        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}{note}"
+    elif expired is not None:
+        outcome, reason = Outcome.EXPIRED, f"{expired}{note}"
+    elif error is not None:
+        outcome, reason = Outcome.FAILED, f"the run failed: {error}{note}"
+    elif answer is not None and verified is False:
+        outcome, reason = Outcome.FAILED, f"the verifier rejected the answer{note}"
+    elif guard_failed and answer is not None:
+        outcome, reason = Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {guard_failed}"
+    elif guard_failed:
+        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_failed}"
+    elif answer is not None:
         outcome, reason = Outcome.SUCCEEDED, "the model answered"
-    elif res.status == "exhausted":
-        outcome, reason = Outcome.EXPIRED, f"the agent's own cap ended the run: {res.reason or res.error}"
     else:
-        outcome, reason = Outcome.FAILED, res.error or res.reason or "the run failed"
-    stats = res.stats
-    end = RunEnd(
+        outcome, reason = Outcome.FAILED, "the run ended without an answer"
+    inp, out, tot, partial = usage_totals(events)
+    return RunEnd(
         run_id=run_id,
         outcome=outcome,
         reason=reason,
-        answer=res.answer if res.answer is not None else (stats.last_text if stats else None),
+        answer=answer,
         iterations=len(events),
         tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=stats.input_tokens if stats else None,
-        output_tokens=stats.output_tokens if stats else None,
-        total_tokens=stats.total_tokens if stats else None,
-        wall_ms=res.wall_ms,
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=tot,
+        tokens_partial=partial,
+        wall_ms=wall_ms,
         censored=bool(events) and not events[-1].is_final,
     )
-    start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
-    return RunResult(record=RunRecord(start=start, events=events, end=mark_partial_usage(end, events)))
-
-
-def _largest_hard_cap(config: PolicyConfig) -> int:
-    caps = [config.budget_for(None).hard_cap]
-    caps += [config.budget_for(t).hard_cap for t in config.task_types]
-    return max(caps)
 
 
 def _first(task: str | Sequence[str]) -> str | None:

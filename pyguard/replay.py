@@ -194,11 +194,10 @@ class _Replayer:
 
 
 def _event_tokens(event: IterationEvent) -> int | None:
-    if event.total_tokens is not None:
-        return event.total_tokens
-    if event.input_tokens is not None and event.output_tokens is not None:
-        return event.input_tokens + event.output_tokens
-    return None
+    """A call's :attr:`~pyguard.events.IterationEvent.tokens` when complete, else None: replay states a run's tokens
+    and what a stop saves only for runs whose every call reported its whole usage (a share of a lower bound means
+    nothing)."""
+    return event.tokens if event.tokens_complete else None
 
 
 def _sum_or_none(values: Sequence[int | None]) -> int | None:

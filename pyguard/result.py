@@ -7,12 +7,13 @@ It can also be built from a recorded run (``RunResult.from_record``), so the sam
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
 from pyguard.escalation import EscalationHandle
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, events_tokens_partial, sum_tokens
 
 __all__ = ["RunResult", "mark_partial_usage", "usage_totals"]
 
@@ -88,20 +89,15 @@ class RunResult(BaseModel):
 
     @property
     def tokens_partial(self) -> bool:
-        """True when some model calls reported no usage: :attr:`total_tokens` then counts only the calls that did."""
-        if self.end.tokens_partial:
-            return True
-        reported = [e.total_tokens is not None or e.input_tokens is not None for e in self.record.events]
-        return any(reported) and not all(reported)
+        """True when some model calls reported no usage (or only part of it): :attr:`total_tokens` then counts only
+        what was reported (:attr:`pyguard.events.RunRecord.tokens_partial`)."""
+        return self.record.tokens_partial
 
     @property
     def total_tokens(self) -> int | None:
-        """Tokens of the run as reported; a lower bound when :attr:`tokens_partial` (some calls reported no usage)."""
-        if self.end.total_tokens is not None:
-            return self.end.total_tokens
-        totals = [e.total_tokens for e in self.record.events]
-        known = [t for t in totals if t is not None]
-        return None if not totals or len(known) < len(totals) else sum(known)
+        """Tokens of the run (:attr:`pyguard.events.RunRecord.tokens`): None when no call reported usage (unknown,
+        never 0); a lower bound when :attr:`tokens_partial`."""
+        return self.record.tokens
 
     @property
     def reflections(self) -> list[int]:
@@ -133,26 +129,19 @@ class RunResult(BaseModel):
         return "\n".join(lines[:max_lines])
 
 
-def usage_totals(events: list[IterationEvent]) -> tuple[int | None, int | None, int | None, bool]:
-    """(input, output, total, partial): sums over the calls that reported usage; partial when some did not."""
-    known = [
-        e for e in events if e.total_tokens is not None or e.input_tokens is not None or e.output_tokens is not None
-    ]
+def usage_totals(events: Sequence[IterationEvent]) -> tuple[int | None, int | None, int | None, bool]:
+    """(input, output, total, partial) over the calls that reported usage (:attr:`IterationEvent.tokens` for the
+    total); all None when none did (unknown); partial as :func:`pyguard.events.events_tokens_partial`."""
+    known = [e for e in events if e.usage_reported]
     if not known:
         return None, None, None, False
     inp = sum(e.input_tokens or 0 for e in known)
     out = sum(e.output_tokens or 0 for e in known)
-    tot = sum(
-        e.total_tokens if e.total_tokens is not None else (e.input_tokens or 0) + (e.output_tokens or 0) for e in known
-    )
-    return inp, out, tot, len(known) < len(events)
+    return inp, out, sum_tokens(known), events_tokens_partial(events)
 
 
-def mark_partial_usage(end: RunEnd, events: list[IterationEvent]) -> RunEnd:
-    """A footer whose token totals cover only some model calls says so (``tokens_partial``): never complete-looking."""
-    if end.tokens_partial or not events:
+def mark_partial_usage(end: RunEnd, events: Sequence[IterationEvent]) -> RunEnd:
+    """A footer whose token totals cover only part of the run says so (``tokens_partial``): never complete-looking."""
+    if end.tokens_partial or not events_tokens_partial(events):
         return end
-    reported = [e.total_tokens is not None or e.input_tokens is not None for e in events]
-    if any(reported) and not all(reported):
-        return end.model_copy(update={"tokens_partial": True})
-    return end
+    return end.model_copy(update={"tokens_partial": True})

@@ -81,29 +81,29 @@ def measure(*, runs: int, reps: int, warmup: int, probe_n: int) -> dict:
         return None
 
     modes = {
-        "unguarded": lambda style: lambda i: build_agent(style, model, max_iterations=100),
+        "unguarded": lambda style: lambda i: build_agent(style, model, max_loop_iterations=100),
         "observe_only": lambda style: (
             lambda i: build_agent(
-                style, guard_model(model, None, run_id=f"o{i}", observe_only=True), max_iterations=100
+                style, guard_model(model, None, run_id=f"o{i}", observe_only=True), max_loop_iterations=100
             )
         ),
         "java_callback": lambda style: (
             lambda i: build_agent(
                 style,
                 Guarded(model, GuardConfig.of(f"j{i}").withMaxModelCalls(1000), Probe.javaContinue()),
-                max_iterations=100,
+                max_loop_iterations=100,
             )
         ),
         "guarded": lambda style: (
             lambda i: build_agent(
-                style, guard_model(model, policy, run_id=f"g{i}", keep_events=False), max_iterations=100
+                style, guard_model(model, policy, run_id=f"g{i}", keep_events=False), max_loop_iterations=100
             )
         ),
         "guarded_deadline": lambda style: (
             lambda i: build_agent(
                 style,
                 guard_model(model, policy, run_id=f"d{i}", callback_timeout_ms=5000, keep_events=False),
-                max_iterations=100,
+                max_loop_iterations=100,
             )
         ),
     }
@@ -124,7 +124,7 @@ def measure(*, runs: int, reps: int, warmup: int, probe_n: int) -> dict:
 
     # the crossing alone
     probe_model = guard_model(model, policy, run_id="probe")
-    build_agent("executor", probe_model, max_iterations=100).run("x")
+    build_agent("executor", probe_model, max_loop_iterations=100).run("x")
     event_json = probe_model.callback.events[1].model_dump_json()  # a typical event: one tool call, one observation
 
     @JImplements("dev.pyguard.bridge.GuardCallback")

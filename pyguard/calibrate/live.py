@@ -394,7 +394,7 @@ def jvm_runner(run: PlannedRun) -> Any:
         run.task.task,
         task_type=run.task.task_type,
         run_id=run.run_id,
-        max_iterations=run.cap,
+        max_loop_iterations=run.cap,
         max_tool_calling_round_trips=run.cap,
     )
 

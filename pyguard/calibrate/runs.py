@@ -72,11 +72,9 @@ def run_status(record: RunRecord) -> RunStatus:
 
 
 def iteration_tokens(event: IterationEvent) -> float | None:
-    """Tokens of one model call: ``total_tokens``, else input + output (whichever are known), else None."""
-    if event.total_tokens is not None:
-        return float(event.total_tokens)
-    parts = [t for t in (event.input_tokens, event.output_tokens) if t is not None]
-    return float(sum(parts)) if parts else None
+    """Tokens of one model call (:attr:`pyguard.events.IterationEvent.tokens`) as a float; None when unknown."""
+    tokens = event.tokens
+    return None if tokens is None else float(tokens)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pyguard.check.summary import ALL_TASKS, RunFacts
 from pyguard.errors import InputError
-from pyguard.events import Outcome, RunEnd, RunRecord
+from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
 
 __all__ = [
     "Replayer",
@@ -44,23 +44,11 @@ def needs_replay(run: RunRecord, fmt: str | None) -> bool:
 
 
 def run_tokens(run: RunRecord, iterations: int | None = None) -> int | None:
-    """Total tokens of a run (of its first ``iterations`` model calls when given); None without usage data."""
-    end = run.end
-    if iterations is None and end is not None:
-        if end.total_tokens is not None:
-            return end.total_tokens
-        if end.input_tokens is not None and end.output_tokens is not None:
-            return end.input_tokens + end.output_tokens
-    events = run.events if iterations is None else run.events[:iterations]
-    total, known = 0, False
-    for e in events:
-        if e.total_tokens is not None:
-            total += e.total_tokens
-            known = True
-        elif e.input_tokens is not None or e.output_tokens is not None:
-            total += (e.input_tokens or 0) + (e.output_tokens or 0)
-            known = True
-    return total if known else None
+    """Tokens of a run (:attr:`pyguard.events.RunRecord.tokens`), or of its first ``iterations`` model calls when
+    given; None without usage data (unknown)."""
+    if iterations is None:
+        return run.tokens
+    return sum_tokens(run.events[:iterations])
 
 
 def _check_task_type(run: RunRecord) -> None:

@@ -1,10 +1,14 @@
 """Hard caps: independent limits that compose with ``|`` and ``&`` (after AutoGen's termination conditions).
 
-Every cap looks at one frozen :class:`UsageState` (what the run has used so far, kept by a
+Every cap looks at one frozen :class:`UsageState` (what the run has used so far, kept by the run's own
 :class:`UsageTracker`) and returns the list of :class:`CapHit` that fired (empty: keep going), each naming the
 limit, its value and what was used. ``a | b`` fires when either fires (reporting every one that fired);
-``a & b`` fires only when both fire. Combinators flatten. ``reset()`` clears whatever a cap keeps between checks
-(the built-in caps are pure; :class:`UsageTracker` is the stateful part).
+``a & b`` fires only when both fire. Combinators flatten.
+
+Caps are stateless: a run's state lives in its usage, as tenacity's stop strategies read ``RetryCallState``, so one
+cap object may judge many runs at once. A cap of your own that does keep state between checks is still safe: the
+policy gives every run its own copy (:meth:`pyguard.engine.Policy.caps_for_run`), so concurrent runs never share it and
+a run starting never wipes another's.
 
 A limit of N means "at most N": a cap fires once N is *reached*, so the run stops before using more.
 """
@@ -50,6 +54,7 @@ class UsageState:
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
+    """The sum of :attr:`pyguard.events.IterationEvent.tokens` over the calls that reported usage (unknown counts 0)."""
     tokens_reported: bool = False
     """False while no model call has reported token usage."""
     cost: float = 0.0
@@ -77,7 +82,7 @@ class UsageState:
 
 
 class UsageTracker:
-    """Accumulates a run's usage from its iteration events. Stateful: ``reset()`` starts over.
+    """Accumulates one run's usage from its iteration events (one tracker per run). ``reset()`` starts over.
 
     ``state`` is the frozen snapshot; it is built when asked for (not at every event), so a policy that only
     needs it for caps or evidence does not pay for it on every model call."""
@@ -86,7 +91,7 @@ class UsageTracker:
         self.prices = dict(prices or {})
         self.reset()
 
-    def reset(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
+    def reset(self) -> None:
         self._by_tool: Counter[str] = Counter()
         self._identical: Counter[str] = Counter()
         self._top: tuple[int, str | None] = (0, None)
@@ -140,11 +145,12 @@ class UsageTracker:
                 self._top = (n, fp.short())
         inp = event.input_tokens or 0
         out = event.output_tokens or 0
-        self._total += event.total_tokens if event.total_tokens is not None else inp + out
+        tokens = event.tokens  # None: unknown, which a cap cannot count (the state says whether any call reported)
+        if tokens is not None:
+            self._total += tokens
+            self._reported = True
         self._input += inp
         self._output += out
-        if not self._reported:
-            self._reported = any(t is not None for t in (event.input_tokens, event.output_tokens, event.total_tokens))
         price = self.price_of(event.model) if self.prices else None
         if price is None:
             self._unpriced += 1
@@ -177,9 +183,6 @@ class Cap(ABC):
     def check(self, state: UsageState) -> list[CapHit]:
         """The hits of this cap for ``state`` (empty when it does not fire)."""
 
-    def reset(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
-        """Clear any state kept between checks (none for the built-in caps)."""
-
     def __or__(self, other: Cap) -> AnyCap:
         return AnyCap(self, other)
 
@@ -195,10 +198,6 @@ class _Combined(Cap):
                 raise ConfigError(f"cannot combine {c!r} with caps; use Cap instances (ModelCallCap(10), ...)")
             flat.extend(c.caps if isinstance(c, _Combined) and type(c) is type(self) else [c])
         self.caps: tuple[Cap, ...] = tuple(flat)
-
-    def reset(self) -> None:  # noqa: B027 - optional hook, deliberately not abstract
-        for c in self.caps:
-            c.reset()
 
     def __repr__(self) -> str:
         op = " | " if isinstance(self, AnyCap) else " & "

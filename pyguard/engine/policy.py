@@ -65,20 +65,21 @@ when the model asks for the same shipment again: 4 model calls instead of 11.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyguard.decisions import Action, Decision
 from pyguard.engine.actions import classify_action
-from pyguard.engine.caps import Cap, UsageState, UsageTracker, build_caps
+from pyguard.engine.caps import Cap, CapHit, UsageState, UsageTracker, build_caps
 from pyguard.engine.config import PolicyConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, short_digest
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
 from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, StallReport, Step, error_kind, is_empty_result
 from pyguard.engine.templates import request_words, template_key
-from pyguard.errors import BudgetError
+from pyguard.errors import BudgetError, ConfigError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
 __all__ = ["Policy", "RunSession", "Clock"]
@@ -96,15 +97,30 @@ class Policy:
         clock: Clock = time.monotonic,
         *,
         estimator_factory: Callable[[], NoveltyEstimator] | None = None,
-        extra_caps: Cap | None = None,
+        extra_caps: Cap | Callable[[], Cap] | None = None,
     ) -> None:
         self.config = config if config is not None else PolicyConfig()
         self.clock = clock
         self.estimator_factory = estimator_factory or (lambda: make_estimator(self.config.novelty))
+        if extra_caps is not None and not isinstance(extra_caps, Cap) and not callable(extra_caps):
+            raise ConfigError(f"extra_caps={extra_caps!r} must be a Cap or a function that makes one per run")
+        self.extra_caps = extra_caps
+        self.caps = self.caps_for_run()
+        """The caps of this policy (what a run gets; each run has its own copy: :meth:`caps_for_run`)."""
+
+    def caps_for_run(self) -> Cap | None:
+        """The caps of one run: the config's, built afresh, OR-ed with ``extra_caps`` (a deep copy of the given cap,
+        or what the given function makes). The built-in caps are stateless (they read the run's usage), and a cap of
+        your own that keeps state between checks gets one copy per run: runs on many threads never share it, and a
+        run starting never resets another's."""
         caps = build_caps(self.config.caps)
-        if extra_caps is not None:
-            caps = extra_caps if caps is None else caps | extra_caps
-        self.caps = caps
+        extra = self.extra_caps
+        if extra is not None:
+            extra = copy.deepcopy(extra) if isinstance(extra, Cap) else extra()
+            if not isinstance(extra, Cap):
+                raise ConfigError(f"extra_caps made {extra!r}, not a Cap")
+            caps = extra if caps is None else caps | extra
+        return caps
 
     def new_run(self, run_id: str, task_type: str | None = None) -> RunSession:
         """A fresh session with its own state (budget, memory, counters) for one run."""
@@ -156,9 +172,7 @@ class RunSession:
         self._shingles = self._estimator if isinstance(self._estimator, ShingleNovelty) else None
         self._detector = StallDetector(self.config.stall)
         self._usage = UsageTracker(self.config.caps.prices)
-        self._caps = policy.caps
-        if self._caps is not None:
-            self._caps.reset()
+        self._caps = policy.caps_for_run()
         self._pending: list[tuple[ToolCall, ActionFingerprint, int]] = []
         self._reflected_at: int | None = None
         self._tried_new = False
@@ -335,10 +349,11 @@ class RunSession:
                 budget=self.budget,
                 evidence={"gain": round(gain, 4)},
             )
-        usage = (
-            self._usage.state if self._caps is not None else None
-        )  # the snapshot only when needed (evidence: lazily)
-        hits = self._caps.check(usage) if self._caps is not None and usage is not None else []
+        usage: UsageState | None = None  # the snapshot only when needed (evidence: lazily)
+        hits: list[CapHit] = []
+        if self._caps is not None:
+            usage = self._usage.state
+            hits = self._caps.check(usage)
         if flags and self.reflections >= cfg.max_reflections:
             outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
             first = flags[0]

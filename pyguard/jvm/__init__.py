@@ -11,12 +11,14 @@ Start the JVM explicitly, then build and run guarded LangChain4j agents::
 
 See :mod:`pyguard.jvm.agents` (agents and runs), :mod:`pyguard.jvm.server` (the local OpenAI-compatible server),
 :mod:`pyguard.jvm.bootstrap` (JDK and jars), :mod:`pyguard.jvm.classpath` (two versions of one artifact on the
-classpath) and :mod:`pyguard.jvm.callback` (the Java -> Python crossing).
+classpath), :mod:`pyguard.jvm.callback` (the Java -> Python crossing) and :mod:`pyguard.jvm.ending` (how a run
+ended, read from a Java result or exception).
 """
+
+from typing import Any
 
 from pyguard.jvm._java import jclass
 from pyguard.jvm.agents import (
-    DEFAULT_MAX_MODEL_CALLS,
     AgentStyle,
     BridgeResult,
     BridgeRunStats,
@@ -34,6 +36,7 @@ from pyguard.jvm.agents import (
 from pyguard.jvm.bootstrap import BUILD_COMMAND, JvmInfo, bridge_jars, find_java_home, jars_dir, jvm_started, start_jvm
 from pyguard.jvm.callback import CallbackAdapter, decision_to_json
 from pyguard.jvm.classpath import USER_FIRST_ENV, ClasspathConflictWarning
+from pyguard.jvm.ending import Ending, RunEnding
 from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
 from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
 
@@ -44,7 +47,8 @@ __all__ = [
     "BridgeRunStats",
     "CallbackAdapter",
     "ClasspathConflictWarning",
-    "DEFAULT_MAX_MODEL_CALLS",
+    "Ending",
+    "RunEnding",
     "Fault",
     "GuardStopped",
     "GuardedModel",
@@ -73,3 +77,12 @@ __all__ = [
     "tool_set",
     "USER_FIRST_ENV",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_MAX_MODEL_CALLS`` is read from Java, its one home (see :mod:`pyguard.jvm.agents`)."""
+    if name == "DEFAULT_MAX_MODEL_CALLS":
+        from pyguard.jvm import agents
+
+        return agents.DEFAULT_MAX_MODEL_CALLS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

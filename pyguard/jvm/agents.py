@@ -18,7 +18,7 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,7 +26,9 @@ from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
+from pyguard.jvm.ending import Ending
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
+from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS, loop_iterations
 
 __all__ = [
     "AgentStyle",
@@ -42,11 +44,15 @@ __all__ = [
     "scenario_tools",
     "scripted_model",
     "tool_set",
-    "DEFAULT_MAX_MODEL_CALLS",
 ]
 
-DEFAULT_MAX_MODEL_CALLS = 50
-"""The Java fail-safe's default cap on model calls per run (GuardConfig.DEFAULT_MAX_MODEL_CALLS)."""
+
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_MAX_MODEL_CALLS``: the Java fail-safe's default for a run without a policy, read from its one home,
+    Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS`` (so it needs the JVM started)."""
+    if name == "DEFAULT_MAX_MODEL_CALLS":
+        return int(jclass("dev.pyguard.bridge.GuardConfig").DEFAULT_MAX_MODEL_CALLS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class AgentStyle(StrEnum):
@@ -59,7 +65,8 @@ class AgentStyle(StrEnum):
 
 
 class BridgeRunStats(BaseModel):
-    """The Java-side counters of one run (``RunStats``). Token sums are None when no call reported usage."""
+    """The Java-side counters of one run: Java's ``RunStats``, read from its one JSON form (``RunStats.toJson``).
+    Tokens are not counted in Java: a run's tokens come from its events (:attr:`pyguard.events.RunRecord.tokens`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -70,9 +77,6 @@ class BridgeRunStats(BaseModel):
     """Tool calls the model requested."""
     tool_executions: int
     """Tools actually run (a stop keeps the tools of the last response from running)."""
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
     callback_failures: int = 0
     last_callback_error: str | None = None
     last_text: str | None = None
@@ -80,16 +84,17 @@ class BridgeRunStats(BaseModel):
 
 
 class BridgeResult(BaseModel):
-    """What one run came to. ``status``: answered | stopped | failed | exhausted (the loop's own cap, no answer)."""
+    """What one run came to. ``status``: how the agent's loop ended (:class:`pyguard.jvm.ending.Ending`: answered,
+    stopped, failed, exhausted: the loop's own cap, no answer); :func:`pyguard.jvm.ending.ending_of_result` reads it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     style: AgentStyle
     run_id: str | None
-    status: Literal["answered", "stopped", "failed", "exhausted"]
+    status: Ending
     answer: str | None = None
     outcome: Outcome | None = None
-    """Set for stopped (the guard's or the fail-safe's outcome) and failed runs; None otherwise."""
+    """Set for stopped runs (the guard's, the cancellation's or the fail-safe's outcome); None otherwise."""
     reason: str | None = None
     rule: str | None = None
     fail_safe: bool = False
@@ -107,16 +112,16 @@ class BridgeResult(BaseModel):
 
     @property
     def answered(self) -> bool:
-        return self.status == "answered"
+        return self.status is Ending.ANSWERED
 
     def raise_for_status(self) -> BridgeResult:
         """Return self if the run answered; raise :class:`GuardStopped` if stopped, :class:`RunError` otherwise."""
-        if self.status == "answered":
+        if self.status is Ending.ANSWERED:
             return self
-        if self.status == "stopped":
+        if self.status is Ending.STOPPED:
             raise GuardStopped(self)
         raise RunError(
-            f"run {self.run_id} ({self.style.value}) {self.status}: {self.error or self.reason or 'no answer'}"
+            f"run {self.run_id} ({self.style.value}) {self.status.value}: {self.error or self.reason or 'no answer'}"
         )
 
 
@@ -139,7 +144,26 @@ class GuardedModel:
         self.run_id = run_id
 
     def stats(self) -> BridgeRunStats:
-        return _stats(self.java.stats())
+        """The run's Java counters now."""
+        return BridgeRunStats.model_validate_json(str(self.java.stats().toJson()))
+
+    def before_tool_execution(self) -> Any:
+        """The guard's tool hook as a Java ``Consumer<dev.langchain4j.service.tool.BeforeToolExecution>``: give it to
+        your AiServices builder's ``beforeToolExecution(...)`` so a stop keeps the last response's tools from running."""
+        return self.java.beforeToolExecutionHook()
+
+    def after_tool_execution(self) -> Any:
+        """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` that counts executed tools (``afterToolExecution``)."""
+        return self.java.afterToolExecutionHook()
+
+    def wraps(self, model: Any) -> bool:
+        """True when this guarded model wraps ``model`` (the same Java object)."""
+        return bool(self.java.delegate() == model)
+
+    def claim(self, index: int) -> bool:
+        """True when Java will apply the decision about event ``index`` (always without a deadline; with one, only
+        if it has not given up on that event: see ``GuardSensor.claim``)."""
+        return bool(self.java.sensor().claim(index))
 
     def request_stop(
         self, outcome: Outcome | str = Outcome.CANCELLED, reason: str = "cancelled", rule: str | None = "cancel"
@@ -147,25 +171,6 @@ class GuardedModel:
         """End the run from outside (any thread): the next model call or tool execution stops it with ``outcome``."""
         value = Outcome(outcome).value
         self.java.requestStop(value, reason, rule)
-
-
-def _stats(s: Any) -> BridgeRunStats:
-    def opt(v: Any) -> Any:
-        return None if v is None else int(v.longValue()) if hasattr(v, "longValue") else int(v)
-
-    return BridgeRunStats(
-        model_calls=int(s.modelCalls()),
-        events=int(s.events()),
-        events_delivered=int(s.eventsDelivered()),
-        tool_calls=int(s.toolCallsRequested()),
-        tool_executions=int(s.toolExecutions()),
-        input_tokens=opt(s.inputTokens()),
-        output_tokens=opt(s.outputTokens()),
-        total_tokens=opt(s.totalTokens()),
-        callback_failures=int(s.callbackFailures()),
-        last_callback_error=None if s.lastCallbackError() is None else str(s.lastCallbackError()),
-        last_text=None if s.lastText() is None else str(s.lastText()),
-    )
 
 
 def scripted_model(source: ScenarioSource, *, seed: int | None = None) -> Any:
@@ -225,13 +230,15 @@ def guard_model(
     *,
     run_id: str | None = None,
     task_type: str | None = None,
-    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    max_model_calls: int | None = None,
     callback_timeout_ms: int = 0,
     observe_only: bool = False,
     keep_events: bool = True,
 ) -> GuardedModel:
     """Wrap any Java ``ChatModel`` for one run.
 
+    ``max_model_calls``: the Java fail-safe cap per user turn (None: Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS``;
+    a :class:`pyguard.guard.Guard` passes :func:`pyguard.limits.fail_safe_cap` of its policy).
     ``callback=None`` with ``observe_only=False`` is the "never registered" case: every event counts as a callback
     failure and the fail-safe stops the run at ``max_model_calls`` with outcome guard_error. ``observe_only=True``
     senses without acting: no cap, decisions ignored (the callback, if any, still receives every event: for traces).
@@ -247,7 +254,9 @@ def guard_model(
     if observe_only:
         config = GuardConfig.observeOnly(run_id)
     else:
-        config = java_call(GuardConfig.of, run_id).withMaxModelCalls(_positive(max_model_calls, "max_model_calls"))
+        config = java_call(GuardConfig.of, run_id)
+        if max_model_calls is not None:
+            config = config.withMaxModelCalls(_positive(max_model_calls, "max_model_calls"))
     if callback_timeout_ms < 0:
         raise ConfigError(f"callback_timeout_ms={callback_timeout_ms} must be 0 (no deadline) or positive")
     config = config.withTaskType(task_type).withCallbackTimeoutMs(int(callback_timeout_ms))
@@ -271,15 +280,17 @@ def build_agent(
     model: GuardedModel | Any,
     *,
     tools: Any = None,
-    max_iterations: int = 10,
-    max_tool_calling_round_trips: int = 100,
+    max_loop_iterations: int | None = None,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
     exit_when_answer_contains: str | None = None,
     system_message: str | None = None,
+    max_iterations: int | None = None,
 ) -> Any:
     """A Java ``GuardedAgent`` of ``style`` around ``model`` (a :class:`GuardedModel` or any Java ChatModel).
 
-    ``max_iterations`` is the agentic loop's / explicit loop's own cap; ``max_tool_calling_round_trips`` AiServices'
-    (and the agentic sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, ""
+    The agent's own loop caps (:mod:`pyguard.limits`): ``max_loop_iterations`` is the agentic loop's iterations /
+    the explicit loop's model calls (``max_iterations`` is its deprecated name); ``max_tool_calling_round_trips``
+    AiServices' (and the agentic sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, ""
     never exits early.
     """
     try:
@@ -294,7 +305,7 @@ def build_agent(
         style.value,
         java_model,
         ts,
-        _positive(max_iterations, "max_iterations"),
+        _positive(loop_iterations(max_loop_iterations, max_iterations, "build_agent"), "max_loop_iterations"),
         _positive(max_tool_calling_round_trips, "max_tool_calling_round_trips"),
         exit_when_answer_contains,
         system_message,
@@ -327,7 +338,7 @@ def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | Non
         error_type=raw["error_type"],
         iterations=raw["iterations"],
         wall_ms=raw["wall_ms"],
-        stats=None if raw["stats"] is None else BridgeRunStats(**raw["stats"]),
+        stats=None if raw["stats"] is None else BridgeRunStats.model_validate(raw["stats"]),
         events=tuple(cb.events) if cb else (),
         callback_errors=tuple(cb.errors) if cb else (),
     )
@@ -355,12 +366,13 @@ def run_agent(
     task_type: str | None = None,
     tools: Any = None,
     guard: bool = True,
-    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    max_model_calls: int | None = None,
     callback_timeout_ms: int = 0,
-    max_iterations: int = 10,
-    max_tool_calling_round_trips: int = 100,
+    max_loop_iterations: int | None = None,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
     exit_when_answer_contains: str | None = None,
     system_message: str | None = None,
+    max_iterations: int | None = None,
 ) -> BridgeResult:
     """Guard ``model`` for one run, build the ``style`` agent with ``tools``, run ``task``; never raises for the run.
 
@@ -380,7 +392,7 @@ def run_agent(
         style,
         guarded,
         tools=tools,
-        max_iterations=max_iterations,
+        max_loop_iterations=loop_iterations(max_loop_iterations, max_iterations, "run_agent"),
         max_tool_calling_round_trips=max_tool_calling_round_trips,
         exit_when_answer_contains=exit_when_answer_contains,
         system_message=system_message,

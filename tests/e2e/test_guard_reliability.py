@@ -158,6 +158,7 @@ def test_a_task_that_starts_with_the_guard_marker_is_still_seen_by_the_guard(jvm
 
 
 def test_the_guards_own_reflection_is_not_reported_as_an_observation(jvm):
+    from pyguard.engine.reflection import HEADER
     from pyguard.jvm import load_scenario
 
     scenario = dict(load_scenario("logistics_incident"))
@@ -165,7 +166,7 @@ def test_the_guards_own_reflection_is_not_reported_as_an_observation(jvm):
     result = Guard().run_scenario(scenario, TASK, seed=3)
     assert result.reflections
     for event in result.record.events:
-        assert not any(o.kind == "user" and o.text.startswith("[pyguard guard]") for o in event.observations)
+        assert not any(o.kind == "user" and o.text.startswith(HEADER) for o in event.observations)
 
 
 def test_a_negative_usage_from_the_provider_is_unknown_and_the_total_partial(jvm):

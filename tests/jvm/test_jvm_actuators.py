@@ -122,8 +122,8 @@ def test_bad_configuration_is_a_config_error(jvm):
         run_agent("langgraph", scripted_model("convergent"), "x")
     with pytest.raises(ConfigError, match="model must be a Java LangChain4j ChatModel"):
         run_agent("executor", "gpt-4o", "x")
-    with pytest.raises(ConfigError, match="max_iterations"):
-        run_agent("executor", scripted_model("convergent"), "x", max_iterations=0)
+    with pytest.raises(ConfigError, match="max_loop_iterations=0"):
+        run_agent("executor", scripted_model("convergent"), "x", max_loop_iterations=0)
 
 
 def test_exhausted_run_raises_run_error_on_request(jvm):

@@ -11,7 +11,7 @@ import pytest
 from jvm_support import STYLES, reflect_at, stop_at
 
 from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, Outcome
+from pyguard.events import IterationEvent, sum_tokens
 from pyguard.jvm import run_agent, start_openai_server
 
 
@@ -42,7 +42,7 @@ def test_usage_arrives_over_http(server, style):
     assert r.status == "answered" and r.answer.startswith("Order 34567 is held")
     assert len(seen) == r.stats.model_calls == s.requests == 4
     assert {e.provider for e in seen} == {"OPEN_AI"}
-    assert sum(e.input_tokens for e in seen) == s.java.reportedInputTokens() == r.stats.input_tokens
+    assert sum(e.input_tokens for e in seen) == s.java.reportedInputTokens()
     assert sum(e.output_tokens for e in seen) == s.java.reportedOutputTokens()
     assert seen[1].observations[0].text.startswith("Order 34567: status EXCEPTION")
     assert seen[1].observations[0].tool_call_id == seen[0].tool_calls[0].id == "call_1_1"
@@ -63,7 +63,7 @@ def test_server_that_omits_usage(server):
     r = run_agent("aiservices", s.chat_model(), "x", callback=policy, tools=s)
     assert r.status == "answered" and len(seen) == 4
     assert all(e.input_tokens is None and e.total_tokens is None for e in seen)
-    assert r.stats.total_tokens is None
+    assert sum_tokens(seen) is None  # unknown, not 0
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ def test_faults_fail_clearly_with_an_error_event(server, fault, expect):
     s = server("convergent", fault=fault, fault_from=3)
     seen, policy = record()
     r = run_agent("aiservices", s.chat_model(), "x", callback=policy, tools=s)
-    assert r.status == "failed" and r.outcome is Outcome.FAILED
+    assert r.status == "failed" and r.outcome is None  # a failure has no stop outcome: the Guard decides the run's
     assert len(seen) == r.stats.model_calls == 3 and s.requests == 3  # no retry, no hang
     assert [e.error is None for e in seen] == [True, True, False]
     assert seen[2].error and r.error

@@ -2,50 +2,80 @@ package dev.pyguard.bridge;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.langchain4j.model.chat.ChatModel;
+
+import java.util.Locale;
 
 /**
  * What one run of a {@link GuardedAgent} came to, as data (never an exception): the answer, or the guard's stop, or
- * the error, or exhaustion of the loop's own cap; plus the run's counters. {@link #toJson()} is what Python reads.
+ * the error, or exhaustion of the loop's own cap; plus the run's counters. {@link #toJson()} is what Python reads
+ * ({@code pyguard.jvm.ending} turns it into the run's ending).
  *
- * @param status     {@code answered}, {@code stopped} (guard stop or fail-safe), {@code failed} (an exception),
- *                   {@code exhausted} (the loop's own cap ended it without an answer)
+ * @param ending     how the agent's loop ended: {@link Ending}
+ * @param outcome    for {@link Ending#STOPPED}: the stop's outcome (the guard's decision, or the fail-safe's
+ *                   {@code guard_error}/{@code expired}); null otherwise
  * @param iterations agentic loop iterations / explicit loop model calls (0 for AiServices)
  * @param stats      the guarded model's counters, or null when the model was not a {@link GuardedChatModel}
  */
-public record AgentRunResult(String style, String runId, String status, String answer, String outcome, String reason,
+public record AgentRunResult(String style, String runId, Ending ending, String answer, String outcome, String reason,
                              String rule, boolean failSafe, String error, String errorType, int iterations,
                              RunStats stats, double wallMs) {
 
+    /**
+     * How an agent's loop ended: the one list, for every agent style. Python maps it to the run's outcome
+     * ({@code pyguard.jvm.ending.Ending} has the same values); Java decides no outcome of its own.
+     */
+    public enum Ending {
+        /** The model answered. */
+        ANSWERED,
+        /** A {@link GuardStopException} ended it: the guard's stop, a cancellation, or the Java fail-safe. */
+        STOPPED,
+        /** An exception other than a guard stop. */
+        FAILED,
+        /** The loop's own cap (maxToolCallingRoundTrips, maxIterations) ended it without an answer. */
+        EXHAUSTED;
+
+        /** The name Python reads: {@code answered}, {@code stopped}, {@code failed}, {@code exhausted}. */
+        public String value() { return name().toLowerCase(Locale.ROOT); }
+    }
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    public boolean answered() { return "answered".equals(status); }
-    public boolean stopped() { return "stopped".equals(status); }
+    public boolean answered() { return ending == Ending.ANSWERED; }
+    public boolean stopped() { return ending == Ending.STOPPED; }
 
-    static AgentRunResult of(String style, dev.langchain4j.model.chat.ChatModel model, long t0, String status, String answer, Throwable error, int iterations) {
-        double wall = (System.nanoTime() - t0) / 1e6;
+    /** The model answered {@code answer}. */
+    static AgentRunResult answered(String style, ChatModel model, long t0, String answer, int iterations) {
+        return plain(style, model, t0, Ending.ANSWERED, answer, null, iterations);
+    }
+
+    /** The loop's own cap ended the run without an answer; {@code cause} (its signal, if any) is kept as the reason. */
+    static AgentRunResult exhausted(String style, ChatModel model, long t0, Throwable cause, int iterations) {
+        return plain(style, model, t0, Ending.EXHAUSTED, null, cause == null ? null : GuardSensor.describe(cause), iterations);
+    }
+
+    /** The run ended with {@code error}: {@link Ending#STOPPED} when a guard stop is in its chain, else {@link Ending#FAILED}. */
+    static AgentRunResult ofError(String style, ChatModel model, long t0, Throwable error, int iterations) {
+        double wall = wallMs(t0);
         GuardedChatModel g = model instanceof GuardedChatModel gm ? gm : null;
         String runId = g == null ? null : g.runId();
-        GuardStopException stop = error == null ? null : GuardStopException.findIn(error);
+        GuardStopException stop = GuardStopException.findIn(error);
         if (stop != null) {
-            return new AgentRunResult(style, runId, "stopped", null, stop.outcome(), stop.reason(), stop.rule(),
+            return new AgentRunResult(style, runId, Ending.STOPPED, null, stop.outcome(), stop.reason(), stop.rule(),
                     stop.failSafe(), null, null, iterations, g == null ? stop.stats() : g.stats(), wall);
         }
-        if (error != null) {
-            Throwable root = error;
-            return new AgentRunResult(style, runId, "failed", null, "failed", GuardSensor.describe(root), null, false,
-                    describeChain(error), root.getClass().getName(), iterations, g == null ? null : g.stats(), wall);
-        }
-        return new AgentRunResult(style, runId, status, answer, null, null, null, false, null, null, iterations,
-                g == null ? null : g.stats(), wall);
+        return new AgentRunResult(style, runId, Ending.FAILED, null, null, GuardSensor.describe(error), null, false,
+                describeChain(error), error.getClass().getName(), iterations, g == null ? null : g.stats(), wall);
     }
 
-    /** The loop's own cap ended the run without an answer; {@code cause} is the loop's signal, kept as the reason. */
-    static AgentRunResult exhausted(String style, dev.langchain4j.model.chat.ChatModel model, long t0, Throwable cause, int iterations) {
-        double wall = (System.nanoTime() - t0) / 1e6;
+    private static AgentRunResult plain(String style, ChatModel model, long t0, Ending ending, String answer,
+                                        String reason, int iterations) {
         GuardedChatModel g = model instanceof GuardedChatModel gm ? gm : null;
-        return new AgentRunResult(style, g == null ? null : g.runId(), "exhausted", null, null,
-                GuardSensor.describe(cause), null, false, null, null, iterations, g == null ? null : g.stats(), wall);
+        return new AgentRunResult(style, g == null ? null : g.runId(), ending, answer, null, reason, null, false, null,
+                null, iterations, g == null ? null : g.stats(), wallMs(t0));
     }
+
+    private static double wallMs(long t0) { return (System.nanoTime() - t0) / 1e6; }
 
     private static String describeChain(Throwable t) {
         StringBuilder sb = new StringBuilder(GuardSensor.describe(t));
@@ -61,7 +91,7 @@ public record AgentRunResult(String style, String runId, String status, String a
         ObjectNode o = MAPPER.createObjectNode();
         o.put("style", style);
         o.put("run_id", runId);
-        o.put("status", status);
+        o.put("status", ending.value());
         o.put("answer", GuardSensor.clean(answer));
         o.put("outcome", outcome);
         o.put("reason", GuardSensor.clean(reason));
@@ -71,22 +101,7 @@ public record AgentRunResult(String style, String runId, String status, String a
         o.put("error_type", errorType);
         o.put("iterations", iterations);
         o.put("wall_ms", wallMs);
-        if (stats == null) {
-            o.putNull("stats");
-        } else {
-            ObjectNode s = o.putObject("stats");
-            s.put("model_calls", stats.modelCalls());
-            s.put("events", stats.events());
-            s.put("events_delivered", stats.eventsDelivered());
-            s.put("tool_calls", stats.toolCallsRequested());
-            s.put("tool_executions", stats.toolExecutions());
-            s.put("input_tokens", stats.inputTokens());
-            s.put("output_tokens", stats.outputTokens());
-            s.put("total_tokens", stats.totalTokens());
-            s.put("callback_failures", stats.callbackFailures());
-            s.put("last_callback_error", GuardSensor.clean(stats.lastCallbackError()));
-            s.put("last_text", GuardSensor.clean(stats.lastText()));
-        }
+        if (stats == null) o.putNull("stats"); else o.set("stats", stats.toNode());
         return o.toString();
     }
 }

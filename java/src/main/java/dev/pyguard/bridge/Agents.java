@@ -64,12 +64,12 @@ public final class Agents {
                     String answer = null;
                     // One chat() per user message, one chat memory: LangChain4j's cap applies to each chat() call.
                     for (String message : userMessages) answer = assistant.chat(message);
-                    return AgentRunResult.of(style(), model, t0, "answered", answer, null, 0);
+                    return AgentRunResult.answered(style(), model, t0, answer, 0);
                 } catch (Throwable e) {
                     if (GuardStopException.findIn(e) == null && exceededRoundTrips(e)) {
                         return AgentRunResult.exhausted(style(), model, t0, e, 0);
                     }
-                    return AgentRunResult.of(style(), model, t0, null, null, e, 0);
+                    return AgentRunResult.ofError(style(), model, t0, e, 0);
                 }
             }
         };
@@ -104,11 +104,11 @@ public final class Agents {
                             systemMessage, iterations);
                     Object out = loop.invoke(Map.of("request", task));
                     String answer = out == null ? null : out.toString();
-                    String status = answer != null && !answer.isBlank() && exits(answer, exitWhenAnswerContains)
-                            ? "answered" : "exhausted";
-                    return AgentRunResult.of(style(), model, t0, status, answer, null, iterations.get());
+                    return answer != null && !answer.isBlank() && exits(answer, exitWhenAnswerContains)
+                            ? AgentRunResult.answered(style(), model, t0, answer, iterations.get())
+                            : AgentRunResult.exhausted(style(), model, t0, null, iterations.get());
                 } catch (Throwable e) {
-                    return AgentRunResult.of(style(), model, t0, null, null, e, iterations.get());
+                    return AgentRunResult.ofError(style(), model, t0, e, iterations.get());
                 }
             }
         };

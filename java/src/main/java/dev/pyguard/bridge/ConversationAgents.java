@@ -97,7 +97,7 @@ public final class ConversationAgents {
                 try {
                     String answer = null;
                     for (String message : userMessages) answer = assistant.chat(message);
-                    return AgentRunResult.of(style(), model, t0, "answered", answer, null, 0);
+                    return AgentRunResult.answered(style(), model, t0, answer, 0);
                 } catch (Throwable e) {
                     return ended(style(), model, t0, e);
                 }
@@ -131,7 +131,7 @@ public final class ConversationAgents {
                 try {
                     String answer = null;
                     for (String message : userMessages) answer = stream(assistant.chat(message), g, partials);
-                    return AgentRunResult.of(style(), counters, t0, "answered", answer, null, 0);
+                    return AgentRunResult.answered(style(), counters, t0, answer, 0);
                 } catch (Throwable e) {
                     return ended(style(), counters, t0, e);
                 }
@@ -158,7 +158,7 @@ public final class ConversationAgents {
         if (GuardStopException.findIn(e) == null && Agents.exceededRoundTrips(e)) {
             return AgentRunResult.exhausted(style, model, t0, e, 0);
         }
-        return AgentRunResult.of(style, model, t0, null, null, e, 0);
+        return AgentRunResult.ofError(style, model, t0, e, 0);
     }
 
     private static void addTools(AiServices<?> b, ToolSet tools, String systemMessage) {

@@ -67,10 +67,10 @@ public final class ExplicitAgentLoop implements GuardedAgent {
                 calls++;
                 messages.add(ai);
                 if (!ai.hasToolExecutionRequests()) {
-                    return AgentRunResult.of(style(), model, t0, "answered", ai.text(), null, calls);
+                    return AgentRunResult.answered(style(), model, t0, ai.text(), calls);
                 }
                 if (calls >= maxIterations) {
-                    return AgentRunResult.of(style(), model, t0, "exhausted", null, null, calls);
+                    return AgentRunResult.exhausted(style(), model, t0, null, calls);
                 }
                 for (ToolExecutionRequest r : ai.toolExecutionRequests()) {
                     if (guarded != null) guarded.checkBeforeTool(r);
@@ -79,7 +79,7 @@ public final class ExplicitAgentLoop implements GuardedAgent {
                 }
             }
         } catch (Throwable e) {
-            return AgentRunResult.of(style(), model, t0, null, null, e, calls);
+            return AgentRunResult.ofError(style(), model, t0, e, calls);
         }
     }
 

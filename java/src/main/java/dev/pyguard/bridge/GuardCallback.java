@@ -6,7 +6,8 @@ package dev.pyguard.bridge;
  * <p>Called once per model call of a run with the iteration event serialised as one JSON object (the fields of
  * {@code pyguard.events.IterationEvent}). Returns the decision as a short JSON object, for example
  * {@code {"action":"continue"}}, {@code {"action":"reflect","reflection":"..."}} or
- * {@code {"action":"stop","outcome":"stalled","reason":"...","rule":"..."}}.
+ * {@code {"action":"stop","outcome":"stalled","reason":"...","rule":"..."}} (a stop must say its outcome: Java
+ * holds no default).
  *
  * <p>An exception, a {@code null} or unparseable reply, or (when a deadline is configured) a reply that comes too
  * late counts as a callback failure: the run continues and the Java fail-safe cap still holds.

@@ -7,14 +7,18 @@ import java.util.Objects;
  *
  * @param runId             the run's identity, copied into every event
  * @param taskType          copied into every event (may be null)
- * @param maxModelCalls     the Java fail-safe: at most this many model calls in the run, whatever Python does
- *                          ({@link #DEFAULT_MAX_MODEL_CALLS} by default; {@code Integer.MAX_VALUE} disables it)
+ * @param maxModelCalls     the Java fail-safe: at most this many model calls per user turn (the whole run when the
+ *                          guard never reports a turn), whatever Python does ({@link #DEFAULT_MAX_MODEL_CALLS} by
+ *                          default; {@code Integer.MAX_VALUE} disables it). A Python {@code Guard} sets it from its
+ *                          policy ({@code pyguard.limits.fail_safe_cap}); the table of every limit is in
+ *                          docs/architecture.md, "Which limit stops my run"
  * @param callbackTimeoutMs when positive, the callback runs on a pool thread and a reply later than this counts as a
  *                          failure (the run goes on); when 0, the callback runs on the calling thread (cheaper)
  * @param callbackRequired  when false (observe-only mode) a missing callback is not a failure
  */
 public record GuardConfig(String runId, String taskType, int maxModelCalls, long callbackTimeoutMs, boolean callbackRequired) {
 
+    /** The fail-safe of a run built without a policy: the one home of this default (Python reads it from here). */
     public static final int DEFAULT_MAX_MODEL_CALLS = 50;
 
     public GuardConfig {

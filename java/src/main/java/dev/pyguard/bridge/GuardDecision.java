@@ -28,7 +28,8 @@ public record GuardDecision(Action action, String reason, String rule, String re
 
     /**
      * Parses a decision reply. Throws {@link IllegalArgumentException} naming the bad value when the reply is not a
-     * JSON object with a known {@code action}, when a reflect carries no reflection text, or when it is null.
+     * JSON object with a known {@code action}, when a reflect carries no reflection text, when a stop carries no
+     * outcome, or when it is null.
      */
     public static GuardDecision parse(String json) {
         if (json == null) {
@@ -61,7 +62,10 @@ public record GuardDecision(Action action, String reason, String rule, String re
             throw new IllegalArgumentException("guard decision 'reflect' has no \"reflection\" text; add the message to inject");
         }
         if (action == Action.STOP && (outcome == null || outcome.isBlank())) {
-            outcome = "stalled";
+            // Which outcome a stop has is the guard's decision, never a Java default: refuse the reply. The sensor
+            // counts it as a callback failure, the run goes on, and the fail-safe cap still ends it (guard_error).
+            throw new IllegalArgumentException("guard decision 'stop' has no \"outcome\" in " + abbreviate(json)
+                    + "; say how the run ended (stalled, expired, escalated, cancelled, ...)");
         }
         int turnStart = -1;
         JsonNode ts = node.get("turn_start");

@@ -35,7 +35,8 @@ import java.util.function.Consumer;
  *
  * <p>Observations of an event are the messages of the call's request after the last {@link AiMessage}: tool results
  * (kind {@code tool}) and user/system messages, except the guard's own reflection (which the guard already knows).
- * Token usage is null-safe. Texts are never truncated; unpaired UTF-16 surrogates (what undecodable bytes become in
+ * Token counts are passed on as reported (null when missing, and a negative one is no count); Java adds no token
+ * arithmetic of its own. Texts are never truncated; unpaired UTF-16 surrogates (what undecodable bytes become in
  * a Java string) are replaced by U+FFFD so the event is always valid UTF-8 JSON.
  *
  * <p>It never throws: LangChain4j would swallow the exception anyway. Callback failures are counted instead.
@@ -64,9 +65,6 @@ public final class GuardSensor implements ChatModelListener {
     private int events;
     private int delivered;
     private int toolCallsRequested;
-    private Long inputTokens;
-    private Long outputTokens;
-    private Long totalTokens;
     private int callbackFailures;
     private String lastCallbackError;
     private String lastText;
@@ -127,20 +125,12 @@ public final class GuardSensor implements ChatModelListener {
             String model = response != null && response.modelName() != null ? response.modelName()
                     : request != null && request.parameters() != null ? request.parameters().modelName() : null;
             g.writeStringField("model", model);
+            // The counts as the provider reported them (a negative one is no count): what a call's tokens are, and
+            // what a missing count means, is defined once, in Python (pyguard.events.IterationEvent.tokens).
             TokenUsage usage = response == null ? null : response.tokenUsage();
-            Integer in = usage == null ? null : usage.inputTokenCount();
-            Integer outTok = usage == null ? null : usage.outputTokenCount();
-            Integer total = usage == null ? null : usage.totalTokenCount();
-            in = nonNegative(in);
-            outTok = nonNegative(outTok);
-            total = nonNegative(total);
-            if (total == null && in != null && outTok != null) total = in + outTok;
-            writeInt(g, "input_tokens", in);
-            writeInt(g, "output_tokens", outTok);
-            writeInt(g, "total_tokens", total);
-            inputTokens = add(inputTokens, in);
-            outputTokens = add(outputTokens, outTok);
-            totalTokens = add(totalTokens, total);
+            writeInt(g, "input_tokens", nonNegative(usage == null ? null : usage.inputTokenCount()));
+            writeInt(g, "output_tokens", nonNegative(usage == null ? null : usage.outputTokenCount()));
+            writeInt(g, "total_tokens", nonNegative(usage == null ? null : usage.totalTokenCount()));
             if (latencyMs == null) g.writeNullField("latency_ms"); else g.writeNumberField("latency_ms", latencyMs);
             g.writeStringField("finish_reason", response == null || response.finishReason() == null ? null : response.finishReason().name());
             g.writeArrayFieldStart("tool_calls");
@@ -324,7 +314,7 @@ public final class GuardSensor implements ChatModelListener {
     /** Snapshot of the counters the sensor keeps; {@code modelCalls} and {@code toolExecutions} are supplied by the owner. */
     public synchronized RunStats stats(int modelCalls, int toolExecutions) {
         return new RunStats(modelCalls, events, delivered, toolCallsRequested, toolExecutions,
-                inputTokens, outputTokens, totalTokens, callbackFailures, lastCallbackError, lastText);
+                callbackFailures, lastCallbackError, lastText);
     }
 
     public synchronized int events() { return events; }
@@ -333,11 +323,6 @@ public final class GuardSensor implements ChatModelListener {
     /** A provider's count as reported, or null (unknown) when it is negative: a negative count is no count. */
     private static Integer nonNegative(Integer v) {
         return v == null || v < 0 ? null : v;
-    }
-
-    private static Long add(Long sum, Integer v) {
-        if (v == null) return sum;
-        return sum == null ? (long) v : sum + v;
     }
 
     private static void writeInt(JsonGenerator g, String name, Integer v) throws IOException {

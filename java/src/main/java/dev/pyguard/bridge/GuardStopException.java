@@ -36,9 +36,6 @@ public final class GuardStopException extends RuntimeException {
     public RunStats stats() { return stats; }
     public int modelCalls() { return stats.modelCalls(); }
     public int toolCalls() { return stats.toolCallsRequested(); }
-    public Long inputTokens() { return stats.inputTokens(); }
-    public Long outputTokens() { return stats.outputTokens(); }
-    public Long totalTokens() { return stats.totalTokens(); }
     public int callbackFailures() { return stats.callbackFailures(); }
 
     /** The first GuardStopException in the cause (and suppressed) chain of {@code t}, or null. */

@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * The actuator: decorates any {@link ChatModel} for exactly one run. Its {@link GuardSensor} is returned from
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * (see {@link Reflections}) to this request; or throw {@link GuardStopException}. A STOP is sticky: every later model
  * call or tool execution of the run throws too.
  *
- * <p>Fail-safe: at most {@link GuardConfig#maxModelCalls()} model calls per run, enforced here in Java whatever the
+ * <p>Fail-safe: at most {@link GuardConfig#maxModelCalls()} model calls per user turn, enforced here in Java whatever the
  * callback does (raises, blocks past its deadline, is never registered). The fail-safe stop's outcome is
  * {@code guard_error} when any callback failure happened, {@code expired} otherwise; its rule is {@code failsafe_cap}.
  *
@@ -109,6 +110,18 @@ public final class GuardedChatModel implements ChatModel {
         if (d.action() == GuardDecision.Action.STOP) throw stop(d.outcome(), d.reason(), d.rule(), false);
         if (modelCalls.get() - turnStart.get() >= config.maxModelCalls()) throw failSafeStop();
     }
+
+    /**
+     * The guard's tool hook, typed only with LangChain4j's and the JDK's own interfaces, for an AiServices agent you
+     * build yourself: {@code AiServices.builder(MyAgent.class).chatModel(model).beforeToolExecution(hook)}. Your code
+     * then needs no pyguard type at compile time (receive it as a {@code Consumer<BeforeToolExecution>}); with it, a
+     * stop keeps the tools of the last response from running (without it they run, and the next model call is
+     * refused). From Python: {@code GuardedRun.before_tool_execution()}.
+     */
+    public Consumer<BeforeToolExecution> beforeToolExecutionHook() { return this::beforeToolExecution; }
+
+    /** Counts executed tools (for {@link RunStats#toolExecutions()}): pass it to {@code afterToolExecution(...)}. */
+    public Consumer<ToolExecution> afterToolExecutionHook() { return this::afterToolExecution; }
 
     /** Hook for the tools of the last response: refuses to run them when the run cannot call the model again. */
     public void beforeToolExecution(BeforeToolExecution before) {

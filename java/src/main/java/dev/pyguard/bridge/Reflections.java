@@ -7,22 +7,22 @@ import java.util.Map;
 
 /**
  * How a guard reflection enters a request: as a {@link UserMessage} appended after the last tool results, its text
- * starting with {@link #MARKER} and carrying the attribute {@code pyguard.reflection} set to a token object only this
+ * exactly as the guard wrote it, carrying the attribute {@code pyguard.reflection} set to a token object only this
  * class holds.
  *
+ * <p>The label that tells the model (and people reading logs) that the message comes from the guard is part of the
+ * guard's text, defined once on the Python side ({@code pyguard.engine.reflection.HEADER}); Java adds none of its
+ * own, so the model reads one label, not two.
+ *
  * <p>The guard recognises its own message by that token, never by its text: a tool result, a tool name or a task
- * text that starts with the marker is somebody else's text and is treated as such (the text prefix is for the model
- * and for people reading logs). Only a model on the far side of HTTP, which sees text alone, has to go by the marker
- * ({@link #isReflectionText}; pyguard's local test server does).
+ * text that starts like a guard message is somebody else's text and is treated as such.
  *
  * <p>Why a user message: every provider accepts a user turn after tool results, whereas a system message in the middle
- * of a conversation is rejected or silently moved by several (Anthropic, Gemini). The marker makes it plain to the
- * model, to logs and to the scripted model/server that the text comes from the guard, not from the user. It is added
- * to that one request only (it is not written into the agent's chat memory).
+ * of a conversation is rejected or silently moved by several (Anthropic, Gemini). It is added to that one request only
+ * (it is not written into the agent's chat memory).
  */
 public final class Reflections {
 
-    public static final String MARKER = "[pyguard guard] ";
     public static final String ATTRIBUTE = "pyguard.reflection";
 
     /** The attribute value of a guard reflection: an object nobody outside this class can make or name. */
@@ -32,9 +32,10 @@ public final class Reflections {
 
     private Reflections() {}
 
+    /** The guard's reflection as the message the model receives: {@code reflection} verbatim, marked by the token. */
     public static UserMessage message(String reflection) {
         return UserMessage.builder()
-                .contents(java.util.List.of(dev.langchain4j.data.message.TextContent.from(MARKER + reflection)))
+                .contents(java.util.List.of(dev.langchain4j.data.message.TextContent.from(reflection)))
                 .attributes(Map.of(ATTRIBUTE, TOKEN))
                 .build();
     }
@@ -43,10 +44,5 @@ public final class Reflections {
     public static boolean isReflection(ChatMessage m) {
         if (!(m instanceof UserMessage u)) return false;
         return u.attributes() != null && u.attributes().get(ATTRIBUTE) == TOKEN;
-    }
-
-    /** For a model that sees only text (over HTTP): the guard's marker at the start. Never used by the guard itself. */
-    public static boolean isReflectionText(String text) {
-        return text != null && text.startsWith(MARKER);
     }
 }

@@ -1,7 +1,13 @@
 package dev.pyguard.bridge;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 /**
- * A snapshot of one run's counters. Token sums are null when no model call of the run reported that figure.
+ * A snapshot of one run's counters. Tokens are not here: Python counts them from the run's events, with the one
+ * definition of a call's tokens ({@code pyguard.events.IterationEvent.tokens}).
+ *
+ * <p>{@link #toJson()} is the one way these counters reach Python ({@code pyguard.jvm.BridgeRunStats}, same field names).
  *
  * @param modelCalls          model calls started (each one produces one event)
  * @param events              iteration events built by the sensor
@@ -18,10 +24,25 @@ public record RunStats(
         int eventsDelivered,
         int toolCallsRequested,
         int toolExecutions,
-        Long inputTokens,
-        Long outputTokens,
-        Long totalTokens,
         int callbackFailures,
         String lastCallbackError,
         String lastText) {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** The counters as one JSON object, the fields of {@code pyguard.jvm.BridgeRunStats}. */
+    public String toJson() { return toNode().toString(); }
+
+    ObjectNode toNode() {
+        ObjectNode s = MAPPER.createObjectNode();
+        s.put("model_calls", modelCalls);
+        s.put("events", events);
+        s.put("events_delivered", eventsDelivered);
+        s.put("tool_calls", toolCallsRequested);
+        s.put("tool_executions", toolExecutions);
+        s.put("callback_failures", callbackFailures);
+        s.put("last_callback_error", GuardSensor.clean(lastCallbackError));
+        s.put("last_text", GuardSensor.clean(lastText));
+        return s;
+    }
 }

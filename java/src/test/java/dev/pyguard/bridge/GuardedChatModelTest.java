@@ -17,7 +17,7 @@ class GuardedChatModelTest {
         TestSupport.Recorder rec = new TestSupport.Recorder();
         GuardedChatModel g = new GuardedChatModel(scripted, GuardConfig.of("r1").withTaskType("lookup"), rec);
         AgentRunResult r = Agents.aiServices(g, scripted.newTools(), 100, null).run("Where is order 34567?");
-        assertEquals("answered", r.status(), r.toJson());
+        assertEquals(AgentRunResult.Ending.ANSWERED, r.ending(), r.toJson());
         assertEquals(4, scripted.calls());
         assertEquals(4, rec.events.size());
         assertEquals(4, g.modelCalls());
@@ -38,7 +38,10 @@ class GuardedChatModelTest {
         long in = 0;
         for (JsonNode e : rec.events) in += e.get("input_tokens").asLong();
         assertEquals(scripted.reportedInputTokens(), in);
-        assertEquals(scripted.reportedInputTokens(), r.stats().inputTokens());
+        // the event carries the counts as reported: no total made up in Java (TokenUsage's own total, in + out)
+        for (JsonNode e : rec.events) {
+            assertEquals(e.get("input_tokens").asLong() + e.get("output_tokens").asLong(), e.get("total_tokens").asLong());
+        }
         assertTrue(rec.events.get(3).get("tool_calls").isEmpty());
         assertEquals("STOP", rec.events.get(3).get("finish_reason").asText());
         assertEquals(3, r.stats().toolExecutions());
@@ -55,7 +58,7 @@ class GuardedChatModelTest {
         GuardedChatModel g = new GuardedChatModel(scripted, GuardConfig.of("r2"), rec);
         LogisticsTools tools = new LogisticsTools();
         AgentRunResult r = Agents.aiServices(g, ToolSet.of(tools), 100, null).run("Where is order 12345?");
-        assertEquals("stopped", r.status(), r.toJson());
+        assertEquals(AgentRunResult.Ending.STOPPED, r.ending(), r.toJson());
         assertEquals("stalled", r.outcome());
         assertEquals("repeat_no_gain", r.rule());
         assertEquals(3, scripted.calls());
@@ -82,7 +85,8 @@ class GuardedChatModelTest {
         assertTrue(seen.size() >= 3, r.toJson());
         var third = seen.get(2).messages();
         var last = third.get(third.size() - 1);
-        assertTrue(last instanceof UserMessage u && u.singleText().startsWith(Reflections.MARKER + "You repeat"));
+        // the model receives the guard's text verbatim: one label (the guard's own, in its text), nothing added
+        assertTrue(last instanceof UserMessage u && u.singleText().equals("You repeat the same lookup."), last.toString());
         for (JsonNode o : rec.events.get(2).get("observations")) assertNotEquals("user", o.get("kind").asText());
         for (int i = 3; i < seen.size(); i++) {
             for (var m : seen.get(i).messages()) assertFalse(Reflections.isReflection(m), "reflection must not persist");
@@ -95,7 +99,7 @@ class GuardedChatModelTest {
         GuardCallback broken = json -> { throw new IllegalStateException("python side broke"); };
         GuardedChatModel g = new GuardedChatModel(scripted, GuardConfig.of("r4").withMaxModelCalls(5), broken);
         AgentRunResult r = Agents.aiServices(g, scripted.newTools(), 100, null).run("status?");
-        assertEquals("stopped", r.status());
+        assertEquals(AgentRunResult.Ending.STOPPED, r.ending());
         assertEquals("guard_error", r.outcome());
         assertTrue(r.failSafe());
         assertEquals(5, scripted.calls());
@@ -143,9 +147,9 @@ class GuardedChatModelTest {
     @Test
     void onlyTheGuardsOwnMessageIsAReflectionWhateverTheText() {
         assertTrue(Reflections.isReflection(Reflections.message("change your approach")));
-        assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.from(Reflections.MARKER + "forged")));
+        assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.from("change your approach")));
         assertFalse(Reflections.isReflection(dev.langchain4j.data.message.UserMessage.builder()
-                .contents(java.util.List.of(dev.langchain4j.data.message.TextContent.from(Reflections.MARKER + "forged")))
+                .contents(java.util.List.of(dev.langchain4j.data.message.TextContent.from("change your approach")))
                 .attributes(java.util.Map.of(Reflections.ATTRIBUTE, Boolean.TRUE)).build()));
     }
 
@@ -165,7 +169,7 @@ class GuardedChatModelTest {
         ScriptedChatModel scripted = TestSupport.scenario("convergent");
         GuardedChatModel g = new GuardedChatModel(scripted, GuardConfig.of("r8"), json -> "{not json");
         AgentRunResult r = Agents.aiServices(g, scripted.newTools(), 100, null).run("x");
-        assertEquals("answered", r.status());
+        assertEquals(AgentRunResult.Ending.ANSWERED, r.ending());
         assertEquals(4, r.stats().callbackFailures());
         assertTrue(r.stats().lastCallbackError().contains("malformed JSON"));
     }

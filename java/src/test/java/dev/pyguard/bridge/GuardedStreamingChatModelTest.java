@@ -23,10 +23,12 @@ class GuardedStreamingChatModelTest {
         List<String> chunks = new CopyOnWriteArrayList<>();
         AgentRunResult r = ConversationAgents.streaming(g, scripted.newTools(), 100, null, null, chunks::add)
                 .run("Where is order 34567?");
-        assertEquals("answered", r.status(), r.toJson());
+        assertEquals("answered", r.ending().value(), r.toJson());
         assertEquals(4, rec.events.size());
         assertEquals(4, g.modelCalls());
-        assertEquals(scripted.replies().reportedInputTokens(), r.stats().inputTokens());
+        long in = 0;
+        for (com.fasterxml.jackson.databind.JsonNode e : rec.events) in += e.get("input_tokens").asLong();
+        assertEquals(scripted.replies().reportedInputTokens(), in);
         assertEquals(r.answer(), String.join("", chunks.subList(chunks.size() - ScriptedStreamingChatModel.chunks(r.answer()).size(), chunks.size())));
         assertEquals(3, r.stats().toolExecutions());
     }
@@ -41,7 +43,7 @@ class GuardedStreamingChatModelTest {
         AgentRunResult r = ConversationAgents.streaming(g, ToolSet.of(new LogisticsTools()), 100, null, null, null)
                 .run("Where is order 12345?");
         assertEquals(1, g.reflectionsInjected());
-        assertEquals("answered", r.status(), r.toJson());
+        assertEquals("answered", r.ending().value(), r.toJson());
         // the scenario answers with its on_reflection text only when the request carries the guard's reflection
         assertTrue(r.answer().startsWith("I already have the status"), r.answer());
         assertEquals(3, g.modelCalls());
@@ -56,7 +58,7 @@ class GuardedStreamingChatModelTest {
         GuardedStreamingChatModel g = new GuardedStreamingChatModel(scripted, GuardConfig.of("s3"), rec);
         AgentRunResult r = ConversationAgents.streaming(g, ToolSet.of(new LogisticsTools()), 100, null, null, null)
                 .run("Where is order 12345?");
-        assertEquals("stopped", r.status(), r.toJson());
+        assertEquals("stopped", r.ending().value(), r.toJson());
         assertEquals("stalled", r.outcome());
         assertEquals(2, g.modelCalls());
         assertEquals(1, r.stats().toolExecutions()); // call 2's tool never ran

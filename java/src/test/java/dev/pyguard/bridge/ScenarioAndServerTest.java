@@ -70,9 +70,11 @@ class ScenarioAndServerTest {
             GuardedChatModel g = new GuardedChatModel(client, GuardConfig.of("http-1"), rec);
             AgentRunResult r = Agents.aiServices(g, ScriptedChatModel.toolsFor(server.scenario()), 100, "You are a logistics agent.")
                     .run("Where is order 34567?");
-            assertEquals("answered", r.status(), r.toJson());
+            assertEquals(AgentRunResult.Ending.ANSWERED, r.ending(), r.toJson());
             assertEquals(4, server.requests());
-            assertEquals(server.reportedInputTokens(), r.stats().inputTokens());
+            long in = 0;
+            for (JsonNode e : rec.events) in += e.get("input_tokens").asLong();
+            assertEquals(server.reportedInputTokens(), in);
             JsonNode first = rec.events.get(0);
             assertEquals("OPEN_AI", first.get("provider").asText());
             assertEquals("system", first.get("observations").get(0).get("kind").asText());
@@ -85,7 +87,7 @@ class ScenarioAndServerTest {
             TestSupport.Recorder rec = new TestSupport.Recorder();
             GuardedChatModel g = new GuardedChatModel(OpenAiClients.chatModel(server.baseUrl(), "m"), GuardConfig.of("http-2"), rec);
             AgentRunResult r = Agents.explicit(g, ScriptedChatModel.toolsFor(server.scenario()), 10, null).run("x");
-            assertEquals("failed", r.status());
+            assertEquals(AgentRunResult.Ending.FAILED, r.ending());
             assertEquals(1, rec.events.size());
             assertFalse(rec.events.get(0).get("error").isNull());
         }

@@ -166,7 +166,7 @@ class ScenarioFormatTest {
                     GuardConfig.of("http-conv"), new TestSupport.Recorder());
             AgentRunResult r = Agents.aiServices(g, ScriptedChatModel.toolsFor(server.scenario()), 5, null)
                     .runTurns(server.scenario().userMessages());
-            assertEquals("answered", r.status(), r.toJson());
+            assertEquals(AgentRunResult.Ending.ANSWERED, r.ending(), r.toJson());
             assertTrue(r.answer().startsWith("Yes: {\"product_id\": \"6817146515\""), r.answer());
             assertEquals(11, server.requests());
         }
@@ -177,7 +177,7 @@ class ScenarioFormatTest {
             GuardedChatModel g = new GuardedChatModel(dev.pyguard.bridge.server.OpenAiClients.chatModel(server.baseUrl(), "m"),
                     GuardConfig.of("http-react"), reflectAt5);
             AgentRunResult r = Agents.aiServices(g, ScriptedChatModel.toolsFor(server.scenario()), 20, null).run("fix it");
-            assertEquals("answered", r.status(), r.toJson());
+            assertEquals(AgentRunResult.Ending.ANSWERED, r.ending(), r.toJson());
             assertTrue(r.answer().startsWith("Fixed with `value = int(raw.strip())`: 42"), r.answer());
             assertEquals(8, server.requests()); // 5 calls, the reflection, a new edit, a re-run, the answer
         }
@@ -195,7 +195,7 @@ class ScenarioFormatTest {
         TestSupport.Recorder rec = new TestSupport.Recorder();
         GuardedChatModel g = new GuardedChatModel(model, GuardConfig.of("conv-1"), rec);
         AgentRunResult r = Agents.aiServices(g, model.newTools(), 3, null).runTurns(model.scenario().userMessages());
-        assertEquals("answered", r.status(), r.toJson());
+        assertEquals(AgentRunResult.Ending.ANSWERED, r.ending(), r.toJson());
         assertEquals("A2 after record 3", r.answer());
         assertEquals(5, r.stats().modelCalls());
         assertEquals(5, rec.events.size());

@@ -80,7 +80,8 @@ public final class ScenarioPlayer {
     private ScriptedReply reply(Scenario.Turn t, ConversationView v, boolean recovered, boolean reaction) {
         int n = v.assistantTurns();
         Map<String, String> vars = Map.of("{turn}", Integer.toString(n + 1), "{last_result}", v.lastResult(),
-                "{user_turn}", Integer.toString(v.userTurn() + 1));
+                "{user_turn}", Integer.toString(v.userTurn() + 1),
+                "{reflection}", v.reflection() == null ? "" : v.reflection());
         List<ScriptedReply.Call> calls = new ArrayList<>();
         String prefix = (reaction ? ConversationView.REACTION_PREFIX : "call_")
                 + (v.userTurn() > 0 ? "u" + (v.userTurn() + 1) + "_" : "");
@@ -132,7 +133,7 @@ public final class ScenarioPlayer {
         return copy;
     }
 
-    private static final java.util.regex.Pattern PLACEHOLDER = java.util.regex.Pattern.compile("\\{(turn|last_result|user_turn)\\}");
+    private static final java.util.regex.Pattern PLACEHOLDER = java.util.regex.Pattern.compile("\\{(turn|last_result|user_turn|reflection)\\}");
 
     /** One pass: a substituted value (a tool result, say) is never scanned for placeholders again. */
     private static String subst(String s, Map<String, String> vars) {

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.pyguard.bridge.Reflections;
 import dev.pyguard.bridge.scripted.ConversationView;
 import dev.pyguard.bridge.scripted.Scenario;
 import dev.pyguard.bridge.scripted.ScenarioPlayer;
@@ -178,6 +177,7 @@ public final class LocalOpenAiServer implements AutoCloseable {
     /** The OpenAI message list as the scenario player sees it (same rules as ScriptedChatModel.view). */
     public static ConversationView view(JsonNode messages) {
         List<ConversationView.Message> out = new ArrayList<>();
+        String previous = null;
         for (JsonNode m : messages) {
             String role = m.path("role").asText();
             String content = content(m.get("content"));
@@ -192,11 +192,14 @@ public final class LocalOpenAiServer implements AutoCloseable {
                         ids.add(tc.path("id").asText(""));
                     }
                 }
-                case "user" -> r = Reflections.isReflectionText(content) ? ConversationView.Role.REFLECTION : ConversationView.Role.USER;
+                // Over HTTP only text arrives: the guard's reflection is the user message right after tool results
+                // (a user's own message follows the model's answer), the one place pyguard puts it.
+                case "user" -> r = "tool".equals(previous) ? ConversationView.Role.REFLECTION : ConversationView.Role.USER;
                 case "tool" -> r = ConversationView.Role.TOOL;
                 default -> r = ConversationView.Role.SYSTEM;
             }
             out.add(new ConversationView.Message(r, content, ids, chars));
+            previous = role;
         }
         return ConversationView.of(out);
     }

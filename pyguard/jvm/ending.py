@@ -1,0 +1,112 @@
+"""How a Java agent's run ended, as neutral data: the one place that reads a Java result or a Java exception.
+
+Java says how the agent's loop ended with one enum (``AgentRunResult.Ending``: answered, stopped, failed, exhausted)
+and, for a stop, the :class:`GuardStopException` that carries the stop's outcome. This module turns either into a
+:class:`RunEnding`, which holds no Java object; :class:`pyguard.guard.GuardedRun` maps it to the run's one outcome
+(through the engine's ``RunSession.finish``). So the Guard never touches a Java class, and an ending is read the same
+way whether the run was pyguard's own agent (a ``BridgeResult``) or the user's (an exception out of ``agent.chat``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from pyguard.events import Outcome
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyguard.jvm.agents import BridgeResult
+
+__all__ = ["Ending", "RunEnding", "ending_of_result", "ending_of_exception", "ending_of_value"]
+
+
+class Ending(StrEnum):
+    """How an agent's loop ended: the values of Java's ``AgentRunResult.Ending``."""
+
+    ANSWERED = "answered"
+    """The model answered."""
+    STOPPED = "stopped"
+    """A guard stop ended it: the guard's decision, a cancellation, or the Java fail-safe (``fail_safe``)."""
+    FAILED = "failed"
+    """An exception other than a guard stop."""
+    EXHAUSTED = "exhausted"
+    """The loop's own cap (``maxToolCallingRoundTrips``, ``maxIterations``) ended it without an answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnding:
+    """A run's ending, with no Java object in it. ``last_text`` is the last answer-like text the model wrote (a
+    salvaged answer for a run that did not answer); ``guard_failures`` says what Java saw of the guard failing
+    (callback errors or timeouts), when it did."""
+
+    ending: Ending
+    answer: str | None = None
+    """For ANSWERED: the answer."""
+    stop_outcome: Outcome | None = None
+    """For STOPPED: the stop's outcome (the guard's, ``cancelled``, or the fail-safe's ``guard_error``/``expired``)."""
+    reason: str | None = None
+    """For STOPPED: why; for EXHAUSTED: the loop's own signal, when it gave one."""
+    fail_safe: bool = False
+    """For STOPPED: the Java fail-safe cap, not the guard's decision, stopped the run."""
+    error: str | None = None
+    """For FAILED: what went wrong."""
+    last_text: str | None = None
+    guard_failures: str | None = None
+
+
+def ending_of_result(res: BridgeResult) -> RunEnding:
+    """The ending of a pyguard-built agent's run (:class:`pyguard.jvm.BridgeResult`)."""
+    stats = res.stats
+    failures = None
+    if stats is not None and stats.callback_failures:
+        failures = (
+            f"{stats.model_calls} model calls, {stats.callback_failures} guard callback failure(s), the last:"
+            f" {stats.last_callback_error}"
+        )
+    return RunEnding(
+        ending=Ending(res.status),
+        answer=res.answer,
+        stop_outcome=res.outcome if res.status == Ending.STOPPED else None,
+        reason=res.reason if res.status != Ending.FAILED else None,
+        fail_safe=res.fail_safe,
+        error=(res.error or res.reason or "the run failed") if res.status == Ending.FAILED else None,
+        last_text=stats.last_text if stats is not None else None,
+        guard_failures=failures,
+    )
+
+
+def ending_of_exception(exc: BaseException, last_text: str | None = None) -> RunEnding:
+    """The ending of a run whose agent raised ``exc`` (a Java exception arrives as a Python one through JPype):
+    STOPPED when a ``GuardStopException`` is in its cause chain, else FAILED."""
+    stop = _guard_stop_in(exc)
+    if stop is None:
+        return RunEnding(ending=Ending.FAILED, error=f"{type(exc).__name__}: {exc}", last_text=last_text)
+    try:
+        outcome = Outcome(str(stop.outcome()))
+    except ValueError:  # a stop whose outcome pyguard does not know: the guard's side is broken
+        outcome = Outcome.GUARD_ERROR
+    return RunEnding(
+        ending=Ending.STOPPED,
+        stop_outcome=outcome,
+        reason=str(stop.reason()),
+        fail_safe=bool(stop.failSafe()),
+        last_text=last_text,
+    )
+
+
+def ending_of_value(value: Any) -> RunEnding:
+    """The ending of a run whose agent returned ``value`` (its answer; None when it returned nothing)."""
+    return RunEnding(ending=Ending.ANSWERED, answer=None if value is None else str(value))
+
+
+def _guard_stop_in(exc: BaseException) -> Any:
+    """The ``GuardStopException`` in ``exc``'s cause chain, or None (None too for a Python exception)."""
+    if not hasattr(exc, "getClass"):
+        return None
+    from pyguard.jvm._java import jclass
+
+    try:
+        return jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
+    except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
+        return None

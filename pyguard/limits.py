@@ -1,0 +1,96 @@
+"""Every limit on a guarded run's model calls, in one model: what each counts, who enforces it, where its default lives.
+
+From the one that normally acts to the last resort (docs/architecture.md, "Which limit stops my run", has the table):
+
+1. **The budget** (``PolicyConfig.base_budget``, ``earn_per_iteration``, ``extension``): the engine's, per user turn;
+   earned by productive iterations. Outcome ``expired`` (rule ``budget``). Defaults: :mod:`pyguard.engine.config`.
+2. **The hard cap** (``PolicyConfig.hard_cap``, per task type): the engine's, per user turn; the most the budget can
+   grow to. Outcome ``expired``. Default 150 (:mod:`pyguard.engine.config`; why: :mod:`pyguard.engine.policy`).
+3. **The run's caps** (``PolicyConfig.caps``: ``max_model_calls``, tokens, cost, time, ...): the engine's, over the
+   whole run. Outcome ``expired`` (rule ``cap:<name>``). None by default. The pytest marker's ``max_iterations`` sets
+   ``caps.max_model_calls``.
+4. **The Java fail-safe** (``Guard(max_model_calls=...)``): Java's, per user turn, whatever Python does (it raises, it
+   hangs past the callback deadline, it was never registered). Default :func:`fail_safe_cap`: the most model calls the
+   policy allows in a turn (:func:`guard_ceiling`, ``caps.max_model_calls`` included) plus :data:`FAIL_SAFE_MARGIN`.
+   Outcome ``guard_error`` when the guard failed, ``expired`` otherwise. A run built without a policy
+   (:func:`pyguard.jvm.guard_model` / :func:`pyguard.jvm.run_agent` with ``max_model_calls=None``, or Java's
+   ``GuardConfig.of``) gets Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS``, whose only home is Java.
+5. **The agent's own loop cap**, which pyguard does not own: ``max_tool_calling_round_trips`` (LangChain4j AiServices,
+   per ``chat()`` call; LangChain4j's default :data:`LANGCHAIN4J_ROUND_TRIPS`) and ``max_loop_iterations`` (the
+   agentic loop's iterations, each a sub-agent call of up to ``max_tool_calling_round_trips`` model calls; the explicit
+   executor's model calls; default :data:`DEFAULT_LOOP_ITERATIONS`). Outcome ``expired`` ("the agent's own cap").
+
+So ``max_iterations`` means one thing in pyguard: the marker's cap on model calls per run. The agent loop's cap is
+``max_loop_iterations`` (``Guard.run``, :func:`pyguard.guard.run_unguarded`, :func:`pyguard.jvm.build_agent`,
+:func:`pyguard.jvm.run_agent`; the old keyword ``max_iterations`` there still works, with a DeprecationWarning).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyguard.engine import PolicyConfig
+
+__all__ = [
+    "FAIL_SAFE_MARGIN",
+    "DEFAULT_LOOP_ITERATIONS",
+    "LANGCHAIN4J_ROUND_TRIPS",
+    "JAVA_INT_MAX",
+    "guard_ceiling",
+    "fail_safe_cap",
+    "loop_iterations",
+]
+
+FAIL_SAFE_MARGIN = 5
+"""Model calls the Java fail-safe allows beyond the most the policy allows in a turn (:func:`guard_ceiling`).
+
+A healthy guard must always be the one that stops a run, and it stops one call late at most on the Java side: it
+decides after model call *i* and Java applies the decision before call *i+1*; the start of a new user turn reaches
+Java with the first decision of that turn, so Java's per-turn count runs one call behind there. A margin of 1 covers
+both; the other 4 are slack against anything the engine counts differently from Java (a call the sensor could not
+turn into an event, a conversation whose turns Python saw differently). A broken guard still gets no more than these
+few calls past what the policy would ever allow."""
+
+DEFAULT_LOOP_ITERATIONS = 10
+"""The default of ``max_loop_iterations``: the agentic loop's iterations / the explicit executor's model calls."""
+
+LANGCHAIN4J_ROUND_TRIPS = 100
+"""LangChain4j's own default of ``maxToolCallingRoundTrips`` (AiServices), the default pyguard's builder keeps."""
+
+JAVA_INT_MAX = 2**31 - 1
+"""The largest cap Java takes (an ``int``)."""
+
+
+def guard_ceiling(config: PolicyConfig) -> int:
+    """The most model calls the policy lets a user turn make, whatever the task type: the largest hard cap, or the
+    run's ``caps.max_model_calls`` when that is lower (a run cap bounds every turn of the run)."""
+    ceiling = max(config.budget_for(t).hard_cap for t in (None, *config.task_types))
+    if config.caps.max_model_calls is not None:
+        ceiling = min(ceiling, config.caps.max_model_calls)
+    return ceiling
+
+
+def fail_safe_cap(config: PolicyConfig) -> int:
+    """The Java fail-safe's default for a guard with this policy: :func:`guard_ceiling` + :data:`FAIL_SAFE_MARGIN`,
+    at most :data:`JAVA_INT_MAX`."""
+    return min(guard_ceiling(config) + FAIL_SAFE_MARGIN, JAVA_INT_MAX)
+
+
+def loop_iterations(max_loop_iterations: int | None, max_iterations: int | None, where: str) -> int:
+    """The agent loop's cap from the new keyword or the deprecated one (``max_iterations``, which now means the
+    pytest marker's cap on model calls only); the default when neither is given."""
+    if max_iterations is not None:
+        if max_loop_iterations is not None:
+            from pyguard.errors import ConfigError
+
+            raise ConfigError(f"{where}: give max_loop_iterations only (max_iterations is its old name)")
+        warnings.warn(
+            f"{where}(max_iterations=...) is now max_loop_iterations=... (the agent loop's own cap); max_iterations"
+            " means the pytest marker's cap on model calls per run",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return max_iterations
+    return DEFAULT_LOOP_ITERATIONS if max_loop_iterations is None else max_loop_iterations

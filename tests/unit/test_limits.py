@@ -1,0 +1,55 @@
+"""One model of a run's limits (issue 13): each default has one home (pyguard.limits, the engine's config, Java's
+GuardConfig), the fail-safe margin is named and counts the run's own cap on model calls, and ``max_iterations`` means
+one thing (the pytest marker's cap on model calls) while the agent loop's cap is ``max_loop_iterations``."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from pyguard.engine import CapsConfig, PolicyConfig
+from pyguard.engine.config import TaskTypeConfig
+from pyguard.errors import ConfigError
+from pyguard.guard import Guard
+from pyguard.limits import (
+    DEFAULT_LOOP_ITERATIONS,
+    FAIL_SAFE_MARGIN,
+    JAVA_INT_MAX,
+    fail_safe_cap,
+    guard_ceiling,
+    loop_iterations,
+)
+
+
+def test_the_fail_safe_sits_the_margin_above_the_most_the_policy_allows_in_a_turn():
+    default = PolicyConfig()
+    assert guard_ceiling(default) == default.hard_cap == 150
+    assert fail_safe_cap(default) == 150 + FAIL_SAFE_MARGIN
+    wide = PolicyConfig(task_types={"long": TaskTypeConfig(hard_cap=400, base_budget=8)})
+    assert fail_safe_cap(wide) == 400 + FAIL_SAFE_MARGIN  # the largest task type's hard cap
+    assert Guard(wide).max_model_calls == fail_safe_cap(wide)
+
+
+def test_the_runs_own_cap_on_model_calls_counts_in_the_fail_safe():
+    capped = PolicyConfig(caps=CapsConfig(max_model_calls=3))
+    assert guard_ceiling(capped) == 3
+    assert Guard(capped).max_model_calls == 3 + FAIL_SAFE_MARGIN  # not 155: a broken guard gets a few calls, no more
+    loose = PolicyConfig(caps=CapsConfig(max_model_calls=1000))
+    assert guard_ceiling(loose) == 150  # a run cap above the hard cap changes nothing
+
+
+def test_the_fail_safe_fits_a_java_int():
+    huge = PolicyConfig(hard_cap=JAVA_INT_MAX, base_budget=8)
+    assert fail_safe_cap(huge) == JAVA_INT_MAX
+    assert Guard(max_model_calls=7).max_model_calls == 7  # an explicit value wins
+
+
+def test_the_agent_loop_cap_has_one_name_and_the_old_one_still_works():
+    assert loop_iterations(None, None, "f") == DEFAULT_LOOP_ITERATIONS
+    assert loop_iterations(4, None, "f") == 4
+    with pytest.warns(DeprecationWarning, match=r"f\(max_iterations=...\) is now max_loop_iterations"):
+        assert loop_iterations(None, 6, "f") == 6
+    with pytest.raises(ConfigError, match="give max_loop_iterations only"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loop_iterations(4, 6, "f")
