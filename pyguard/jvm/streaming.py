@@ -21,7 +21,7 @@ from typing import Any
 
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
-from pyguard.jvm.agents import DEFAULT_MAX_MODEL_CALLS, GuardedModel, tool_set
+from pyguard.jvm.agents import GuardedModel, tool_set
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 
@@ -66,7 +66,7 @@ def guard_streaming_model(
     *,
     run_id: str,
     task_type: str | None = None,
-    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    max_model_calls: int | None = None,
     callback_timeout_ms: int = 0,
     keep_events: bool = True,
 ) -> GuardedModel:
@@ -77,17 +77,14 @@ def guard_streaming_model(
             "model must be a Java LangChain4j StreamingChatModel (scripted_streaming_model(...), "
             f"openai_streaming_chat_model(...) or your own), got {type(model).__name__}"
         )
-    if not isinstance(max_model_calls, int) or max_model_calls < 1:
-        raise ConfigError(f"max_model_calls={max_model_calls!r} must be a positive integer")
+    if max_model_calls is not None and (not isinstance(max_model_calls, int) or max_model_calls < 1):
+        raise ConfigError(f"max_model_calls={max_model_calls!r} must be a positive integer (or None: Java's default)")
     if callback_timeout_ms < 0:
         raise ConfigError(f"callback_timeout_ms={callback_timeout_ms} must be 0 (no deadline) or positive")
     GuardConfig = jclass("dev.pyguard.bridge.GuardConfig")
-    config = (
-        java_call(GuardConfig.of, run_id)
-        .withMaxModelCalls(int(max_model_calls))
-        .withTaskType(task_type)
-        .withCallbackTimeoutMs(int(callback_timeout_ms))
-    )
+    config = java_call(GuardConfig.of, run_id).withTaskType(task_type).withCallbackTimeoutMs(int(callback_timeout_ms))
+    if max_model_calls is not None:  # None: GuardConfig.DEFAULT_MAX_MODEL_CALLS, whose one home is Java
+        config = config.withMaxModelCalls(int(max_model_calls))
     adapter = CallbackAdapter(callback, keep_events=keep_events) if callback is not None else None
     cls = jclass("dev.pyguard.bridge.GuardedStreamingChatModel")
     java = java_call(cls, model, config, None if adapter is None else adapter.java(), what="guard_streaming_model")
