@@ -430,7 +430,7 @@ class GuardedRun:
             )
             if self._cancelled is not None:
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
-        elif self._guarded.java.delegate() != model:
+        elif not self._guarded.wraps(model):
             raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
         return self._guarded
 
