@@ -32,6 +32,8 @@ __all__ = [
     "TypeSummary",
     "ReplaySummary",
     "ReplayReport",
+    "RecordedClock",
+    "event_tokens",
     "recorded_success",
     "replay_run",
     "replay_runs",
@@ -145,7 +147,7 @@ class ReplayReport(_Model):
         return self.model_dump(mode="json")
 
 
-class _RecordedClock:
+class RecordedClock:
     """A clock (seconds) that replays recorded time: moved before each event to its timestamp (or by its latency)."""
 
     def __init__(self) -> None:
@@ -174,7 +176,7 @@ class _Replayer:
     def __init__(self, config: PolicyConfig | None) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
-        self.clock = _RecordedClock()
+        self.clock = RecordedClock()
         self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
 
     def decide(self, record: RunRecord) -> tuple[list[Decision], RunEnd | None]:
@@ -193,7 +195,7 @@ class _Replayer:
         return decisions, None
 
 
-def _event_tokens(event: IterationEvent) -> int | None:
+def event_tokens(event: IterationEvent) -> int | None:
     """A call's :attr:`~pyguard.events.IterationEvent.tokens` when complete, else None: replay states a run's tokens
     and what a stop saves only for runs whose every call reported its whole usage (a share of a lower bound means
     nothing)."""
@@ -222,7 +224,7 @@ def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: 
             "tool_calls": sum(len(e.tool_calls) for e in kept),
             "input_tokens": total("input_tokens"),
             "output_tokens": total("output_tokens"),
-            "total_tokens": _sum_or_none([_event_tokens(e) for e in kept]),
+            "total_tokens": _sum_or_none([event_tokens(e) for e in kept]),
             "evidence": {**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
             "success_label": None,
             "censored": False,
@@ -236,7 +238,7 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
     stop_at = stop[0] if stop else None
     reflect_at = [i for i, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
     calls = [len(e.tool_calls) for e in events]
-    tokens = [_event_tokens(e) for e in events]
+    tokens = [event_tokens(e) for e in events]
     after = slice(stop_at, None) if stop_at is not None else slice(len(events), None)
     total_tokens = _sum_or_none(tokens)
     return ReplayRun(

@@ -34,6 +34,9 @@ __all__ = [
     "generate",
     "labelled_set",
     "logistics_incident",
+    "RunBuilder",
+    "productive_calls",
+    "sentence",
 ]
 
 _SYLLABLES = ["ka", "lo", "mi", "ra", "ten", "vo", "shi", "ber", "an", "qu", "el", "dor", "pa", "zin", "u", "ft"]
@@ -58,8 +61,9 @@ class LabelledRun(BaseModel):
         return self.name
 
 
-class _Run:
-    """Builds events: ``call(...)`` requests tools in the next iteration, their results arrive in the one after."""
+class RunBuilder:
+    """Builds a run's events: ``call(...)`` requests tools in the next iteration, their results arrive in the one
+    after; ``answer(...)`` ends the run. The building block of every generator here (and of other synthetic sets)."""
 
     def __init__(self, run_id: str, task: str, rng: random.Random) -> None:
         self.run_id, self.rng = run_id, rng
@@ -119,7 +123,8 @@ def _word(rng: random.Random) -> str:
     return "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 4)))
 
 
-def _sentence(rng: random.Random, n: int | None = None) -> str:
+def sentence(rng: random.Random, n: int | None = None) -> str:
+    """A made-up sentence of ``n`` words (6-16 when None)."""
     return " ".join(_word(rng) for _ in range(n or rng.randint(6, 16))).capitalize() + "."
 
 
@@ -127,7 +132,7 @@ def _text(rng: random.Random, chars: int) -> str:
     out: list[str] = []
     size = 0
     while size < chars:
-        s = _sentence(rng)
+        s = sentence(rng)
         out.append(s)
         size += len(s) + 1
     return " ".join(out)
@@ -139,7 +144,7 @@ def _record(rng: random.Random, i: int) -> dict[str, Any]:
         "name": f"{_word(rng).title()} {_word(rng).title()}",
         "price": round(rng.uniform(1, 900), 2),
         "stock": rng.randint(0, 500),
-        "note": _sentence(rng, rng.randint(3, 8)),
+        "note": sentence(rng, rng.randint(3, 8)),
     }
 
 
@@ -147,7 +152,7 @@ def _stamp(rng: random.Random) -> str:
     return f"2024-0{rng.randint(1, 9)}-{rng.randint(10, 28)}T{rng.randint(10, 23)}:{rng.randint(10, 59)}:{rng.randint(10, 59)}Z"
 
 
-def _prefix(r: _Run, rng: random.Random, n: int, start: int = 0) -> None:
+def productive_calls(r: RunBuilder, rng: random.Random, n: int, start: int = 0) -> None:
     """``n`` productive calls: distinct lookups with new content."""
     for k in range(start, start + n):
         tool = rng.choice(["search_docs", "read_page", "get_record"])
@@ -163,7 +168,7 @@ def _prefix(r: _Run, rng: random.Random, n: int, start: int = 0) -> None:
 # ---- legitimate -------------------------------------------------------------------------------------------------
 
 
-def _convergent(rng: random.Random, r: _Run) -> int | None:
+def _convergent(rng: random.Random, r: RunBuilder) -> int | None:
     n = rng.randint(3, 24)
     for k in range(n):
         if rng.random() < 0.15:
@@ -172,13 +177,13 @@ def _convergent(rng: random.Random, r: _Run) -> int | None:
                 ("get_record", {"id": rng.randint(100000, 999999)}, json.dumps(_record(rng, k)), False),
             )
         else:
-            _prefix(r, rng, 1, start=k)
-    r.answer("Here is what I found: " + _sentence(rng))
+            productive_calls(r, rng, 1, start=k)
+    r.answer("Here is what I found: " + sentence(rng))
     return None
 
 
-def _polling(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 2))
+def _polling(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 2))
     job = f"J-{rng.randint(100, 9999)}"
     r.call("start_job", {"kind": "export"}, json.dumps({"job_id": job, "status": "queued"}))
     polls = rng.randint(4, 20)
@@ -197,8 +202,8 @@ def _polling(rng: random.Random, r: _Run) -> int | None:
     return None
 
 
-def _pagination(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 2))
+def _pagination(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 2))
     pages = rng.randint(3, 15)
     cursor_style = rng.random() < 0.5
     cursor: str | None = None
@@ -223,8 +228,8 @@ def _test_log(rng: random.Random, tests: list[str], failing: set[str]) -> str:
     return "\n".join(lines)
 
 
-def _rerun_after_change(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 2))
+def _rerun_after_change(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 2))
     tests = [f"tests/test_{_word(rng)}.py::test_{_word(rng)}" for _ in range(rng.randint(8, 60))]
     failing = set(rng.sample(tests, rng.randint(2, min(6, len(tests)))))
     cmd = {"command": "pytest -q"}
@@ -233,7 +238,7 @@ def _rerun_after_change(rng: random.Random, r: _Run) -> int | None:
         fixed = rng.sample(sorted(failing), rng.randint(1, len(failing)))
         path = "src/" + _word(rng) + ".py"
         r.call("read_file", {"path": path}, _text(rng, rng.randint(200, 1200)))
-        r.call("edit_file", {"path": path, "patch": _sentence(rng)}, f"wrote {rng.randint(200, 9000)} bytes to {path}")
+        r.call("edit_file", {"path": path, "patch": sentence(rng)}, f"wrote {rng.randint(200, 9000)} bytes to {path}")
         failing -= set(fixed)
         r.call("run_tests", cmd, _test_log(rng, tests, failing))
     r.answer("All tests pass now.")
@@ -243,8 +248,8 @@ def _rerun_after_change(rng: random.Random, r: _Run) -> int | None:
 # ---- loops ------------------------------------------------------------------------------------------------------
 
 
-def _exact_repeat(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 5))
+def _exact_repeat(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 5))
     tool, args = rng.choice(
         [
             ("get_shipment_status", {"orderId": str(rng.randint(10000, 99999))}),
@@ -252,7 +257,7 @@ def _exact_repeat(rng: random.Random, r: _Run) -> int | None:
             ("lookup_customer", {"email": f"{_word(rng)}@example.com"}),
         ]
     )
-    base = {"args": args, "status": _sentence(rng, 5), "detail": _text(rng, rng.randint(80, 600))}
+    base = {"args": args, "status": sentence(rng, 5), "detail": _text(rng, rng.randint(80, 600))}
     # byte-identical results: a repeat whose result changes only in a timestamp is a poll, judged by the
     # polling allowance (the ``polling`` kinds), not a loop found at its second call
     rng.random()  # keeps the random stream of the runs recorded before polls were told apart
@@ -262,7 +267,7 @@ def _exact_repeat(rng: random.Random, r: _Run) -> int | None:
         i = r.call(tool, args, json.dumps(body))
         if k == 1:
             start = i
-    r.answer(_sentence(rng))
+    r.answer(sentence(rng))
     return start
 
 
@@ -270,10 +275,10 @@ def _id_variants(n: str) -> list[str]:
     return [n, f"SO-{n}", f"so-{n}", f"#{n}", f" {n} ", f"SO{n}", f"SO-0{n}"]
 
 
-def _normalised_repeat(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 5))
+def _normalised_repeat(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 5))
     n = str(rng.randint(10000, 99999))
-    status = _sentence(rng, 6)
+    status = sentence(rng, 6)
     variants = _id_variants(n)
     start = None
     for k in range(rng.randint(6, 10)):
@@ -282,12 +287,12 @@ def _normalised_repeat(rng: random.Random, r: _Run) -> int | None:
         i = r.call("get_shipment_status", {key: v}, f"Order {v}: {status} Last scan: Memphis TN hub.")
         if k == 1:
             start = i
-    r.answer(_sentence(rng))
+    r.answer(sentence(rng))
     return start
 
 
-def _cycle(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 5))
+def _cycle(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 5))
     period = rng.choice([2, 3])
     sku = f"SKU-{rng.randint(1000, 9999)}"
     tools = [
@@ -302,12 +307,12 @@ def _cycle(rng: random.Random, r: _Run) -> int | None:
         i = r.call(tool, args, results[k % period])
         if k == period:
             start = i
-    r.answer(_sentence(rng))
+    r.answer(sentence(rng))
     return start
 
 
-def _oscillating(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 5))
+def _oscillating(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 5))
     tool = rng.choice(["set_filter", "search_flights", "query_metrics"])
     values = [_word(rng), _word(rng) + "x"]
     results = [_text(rng, rng.randint(100, 700)) for _ in values]
@@ -316,12 +321,12 @@ def _oscillating(rng: random.Random, r: _Run) -> int | None:
         i = r.call(tool, {"value": values[k % 2]}, results[k % 2])
         if k == 2:
             start = i
-    r.answer(_sentence(rng))
+    r.answer(sentence(rng))
     return start
 
 
-def _divergent(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 5))
+def _divergent(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 5))
     boiler = rng.choice(
         [
             "No results found for '{q}'. Try a broader query or check the spelling.",
@@ -339,8 +344,8 @@ def _divergent(rng: random.Random, r: _Run) -> int | None:
     return start
 
 
-def _error_storm(rng: random.Random, r: _Run) -> int | None:
-    _prefix(r, rng, rng.randint(0, 5))
+def _error_storm(rng: random.Random, r: RunBuilder) -> int | None:
+    productive_calls(r, rng, rng.randint(0, 5))
     tool = rng.choice(["charge_card", "fetch_invoice", "post_update"])
     args = {"account": f"AC-{rng.randint(1000, 9999)}", "amount": rng.randint(5, 500)}
     start = None
@@ -357,7 +362,7 @@ def _error_storm(rng: random.Random, r: _Run) -> int | None:
     return start
 
 
-KINDS: dict[str, tuple[Literal["loop", "legitimate"], Callable[[random.Random, _Run], int | None], str]] = {
+KINDS: dict[str, tuple[Literal["loop", "legitimate"], Callable[[random.Random, RunBuilder], int | None], str]] = {
     "convergent": ("legitimate", _convergent, "3-24 productive lookups, then an answer"),
     "polling": ("legitimate", _polling, "the same status call, its result changing each time"),
     "pagination": ("legitimate", _pagination, "pages (numbers or cursors) of new items"),
@@ -380,7 +385,7 @@ def generate(kind: str, seed: int = 0) -> LabelledRun:
     label, gen, description = KINDS[kind]
     rng = random.Random(f"{kind}:{seed}")
     name = f"{kind}-{seed}"
-    r = _Run(name, f"Task {seed}: " + _sentence(rng), rng)
+    r = RunBuilder(name, f"Task {seed}: " + sentence(rng), rng)
     start = gen(rng, r)
     return LabelledRun(
         name=name, kind=kind, label=label, loop_start=start, seed=seed, description=description, events=tuple(r.events)
@@ -398,7 +403,7 @@ def logistics_incident() -> LabelledRun:
     """The reported incident: ``get_shipment_status`` 7 times with ``12345``, then 3 times with ``SO-12345``,
     the status never changing."""
     rng = random.Random("logistics")
-    r = _Run("logistics-incident", "Where is my order 12345? It was due yesterday.", rng)
+    r = RunBuilder("logistics-incident", "Where is my order 12345? It was due yesterday.", rng)
     start = None
     for k, order in enumerate(["12345"] * 7 + ["SO-12345"] * 3):
         i = r.call(

@@ -16,7 +16,7 @@ from pyguard.errors import TraceFormatError, UnreadableRecord
 from pyguard.trace import records
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["parse_container", "read_json_text"]
+__all__ = ["parse_container", "read_json_text", "text_runs"]
 
 
 def read_json_text(data: bytes, source: str) -> str:
@@ -85,6 +85,23 @@ def parse_container(
                 raise TraceFormatError(message, path=source, line=number) from exc
             log.skip(UnreadableRecord(f"{source}:{number}: {message}", reason=reason))
     return objects
+
+
+def text_runs(
+    text: str,
+    source: str,
+    log: SkipLog | None,
+    *,
+    is_run: Callable[[Any], bool],
+    bare: Callable[[str], Any] | None = None,
+) -> tuple[SkipLog, list[tuple[str | None, Any]]]:
+    """The start every text importer shares: its skip log (a strict one when ``log`` is None: the first bad record
+    raises) and the run objects of ``text`` with their id hints (:func:`parse_container`). With ``bare``, a text that
+    is not JSON at all (no ``[`` or ``{`` first) is one run, ``bare(text)``."""
+    log = log if log is not None else SkipLog(strict=True)
+    if bare is not None and not text.lstrip().startswith(("[", "{")):
+        return log, [(None, bare(text))]
+    return log, parse_container(text, source, log, is_run=is_run)
 
 
 _NOT_WHOLE = object()

@@ -29,7 +29,7 @@ from typing import Any
 
 from pyguard.errors import InputError, UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
-from pyguard.trace.containers import parse_container, read_json_text
+from pyguard.trace.containers import read_json_text, text_runs
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog
@@ -79,8 +79,7 @@ def parse_openai_text(
     labels: Labels | None = None,
 ) -> list[RunRecord]:
     """Runs from the text of one recording (any container :func:`parse_container` reads)."""
-    log = log if log is not None else SkipLog(strict=True)
-    items = parse_container(text, source, log, is_run=is_openai_run)
+    log, items = text_runs(text, source, log, is_run=is_openai_run)
     objects = [
         obj if key is None or not isinstance(obj, dict) or "id" in obj else {**obj, "id": key} for key, obj in items
     ]

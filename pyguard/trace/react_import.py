@@ -25,7 +25,7 @@ from typing import Any, TypeGuard
 
 from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
-from pyguard.trace.containers import parse_container
+from pyguard.trace.containers import text_runs
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog
@@ -197,11 +197,7 @@ def parse_react_text(
     labels: Labels | None = None,
 ) -> list[RunRecord]:
     """ReAct runs from the text of one file (a bare ReAct transcript is one run)."""
-    log = log if log is not None else SkipLog(strict=True)
-    if not text.lstrip().startswith(("[", "{")):
-        items: list[tuple[str | None, Any]] = [(None, {"traj": text})]
-    else:
-        items = parse_container(text, source, log, is_run=is_react_run)
+    log, items = text_runs(text, source, log, is_run=is_react_run, bare=lambda t: {"traj": t})
     records: list[RunRecord] = []
     seen: set[str] = set()
     for index, (key, obj) in enumerate(items):

@@ -27,7 +27,7 @@ import numpy as np
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.events import RunRecord
-from pyguard.replay import _RecordedClock, replay_run
+from pyguard.replay import RecordedClock, replay_run
 from pyguard.tune.space import apply_engine
 
 __all__ = [
@@ -70,7 +70,7 @@ def probe_config(base: PolicyConfig, stall: dict[str, Any]) -> PolicyConfig:
 
 def probe_run(record: RunRecord, config: PolicyConfig) -> Probe:
     """Replay ``record`` through ``config`` (a :func:`probe_config`) and keep what the budget simulation needs."""
-    clock = _RecordedClock()
+    clock = RecordedClock()
     policy = Policy(config, clock=clock)
     clock.reset(record)
     session = policy.new_run(run_id=record.run_id, task_type=None)

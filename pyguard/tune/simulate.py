@@ -22,7 +22,7 @@ import numpy as np
 
 from pyguard.engine.actions import classify_action
 from pyguard.events import RunRecord
-from pyguard.replay import _event_tokens, recorded_success
+from pyguard.replay import event_tokens, recorded_success
 from pyguard.tune.probe import KIND_EARN, KIND_POLL, KIND_REFLECT, Probe
 from pyguard.tune.space import Budget
 
@@ -31,7 +31,15 @@ __all__ = ["RunSet", "ProbeTable", "Counts"]
 
 @dataclass
 class Counts:
-    """Additive counts over a set of runs under one policy (figures are ratios of sums)."""
+    """Additive counts over a set of runs under one policy (figures are ratios of sums).
+
+    Not :class:`pyguard.replay.TypeSummary`, though both split stops by label (``successes`` / ``false_stops`` /
+    ``failed`` / ``failed_stopped`` / ``failed_calls(_saved)`` are its ``successful`` / ``successful_stopped`` /
+    ``failed`` / ``failed_stopped`` / ``failed_tool_calls(_saved)``): this is the tuner's objective, summed across
+    types and folds at every step of the search from numpy columns (a plain dataclass with ``+``), its false stops
+    judged by the last write for artifact sources, with the failed runs' tokens; that is a replay's report row
+    (pydantic, in ``--json``), per task type, with reflections and usage coverage over all runs.
+    """
 
     successes: int = 0
     false_stops: int = 0
@@ -108,7 +116,7 @@ class RunSet:
             has_tokens = True
             for i, e in enumerate(rec.events, start=1):
                 c += len(e.tool_calls)
-                tok = _event_tokens(e)
+                tok = event_tokens(e)
                 has_tokens = has_tokens and tok is not None
                 t += tok or 0
                 calls_cum.append(c)

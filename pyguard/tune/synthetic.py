@@ -1,12 +1,12 @@
-"""Labelled synthetic runs for tuning: :mod:`pyguard.testing.synthetic` runs, legitimate ones labelled successful and loops
-failed, grouped into tasks (several runs per task) and task types with different mixes."""
+"""Labelled synthetic runs for tuning: :mod:`pyguard.testing.synthetic` runs, legitimate ones labelled successful
+and loops failed, grouped into tasks (several runs per task) and task types with different mixes."""
 
 from __future__ import annotations
 
 import random
 
 from pyguard.events import Outcome, RunEnd, RunRecord, RunStart
-from pyguard.testing.synthetic import generate
+from pyguard.testing.synthetic import RunBuilder, generate, productive_calls, sentence
 
 __all__ = ["TYPE_MIXES", "tune_runs"]
 
@@ -66,8 +66,6 @@ def known_best_runs(n: int, seed: int = 0, runs_per_task: int = 2) -> list[RunRe
     failed runs are explorers (70%: new results for ``EXPLORER_CALLS`` calls, never an answer) or exact-repeat loops
     (30%, which the stall rules catch whatever the budget). The best policy under any bound below
     ``1 / KNOWN_LONGEST[t]`` is the smallest hard cap above ``KNOWN_LONGEST[t]`` (:func:`known_best_cap`)."""
-    from pyguard.testing.synthetic import _prefix, _Run, _sentence  # the generators' own building blocks
-
     rng = random.Random(f"known-best:{seed}")
     types = tuple(KNOWN_LONGEST)
     out: list[RunRecord] = []
@@ -83,10 +81,10 @@ def known_best_runs(n: int, seed: int = 0, runs_per_task: int = 2) -> list[RunRe
                     for e in generate("exact_repeat", rng.randrange(1 << 30)).events
                 ]
             else:
-                r = _Run(run_id, f"Task {task}: " + _sentence(rng), rng)
-                _prefix(r, rng, rng.randint(1, KNOWN_LONGEST[ttype]) if kind == "success" else EXPLORER_CALLS)
+                r = RunBuilder(run_id, f"Task {task}: " + sentence(rng), rng)
+                productive_calls(r, rng, rng.randint(1, KNOWN_LONGEST[ttype]) if kind == "success" else EXPLORER_CALLS)
                 if kind == "success":
-                    r.answer("Done: " + _sentence(rng))
+                    r.answer("Done: " + sentence(rng))
                 events = r.events
             success = kind == "success"
             out.append(

@@ -9,7 +9,7 @@ from pyguard.calibrate.runs import iteration_tokens
 from pyguard.check.outcomes import run_tokens
 from pyguard.engine.caps import UsageTracker
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
-from pyguard.replay import _event_tokens
+from pyguard.replay import event_tokens
 from pyguard.result import RunResult, mark_partial_usage, usage_totals
 
 
@@ -38,7 +38,7 @@ def test_a_calls_tokens(kwargs, tokens, complete, reported):
     assert e.tokens == tokens and e.tokens_complete is complete and e.usage_reported is reported
     # every user reads the same definition
     assert iteration_tokens(e) == (None if tokens is None else float(tokens))
-    assert _event_tokens(e) == (tokens if complete else None)  # replay: whole counts only
+    assert event_tokens(e) == (tokens if complete else None)  # replay: whole counts only
     tracker = UsageTracker()
     tracker.update(e, 0.0)
     assert tracker.state.total_tokens == (tokens or 0) and tracker.state.tokens_reported is reported

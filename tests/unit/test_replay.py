@@ -193,7 +193,7 @@ def test_openai_import_to_replay_keeps_unknown_labels_unknown() -> None:
 
 
 def test_recorded_clock_follows_timestamps_then_latencies() -> None:
-    from pyguard.replay import _RecordedClock
+    from pyguard.replay import RecordedClock
 
     rec = _record("slow", 4, label=False)
     rec.start = rec.start.model_copy(update={"started_at_ms": 1_000_000.0})
@@ -203,7 +203,7 @@ def test_recorded_clock_follows_timestamps_then_latencies() -> None:
         rec.events[2].model_copy(update={"timestamp_ms": 1_005_000.0}),  # out of order: time never goes back
         rec.events[3],
     ]
-    clock = _RecordedClock()
+    clock = RecordedClock()
     clock.reset(rec)
     seen = [clock()]
     for e in rec.events:
