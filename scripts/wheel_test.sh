@@ -52,7 +52,7 @@ ln -s "$(readlink -f "$java")" "$tmp/bin/java"
 clean_env=(env -i "HOME=$tmp/work" "PATH=$tmp/venv/bin:$tmp/bin" "LANG=C.UTF-8" "TERM=dumb" "COLUMNS=120")
 [ -n "${JAVA_HOME:-}" ] && clean_env+=("JAVA_HOME=$JAVA_HOME")
 cd "$tmp/work"
-"${clean_env[@]}" bash -c 'command -v mvn' >/dev/null 2>&1 && fail "mvn is still on the test PATH"
+"${clean_env[@]}" "$(command -v bash)" -c 'command -v mvn' >/dev/null 2>&1 && fail "mvn is still on the test PATH"
 
 where=$("${clean_env[@]}" python -c 'import pyguard, importlib.util as u; print(pyguard.__file__, u.find_spec("scipy") is None and u.find_spec("matplotlib") is None)')
 case "$where" in
