@@ -20,7 +20,8 @@ trap cleanup EXIT
 fail() { echo "wheel-test: FAILED: $*" >&2; exit 1; }
 start=$(date +%s)
 
-echo "wheel-test: building the wheel (pip wheel --no-deps .)" >&2
+phase() { echo "wheel-test: [$(($(date +%s) - start)) s] $*" >&2; }
+phase "building the wheel (pip wheel --no-deps .)"
 "$PY" -m pip wheel -q --disable-pip-version-check --no-deps . -w "$tmp/dist" >&2
 wheel=$(ls "$tmp"/dist/pyguard-*.whl)
 "$PY" - "$wheel" <<'EOF' || fail "the wheel misses files (above)"
@@ -39,9 +40,10 @@ for what in missing:
 sys.exit(1 if missing else 0)
 EOF
 
-echo "wheel-test: installing $(basename "$wheel") into a fresh venv in $tmp (core dependencies only)" >&2
-"$PY" -m venv "$tmp/venv"
-"$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel" >&2
+phase "installing $(basename "$wheel") into a fresh venv in $tmp (core dependencies only)"
+# The venv gets no pip of its own (the checkout's pip installs into it) and no .pyc compiled ahead: both only cost time.
+"$PY" -m venv --without-pip "$tmp/venv"
+"$PY" -m pip --python "$tmp/venv/bin/python" install -q --no-compile --disable-pip-version-check "$wheel" >&2
 
 # A PATH with the venv and java only: no mvn, nothing of the checkout.
 mkdir -p "$tmp/bin" "$tmp/work"
@@ -50,7 +52,7 @@ ln -s "$(readlink -f "$java")" "$tmp/bin/java"
 clean_env=(env -i "HOME=$tmp/work" "PATH=$tmp/venv/bin:$tmp/bin" "LANG=C.UTF-8" "TERM=dumb" "COLUMNS=120")
 [ -n "${JAVA_HOME:-}" ] && clean_env+=("JAVA_HOME=$JAVA_HOME")
 cd "$tmp/work"
-"${clean_env[@]}" bash -c 'command -v mvn' >/dev/null 2>&1 && fail "mvn is still on the test PATH"
+"${clean_env[@]}" "$(command -v bash)" -c 'command -v mvn' >/dev/null 2>&1 && fail "mvn is still on the test PATH"
 
 where=$("${clean_env[@]}" python -c 'import pyguard, importlib.util as u; print(pyguard.__file__, u.find_spec("scipy") is None and u.find_spec("matplotlib") is None)')
 case "$where" in
@@ -59,12 +61,12 @@ case "$where" in
 esac
 case "$where" in "$repo"/*) fail "pyguard imported from the checkout: $where" ;; esac
 
-echo "wheel-test: python -m pyguard --help" >&2
+phase "python -m pyguard --help"
 help=$("${clean_env[@]}" python -m pyguard --help) || fail "python -m pyguard --help exited $?"
 grep -q "Usage: python -m pyguard" <<<"$help" || fail "python -m pyguard --help printed: $help"
 grep -q "demo" <<<"$help" || fail "python -m pyguard --help lists no demo: $help"
 
-echo "wheel-test: pyguard demo --json (from $tmp/work, no mvn on PATH)" >&2
+phase "pyguard demo --json (from $tmp/work, no mvn on PATH)"
 set +e
 out=$("${clean_env[@]}" pyguard demo --json 2>"$tmp/demo.err")
 rc=$?
@@ -82,4 +84,4 @@ EOF
 
 size_whl=$(du -k "$wheel" | cut -f1)
 size_venv=$(du -sk "$tmp/venv" | cut -f1)
-echo "wheel-test: OK in $(($(date +%s) - start)) s; wheel ${size_whl} KiB, core venv ${size_venv} KiB (du -sk)" >&2
+phase "OK; wheel ${size_whl} KiB, the venv with the core only ${size_venv} KiB (du -sk)"

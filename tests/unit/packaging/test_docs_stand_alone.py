@@ -46,3 +46,15 @@ def test_the_long_description_opens_with_what_pyguard_is_and_keeps_the_quickstar
         (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n\nCopyright (c) 2026 pyguard authors")
     )
     assert (ROOT / "pyguard" / "py.typed").is_file()
+
+
+def test_python_dash_m_pyguard_is_the_command_line():
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "pyguard", "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Usage: python -m pyguard [OPTIONS] COMMAND [ARGS]...")
+    assert all(name in r.stdout for name in ("demo", "replay", "calibrate", "check", "tune"))
