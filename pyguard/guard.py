@@ -397,8 +397,19 @@ class GuardedRun:
         """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
         from pyguard.jvm import guard_model
 
+        return self._guard_once(guard_model, model)
+
+    def guarded_streaming_model(self, model: Any) -> GuardedModel:
+        """The :class:`pyguard.jvm.GuardedModel` of this run around a Java ``StreamingChatModel`` (made once): its
+        ``.java`` is a ``GuardedStreamingChatModel``."""
+        from pyguard.jvm.streaming import guard_streaming_model
+
+        return self._guard_once(guard_streaming_model, model)
+
+    def _guard_once(self, wrap: Callable[..., GuardedModel], model: Any) -> GuardedModel:
+        """This run's one guarded model, made by ``wrap`` around ``model`` the first time (a run wraps one model)."""
         if self._guarded is None:
-            self._guarded = guard_model(
+            self._guarded = wrap(
                 model,
                 self.observe,
                 run_id=self.run_id,
@@ -408,27 +419,6 @@ class GuardedRun:
                 keep_events=False,
             )
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
-                self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
-        elif not self._guarded.wraps(model):
-            raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
-        return self._guarded
-
-    def guarded_streaming_model(self, model: Any) -> GuardedModel:
-        """The :class:`pyguard.jvm.GuardedModel` of this run around a Java ``StreamingChatModel`` (made once): its
-        ``.java`` is a ``GuardedStreamingChatModel``."""
-        from pyguard.jvm.streaming import guard_streaming_model
-
-        if self._guarded is None:
-            self._guarded = guard_streaming_model(
-                model,
-                self.observe,
-                run_id=self.run_id,
-                task_type=self.task_type,
-                max_model_calls=self.guard.max_model_calls,
-                callback_timeout_ms=self.guard.callback_timeout_ms,
-                keep_events=False,
-            )
-            if self._cancelled is not None:
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):
             raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")

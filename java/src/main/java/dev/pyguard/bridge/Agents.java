@@ -38,41 +38,9 @@ public final class Agents {
 
     private Agents() {}
 
+    /** An AiServices agent with a fresh chat memory: {@link ConversationAgents#blocking}, the one AiServices wiring. */
     public static GuardedAgent aiServices(ChatModel model, ToolSet tools, int maxToolCallingRoundTrips, String systemMessage) {
-        if (maxToolCallingRoundTrips < 1) {
-            throw new IllegalArgumentException("maxToolCallingRoundTrips=" + maxToolCallingRoundTrips + " must be at least 1");
-        }
-        AiServices<ToolAssistant> b = AiServices.builder(ToolAssistant.class)
-                .chatModel(model)
-                .chatMemory(MessageWindowChatMemory.withMaxMessages(CONVERSATION_MESSAGES))
-                .maxToolCallingRoundTrips(maxToolCallingRoundTrips);
-        if (!tools.objects().isEmpty()) b.tools(tools.objects());
-        if (!tools.explicitTools().isEmpty()) b.tools(tools.explicitTools());
-        if (systemMessage != null && !systemMessage.isBlank()) b.systemMessageProvider(id -> systemMessage);
-        if (model instanceof GuardedChatModel g) {
-            b.beforeToolExecution(g::beforeToolExecution);
-            b.afterToolExecution(g::afterToolExecution);
-        }
-        ToolAssistant assistant = b.build();
-        return new GuardedAgent() {
-            @Override public String style() { return "aiservices"; }
-            @Override public AgentRunResult run(String task) { return runTurns(List.of(task)); }
-            @Override public AgentRunResult runTurns(List<String> userMessages) {
-                if (userMessages.isEmpty()) throw new IllegalArgumentException("a conversation needs at least one user message");
-                long t0 = System.nanoTime();
-                try {
-                    String answer = null;
-                    // One chat() per user message, one chat memory: LangChain4j's cap applies to each chat() call.
-                    for (String message : userMessages) answer = assistant.chat(message);
-                    return AgentRunResult.answered(style(), model, t0, answer, 0);
-                } catch (Throwable e) {
-                    if (GuardStopException.findIn(e) == null && exceededRoundTrips(e)) {
-                        return AgentRunResult.exhausted(style(), model, t0, e, 0);
-                    }
-                    return AgentRunResult.ofError(style(), model, t0, e, 0);
-                }
-            }
-        };
+        return ConversationAgents.blocking(model, tools, maxToolCallingRoundTrips, systemMessage, null);
     }
 
     /**
