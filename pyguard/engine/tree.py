@@ -69,11 +69,10 @@ class TreeHit:
     owner: str
     """The run id whose limit ran out (the node itself or an ancestor)."""
 
-    def reason(self, run_id: str) -> str:
-        whose = "its own" if self.owner == run_id else f"its ancestor run {self.owner!r}'s"
+    def reason(self) -> str:
         return (
-            f"the run tree's budget ran out: {whose} {self.dimension} limit of {_fmt(self.limit)} is used up"
-            f" ({_fmt(self.used)} used)"
+            f"the run tree's budget ran out: run {self.owner!r}'s {self.dimension} limit of {_fmt(self.limit)} is"
+            f" used up ({_fmt(self.used)} used)"
         )
 
     def as_dict(self) -> dict:

@@ -89,7 +89,7 @@ def test_each_child_has_its_own_limits_within_the_remainder(jvm):
     )
     assert all(c.model_calls <= 2 for c in result.children)
     tracker = [c for c in result.children if c.run_id.endswith("tracker-1")][0]
-    assert tracker.outcome is Outcome.EXPIRED and "its own model_calls limit of 2" in tracker.reason
+    assert tracker.outcome is Outcome.EXPIRED and f"run {tracker.run_id!r}'s model_calls limit of 2" in tracker.reason
 
 
 @pytest.mark.parametrize("kind", ["sequence", "loop"])

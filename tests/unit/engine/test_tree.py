@@ -52,7 +52,7 @@ def test_a_sibling_spending_the_remainder_exhausts_the_others():
         a.charge_event(event())
     hit = b.exhausted()
     assert hit is not None and hit.owner == "root" and hit.dimension == "model_calls"
-    assert "ancestor run 'root'" in hit.reason("b")
+    assert "run 'root''s model_calls limit of 5" in hit.reason()
     assert b.remaining().model_calls == 0
 
 
@@ -62,7 +62,7 @@ def test_limits_are_reached_not_exceeded_and_unlimited_dimensions_never_fire():
     assert root.exhausted() is None
     root.charge_event(event(tokens=10))
     hit = root.exhausted()
-    assert hit is not None and hit.dimension == "tokens" and hit.used == 30 and "its own tokens" in hit.reason("root")
+    assert hit is not None and hit.dimension == "tokens" and hit.used == 30 and "(30 used)" in hit.reason()
     assert BudgetNode.root("free", clock=Clock()).exhausted() is None
 
 
