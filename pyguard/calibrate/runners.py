@@ -184,4 +184,7 @@ def preflight(plan: Sequence[PlannedRun]) -> None:
         except InputError as exc:
             raise InputError(f"task {p.task.id!r}: {exc}") from None
         if p.task.model == "env":
-            env_model_settings()
+            try:
+                env_model_settings()
+            except InputError as exc:
+                raise InputError(f"task {p.task.id!r}: {exc}") from None

@@ -50,9 +50,9 @@ def load_factory(class_name: str, method: str = "create", *, call: str = "chat")
 
     try:
         cls = jpype.JClass(class_name)
-    except (TypeError, ImportError, jpype.JException) as exc:
+    except (TypeError, ImportError, jpype.JException):
         raise InputError(
-            f"factory class {class_name!r} is not on the classpath ({type(exc).__name__}); check the name, build your "
+            f"factory class {class_name!r} is not on the classpath; check the name, build your "
             "agent (e.g. `mvn package`) and list its jar or target/classes directory and its dependencies in the task "
             "file's classpath"
         ) from None
