@@ -167,24 +167,27 @@ class NestedRun(GuardedRun):
     def _workflow_step(
         self, agent_name: str | None, inputs_json: str = "", answer: str | None = None
     ) -> Decision | None:
-        """One step of a workflow: a sub-agent invocation (its tool call), or its end (``agent_name`` None: the answer)."""
+        """One step of a workflow: a sub-agent invocation (its tool call), or its end (``agent_name`` None: the answer).
+        Steps are taken one at a time (a parallel workflow's invocations too), so the trace stays in order."""
         with self._tree_lock:
             results = tuple(self._pending)
             self._pending.clear()
             self._steps += 1
             index = self._steps
-        task = (Observation(kind="user", text=self.start.task),) if index == 1 and self.start.task else ()
-        calls = () if agent_name is None else (ToolCall(id=f"invoke_{index}", name=agent_name, arguments=inputs_json),)
-        event = IterationEvent(
-            run_id=self.run_id,
-            index=index,
-            tool_calls=calls,
-            observations=task + results,
-            text=answer,
-            task_type=self.task_type,
-            timestamp_ms=time.time() * 1000.0,
-        )
-        return GuardedRun.observe(self, event)  # a step, not a model call: nothing to charge
+            task = (Observation(kind="user", text=self.start.task),) if index == 1 and self.start.task else ()
+            calls = (
+                () if agent_name is None else (ToolCall(id=f"invoke_{index}", name=agent_name, arguments=inputs_json),)
+            )
+            event = IterationEvent(
+                run_id=self.run_id,
+                index=index,
+                tool_calls=calls,
+                observations=task + results,
+                text=answer,
+                task_type=self.task_type,
+                timestamp_ms=time.time() * 1000.0,
+            )
+            return GuardedRun.observe(self, event)  # a step, not a model call: nothing to charge
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run the system (``fn``) and end this run from what happened (see :meth:`GuardedRun.call`). A workflow that

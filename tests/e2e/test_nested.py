@@ -134,3 +134,41 @@ def test_a_workflow_over_budget_ends_expired_and_the_child_stops_at_the_remainde
     assert tracker.evidence["tree"]["limits"]["model_calls"] == 3
     assert tracker.model_calls == 3 and tracker.outcome is Outcome.EXPIRED
     assert result.tree_model_calls == 5
+
+
+def test_your_own_supervisor_built_with_agentic_services_is_guarded_the_same_way(jvm, tmp_path):
+    """The documented path for a user's own system: start_tree, the planner through run.wrap, each sub-agent built
+    with AgenticServices.agentBuilder on run.agent_tree().childModel(...) and .listener(run.agent_tree())."""
+    import jpype
+
+    from pyguard.nested import start_tree
+
+    AgenticServices = jpype.JClass("dev.langchain4j.agentic.AgenticServices")
+    Worker = jpype.JClass("dev.pyguard.bridge.nested.SubAgent")  # your own @Agent interface in real code
+    run = start_tree(Guard(trace_dir=tmp_path), kind="supervisor", task=TASK, run_id="own")
+    tree = run.agent_tree()
+    sub_agents = []
+    for agent in agents():
+        tools = agent.model.newTools()
+        builder = (
+            AgenticServices.agentBuilder(Worker)
+            .name(agent.name)
+            .description(agent.description)
+            .outputKey(agent.name)
+            .chatModel(tree.childModel(agent.name, agent.model))
+            .listener(tree)
+        )
+        builder.tools(tools.explicitTools())
+        sub_agents.append(builder.build())
+    supervisor = (
+        AgenticServices.supervisorBuilder()
+        .chatModel(run.wrap(planner()))
+        .subAgents(jpype.JArray(jpype.JObject)(sub_agents))
+        .errorHandler(tree.errorHandler())
+        .build()
+    )
+    run.call(lambda: str(supervisor.invoke(TASK)))
+    result = run.result
+    assert result.outcome is Outcome.STALLED, result.summary()
+    assert [c.run_id for c in result.children][:2] == ["own-notifier-1", "own-tracker-1"]
+    assert {r.start.parent_run_id for r in load_runs(tmp_path) if r.run_id != "own"} == {"own"}
