@@ -172,3 +172,14 @@ def test_your_own_supervisor_built_with_agentic_services_is_guarded_the_same_way
     assert result.outcome is Outcome.STALLED, result.summary()
     assert [c.run_id for c in result.children][:2] == ["own-notifier-1", "own-tracker-1"]
     assert {r.start.parent_run_id for r in load_runs(tmp_path) if r.run_id != "own"} == {"own"}
+
+
+def test_a_token_budget_holds_across_the_tree(jvm):
+    result = run_nested(Guard(), "supervisor", TASK, agents(), planner=planner(), limits=TreeLimits(tokens=3000))
+    assert result.outcome is Outcome.EXPIRED, result.summary()
+    assert "tokens limit of 3000" in result.reason
+    spent = result.evidence["tree"]["spent"]["tokens"]
+    assert spent == result.tree_total_tokens >= 3000
+    # The call that reaches the limit is the last one: the tree overshoots by at most one model call's tokens.
+    last_call = max(e.total_tokens for r in result.walk() for e in r.record.events)
+    assert spent < 3000 + last_call
