@@ -150,6 +150,9 @@ class RunStart(_Frozen):
     policy: dict | None = None
     """The policy configuration used (a dumped config), if any."""
     started_at_ms: NonNegative | None = None
+    parent_run_id: str | None = None
+    """The run this one is a child of (a sub-agent invocation inside a supervisor or workflow); None for a top-level
+    run and in traces written before run trees existed."""
 
 
 class RunEnd(_Frozen):

@@ -320,7 +320,16 @@ class Guard:
 class GuardedRun:
     """One run under the guard: its engine session, its Java guarded model, its trace."""
 
-    def __init__(self, guard: Guard, *, run_id: str, task: str | None, task_type: str | None, agent_style: str | None):
+    def __init__(
+        self,
+        guard: Guard,
+        *,
+        run_id: str,
+        task: str | None,
+        task_type: str | None,
+        agent_style: str | None,
+        parent_run_id: str | None = None,
+    ):
         self.guard = guard
         self.run_id = run_id
         self.task_type = task_type
@@ -332,6 +341,7 @@ class GuardedRun:
             agent_style=agent_style,
             policy=guard.config.model_dump(mode="json"),
             started_at_ms=time.time() * 1000.0,
+            parent_run_id=parent_run_id,
         )
         self.events: list[IterationEvent] = []
         self.decisions: list[Decision] = []

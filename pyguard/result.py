@@ -33,6 +33,9 @@ class RunResult(BaseModel):
     """Where the JSONL trace was written, if it was."""
     escalation: EscalationHandle | None = None
     """For a run that ended ``escalated``: the handle to resume it from (:meth:`pyguard.guard.Guard.resume`)."""
+    children: tuple[RunResult, ...] = ()
+    """The child runs (sub-agent invocations of a supervisor or workflow), in the order they started: see
+    :mod:`pyguard.nested`. Their spend is charged to this run: :meth:`tree_model_calls`, :meth:`tree_total_tokens`."""
 
     @classmethod
     def from_record(cls, record: RunRecord, **kwargs) -> RunResult:
@@ -98,6 +101,24 @@ class RunResult(BaseModel):
         """Tokens of the run (:attr:`pyguard.events.RunRecord.tokens`): None when no call reported usage (unknown,
         never 0); a lower bound when :attr:`tokens_partial`."""
         return self.record.tokens
+
+    def walk(self) -> list[RunResult]:
+        """This run and every descendant, depth first."""
+        out = [self]
+        for child in self.children:
+            out.extend(child.walk())
+        return out
+
+    @property
+    def tree_model_calls(self) -> int:
+        """Model calls of this run and all its descendants. A workflow's own iterations (``agent_style`` "workflow":
+        one per sub-agent invocation, see :mod:`pyguard.nested`) are steps, not model calls: they count 0."""
+        return sum(r.model_calls for r in self.walk() if r.record.start.agent_style != "workflow")
+
+    @property
+    def tree_total_tokens(self) -> int:
+        """Tokens of this run and all its descendants (runs that reported none count 0)."""
+        return sum(r.total_tokens or 0 for r in self.walk())
 
     @property
     def reflections(self) -> list[int]:

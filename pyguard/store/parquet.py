@@ -44,7 +44,7 @@ FORMAT_TAG = b"pyguard-runs/1"
 """Written in the file's key-value metadata under ``b"pyguard.format"``."""
 PARQUET_MAGIC = b"PAR1"
 
-_START = ("run_id", "task_type", "task", "agent_style", "policy", "started_at_ms")
+_START = ("run_id", "task_type", "task", "agent_style", "policy", "started_at_ms", "parent_run_id")
 _END = (
     "outcome",
     "reason",
@@ -113,6 +113,7 @@ def run_schema() -> Any:
             ("agent_style", s),
             ("policy", s),
             ("started_at_ms", f64),
+            ("parent_run_id", s),
             ("complete", b),
             ("outcome", s),
             ("reason", s),
@@ -235,7 +236,7 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 def _to_run(row: dict[str, Any], source: str) -> TraceRun:
     run_id = row["run_id"]
     try:
-        start = {k: row[k] for k in _START}
+        start = {k: row.get(k) for k in _START}  # files written before run trees have no parent_run_id
         start["policy"] = _loads(start["policy"], "policy", run_id)
         events = []
         for e in row["events"] or ():

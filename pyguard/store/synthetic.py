@@ -144,6 +144,7 @@ def _table(
         "agent_style": pa.array(np.full(n, "aiservices", object), s),
         "policy": nulls,
         "started_at_ms": pa.nulls(n, pa.float64()),
+        "parent_run_id": nulls,
         "complete": pa.array(np.ones(n, bool)),
         "outcome": pa.array(outcome, s),
         "reason": pa.array(np.full(n, "synthetic", object), s),

@@ -1,0 +1,102 @@
+"""Carrying out a live calibration's runs: a thread pool, each finished run written at once, a progress bar.
+
+Each finished run is written to its own trace file ``<trace_dir>/<task_id>#<rep>.jsonl`` (written aside, then
+renamed: a file there is always a whole run). A run that raises stops the pool (:class:`RunError`; the runs finished
+so far are kept); Ctrl-C lets the runs in flight finish and be written.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import cast
+
+from pyguard.calibrate.plan import PlannedRun, Runner, label_run, trace_file
+from pyguard.errors import RunError
+from pyguard.events import RunRecord
+from pyguard.trace import TraceWriter
+
+__all__ = ["write_record", "execute"]
+
+
+def write_record(trace_dir: Path, record: RunRecord) -> None:
+    final = trace_file(trace_dir, record.run_id)
+    part = final.with_name(final.name + ".part")
+    with TraceWriter(part, mode="w") as writer:
+        writer.write_run(record)
+    os.replace(part, final)
+
+
+def execute(
+    todo: list[PlannedRun], root: Path, runner: Runner, threads: int, done: dict[str, RunRecord], progress: bool
+) -> None:
+    lock = threading.Lock()
+
+    def one(run: PlannedRun) -> RunRecord:
+        out = runner(run)
+        raw = cast(RunRecord, getattr(out, "record", out))
+        record = label_run(run, raw)
+        write_record(root, record)
+        with lock:
+            done[run.run_id] = record
+        return record
+
+    bar = _Bar(len(todo)) if progress else None
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="pyguard-calibrate")
+    pending: set[Future] = set()
+    try:
+        futures = {pool.submit(one, run): run for run in todo}
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                exc = fut.exception()
+                if exc is not None:
+                    raise RunError(
+                        f"run {futures[fut].run_id!r} could not be carried out ({type(exc).__name__}: {exc}); the "
+                        f"runs finished so far are kept in {str(root)!r}: fix the cause and rerun to resume"
+                    ) from exc
+                if bar is not None:
+                    bar.advance(fut.result())
+    finally:
+        for fut in pending:
+            fut.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        if bar is not None:
+            bar.close()
+
+
+class _Bar:
+    """A rich progress bar on stderr: runs done, successes / failures / cut-off so far, time left."""
+
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._counts = {"ok": 0, "fail": 0, "cut": 0}
+        self._p = Progress(
+            TextColumn("calibrating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        self._p.start()
+        self._task = self._p.add_task(self._text(), total=total)
+
+    def _text(self) -> str:
+        c = self._counts
+        return f"ok {c['ok']} · failed {c['fail']} · cut off {c['cut']}"
+
+    def advance(self, record: RunRecord) -> None:
+        from pyguard.calibrate.runs import RunStatus, run_status
+
+        status = run_status(record)
+        self._counts[{RunStatus.SUCCESS: "ok", RunStatus.FAILURE: "fail", RunStatus.CENSORED: "cut"}[status]] += 1
+        self._p.update(self._task, advance=1, description=self._text())
+
+    def close(self) -> None:
+        self._p.stop()
