@@ -42,7 +42,8 @@ def run_agent(pyguard_guard, agent_factory, tools):
 
     def run(model, task=TASK):
         with pyguard_guard.start_run(task=task) as run:
-            agent = agent_factory.create(run.wrap(model), tools)
+            # the guard's tool hook (a Consumer<BeforeToolExecution>): a stop keeps the last response's tools from running
+            agent = agent_factory.create(run.wrap(model), tools, run.before_tool_execution())
             run.call(lambda: str(agent.chat(task)))
         return run.result
 

@@ -51,7 +51,10 @@ def test_a_reflection_brings_a_looping_agent_back(run_agent, chat_model):
 
 
 @pytest.mark.pyguard(task_type="lookup", max_iterations=3)
-def test_a_hard_cap_ends_the_run_as_expired(run_agent, chat_model):
+def test_a_hard_cap_ends_the_run_as_expired(run_agent, chat_model, tools):
     result = run_agent(chat_model("scenarios/reroute.json"))
     assert_outcome(result, "expired")
     assert result.iterations == 3
+    # the guard's tool hook kept the third response's tool from running: only the first two responses' tools ran
+    requested = [len(e.tool_calls) for e in result.record.events]
+    assert requested[-1] >= 1 and tools.calls() == sum(requested[:-1]), (requested, tools.calls())
