@@ -416,6 +416,10 @@ class GuardedRun:
 
         return self._guard_once(guard_streaming_model, model)
 
+    def fail_safe_calls(self) -> int:
+        """The Java fail-safe cap of this run's guarded model (:mod:`pyguard.limits`): the guard's ``max_model_calls``."""
+        return self.guard.max_model_calls
+
     def _guard_once(self, wrap: Callable[..., GuardedModel], model: Any) -> GuardedModel:
         """This run's one guarded model, made by ``wrap`` around ``model`` the first time (a run wraps one model)."""
         if self._guarded is None:
@@ -424,7 +428,7 @@ class GuardedRun:
                 self.observe,
                 run_id=self.run_id,
                 task_type=self.task_type,
-                max_model_calls=self.guard.max_model_calls,
+                max_model_calls=self.fail_safe_calls(),
                 callback_timeout_ms=self.guard.callback_timeout_ms,
                 keep_events=False,
             )

@@ -48,6 +48,7 @@ from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
 from pyguard.guard import Guard, GuardedRun, _new_id
 from pyguard.jvm.nested import SubAgent, SystemKind
+from pyguard.limits import FAIL_SAFE_MARGIN
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.decisions import Decision
@@ -134,6 +135,13 @@ class NestedRun(GuardedRun):
         self._imposed: tuple[Outcome, str, str] | None = None
         """A stop the tree imposed on this run (its budget ran out): outcome, reason, rule."""
         self._java_tree: Any = None
+
+    def fail_safe_calls(self) -> int:
+        """The Java fail-safe of a run in a tree holds it to the model calls its budget has left too (plus the named
+        margin, :data:`pyguard.limits.FAIL_SAFE_MARGIN`), so the tree's remainder holds even if Python fails."""
+        own = super().fail_safe_calls()
+        left = self.budget.remaining().model_calls
+        return own if left is None else max(1, min(own, left + FAIL_SAFE_MARGIN))
 
     # -- the engine's view -------------------------------------------------------------------------------------------
 
@@ -434,9 +442,7 @@ class UnguardedTree:
 
     @property
     def total_tokens(self) -> int:
-        from pyguard.engine.tree import event_tokens
-
-        return sum(event_tokens(e) for e in self.events)
+        return sum(e.tokens or 0 for e in self.events)
 
 
 def run_nested_unguarded(

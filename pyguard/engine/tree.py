@@ -26,7 +26,7 @@ from pyguard.engine.config import Price
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent
 
-__all__ = ["TreeLimits", "Spend", "TreeHit", "BudgetNode", "event_tokens", "event_cost"]
+__all__ = ["TreeLimits", "Spend", "TreeHit", "BudgetNode", "event_cost"]
 
 
 class TreeLimits(BaseModel):
@@ -81,13 +81,6 @@ class TreeHit:
 
 def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.4g}"
-
-
-def event_tokens(event: IterationEvent) -> int:
-    """The tokens of one model call: its total, else input + output, else 0 (no usage reported)."""
-    if event.total_tokens is not None:
-        return event.total_tokens
-    return (event.input_tokens or 0) + (event.output_tokens or 0)
 
 
 def event_cost(event: IterationEvent, prices: Mapping[str, Price]) -> float:
@@ -179,8 +172,9 @@ class BudgetNode:
                 node.spent = node.spent.plus(usage)
 
     def charge_event(self, event: IterationEvent, prices: Mapping[str, Price] | None = None) -> Spend:
-        """Charge one model call (its tokens, and its cost when ``prices`` are given); returns what was charged."""
-        usage = Spend(1, event_tokens(event), event_cost(event, prices) if prices else 0.0)
+        """Charge one model call (its :attr:`~pyguard.events.IterationEvent.tokens`, none when unknown, and its cost when
+        ``prices`` are given); returns what was charged."""
+        usage = Spend(1, event.tokens or 0, event_cost(event, prices) if prices else 0.0)
         self.charge(usage)
         return usage
 

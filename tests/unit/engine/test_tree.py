@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pyguard.engine.config import Price
-from pyguard.engine.tree import BudgetNode, Spend, TreeLimits, event_cost, event_tokens
+from pyguard.engine.tree import BudgetNode, Spend, TreeLimits, event_cost
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.nested import run_tree, supervisor_invocation
@@ -77,7 +77,8 @@ def test_time_and_cost_compose_too():
     prices = {"m": Price(input_per_mtok=1_000_000, output_per_mtok=0)}
     assert event_cost(event(tokens=2), prices) == 2.0
     assert event_cost(event(tokens=2, model="other"), prices) == 0.0
-    assert event_tokens(event(tokens=None)) == 0
+    node = BudgetNode.root("r", TreeLimits(tokens=10), clock=lambda: 0.0)
+    assert node.charge_event(event(tokens=None)).tokens == 0  # unknown usage (IterationEvent.tokens None) charges 0
 
 
 def test_negative_usage_is_refused():
