@@ -19,8 +19,8 @@ fi
 # Reinstall only when pyproject.toml changed since the last install.
 stamp=.venv/.pyguard-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing pyguard with its test, dev, container, otel, columnar and ray extras into .venv" >&2
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,dev,containers,otel,columnar,ray]'
+  echo "setup: installing pyguard with its test, dev, container, otel, columnar, ray and fast extras into .venv" >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,dev,containers,otel,columnar,ray,fast]'
   touch "$stamp"
 fi
 echo "setup: building the Java bridge (mvn -q -f java/pom.xml package -DskipTests)" >&2

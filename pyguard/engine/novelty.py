@@ -27,6 +27,7 @@ import numpy as np
 
 from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import normalised_value
+from pyguard.engine.shingles import BITS_OF, Scratch, _index, score_batch
 
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
@@ -68,21 +69,7 @@ _NOT_WHITESPACE = bytes(b for b in range(256) if not chr(b).isspace() or b > 0x7
 _MASK = "\u2400"
 _ECHO = "\u2405"
 
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S6 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(6)
 _LOW12 = np.uint64(0xFFF)
-_LOW6 = np.uint64(63)
-_BITS_OF = (np.uint64(1) << (np.arange(4096, dtype=np.uint64) & _LOW6)) | (
-    np.uint64(1) << ((np.arange(4096, dtype=np.uint64) >> _S6) & _LOW6)
-)
-"""The two-bit word mask of a key, by the key's low 12 bits (one lookup instead of five array operations)."""
-_INDEX_VIEW = np.dtype(np.intp).itemsize == 8
-
-
-def _index(h: np.ndarray) -> np.ndarray:
-    """Non-negative uint64 values below 2**63 as an index array (a free view where intp is 64-bit)."""
-    return h.view(np.intp) if _INDEX_VIEW else h.astype(np.intp)
 
 
 def mask_volatile(text: str) -> str:
@@ -178,54 +165,24 @@ class NoveltyEstimator(Protocol):
         ...
 
 
-def _hashes(prepared: str, n: int) -> np.ndarray:
-    """The hashed shingles of ``prepared``, one per byte position (in position order)."""
-    raw = prepared.encode("utf-8", "surrogatepass")
-    if not raw:
-        return np.empty(0, dtype=np.uint64)
-    if len(raw) < 8:
-        raw = raw + b"\0" * (8 - len(raw))
-    count = len(raw) - 7
-    # shingle at position p = the 8 bytes from p, read as one little-endian word: one strided view, no copy
-    words = np.ndarray((count,), dtype="<u8", buffer=raw, strides=(1,))
-    if n < 8:  # shorter shingles: keep the low n bytes (the last 8 - n positions of the text are not shingled)
-        words = words & np.uint64((1 << (8 * n)) - 1)
-    # splitmix64 finaliser: spread the packed bytes over all 64 bits (in place after the first step)
-    h = words >> _S30
-    h ^= words
-    h *= _M1
-    t = h >> _S27
-    h ^= t
-    h *= _M2
-    np.right_shift(h, _S31, out=t)
-    h ^= t
-    return h
-
-
 class _Bloom:
     """A blocked Bloom filter: 2**bits bits in uint64 words; a key sets two bits (its low 12 bits choose them,
-    :data:`_BITS_OF`) of one word (chosen by the key's top bits)."""
+    :data:`~pyguard.engine.shingles.BITS_OF`) of one word (chosen by the key's top bits)."""
 
     __slots__ = ("bits", "shift", "words")
 
     def __init__(self, bits: int) -> None:
         self.bits = max(bits, 7)
-        self.shift = np.uint64(64 - (self.bits - 6))
+        self.shift = 64 - (self.bits - 6)
         self.words = np.zeros(1 << (self.bits - 6), dtype=np.uint64)
 
     @staticmethod
     def mask(h: np.ndarray) -> np.ndarray:
         """The two-bit word mask of each key."""
-        return _BITS_OF[_index(h & _LOW12)]
+        return BITS_OF[_index(h & _LOW12)]
 
     def word_of(self, h: np.ndarray) -> np.ndarray:
-        return _index(h >> self.shift)
-
-    def missing(self, word: np.ndarray, m: np.ndarray) -> np.ndarray:
-        """True for keys (word index ``word``, mask ``m``) not in the filter."""
-        w = self.words[word]
-        w &= m
-        return w != m
+        return _index(h >> np.uint64(self.shift))
 
     def add(self, word: np.ndarray, m: np.ndarray) -> None:
         """Add keys (word index ``word``, mask ``m``); repeated words are OR-ed together."""
@@ -241,6 +198,7 @@ class ShingleNovelty:
     def __init__(self, config: NoveltyConfig | None = None) -> None:
         self.config = config if config is not None else NoveltyConfig()
         self._max_bits = max(self._START_BITS, (self.config.window_shingles * self._BITS_PER_KEY - 1).bit_length())
+        self._scratch = Scratch()
         self.reset()
 
     def reset(self) -> None:
@@ -282,36 +240,25 @@ class ShingleNovelty:
             self._keys = keys
         self._keys[self._count : need] = new
 
-    def _distinct(self, prepared: str) -> np.ndarray:
-        """The distinct hashed shingles of ``prepared``, ascending."""
-        h = _hashes(prepared, self.config.shingle_size)
-        h.sort()
-        if h.size > 1:
-            same = h[1:] == h[:-1]
-            if np.count_nonzero(same):
-                h = h[np.concatenate(([True], ~same))]
-        return h
-
     def score_prepared(self, prepared: str) -> float:
         """Novelty of an already prepared text (see :func:`prepare_text`): the fraction of its distinct shingles
-        not seen before; then remember them."""
-        h = self._distinct(prepared)
-        size = h.size
+        not seen before; then remember them (:func:`pyguard.engine.shingles.score_batch`)."""
+        current, previous = self._current, self._previous
+        size, new = score_batch(
+            prepared,
+            self.config.shingle_size,
+            current.words,
+            current.shift,
+            previous.words if previous is not None else None,
+            previous.shift if previous is not None else 0,
+            self._scratch,
+        )
         if size == 0:
             return 0.0
-        m = _BITS_OF[_index(h & _LOW12)]
-        current, previous = self._current, self._previous
-        word = _index(h >> current.shift)
-        new = current.missing(word, m)
-        if previous is not None:
-            new &= previous.missing(_index(h >> previous.shift), m)
-        count = int(np.count_nonzero(new))
+        count = int(new.size)
         if count:
-            # Adding a key the current generation already holds changes nothing, so the whole batch is added,
-            # except keys only the previous generation holds (their masks are zeroed).
-            current.add(word, m if previous is None or count == size else m * new)
             if current.bits < self._max_bits:
-                self._keep_keys(h if count == size else h[new])
+                self._keep_keys(new)
             self._count += count
             if self._count > (1 << current.bits) // self._BITS_PER_KEY:
                 self._grow_or_rotate()
