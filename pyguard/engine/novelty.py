@@ -63,9 +63,17 @@ _VOLATILE_REFERENCE = re.compile(
     r")(?![0-9a-z])"
 )
 """The readable form of :data:`_VOLATILE` (same matches; slower): the specification the tests compare with."""
+_DIGITS = tuple(bytes([b]) for b in b"0123456789")
+_OTHER_WHITESPACE = tuple(bytes([b]) for b in range(0x80) if chr(b).isspace() and b != 0x20)
 _NOT_DIGITS = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
 _NOT_WHITESPACE = bytes(b for b in range(256) if not chr(b).isspace() or b > 0x7F)
-"""Deletion tables for ASCII text: all bytes but the digits; all bytes but the whitespace that str.split() splits on."""
+_SCAN_CHARS = 4096
+"""Two ways to look for ASCII digits or whitespace: a text of ``_SCAN_CHARS`` bytes or more is searched byte value by
+byte value (``in`` on bytes runs at memory speed); a shorter one is translated once with a deletion table (all bytes
+but the digits; all but the whitespace that str.split() splits on), which costs fewer Python steps."""
+_WHITESPACE_TO_SPACE = bytes(0x20 if chr(b).isspace() and b < 0x80 else b for b in range(256))
+_NOT_ALNUM = bytes(b for b in range(256) if not (0x30 <= b <= 0x39 or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A))
+"""Translation tables for ASCII bytes: whitespace to a space; all but letters and digits (deleted)."""
 _MASK = "\u2400"
 _ECHO = "\u2405"
 
@@ -74,24 +82,63 @@ _LOW12 = np.uint64(0xFFF)
 
 def mask_volatile(text: str) -> str:
     """``text`` (already lower-cased) with volatile tokens replaced by one mask character each."""
-    if text.isascii():
-        raw = text.encode("ascii")
-        # every volatile token has a digit, except a UUID of letters only (which has dashes): skip the scan
-        if not raw.translate(None, _NOT_DIGITS) and b"-" not in raw:
-            return text
+    if text.isascii() and not _has_volatile_chars(text.encode("ascii")):
+        return text
     return _VOLATILE.sub(_MASK, text)
 
 
-@lru_cache(maxsize=1024)
+def _has_volatile_chars(raw: bytes) -> bool:
+    """Every volatile token has a digit, except a UUID of letters only (which has dashes)."""
+    if b"-" in raw:
+        return True
+    if len(raw) < _SCAN_CHARS:
+        return bool(raw.translate(None, _NOT_DIGITS))
+    return any(d in raw for d in _DIGITS)
+
+
+def _collapse_ascii(raw: bytes) -> bytes:
+    """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words)."""
+    if len(raw) < _SCAN_CHARS:
+        spaces = raw.translate(None, _NOT_WHITESPACE)
+        other = spaces.count(b" ") != len(spaces)
+    else:
+        other = any(c in raw for c in _OTHER_WHITESPACE)
+    if not other:
+        if b"  " not in raw and not raw.startswith(b" ") and not raw.endswith(b" "):
+            return raw  # already collapsed (single spaces only, none at the ends)
+    else:
+        raw = raw.translate(_WHITESPACE_TO_SPACE)
+    while b"  " in raw:
+        raw = raw.replace(b"    ", b" ").replace(b"  ", b" ")
+    return raw.strip(b" ")
+
+
+@lru_cache(maxsize=4096)
+def _echo_norm(value: str) -> str | None:
+    """The normalised form of an echoed value the fuzzy match looks for, None when it has none (shorter than 3 or
+    longer than 64 characters)."""
+    norm = normalised_value(value)
+    return norm if 3 <= len(norm) <= 64 else None
+
+
+_PATTERNS: dict[str, re.Pattern[str] | None] = {}
+_PATTERNS_MAX = 4096
+
+
 def _echo_pattern(value: str) -> re.Pattern[str] | None:
     """A pattern for ``value`` written with or without separators between its letters and digits (one optional
     separator character between any two): the normalised form the action fingerprint compares
     (:func:`~pyguard.engine.fingerprint.normalised_value`), matched in the text however the tool echoes it. None for
-    values whose normalised form is shorter than 3 or longer than 64 characters (those are matched as written)."""
-    norm = normalised_value(value)
-    if not 3 <= len(norm) <= 64:
-        return None
-    return re.compile(r"[\W_]?".join(re.escape(c) for c in norm))
+    values whose normalised form is shorter than 3 or longer than 64 characters (those are matched as written).
+    Cached in :data:`_PATTERNS` (cleared when full)."""
+    if value in _PATTERNS:
+        return _PATTERNS[value]
+    norm = _echo_norm(value)
+    pattern = None if norm is None else re.compile(r"[\W_]?".join(re.escape(c) for c in norm))
+    if len(_PATTERNS) >= _PATTERNS_MAX:
+        _PATTERNS.clear()
+    _PATTERNS[value] = pattern
+    return pattern
 
 
 @lru_cache(maxsize=16)
@@ -101,29 +148,37 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     low = text.lower()
     volatile_free = False
     if low.isascii():
-        raw = low.encode("ascii")
-        # already collapsed (single spaces only, none at the ends): " ".join(low.split()) would give low itself
-        spaces = raw.translate(None, _NOT_WHITESPACE)
-        if (
-            spaces.count(b" ") == len(spaces)
-            and b"  " not in raw
-            and not raw.startswith(b" ")
-            and not raw.endswith(b" ")
-        ):
-            out = low
-        else:
-            out = " ".join(low.split())
-        # every volatile token has a digit, except a UUID of letters only (which has dashes): nothing to mask
-        volatile_free = not raw.translate(None, _NOT_DIGITS) and b"-" not in raw
+        encoded = low.encode("ascii")
+        raw = _collapse_ascii(encoded)
+        out = low if raw is encoded else raw.decode("ascii")
+        volatile_free = not _has_volatile_chars(raw)
     else:
         out = " ".join(low.split())
     values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
     for value in values:
         out = out.replace(value, _ECHO)
+    letters: bytes | None = None
     for value in values:  # the same value written another way (eu-west-1 / euwest1 / EU_WEST_1, SO-12345 / 12345)
-        fuzzy = _echo_pattern(value)
-        if fuzzy is not None:
-            out = fuzzy.sub(_ECHO, out)
+        fuzzy = _PATTERNS.get(value, _ECHO)
+        if fuzzy is None:
+            continue
+        if isinstance(fuzzy, str) or len(out) >= _SCAN_CHARS:  # not compiled yet, or a long text to scan
+            norm = _echo_norm(value)
+            if norm is None:
+                continue
+            if norm.isascii():
+                # a match is the value's letters and digits with at most one separator between two: without the
+                # separators (and all but ASCII letters and digits) it is there as written; if not, no regex
+                if letters is None:
+                    letters = out.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM)
+                if norm.encode("ascii") not in letters:
+                    continue
+            fuzzy = _echo_pattern(value)
+            if fuzzy is None:
+                continue
+        out, found = fuzzy.subn(_ECHO, out)
+        if found:
+            letters = None  # a mark is a separator too: look again
     if values and _ECHO in out:
         # whitespace is single spaces here: drop those next to an echo mark (what re.sub(r"\s*\u2405\s*") does)
         out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)

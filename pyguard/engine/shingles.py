@@ -62,20 +62,22 @@ def shingle_keys(prepared: str, n: int) -> np.ndarray:
     if not raw:
         return np.empty(0, dtype=np.uint64)
     count = len(raw) - 7
-    # shingle at position p = the 8 bytes from p, read as one little-endian word: one strided view, then one copy
-    # into aligned memory (ufuncs on the unaligned view are slower than the copy)
-    words = np.ndarray((count,), dtype="<u8", buffer=raw, strides=(1,)).astype(np.uint64)
+    # shingle at position p = the 8 bytes from p, read as one little-endian word: one strided view (copied into
+    # aligned memory when long: ufuncs on a long unaligned view are slower than the copy)
+    words = np.ndarray((count,), dtype="<u8", buffer=raw, strides=(1,))
+    if count >= 2048:
+        words = words.astype(np.uint64)
     if n < 8:  # shorter shingles: keep the low n bytes (the last 8 - n positions of the text are not shingled)
-        words &= np.uint64((1 << (8 * n)) - 1)
-    # splitmix64 finaliser, in place
+        words = words & np.uint64((1 << (8 * n)) - 1)
+    # splitmix64 finaliser (in place after the first step)
     h = words >> _S30
     h ^= words
     h *= _M1
-    np.right_shift(h, _S27, out=words)
-    h ^= words
+    t = h >> _S27
+    h ^= t
     h *= _M2
-    np.right_shift(h, _S31, out=words)
-    h ^= words
+    np.right_shift(h, _S31, out=t)
+    h ^= t
     return h
 
 
@@ -108,10 +110,10 @@ def score_batch_numpy(
     count = int(np.count_nonzero(new))
     if count == 0:
         return size, _EMPTY
-    if count != size:
-        h, word, m = h[new], word[new], m[new]
-    np.bitwise_or.at(current, word, m)
-    return size, h
+    # adding a key the current generation holds changes nothing: all are added, but those only the previous
+    # generation holds (their masks zeroed)
+    np.bitwise_or.at(current, word, m if count == size else m * new)
+    return size, h if count == size else h[new]
 
 
 class Scratch:
