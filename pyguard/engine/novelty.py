@@ -96,6 +96,14 @@ def _has_volatile_chars(raw: bytes) -> bool:
     return any(d in raw for d in _DIGITS)
 
 
+def _double_space(raw: bytes) -> bool:
+    """Two spaces in a row (``b"  " in raw``, which is slow on a long text full of single spaces: numpy there)."""
+    if len(raw) < _SCAN_CHARS:
+        return b"  " in raw
+    space = np.frombuffer(raw, dtype=np.uint8) == 0x20
+    return bool((space[1:] & space[:-1]).any())
+
+
 def _collapse_ascii(raw: bytes) -> bytes:
     """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words)."""
     if len(raw) < _SCAN_CHARS:
@@ -104,7 +112,7 @@ def _collapse_ascii(raw: bytes) -> bytes:
     else:
         other = any(c in raw for c in _OTHER_WHITESPACE)
     if not other:
-        if b"  " not in raw and not raw.startswith(b" ") and not raw.endswith(b" "):
+        if not raw.startswith(b" ") and not raw.endswith(b" ") and not _double_space(raw):
             return raw  # already collapsed (single spaces only, none at the ends)
     else:
         raw = raw.translate(_WHITESPACE_TO_SPACE)
@@ -158,6 +166,7 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     for value in values:
         out = out.replace(value, _ECHO)
     letters: bytes | None = None
+    encoded_out: bytes | None = None
     for value in values:  # the same value written another way (eu-west-1 / euwest1 / EU_WEST_1, SO-12345 / 12345)
         fuzzy = _PATTERNS.get(value, _ECHO)
         if fuzzy is None:
@@ -167,18 +176,24 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
             if norm is None:
                 continue
             if norm.isascii():
-                # a match is the value's letters and digits with at most one separator between two: without the
-                # separators (and all but ASCII letters and digits) it is there as written; if not, no regex
-                if letters is None:
-                    letters = out.encode("utf-8", "surrogatepass").translate(None, _NOT_ALNUM)
-                if norm.encode("ascii") not in letters:
+                # a match is the value's letters and digits with at most one separator between two: each of them
+                # is in the text, and without the separators (and all but ASCII letters and digits) the value is
+                # there as written (a long text is not translated for this: its regex runs instead)
+                if encoded_out is None:
+                    encoded_out = out.encode("utf-8", "surrogatepass")
+                if any(c not in encoded_out for c in set(norm.encode("ascii"))):
                     continue
+                if len(encoded_out) < _SCAN_CHARS:
+                    if letters is None:
+                        letters = encoded_out.translate(None, _NOT_ALNUM)
+                    if norm.encode("ascii") not in letters:
+                        continue
             fuzzy = _echo_pattern(value)
             if fuzzy is None:
                 continue
         out, found = fuzzy.subn(_ECHO, out)
         if found:
-            letters = None  # a mark is a separator too: look again
+            letters = encoded_out = None  # a mark is a separator too: look again
     if values and _ECHO in out:
         # whitespace is single spaces here: drop those next to an echo mark (what re.sub(r"\s*\u2405\s*") does)
         out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)
