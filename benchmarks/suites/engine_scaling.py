@@ -17,18 +17,24 @@ each configuration is repeated (quick 3, full 5) and the median taken.
 Also reported: ``replay_one_core``, recorded runs replayed per second in this one process
 (:func:`pyguard.replay.replay_runs`, no workers): the synthetic labelled runs (every kind, quick 20 seeds, full
 100) with the logistics incident, built before timing; best of 3 passes. ``novelty_backend`` says whether the
-compiled kernel (``fast`` extra) or numpy scored the shingles.
+compiled kernel (``fast`` extra) or numpy scored the shingles. ``prepare_json_100KB``: the text preparation alone
+(:func:`pyguard.engine.novelty.prepare_text`) on 100 KB of JSON lines full of ids, timestamps and numbers (seeded),
+with and without volatile masking, median of 7: what real tool results cost before any shingle is hashed (the
+benchmark's fresh texts above are letters only, which skip the masking).
 """
 
 from __future__ import annotations
 
 import gc
+import json
+import random
 import statistics
 import time
 
 import numpy as np
 
 from pyguard.engine import Policy, PolicyConfig, shingles
+from pyguard.engine.novelty import prepare_text
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_runs
 from pyguard.synthetic import labelled_set, logistics_incident
@@ -108,6 +114,38 @@ def _replay_one_core(quick: bool) -> dict:
     }
 
 
+def _json_lines(chars: int, seed: int) -> str:
+    rng = random.Random(seed)
+    words = "order status shipped customer invoice warehouse pending delivered error retry request total".split()
+    lines: list[str] = []
+    size = 0
+    while size < chars:
+        record = {
+            "id": f"SO-{rng.randint(10000, 99999)}",
+            "status": rng.choice(words),
+            "checked_at": f"2024-05-{rng.randint(10, 28)}T12:{rng.randint(10, 59)}:03Z",
+            "note": " ".join(rng.choices(words, k=8)),
+            "amount": rng.randint(1, 5000),
+            "took": f"{rng.random():.2f}s",
+        }
+        lines.append(json.dumps(record))
+        size += len(lines[-1]) + 1
+    return "\n".join(lines)[:chars]
+
+
+def _prepare_json() -> dict:
+    texts = [_json_lines(100_000, seed) for seed in range(7)]
+    out = {}
+    for label, mask in (("masked_us", True), ("unmasked_us", False)):
+        times = []
+        for text in texts:
+            t0 = time.perf_counter_ns()
+            prepare_text.__wrapped__(text, ("SO-12345",), mask)
+            times.append((time.perf_counter_ns() - t0) / 1000.0)
+        out[label] = round(statistics.median(times), 1)
+    return out
+
+
 def run(quick: bool) -> dict:
     repeats = 3 if quick else 5
     shingles.backend()  # load the compiled kernel (if installed) before timing
@@ -146,6 +184,7 @@ def run(quick: bool) -> dict:
         "note": "us_per_decision_at_n: median observe() time over the last 10 iterations of an N-iteration run",
         "novelty_backend": shingles.backend(),
         "replay_one_core": _replay_one_core(quick),
+        "prepare_json_100KB": _prepare_json(),
     }
 
 
@@ -172,4 +211,8 @@ def render(result: dict, console) -> None:
     console.print(
         f"replay on one core: {r['runs']} runs ({r['events']} events) in {r['seconds']} s = "
         f"{r['runs_per_s']:,} runs/s, {r['events_per_s']:,} events/s"
+    )
+    p = result["prepare_json_100KB"]
+    console.print(
+        f"prepare_text on 100 KB of JSON lines: {p['masked_us']:,.0f} µs masked, {p['unmasked_us']:,.0f} µs unmasked"
     )

@@ -31,6 +31,7 @@ def test_engine_scaling_runs(suites, monkeypatch):
     replay = result["replay_one_core"]
     assert replay["runs"] > 100 and replay["events"] > replay["runs"]
     assert replay["runs_per_s"] > 0 and replay["events_per_s"] >= replay["runs_per_s"]
+    assert result["prepare_json_100KB"]["masked_us"] > 0 and result["prepare_json_100KB"]["unmasked_us"] > 0
 
 
 def test_detection_runs(suites, monkeypatch):
