@@ -260,7 +260,8 @@ class _Bloom:
 
 
 class ShingleNovelty:
-    """The default estimator: hashed character shingles in a growing, rotating Bloom filter (numpy)."""
+    """The default estimator: hashed character shingles in a growing, rotating Bloom filter (numpy; the batch step
+    in :mod:`pyguard.engine.shingles`, compiled when the ``fast`` extra is installed)."""
 
     _BITS_PER_KEY = 16
     _START_BITS = 14
