@@ -20,7 +20,7 @@ fi
 # Reinstall only when pyproject.toml changed since the last install.
 stamp=.venv/.pyguard-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing pyguard with its extras (all, test, dev, containers) into .venv" >&2
+  echo "setup: installing pyguard with its extras (all: plot, stats, otel, columnar, ray, fast; test, dev, containers) into .venv" >&2
   .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[all,test,dev,containers]'
   touch "$stamp"
 fi

@@ -27,6 +27,7 @@ import numpy as np
 
 from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import normalised_value
+from pyguard.engine.shingles import BITS_OF, Scratch, _index, score_batch
 
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
@@ -62,49 +63,90 @@ _VOLATILE_REFERENCE = re.compile(
     r")(?![0-9a-z])"
 )
 """The readable form of :data:`_VOLATILE` (same matches; slower): the specification the tests compare with."""
+_DIGITS = tuple(bytes([b]) for b in b"0123456789")
+_OTHER_WHITESPACE = tuple(bytes([b]) for b in range(0x80) if chr(b).isspace() and b != 0x20)
 _NOT_DIGITS = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
 _NOT_WHITESPACE = bytes(b for b in range(256) if not chr(b).isspace() or b > 0x7F)
-"""Deletion tables for ASCII text: all bytes but the digits; all bytes but the whitespace that str.split() splits on."""
+_SCAN_CHARS = 4096
+"""Two ways to look for ASCII digits or whitespace: a text of ``_SCAN_CHARS`` bytes or more is searched byte value by
+byte value (``in`` on bytes runs at memory speed); a shorter one is translated once with a deletion table (all bytes
+but the digits; all but the whitespace that str.split() splits on), which costs fewer Python steps."""
+_WHITESPACE_TO_SPACE = bytes(0x20 if chr(b).isspace() and b < 0x80 else b for b in range(256))
+_NOT_ALNUM = bytes(b for b in range(256) if not (0x30 <= b <= 0x39 or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A))
+"""Translation tables for ASCII bytes: whitespace to a space; all but letters and digits (deleted)."""
 _MASK = "\u2400"
 _ECHO = "\u2405"
 
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S6 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(6)
 _LOW12 = np.uint64(0xFFF)
-_LOW6 = np.uint64(63)
-_BITS_OF = (np.uint64(1) << (np.arange(4096, dtype=np.uint64) & _LOW6)) | (
-    np.uint64(1) << ((np.arange(4096, dtype=np.uint64) >> _S6) & _LOW6)
-)
-"""The two-bit word mask of a key, by the key's low 12 bits (one lookup instead of five array operations)."""
-_INDEX_VIEW = np.dtype(np.intp).itemsize == 8
-
-
-def _index(h: np.ndarray) -> np.ndarray:
-    """Non-negative uint64 values below 2**63 as an index array (a free view where intp is 64-bit)."""
-    return h.view(np.intp) if _INDEX_VIEW else h.astype(np.intp)
 
 
 def mask_volatile(text: str) -> str:
     """``text`` (already lower-cased) with volatile tokens replaced by one mask character each."""
-    if text.isascii():
-        raw = text.encode("ascii")
-        # every volatile token has a digit, except a UUID of letters only (which has dashes): skip the scan
-        if not raw.translate(None, _NOT_DIGITS) and b"-" not in raw:
-            return text
+    if text.isascii() and not _has_volatile_chars(text.encode("ascii")):
+        return text
     return _VOLATILE.sub(_MASK, text)
 
 
-@lru_cache(maxsize=1024)
+def _has_volatile_chars(raw: bytes) -> bool:
+    """Every volatile token has a digit, except a UUID of letters only (which has dashes)."""
+    if b"-" in raw:
+        return True
+    if len(raw) < _SCAN_CHARS:
+        return bool(raw.translate(None, _NOT_DIGITS))
+    return any(d in raw for d in _DIGITS)
+
+
+def _double_space(raw: bytes) -> bool:
+    """Two spaces in a row (``b"  " in raw``, which is slow on a long text full of single spaces: numpy there)."""
+    if len(raw) < _SCAN_CHARS:
+        return b"  " in raw
+    space = np.frombuffer(raw, dtype=np.uint8) == 0x20
+    return bool((space[1:] & space[:-1]).any())
+
+
+def _collapse_ascii(raw: bytes) -> bytes:
+    """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words)."""
+    if len(raw) < _SCAN_CHARS:
+        spaces = raw.translate(None, _NOT_WHITESPACE)
+        other = spaces.count(b" ") != len(spaces)
+    else:
+        other = any(c in raw for c in _OTHER_WHITESPACE)
+    if not other:
+        if not raw.startswith(b" ") and not raw.endswith(b" ") and not _double_space(raw):
+            return raw  # already collapsed (single spaces only, none at the ends)
+    else:
+        raw = raw.translate(_WHITESPACE_TO_SPACE)
+    while b"  " in raw:
+        raw = raw.replace(b"    ", b" ").replace(b"  ", b" ")
+    return raw.strip(b" ")
+
+
+@lru_cache(maxsize=4096)
+def _echo_norm(value: str) -> str | None:
+    """The normalised form of an echoed value the fuzzy match looks for, None when it has none (shorter than 3 or
+    longer than 64 characters)."""
+    norm = normalised_value(value)
+    return norm if 3 <= len(norm) <= 64 else None
+
+
+_PATTERNS: dict[str, re.Pattern[str] | None] = {}
+_PATTERNS_MAX = 4096
+
+
 def _echo_pattern(value: str) -> re.Pattern[str] | None:
     """A pattern for ``value`` written with or without separators between its letters and digits (one optional
     separator character between any two): the normalised form the action fingerprint compares
     (:func:`~pyguard.engine.fingerprint.normalised_value`), matched in the text however the tool echoes it. None for
-    values whose normalised form is shorter than 3 or longer than 64 characters (those are matched as written)."""
-    norm = normalised_value(value)
-    if not 3 <= len(norm) <= 64:
-        return None
-    return re.compile(r"[\W_]?".join(re.escape(c) for c in norm))
+    values whose normalised form is shorter than 3 or longer than 64 characters (those are matched as written).
+    Cached in :data:`_PATTERNS` (cleared when full)."""
+    if value in _PATTERNS:
+        return _PATTERNS[value]
+    norm = _echo_norm(value)
+    pattern = None if norm is None else re.compile(r"[\W_]?".join(re.escape(c) for c in norm))
+    if len(_PATTERNS) >= _PATTERNS_MAX:
+        _PATTERNS.clear()
+    _PATTERNS[value] = pattern
+    return pattern
 
 
 @lru_cache(maxsize=16)
@@ -114,29 +156,44 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     low = text.lower()
     volatile_free = False
     if low.isascii():
-        raw = low.encode("ascii")
-        # already collapsed (single spaces only, none at the ends): " ".join(low.split()) would give low itself
-        spaces = raw.translate(None, _NOT_WHITESPACE)
-        if (
-            spaces.count(b" ") == len(spaces)
-            and b"  " not in raw
-            and not raw.startswith(b" ")
-            and not raw.endswith(b" ")
-        ):
-            out = low
-        else:
-            out = " ".join(low.split())
-        # every volatile token has a digit, except a UUID of letters only (which has dashes): nothing to mask
-        volatile_free = not raw.translate(None, _NOT_DIGITS) and b"-" not in raw
+        encoded = low.encode("ascii")
+        raw = _collapse_ascii(encoded)
+        out = low if raw is encoded else raw.decode("ascii")
+        volatile_free = not _has_volatile_chars(raw)
     else:
         out = " ".join(low.split())
     values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
     for value in values:
         out = out.replace(value, _ECHO)
+    letters: bytes | None = None
+    encoded_out: bytes | None = None
     for value in values:  # the same value written another way (eu-west-1 / euwest1 / EU_WEST_1, SO-12345 / 12345)
-        fuzzy = _echo_pattern(value)
-        if fuzzy is not None:
-            out = fuzzy.sub(_ECHO, out)
+        fuzzy = _PATTERNS.get(value, _ECHO)
+        if fuzzy is None:
+            continue
+        if isinstance(fuzzy, str) or len(out) >= _SCAN_CHARS:  # not compiled yet, or a long text to scan
+            norm = _echo_norm(value)
+            if norm is None:
+                continue
+            if norm.isascii():
+                # a match is the value's letters and digits with at most one separator between two: each of them
+                # is in the text, and without the separators (and all but ASCII letters and digits) the value is
+                # there as written (a long text is not translated for this: its regex runs instead)
+                if encoded_out is None:
+                    encoded_out = out.encode("utf-8", "surrogatepass")
+                if any(c not in encoded_out for c in set(norm.encode("ascii"))):
+                    continue
+                if len(encoded_out) < _SCAN_CHARS:
+                    if letters is None:
+                        letters = encoded_out.translate(None, _NOT_ALNUM)
+                    if norm.encode("ascii") not in letters:
+                        continue
+            fuzzy = _echo_pattern(value)
+            if fuzzy is None:
+                continue
+        out, found = fuzzy.subn(_ECHO, out)
+        if found:
+            letters = encoded_out = None  # a mark is a separator too: look again
     if values and _ECHO in out:
         # whitespace is single spaces here: drop those next to an echo mark (what re.sub(r"\s*\u2405\s*") does)
         out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)
@@ -178,54 +235,24 @@ class NoveltyEstimator(Protocol):
         ...
 
 
-def _hashes(prepared: str, n: int) -> np.ndarray:
-    """The hashed shingles of ``prepared``, one per byte position (in position order)."""
-    raw = prepared.encode("utf-8", "surrogatepass")
-    if not raw:
-        return np.empty(0, dtype=np.uint64)
-    if len(raw) < 8:
-        raw = raw + b"\0" * (8 - len(raw))
-    count = len(raw) - 7
-    # shingle at position p = the 8 bytes from p, read as one little-endian word: one strided view, no copy
-    words = np.ndarray((count,), dtype="<u8", buffer=raw, strides=(1,))
-    if n < 8:  # shorter shingles: keep the low n bytes (the last 8 - n positions of the text are not shingled)
-        words = words & np.uint64((1 << (8 * n)) - 1)
-    # splitmix64 finaliser: spread the packed bytes over all 64 bits (in place after the first step)
-    h = words >> _S30
-    h ^= words
-    h *= _M1
-    t = h >> _S27
-    h ^= t
-    h *= _M2
-    np.right_shift(h, _S31, out=t)
-    h ^= t
-    return h
-
-
 class _Bloom:
     """A blocked Bloom filter: 2**bits bits in uint64 words; a key sets two bits (its low 12 bits choose them,
-    :data:`_BITS_OF`) of one word (chosen by the key's top bits)."""
+    :data:`~pyguard.engine.shingles.BITS_OF`) of one word (chosen by the key's top bits)."""
 
     __slots__ = ("bits", "shift", "words")
 
     def __init__(self, bits: int) -> None:
         self.bits = max(bits, 7)
-        self.shift = np.uint64(64 - (self.bits - 6))
+        self.shift = 64 - (self.bits - 6)
         self.words = np.zeros(1 << (self.bits - 6), dtype=np.uint64)
 
     @staticmethod
     def mask(h: np.ndarray) -> np.ndarray:
         """The two-bit word mask of each key."""
-        return _BITS_OF[_index(h & _LOW12)]
+        return BITS_OF[_index(h & _LOW12)]
 
     def word_of(self, h: np.ndarray) -> np.ndarray:
-        return _index(h >> self.shift)
-
-    def missing(self, word: np.ndarray, m: np.ndarray) -> np.ndarray:
-        """True for keys (word index ``word``, mask ``m``) not in the filter."""
-        w = self.words[word]
-        w &= m
-        return w != m
+        return _index(h >> np.uint64(self.shift))
 
     def add(self, word: np.ndarray, m: np.ndarray) -> None:
         """Add keys (word index ``word``, mask ``m``); repeated words are OR-ed together."""
@@ -233,7 +260,8 @@ class _Bloom:
 
 
 class ShingleNovelty:
-    """The default estimator: hashed character shingles in a growing, rotating Bloom filter (numpy)."""
+    """The default estimator: hashed character shingles in a growing, rotating Bloom filter (numpy; the batch step
+    in :mod:`pyguard.engine.shingles`, compiled when the ``fast`` extra is installed)."""
 
     _BITS_PER_KEY = 16
     _START_BITS = 14
@@ -241,6 +269,7 @@ class ShingleNovelty:
     def __init__(self, config: NoveltyConfig | None = None) -> None:
         self.config = config if config is not None else NoveltyConfig()
         self._max_bits = max(self._START_BITS, (self.config.window_shingles * self._BITS_PER_KEY - 1).bit_length())
+        self._scratch = Scratch()
         self.reset()
 
     def reset(self) -> None:
@@ -282,36 +311,25 @@ class ShingleNovelty:
             self._keys = keys
         self._keys[self._count : need] = new
 
-    def _distinct(self, prepared: str) -> np.ndarray:
-        """The distinct hashed shingles of ``prepared``, ascending."""
-        h = _hashes(prepared, self.config.shingle_size)
-        h.sort()
-        if h.size > 1:
-            same = h[1:] == h[:-1]
-            if np.count_nonzero(same):
-                h = h[np.concatenate(([True], ~same))]
-        return h
-
     def score_prepared(self, prepared: str) -> float:
         """Novelty of an already prepared text (see :func:`prepare_text`): the fraction of its distinct shingles
-        not seen before; then remember them."""
-        h = self._distinct(prepared)
-        size = h.size
+        not seen before; then remember them (:func:`pyguard.engine.shingles.score_batch`)."""
+        current, previous = self._current, self._previous
+        size, new = score_batch(
+            prepared,
+            self.config.shingle_size,
+            current.words,
+            current.shift,
+            previous.words if previous is not None else None,
+            previous.shift if previous is not None else 0,
+            self._scratch,
+        )
         if size == 0:
             return 0.0
-        m = _BITS_OF[_index(h & _LOW12)]
-        current, previous = self._current, self._previous
-        word = _index(h >> current.shift)
-        new = current.missing(word, m)
-        if previous is not None:
-            new &= previous.missing(_index(h >> previous.shift), m)
-        count = int(np.count_nonzero(new))
+        count = int(new.size)
         if count:
-            # Adding a key the current generation already holds changes nothing, so the whole batch is added,
-            # except keys only the previous generation holds (their masks are zeroed).
-            current.add(word, m if previous is None or count == size else m * new)
             if current.bits < self._max_bits:
-                self._keep_keys(h if count == size else h[new])
+                self._keep_keys(new)
             self._count += count
             if self._count > (1 << current.bits) // self._BITS_PER_KEY:
                 self._grow_or_rotate()

@@ -27,6 +27,11 @@ def test_engine_scaling_runs(suites, monkeypatch):
     assert {r["iterations"] for r in result["rows"]} == {10, 1000}
     assert set(result["ratio_1000_vs_10"]) == {"1KB", "100KB"}
     assert all(r["us_per_decision_at_n"] > 0 for r in result["rows"])
+    assert result["novelty_backend"] in ("numba", "numpy")
+    replay = result["replay_one_core"]
+    assert replay["runs"] > 100 and replay["events"] > replay["runs"]
+    assert replay["runs_per_s"] > 0 and replay["events_per_s"] >= replay["runs_per_s"]
+    assert result["prepare_json_100KB"]["masked_us"] > 0 and result["prepare_json_100KB"]["unmasked_us"] > 0
 
 
 def test_detection_runs(suites, monkeypatch):

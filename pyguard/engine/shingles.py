@@ -1,0 +1,293 @@
+"""Hashed shingles and one batch step of the novelty memory: the specification (numpy) and an optional compiled
+kernel (numba, the ``fast`` extra) that gives bit-identical results.
+
+The specification, which every implementation follows:
+
+- **bytes**: the prepared text encoded as UTF-8 (``surrogatepass``), padded with NUL bytes to 8 if shorter;
+- **shingles**: one per byte position ``p`` in ``0 .. len - 8``: the 8 bytes from ``p`` read as one little-endian
+  64-bit word; for a shingle size ``n < 8`` only its low ``n`` bytes are kept;
+- **key**: the splitmix64 finaliser of that word (``h = w ^ w >> 30; h *= 0xBF58476D1CE4E5B9; h ^= h >> 27;
+  h *= 0x94D049BB133111EB; h ^= h >> 31``, all modulo 2**64);
+- **Bloom filter**: ``2**bits`` bits in ``2**(bits - 6)`` uint64 words; a key lives in word ``key >> (70 - bits)``
+  where it sets bits ``key & 63`` and ``(key >> 6) & 63`` (:data:`BITS_OF`, by the key's low 12 bits); a key is
+  *missing* unless both bits are set;
+- **batch step** (:func:`score_batch`): the distinct keys of a text; those missing from the current generation and
+  (if any) from the previous one are *new*: they are added to the current generation and returned, with the number
+  of distinct keys.
+
+:func:`score_batch` runs the compiled kernel when numba is installed (``pip install pyguard[fast]``) unless the
+environment sets ``PYGUARD_NUMBA=0``; otherwise numpy. Both give the same counts, the same new keys (as a set: their
+order differs) and the same filter words: ``tests/unit/engine/test_engine_shingles.py`` holds them to each other.
+The kernel releases the GIL while it runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BITS_OF", "Scratch", "backend", "shingle_keys", "score_batch", "score_batch_numpy"]
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S6 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(6)
+_LOW12 = np.uint64(0xFFF)
+_LOW6 = np.uint64(63)
+BITS_OF = (np.uint64(1) << (np.arange(4096, dtype=np.uint64) & _LOW6)) | (
+    np.uint64(1) << ((np.arange(4096, dtype=np.uint64) >> _S6) & _LOW6)
+)
+"""The two-bit word mask of a key, by the key's low 12 bits (one lookup instead of five array operations)."""
+_INDEX_VIEW = np.dtype(np.intp).itemsize == 8
+_EMPTY = np.empty(0, dtype=np.uint64)
+
+
+def _index(h: np.ndarray) -> np.ndarray:
+    """Non-negative uint64 values below 2**63 as an index array (a free view where intp is 64-bit)."""
+    return h.view(np.intp) if _INDEX_VIEW else h.astype(np.intp)
+
+
+def _raw(prepared: str) -> bytes:
+    raw = prepared.encode("utf-8", "surrogatepass")
+    if raw and len(raw) < 8:
+        raw = raw + b"\0" * (8 - len(raw))
+    return raw
+
+
+def shingle_keys(prepared: str, n: int) -> np.ndarray:
+    """The keys of the shingles of ``prepared``, one per byte position (in position order): the specification."""
+    raw = _raw(prepared)
+    if not raw:
+        return np.empty(0, dtype=np.uint64)
+    count = len(raw) - 7
+    # shingle at position p = the 8 bytes from p, read as one little-endian word: one strided view (copied into
+    # aligned memory when long: ufuncs on a long unaligned view are slower than the copy)
+    words = np.ndarray((count,), dtype="<u8", buffer=raw, strides=(1,))
+    if count >= 2048:
+        words = words.astype(np.uint64)
+    if n < 8:  # shorter shingles: keep the low n bytes (the last 8 - n positions of the text are not shingled)
+        words = words & np.uint64((1 << (8 * n)) - 1)
+    # splitmix64 finaliser (in place after the first step)
+    h = words >> _S30
+    h ^= words
+    h *= _M1
+    t = h >> _S27
+    h ^= t
+    h *= _M2
+    np.right_shift(h, _S31, out=t)
+    h ^= t
+    return h
+
+
+def score_batch_numpy(
+    prepared: str, n: int, current: np.ndarray, current_shift: int, previous: np.ndarray | None, previous_shift: int
+) -> tuple[int, np.ndarray]:
+    """The batch step in numpy (see the module docstring): (number of distinct keys, the new keys, ascending);
+    the new keys are added to ``current`` (the current generation's words; ``previous``: the previous one's)."""
+    h = shingle_keys(prepared, n)
+    h.sort()
+    if h.size > 1:
+        same = h[1:] == h[:-1]
+        if same.any():
+            keep = np.empty(h.size, dtype=bool)
+            keep[0] = True
+            np.logical_not(same, out=keep[1:])
+            h = h[keep]
+    size = int(h.size)
+    if size == 0:
+        return 0, _EMPTY
+    m = BITS_OF[_index(h & _LOW12)]
+    word = _index(h >> np.uint64(current_shift))
+    w = current[word]
+    w &= m
+    new = w != m
+    if previous is not None:
+        w = previous[_index(h >> np.uint64(previous_shift))]
+        w &= m
+        new &= w != m
+    count = int(np.count_nonzero(new))
+    if count == 0:
+        return size, _EMPTY
+    # adding a key the current generation holds changes nothing: all are added, but those only the previous
+    # generation holds (their masks zeroed)
+    np.bitwise_or.at(current, word, m if count == size else m * new)
+    return size, h if count == size else h[new]
+
+
+class Scratch:
+    """A reusable work array for the kernel (one per estimator): room for a text's keys."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self) -> None:
+        self.keys = np.empty(1 << 10, dtype=np.uint64)
+
+    def fit(self, count: int) -> np.ndarray:
+        if count > self.keys.size:
+            self.keys = np.empty(max(count, 2 * self.keys.size), dtype=np.uint64)
+        return self.keys
+
+
+_kernel: Callable[..., Any] | None = None
+_backend: str | None = None
+_calls = 0
+_LOAD_AFTER_CALLS = 64
+_LOAD_FROM_CHARS = 4096
+"""Loading the kernel costs about half a second once per process (importing numba, reading its cached machine
+code): a process loads it at its first text of ``_LOAD_FROM_CHARS`` characters or its ``_LOAD_AFTER_CALLS``-th text,
+so a short command on small texts never pays for it, and a guard or a replay pays once."""
+_BUCKET_KEYS = 512
+"""Keys per bucket the kernel aims at: a bucket's hash set (and its slice of the filter) stays in the L1 cache."""
+
+
+def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, part, bbits):  # pragma: no cover
+    """The batch step over the text's bytes ``raw`` (at least 8), for numba (see the module docstring); returns
+    (distinct keys, new keys), the new keys in ``part[:new]``.
+
+    Cache-friendly: the keys are first spread into ``2**bbits`` buckets by their top bits (two passes over the
+    text: count, then place), then each bucket is deduplicated in a small hash set and looked up in the filter,
+    whose words it shares (a key's word is chosen by its top bits too), so no step jumps around a large table."""
+    m1 = np.uint64(0xBF58476D1CE4E5B9)
+    m2 = np.uint64(0x94D049BB133111EB)
+    low = np.uint64(0xFFFFFFFFFFFFFFFF) if n >= 8 else np.uint64((1 << (8 * n)) - 1)
+    count = raw.size - 7
+    nb = 1 << bbits
+    bsh = np.uint64(32 - bbits)
+    start = np.zeros(nb + 1, dtype=np.intp)
+    w0 = np.uint64(0)
+    for j in range(7):
+        w0 |= np.uint64(raw[j]) << np.uint64(8 * (j + 1))
+    for rnd in range(2):  # round 0 counts the keys of each bucket, round 1 places them
+        w = w0
+        for p in range(count):
+            w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
+            x = w & low
+            h = x ^ (x >> np.uint64(30))
+            h *= m1
+            h ^= h >> np.uint64(27)
+            h *= m2
+            h ^= h >> np.uint64(31)
+            b = np.intp((h >> np.uint64(32)) >> bsh)
+            if rnd == 0:
+                start[b + 1] += 1
+            else:
+                part[start[b]] = h
+                start[b] += 1
+        if rnd == 0:
+            for b in range(nb):
+                start[b + 1] += start[b]
+    # start[b] is now the end of bucket b (and the start of bucket b + 1)
+    biggest = start[0]
+    for b in range(1, nb):
+        biggest = max(biggest, start[b] - start[b - 1])
+    tsize = 16
+    while tsize < 2 * biggest:
+        tsize *= 2
+    table = np.zeros(tsize, dtype=np.uint64)
+    slots = np.empty(max(biggest, 1), dtype=np.intp)
+    tmask = tsize - 1
+    cshift = np.uint64(cur_shift)
+    pshift = np.uint64(prev_shift)
+    distinct = 0
+    new = 0
+    zero_seen = False
+    lo = 0
+    for b in range(nb):
+        hi = start[b]
+        used = 0
+        for i in range(lo, hi):
+            h = part[i]
+            if h == 0:  # 0 marks an empty slot: the (one) zero key is tracked apart
+                if zero_seen:
+                    continue
+                zero_seen = True
+            else:
+                s = np.intp((h >> np.uint64(16)) & np.uint64(tmask))
+                seen = False
+                while True:
+                    v = table[s]
+                    if v == 0:
+                        table[s] = h
+                        slots[used] = s
+                        used += 1
+                        break
+                    if v == h:
+                        seen = True
+                        break
+                    s = (s + 1) & tmask
+                if seen:
+                    continue
+            distinct += 1
+            m = bits_of[np.intp(h & np.uint64(0xFFF))]
+            if cur[np.intp(h >> cshift)] & m == m:
+                continue
+            if has_prev and prev[np.intp(h >> pshift)] & m == m:
+                continue
+            part[new] = h  # new <= i: a place already read
+            new += 1
+        for k in range(used):
+            table[slots[k]] = 0
+        lo = hi
+    for i in range(new):  # added only now: a key of this text must not make another of its keys look known
+        h = part[i]
+        cur[np.intp(h >> cshift)] |= bits_of[np.intp(h & np.uint64(0xFFF))]
+    return distinct, new
+
+
+def backend() -> str:
+    """``"numba"`` when the compiled kernel is in use, else ``"numpy"`` (numba missing or ``PYGUARD_NUMBA=0``);
+    loads the kernel if it is not loaded yet."""
+    global _kernel, _backend
+    if _backend is None:
+        _backend = "numpy"
+        if os.environ.get("PYGUARD_NUMBA", "1") != "0":
+            try:
+                import numba  # type: ignore[import-not-found, unused-ignore]
+            except ImportError:
+                pass
+            else:
+                _kernel = numba.njit(cache=True, nogil=True)(_kernel_source)
+                _backend = "numba"
+    return _backend
+
+
+def score_batch(
+    prepared: str,
+    n: int,
+    current: np.ndarray,
+    current_shift: int,
+    previous: np.ndarray | None,
+    previous_shift: int,
+    scratch: Scratch,
+) -> tuple[int, np.ndarray]:
+    """The batch step (see the module docstring): (number of distinct keys, the new keys); the new keys are added
+    to ``current``. Compiled when numba is installed (and loaded: see :data:`_LOAD_FROM_CHARS`), else
+    :func:`score_batch_numpy`. The new keys returned by the kernel live in ``scratch``: use them before the next
+    call."""
+    global _calls
+    if _backend is None:
+        _calls += 1
+        if _calls >= _LOAD_AFTER_CALLS or len(prepared) >= _LOAD_FROM_CHARS:
+            backend()
+    if _kernel is None:
+        return score_batch_numpy(prepared, n, current, current_shift, previous, previous_shift)
+    raw = _raw(prepared)
+    if not raw:
+        return 0, _EMPTY
+    count = len(raw) - 7
+    part = scratch.fit(count)
+    distinct, new = _kernel(
+        np.frombuffer(raw, dtype=np.uint8),
+        n,
+        current,
+        current_shift,
+        previous if previous is not None else current,
+        previous_shift,
+        previous is not None,
+        BITS_OF,
+        part,
+        max(0, (count - 1) // _BUCKET_KEYS).bit_length(),
+    )
+    return int(distinct), part[:new]

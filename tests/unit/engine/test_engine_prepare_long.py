@@ -1,0 +1,102 @@
+"""Text preparation of long texts (the byte scans and numpy checks past ``_SCAN_CHARS``) and of echoed values (the
+prefilters before an echo's fuzzy regex) against the readable reference."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyguard.engine import novelty
+from pyguard.engine.novelty import _SCAN_CHARS, _VOLATILE_FIELD, _VOLATILE_REFERENCE, prepare_text
+
+_PIECES = [
+    "order ",
+    "SO-12345",
+    "so 12345",
+    "s-o-1-2-3-4-5",
+    "12-345",
+    "eu-west-1",
+    "EU_WEST_1",
+    "euwest1",
+    "  ",
+    "\n",
+    "\t",
+    "\x1c",
+    " ",
+    "é",
+    "\u2013",
+    '"checked_at": "2024-05-01t12:00:03z", ',
+    '{"elapsed_ms": 345, "id": 7}',
+    "12:00:01 ",
+    "took 0.53s ",
+    "deadbeefcafe1 ",
+    "abc",
+    "x",
+]
+
+
+def _reference(text: str, echo: tuple[str, ...], mask: bool) -> str:
+    low = text.lower()
+    reference = " ".join(low.split())
+    values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
+    for value in values:
+        reference = reference.replace(value, "\u2405")
+    for value in values:
+        norm = re.sub(r"[\W_]+", "", value)
+        m = re.fullmatch(r"[a-z]{0,4}(\d{3,})", norm)
+        if m:
+            norm = m.group(1)[min(len(m.group(1)) - len(m.group(1).lstrip("0")), len(m.group(1)) - 3) :]
+        if 3 <= len(norm) <= 64:
+            reference = re.sub(r"[\W_]?".join(map(re.escape, norm)), "\u2405", reference)
+    if values:
+        reference = re.sub(r"\s*\u2405\s*", "\u2405", reference)
+    if not mask:
+        return reference
+    masked = _VOLATILE_FIELD.sub(
+        lambda m: m.group(1) + m.group(2) + ('"\u2400"' if m.group(3).startswith('"') else "\u2400"), reference
+    )
+    return _VOLATILE_REFERENCE.sub("\u2400", masked)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12).map("".join),
+    st.integers(0, 3),
+    st.lists(st.sampled_from(["12345", "so-12345", "eu-west-1", "abc", " x  y ", "0.53s", "zzz9"]), max_size=3),
+    st.booleans(),
+)
+def test_long_texts_match_the_reference(piece: str, filler: int, echo: list[str], mask: bool) -> None:
+    # long enough for the long-text paths; the filler sets which whitespace and digits the bulk holds
+    bulk = ["lorem ipsum dolor ", "lorem  ipsum\ndolor ", "lorem 42 ipsum ", "lorem-ipsum "][filler]
+    text = bulk * (_SCAN_CHARS // len(bulk) + 1) + piece + " " + bulk * 3
+    assert len(text) > _SCAN_CHARS
+    assert prepare_text.__wrapped__(text, tuple(echo), mask) == _reference(text, tuple(echo), mask)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=16).map("".join),
+    st.lists(st.sampled_from(["12345", "so-12345", "eu-west-1", "s-o-1-2", "abc", "zzz9", "x-9-9-9"]), max_size=3),
+)
+def test_echo_prefilters_match_the_reference(text: str, echo: list[str]) -> None:
+    # each value once on a fresh pattern cache entry and once compiled: both paths give the reference
+    for _ in range(2):
+        assert prepare_text.__wrapped__(text, tuple(echo), True) == _reference(text, tuple(echo), True)
+
+
+def test_a_mark_left_by_one_echo_can_separate_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "so-12345" removes "1-2-3-4-5"; its mark then separates "zz" and "z9": "zzz9" written with a separator
+    # (with no pattern compiled yet, so that the prefilters decide)
+    for text in ("zz1-2-3-4-5z9 done", "zz1-2-3-4-5z9 " + "lorem ipsum " * 400):
+        echo = ("so-12345", "zzz9")
+        monkeypatch.setattr(novelty, "_PATTERNS", {})
+        assert prepare_text.__wrapped__(text, echo, True) == _reference(text, echo, True)
+        assert "z9" not in prepare_text.__wrapped__(text, echo, True)
+
+
+def test_long_ascii_whitespace_is_collapsed() -> None:
+    for text in ("a b " * 2000 + "x  y", " " + "a b " * 2000, "a b " * 2000 + " ", "a b " * 2000 + "c\x1fd"):
+        assert prepare_text.__wrapped__(text, (), False) == " ".join(text.lower().split())

@@ -1,0 +1,93 @@
+"""The shingle specification (numpy) and the compiled kernel (numba, the ``fast`` extra) give the same results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyguard.engine import shingles
+from pyguard.engine.shingles import Scratch, score_batch_numpy, shingle_keys
+
+_MASK64 = (1 << 64) - 1
+
+
+def _reference_keys(text: str, n: int) -> list[int]:
+    """The specification in plain Python integers (the module docstring of pyguard.engine.shingles)."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if raw and len(raw) < 8:
+        raw += b"\0" * (8 - len(raw))
+    out = []
+    for p in range(len(raw) - 7):
+        w = int.from_bytes(raw[p : p + 8], "little") & ((1 << (8 * n)) - 1)
+        h = w ^ (w >> 30)
+        h = (h * 0xBF58476D1CE4E5B9) & _MASK64
+        h ^= h >> 27
+        h = (h * 0x94D049BB133111EB) & _MASK64
+        h ^= h >> 31
+        out.append(h)
+    return out
+
+
+@pytest.mark.parametrize("text", ["", "a", "abc", "abcdefgh", "hello, world", "ünïcode ✓", "x\ud800y" * 3])
+@pytest.mark.parametrize("n", [3, 8])
+def test_keys_follow_the_specification(text: str, n: int) -> None:
+    assert shingle_keys(text, n).tolist() == _reference_keys(text, n)
+
+
+def _filter(bits: int, seed: int, fill: float) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    words = np.zeros(1 << (bits - 6), dtype=np.uint64)
+    k = int(fill * words.size)
+    if k:
+        idx = rng.integers(0, words.size, size=k)
+        words[idx] = rng.integers(0, 2**64 - 1, size=k, dtype=np.uint64, endpoint=True)
+    return words
+
+
+def _both(text: str, n: int, bits: int, prev_bits: int | None, seed: int) -> None:
+    kernel = shingles._kernel
+    assert kernel is not None
+    cur_a = _filter(bits, seed, 0.3)
+    cur_b = cur_a.copy()
+    prev = _filter(prev_bits, seed + 1, 0.5) if prev_bits is not None else None
+    shift, prev_shift = 64 - (bits - 6), 64 - ((prev_bits or 7) - 6)
+    size_a, new_a = score_batch_numpy(text, n, cur_a, shift, prev, prev_shift)
+    size_b, new_b = shingles.score_batch(text, n, cur_b, shift, prev, prev_shift, Scratch())
+    assert size_a == size_b
+    assert sorted(new_a.tolist()) == sorted(new_b.tolist())
+    assert np.array_equal(cur_a, cur_b)
+
+
+@pytest.fixture()
+def compiled() -> None:
+    pytest.importorskip("numba")
+    if shingles.backend() != "numba":
+        pytest.skip("the compiled kernel is switched off (PYGUARD_NUMBA=0)")
+
+
+@pytest.mark.usefixtures("compiled")
+@pytest.mark.parametrize("n", [3, 5, 8])
+@pytest.mark.parametrize("chars", [0, 1, 7, 8, 9, 300, 5_000, 120_000])
+def test_kernel_equals_specification_on_words(n: int, chars: int) -> None:
+    rng = np.random.default_rng(chars + n)
+    letters = np.array(list("abcdefghij klmnop"))
+    text = "".join(rng.choice(letters, size=chars))
+    _both(text, n, 14, None, chars)
+    _both(text, n, 20, 17, chars)
+    _both(text + text + "ünïcode ✓ \ud800", n, 23, 23, chars)  # repeats, non-ASCII, a lone surrogate
+
+
+@pytest.mark.usefixtures("compiled")
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=3000), st.sampled_from([3, 4, 8]), st.integers(7, 16), st.integers(0, 2**16))
+def test_kernel_equals_specification_on_any_text(text: str, n: int, bits: int, seed: int) -> None:
+    _both(text, n, bits, bits if seed % 2 else None, seed)
+
+
+@pytest.mark.usefixtures("compiled")
+def test_kernel_on_one_repeated_byte() -> None:
+    # every shingle the same key: one bucket holds all of them
+    _both("a" * 50_000, 8, 14, None, 1)
+    _both("ab" * 50_000, 8, 23, 23, 2)
