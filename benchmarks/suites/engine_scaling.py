@@ -37,7 +37,7 @@ from pyguard.engine import Policy, PolicyConfig, shingles
 from pyguard.engine.novelty import prepare_text
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_runs
-from pyguard.synthetic import labelled_set, logistics_incident
+from pyguard.testing.synthetic import labelled_set, logistics_incident
 
 SIZES = {"1KB": 1_000, "100KB": 100_000}
 LENGTHS = (10, 100, 1000)
