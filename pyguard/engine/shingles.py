@@ -194,10 +194,14 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
     new = 0
     zero_seen = False
     lo = 0
+    if not has_prev:  # the previous generation's lookup repeats the current one's (no branch per key below)
+        prev = cur
+        pshift = cshift
     for b in range(nb):
         hi = start[b]
         used = 0
-        for i in range(lo, hi):
+        first = distinct
+        for i in range(lo, hi):  # the bucket's distinct keys, moved to part[first:distinct]
             h = part[i]
             if h == 0:  # 0 marks an empty slot: the (one) zero key is tracked apart
                 if zero_seen:
@@ -219,16 +223,17 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
                     s = (s + 1) & tmask
                 if seen:
                     continue
+            part[distinct] = h  # distinct <= i: a place already read
             distinct += 1
-            m = bits_of[np.intp(h & np.uint64(0xFFF))]
-            if cur[np.intp(h >> cshift)] & m == m:
-                continue
-            if has_prev and prev[np.intp(h >> pshift)] & m == m:
-                continue
-            part[new] = h  # new <= i: a place already read
-            new += 1
         for k in range(used):
             table[slots[k]] = 0
+        # then the filter lookups, without a branch on their outcome: the processor overlaps their cache misses
+        for i in range(first, distinct):
+            h = part[i]
+            m = bits_of[np.intp(h & np.uint64(0xFFF))]
+            known = (cur[np.intp(h >> cshift)] & m == m) | (prev[np.intp(h >> pshift)] & m == m)
+            part[new] = h  # new <= i: a place already read
+            new += 1 - np.intp(known)
         lo = hi
     for i in range(new):  # added only now: a key of this text must not make another of its keys look known
         h = part[i]
