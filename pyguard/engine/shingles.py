@@ -204,27 +204,22 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
         for i in range(lo, hi):  # the bucket's distinct keys, moved to part[first:distinct]
             h = part[i]
             if h == 0:  # 0 marks an empty slot: the (one) zero key is tracked apart
-                if zero_seen:
-                    continue
+                fresh = not zero_seen
                 zero_seen = True
             else:
+                # probe to the key or an empty slot, then store and count without a branch on which it was (a
+                # repeated key is about as likely as a new one in text: a branch would be mispredicted often)
                 s = np.intp((h >> np.uint64(16)) & np.uint64(tmask))
-                seen = False
-                while True:
-                    v = table[s]
-                    if v == 0:
-                        table[s] = h
-                        slots[used] = s
-                        used += 1
-                        break
-                    if v == h:
-                        seen = True
-                        break
+                v = table[s]
+                while v != h and v != 0:
                     s = (s + 1) & tmask
-                if seen:
-                    continue
+                    v = table[s]
+                fresh = v == 0
+                table[s] = h
+                slots[used] = s
+                used += np.intp(fresh)
             part[distinct] = h  # distinct <= i: a place already read
-            distinct += 1
+            distinct += np.intp(fresh)
         for k in range(used):
             table[slots[k]] = 0
         # then the filter lookups, without a branch on their outcome: the processor overlaps their cache misses
