@@ -138,7 +138,7 @@ _LOAD_FROM_CHARS = 4096
 """Loading the kernel costs about half a second once per process (importing numba, reading its cached machine
 code): a process loads it at its first text of ``_LOAD_FROM_CHARS`` characters or its ``_LOAD_AFTER_CALLS``-th text,
 so a short command on small texts never pays for it, and a guard or a replay pays once."""
-_BUCKET_KEYS = 512
+_BUCKET_KEYS = 1024
 """Keys per bucket the kernel aims at: a bucket's hash set (and its slice of the filter) stays in the L1 cache."""
 
 
@@ -159,7 +159,7 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
     w0 = np.uint64(0)
     for j in range(7):
         w0 |= np.uint64(raw[j]) << np.uint64(8 * (j + 1))
-    for rnd in range(2):  # round 0 counts the keys of each bucket, round 1 places them
+    for rnd in range(2 if nb > 1 else 0):  # round 0 counts the keys of each bucket, round 1 places them
         w = w0
         for p in range(count):
             w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
@@ -178,6 +178,18 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
         if rnd == 0:
             for b in range(nb):
                 start[b + 1] += start[b]
+    if nb == 1:  # one bucket: the keys in text order, one pass
+        w = w0
+        for p in range(count):
+            w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
+            x = w & low
+            h = x ^ (x >> np.uint64(30))
+            h *= m1
+            h ^= h >> np.uint64(27)
+            h *= m2
+            h ^= h >> np.uint64(31)
+            part[p] = h
+        start[0] = count
     # start[b] is now the end of bucket b (and the start of bucket b + 1)
     biggest = start[0]
     for b in range(1, nb):
