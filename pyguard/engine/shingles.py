@@ -195,7 +195,7 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
     for b in range(1, nb):
         biggest = max(biggest, start[b] - start[b - 1])
     tsize = 16
-    while tsize < 2 * biggest:
+    while tsize < 4 * biggest:
         tsize *= 2
     table = np.zeros(tsize, dtype=np.uint64)
     slots = np.empty(max(biggest, 1), dtype=np.intp)
