@@ -117,12 +117,14 @@ def score_batch_numpy(
 
 
 class Scratch:
-    """A reusable work array for the kernel (one per estimator): room for a text's keys."""
+    """Reusable work arrays for the kernel (one set per estimator): room for a text's keys, and its hash set."""
 
-    __slots__ = ("keys",)
+    __slots__ = ("keys", "table")
 
     def __init__(self) -> None:
         self.keys = np.empty(1 << 10, dtype=np.uint64)
+        self.table = np.zeros(1 << 13, dtype=np.uint64)
+        """The kernel's hash set, all zero between calls (the kernel empties what it used): no zeroing per call."""
 
     def fit(self, count: int) -> np.ndarray:
         if count > self.keys.size:
@@ -142,7 +144,7 @@ _BUCKET_KEYS = 1024
 """Keys per bucket the kernel aims at: a bucket's hash set (and its slice of the filter) stays in the L1 cache."""
 
 
-def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, part, bbits):  # pragma: no cover
+def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, part, bbits, table):  # pragma: no cover
     """The batch step over the text's bytes ``raw`` (at least 8), for numba (see the module docstring); returns
     (distinct keys, new keys), the new keys in ``part[:new]``.
 
@@ -197,7 +199,8 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
     tsize = 16
     while tsize < 4 * biggest:
         tsize *= 2
-    table = np.zeros(tsize, dtype=np.uint64)
+    if table.size < tsize:  # the scratch table (all zero) is too small for this text: a new one
+        table = np.zeros(tsize, dtype=np.uint64)
     slots = np.empty(max(biggest, 1), dtype=np.intp)
     tmask = tsize - 1
     cshift = np.uint64(cur_shift)
@@ -301,5 +304,6 @@ def score_batch(
         BITS_OF,
         part,
         max(0, (count - 1) // _BUCKET_KEYS).bit_length(),
+        scratch.table,
     )
     return int(distinct), part[:new]
