@@ -29,6 +29,7 @@ __all__ = [
     "canonical_arguments",
     "normalised_arguments",
     "normalised_value",
+    "run_key",
     "short_digest",
 ]
 
@@ -44,6 +45,16 @@ followed by anything else: 25 s for 20,000 digits); it matches exactly the same 
 def short_digest(text: str) -> str:
     """A 16-hex-digit digest of ``text`` (stable across processes, unlike ``hash``)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+_KEY_BITS = (1 << 64) - 1
+
+
+def run_key(text: str) -> str:
+    """A 16-hex-digit key of ``text`` to compare with other keys *of the same process only* (``hash`` of the str:
+    seeded per process, so never write it anywhere; use :func:`short_digest` for that). Far cheaper than a digest:
+    a str caches its hash, and one already used as a dict or cache key costs nothing more."""
+    return "%016x" % (hash(text) & _KEY_BITS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,20 @@ _VOLATILE = re.compile(
     r"|(?<=1)[5-9]\d{8}(?:\d{3})?"
     r")(?![0-9a-z])"
 )
+_VOLATILE_DIGIT = re.compile(r"\d" + _VOLATILE.pattern[len(r"[\da-f]") :])
+""":data:`_VOLATILE` for tokens that start with a digit only: the same matches in a text where no 8 hexadecimal
+characters follow each other (:func:`_no_hex_run`), which no token starting with a letter can lack (a UUID starts
+with 8, a hex id with 12). It tries a match at far fewer places (each letter a-f is a place :data:`_VOLATILE` tries,
+and fails at, in every such text)."""
+_HEX_TO_X = bytes(0x78 if chr(b) in "0123456789abcdef" else 0x20 for b in range(256))
+_HEX_RUN = b"x" * 8
+
+
+def _no_hex_run(raw: bytes) -> bool:
+    """No 8 characters in a row of ``raw`` (ASCII) are hexadecimal digits."""
+    return _HEX_RUN not in raw.translate(_HEX_TO_X)
+
+
 _VOLATILE_REFERENCE = re.compile(
     r"(?<![0-9a-z])(?:"
     r"\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?"  # ISO date-times
@@ -65,12 +79,11 @@ _VOLATILE_REFERENCE = re.compile(
 """The readable form of :data:`_VOLATILE` (same matches; slower): the specification the tests compare with."""
 _DIGITS = tuple(bytes([b]) for b in b"0123456789")
 _OTHER_WHITESPACE = tuple(bytes([b]) for b in range(0x80) if chr(b).isspace() and b != 0x20)
-_NOT_DIGITS = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
-_NOT_WHITESPACE = bytes(b for b in range(256) if not chr(b).isspace() or b > 0x7F)
+_DIGIT_OR_DASH_TO_NUL = bytes(0 if 0x30 <= b <= 0x39 or b == 0x2D else b for b in range(256))
 _SCAN_CHARS = 4096
 """Two ways to look for ASCII digits or whitespace: a text of ``_SCAN_CHARS`` bytes or more is searched byte value by
-byte value (``in`` on bytes runs at memory speed); a shorter one is translated once with a deletion table (all bytes
-but the digits; all but the whitespace that str.split() splits on), which costs fewer Python steps."""
+byte value (``in`` on bytes runs at memory speed); a shorter one is translated once (digits and dashes to NUL; the
+whitespace that str.split() splits on to a space) and compared with itself, which costs fewer Python steps."""
 _WHITESPACE_TO_SPACE = bytes(0x20 if chr(b).isspace() and b < 0x80 else b for b in range(256))
 _NOT_ALNUM = bytes(b for b in range(256) if not (0x30 <= b <= 0x39 or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A))
 """Translation tables for ASCII bytes: whitespace to a space; all but letters and digits (deleted)."""
@@ -82,17 +95,21 @@ _LOW12 = np.uint64(0xFFF)
 
 def mask_volatile(text: str) -> str:
     """``text`` (already lower-cased) with volatile tokens replaced by one mask character each."""
-    if text.isascii() and not _has_volatile_chars(text.encode("ascii")):
-        return text
+    if text.isascii():
+        raw = text.encode("ascii")
+        if not _has_volatile_chars(raw):
+            return text
+        if _no_hex_run(raw):
+            return _VOLATILE_DIGIT.sub(_MASK, text)
     return _VOLATILE.sub(_MASK, text)
 
 
 def _has_volatile_chars(raw: bytes) -> bool:
     """Every volatile token has a digit, except a UUID of letters only (which has dashes)."""
+    if len(raw) < _SCAN_CHARS:
+        return raw.translate(_DIGIT_OR_DASH_TO_NUL) != raw
     if b"-" in raw:
         return True
-    if len(raw) < _SCAN_CHARS:
-        return bool(raw.translate(None, _NOT_DIGITS))
     return any(d in raw for d in _DIGITS)
 
 
@@ -106,16 +123,17 @@ def _double_space(raw: bytes) -> bool:
 
 def _collapse_ascii(raw: bytes) -> bytes:
     """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words)."""
+    spaced = None
     if len(raw) < _SCAN_CHARS:
-        spaces = raw.translate(None, _NOT_WHITESPACE)
-        other = spaces.count(b" ") != len(spaces)
+        spaced = raw.translate(_WHITESPACE_TO_SPACE)
+        other = spaced != raw
     else:
         other = any(c in raw for c in _OTHER_WHITESPACE)
     if not other:
         if not raw.startswith(b" ") and not raw.endswith(b" ") and not _double_space(raw):
             return raw  # already collapsed (single spaces only, none at the ends)
     else:
-        raw = raw.translate(_WHITESPACE_TO_SPACE)
+        raw = spaced if spaced is not None else raw.translate(_WHITESPACE_TO_SPACE)
     while b"  " in raw:
         raw = raw.replace(b"    ", b" ").replace(b"  ", b" ")
     return raw.strip(b" ")
@@ -199,17 +217,24 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
         out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)
     if not mask or volatile_free:
         return out
-    if '":' in out or '": ' in out:
+    if '":' in out:
         out = _VOLATILE_FIELD.sub(_mask_field, out)
-    return _VOLATILE.sub(_MASK, out)
+    return mask_volatile(out)
 
 
 _VOLATILE_FIELD = re.compile(
-    r'("[a-z0-9_]{0,40}?(?:_at|_ms|_us|_ns|_secs?|_seconds|timestamp|elapsed|duration|latency|took|'
-    r'request_?id|trace_?id|span_?id|etag|nonce)"|"(?:time|ts|date)")(\s?:\s?)("[^"\\]{0,100}"|-?\d{1,30}(?:\.\d{1,30})?)'
+    r'("(?=[a-z0-9_]{0,50}"\s?:)(?:[a-z0-9_]{0,40}?(?:_(?:at|ms|us|ns|secs?|seconds)|timestamp|elapsed|duration|'
+    r'latency|took|request_?id|trace_?id|span_?id|etag|nonce)|time|ts|date)")(\s?:\s?)'
+    r'("[^"\\]{0,100}"|-?\d{1,30}(?:\.\d{1,30})?)'
 )
 """A JSON field whose name says its value is volatile (``checked_at``, ``elapsed_ms``, ``request_id``, ``latency``,
-``timestamp``): its value is masked whatever it looks like (a plain ``345678`` of milliseconds included)."""
+``timestamp``): its value is masked whatever it looks like (a plain ``345678`` of milliseconds included).
+
+The name is up to 40 characters of ``[a-z0-9_]`` then one of the volatile endings, or one of ``time``, ``ts``,
+``date``. The lookahead first checks that a name (at most 50 such characters) and a colon follow the quote, so that
+the endings are tried at names only, never inside a string value; it matches exactly what the readable form
+(``"[a-z0-9_]{0,40}?(?:_at|_ms|...)"|"(?:time|ts|date)"``, kept in the tests) matches: the name is always the text
+up to the next quote, whichever ending matched."""
 
 
 def _mask_field(m: re.Match[str]) -> str:

@@ -74,7 +74,7 @@ from pyguard.decisions import Action, Decision
 from pyguard.engine.actions import classify_action
 from pyguard.engine.caps import Cap, CapHit, UsageState, UsageTracker, build_caps
 from pyguard.engine.config import PolicyConfig
-from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, short_digest
+from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, run_key
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
 from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, StallReport, Step, error_kind, is_empty_result
@@ -257,13 +257,13 @@ class RunSession:
                 ActionResult(
                     action=fp,
                     novelty=novelty,
-                    result_key=short_digest(prepared),
+                    result_key=run_key(prepared),
                     is_error=obs.is_error,
                     error_kind=error_kind(prepared) if obs.is_error else None,
                     requested_at=match[2] if match is not None else None,
                     text=obs.text,
                     empty=obs.kind == "tool" and is_empty_result(prepared),
-                    raw_key=short_digest(obs.text) if fp is not None else None,
+                    raw_key=run_key(obs.text) if fp is not None else None,
                     template=template,
                     write=match is not None and self._is_write(match[0]),
                 )

@@ -117,12 +117,14 @@ def score_batch_numpy(
 
 
 class Scratch:
-    """A reusable work array for the kernel (one per estimator): room for a text's keys."""
+    """Reusable work arrays for the kernel (one set per estimator): room for a text's keys, and its hash set."""
 
-    __slots__ = ("keys",)
+    __slots__ = ("keys", "table")
 
     def __init__(self) -> None:
         self.keys = np.empty(1 << 10, dtype=np.uint64)
+        self.table = np.zeros(1 << 13, dtype=np.uint64)
+        """The kernel's hash set, all zero between calls (the kernel empties what it used): no zeroing per call."""
 
     def fit(self, count: int) -> np.ndarray:
         if count > self.keys.size:
@@ -138,11 +140,11 @@ _LOAD_FROM_CHARS = 4096
 """Loading the kernel costs about half a second once per process (importing numba, reading its cached machine
 code): a process loads it at its first text of ``_LOAD_FROM_CHARS`` characters or its ``_LOAD_AFTER_CALLS``-th text,
 so a short command on small texts never pays for it, and a guard or a replay pays once."""
-_BUCKET_KEYS = 512
+_BUCKET_KEYS = 1024
 """Keys per bucket the kernel aims at: a bucket's hash set (and its slice of the filter) stays in the L1 cache."""
 
 
-def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, part, bbits):  # pragma: no cover
+def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, part, bbits, table):  # pragma: no cover
     """The batch step over the text's bytes ``raw`` (at least 8), for numba (see the module docstring); returns
     (distinct keys, new keys), the new keys in ``part[:new]``.
 
@@ -159,7 +161,7 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
     w0 = np.uint64(0)
     for j in range(7):
         w0 |= np.uint64(raw[j]) << np.uint64(8 * (j + 1))
-    for rnd in range(2):  # round 0 counts the keys of each bucket, round 1 places them
+    for rnd in range(2 if nb > 1 else 0):  # round 0 counts the keys of each bucket, round 1 places them
         w = w0
         for p in range(count):
             w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
@@ -178,14 +180,27 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
         if rnd == 0:
             for b in range(nb):
                 start[b + 1] += start[b]
+    if nb == 1:  # one bucket: the keys in text order, one pass
+        w = w0
+        for p in range(count):
+            w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
+            x = w & low
+            h = x ^ (x >> np.uint64(30))
+            h *= m1
+            h ^= h >> np.uint64(27)
+            h *= m2
+            h ^= h >> np.uint64(31)
+            part[p] = h
+        start[0] = count
     # start[b] is now the end of bucket b (and the start of bucket b + 1)
     biggest = start[0]
     for b in range(1, nb):
         biggest = max(biggest, start[b] - start[b - 1])
     tsize = 16
-    while tsize < 2 * biggest:
+    while tsize < 4 * biggest:
         tsize *= 2
-    table = np.zeros(tsize, dtype=np.uint64)
+    if table.size < tsize:  # the scratch table (all zero) is too small for this text: a new one
+        table = np.zeros(tsize, dtype=np.uint64)
     slots = np.empty(max(biggest, 1), dtype=np.intp)
     tmask = tsize - 1
     cshift = np.uint64(cur_shift)
@@ -194,41 +209,41 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
     new = 0
     zero_seen = False
     lo = 0
+    if not has_prev:  # the previous generation's lookup repeats the current one's (no branch per key below)
+        prev = cur
+        pshift = cshift
     for b in range(nb):
         hi = start[b]
         used = 0
-        for i in range(lo, hi):
+        first = distinct
+        for i in range(lo, hi):  # the bucket's distinct keys, moved to part[first:distinct]
             h = part[i]
             if h == 0:  # 0 marks an empty slot: the (one) zero key is tracked apart
-                if zero_seen:
-                    continue
+                fresh = not zero_seen
                 zero_seen = True
             else:
+                # probe to the key or an empty slot, then store and count without a branch on which it was (a
+                # repeated key is about as likely as a new one in text: a branch would be mispredicted often)
                 s = np.intp((h >> np.uint64(16)) & np.uint64(tmask))
-                seen = False
-                while True:
-                    v = table[s]
-                    if v == 0:
-                        table[s] = h
-                        slots[used] = s
-                        used += 1
-                        break
-                    if v == h:
-                        seen = True
-                        break
+                v = table[s]
+                while v != h and v != 0:
                     s = (s + 1) & tmask
-                if seen:
-                    continue
-            distinct += 1
-            m = bits_of[np.intp(h & np.uint64(0xFFF))]
-            if cur[np.intp(h >> cshift)] & m == m:
-                continue
-            if has_prev and prev[np.intp(h >> pshift)] & m == m:
-                continue
-            part[new] = h  # new <= i: a place already read
-            new += 1
+                    v = table[s]
+                fresh = v == 0
+                table[s] = h
+                slots[used] = s
+                used += np.intp(fresh)
+            part[distinct] = h  # distinct <= i: a place already read
+            distinct += np.intp(fresh)
         for k in range(used):
             table[slots[k]] = 0
+        # then the filter lookups, without a branch on their outcome: the processor overlaps their cache misses
+        for i in range(first, distinct):
+            h = part[i]
+            m = bits_of[np.intp(h & np.uint64(0xFFF))]
+            known = (cur[np.intp(h >> cshift)] & m == m) | (prev[np.intp(h >> pshift)] & m == m)
+            part[new] = h  # new <= i: a place already read
+            new += 1 - np.intp(known)
         lo = hi
     for i in range(new):  # added only now: a key of this text must not make another of its keys look known
         h = part[i]
@@ -289,5 +304,6 @@ def score_batch(
         BITS_OF,
         part,
         max(0, (count - 1) // _BUCKET_KEYS).bit_length(),
+        scratch.table,
     )
     return int(distinct), part[:new]

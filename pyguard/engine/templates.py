@@ -52,6 +52,8 @@ def result_template(prepared: str, words: frozenset[str]) -> str:
     """The template of a prepared result (see the module docstring). Groups nest: the innermost are collapsed
     first, so a list of suggestions collapses once its items have."""
     text = prepared[:TEMPLATE_CHARS]
+    if '"' not in text and "'" not in text and "[" not in text and "(" not in text:
+        return text  # no group opens: nothing to collapse (a quick answer for plain prose)
 
     def collapse(m: re.Match[str]) -> str:
         group = m.group(0)

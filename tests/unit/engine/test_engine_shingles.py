@@ -91,3 +91,18 @@ def test_kernel_on_one_repeated_byte() -> None:
     # every shingle the same key: one bucket holds all of them
     _both("a" * 50_000, 8, 14, None, 1)
     _both("ab" * 50_000, 8, 23, 23, 2)
+
+
+@pytest.mark.usefixtures("compiled")
+def test_the_kernel_leaves_its_scratch_hash_set_empty() -> None:
+    # the hash set is reused from call to call without zeroing: the kernel must empty every slot it filled
+    scratch = Scratch()
+    words = np.zeros(1 << 8, dtype=np.uint64)
+    rng = np.random.default_rng(3)
+    letters = np.array(list("abcdefghij klmnop"))
+    for chars in (9, 1_000, 5_000, 120_000):
+        text = "".join(rng.choice(letters, size=chars))
+        shingles.score_batch(text, 8, words, 64 - 8, None, 0, scratch)
+        assert not scratch.table.any()
+    size, new = shingles.score_batch("a" * 50_000 + "b", 8, words, 64 - 8, None, 0, scratch)
+    assert size == 2 and not scratch.table.any()  # "aaaaaaaa" and "aaaaaaab"
