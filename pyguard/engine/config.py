@@ -235,10 +235,17 @@ class StallConfig(_Config):
     """A read repeated whose result changed only in volatile fields (timestamps, ids, durations) is a poll: it
     neither earns nor spends budget and is not a stall, up to this many polls in a row (then rule
     ``polling_limit``). 0 treats polls as plain repeats."""
+    polling_allowance_chars: int = Field(default=8000, ge=0)
+    """The polls in a row may also bring back at most this many characters of results in all (every poll adds its
+    result to the model's context): a status check of 250 characters gets the whole ``polling_allowance``, a 10 KB
+    page re-fetched with only its footer's request id changed is over it at once, and judged like a repeat."""
     failure_templates: bool = True
     """Score a result whose template (:mod:`pyguard.engine.templates`) matches an earlier result of the same tool
-    for another request as zero gain, and flag ``error_storm_length`` of them in a row (rule ``same_answer``): a
+    for another request as zero gain, and flag ``same_answer_streak`` of them in a row (rule ``same_answer``): a
     rephrased lookup failing again brings nothing."""
+    same_answer_streak: int | None = Field(default=None, ge=2)
+    """Results in a row whose template matches an earlier one of the same tool that make a stall (rule
+    ``same_answer``); None: ``error_storm_length``."""
 
 
 class ToolsConfig(_Config):

@@ -47,8 +47,10 @@ and the trade-off curve are in benchmarks/RESULTS.md, not here.
 - Stall thresholds (``StallConfig``): a repeat is flagged the first time it brings back an unchanged result
   (detection delay 1), unless a write with new content came in between (an edit, then the tests again: a check,
   not a loop; ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
-  that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral); the same
-  answer (template) to 3 reworded requests is a stall; error storms at 3 same-kind errors; a low-gain streak at
+  that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral, as long as
+  the polls bring back at most ``polling_allowance_chars = 8000`` characters in all: every poll's result stays in
+  the model's context, so ten re-fetches of a 10 KB page whose footer changes cost like a hundred status checks and
+  are judged as repeats at once); the same answer (template) to 3 reworded requests is a stall; error storms at 3 same-kind errors; a low-gain streak at
   4 iterations below 0.1, before and after a reflection (3 or 2 cut successful coding runs that had a few dull
   results in a row).
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],

@@ -246,6 +246,8 @@ class _Last:
     """Consecutive results that changed only in volatile fields."""
     raw_key: str | None = None
     """Digest of the latest raw result text."""
+    poll_chars: int = 0
+    """Characters of the consecutive polls' results (what they added to the model's context)."""
 
 
 class StallDetector:
@@ -384,7 +386,8 @@ class StallDetector:
         count = self._template_streak.get(a.tool, 1) + 1
         self._template_streak[a.tool] = count
         self._matched = True
-        if count < self.config.error_storm_length:
+        needed = self.config.same_answer_streak or self.config.error_storm_length
+        if count < needed:
             return None
         return _action_flag(
             "same_answer",
@@ -457,10 +460,11 @@ class StallDetector:
                 self._epoch,
                 last.attempts,
                 polls,
+                poll_chars=last.poll_chars + len(r.text),
             )
-            if polls > cfg.polling_allowance:
+            if polls > cfg.polling_allowance or entry.poll_chars > cfg.polling_allowance_chars:
                 entry.fruitless = True
-                flag = self._polling_flag(iteration, r, polls)
+                flag = self._polling_flag(iteration, r, polls, entry.poll_chars)
             else:
                 self._step_polls += 1
         else:
@@ -486,16 +490,17 @@ class StallDetector:
             {"attempts": attempts},
         )
 
-    def _polling_flag(self, iteration: int, r: ActionResult, polls: int) -> StallFlag:
+    def _polling_flag(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StallFlag:
         a = r.action
         assert a is not None
         return _action_flag(
             "polling_limit",
             iteration,
             r,
-            f"{a.short(80)} was polled {polls} times and its result changed only in timestamps and ids "
-            f"(allowance {self.config.polling_allowance}).",
-            {"polls": polls, "allowance": self.config.polling_allowance},
+            f"{a.short(80)} was polled {polls} time{'s' if polls > 1 else ''} and its result changed only in "
+            f"timestamps and ids (allowance {self.config.polling_allowance} polls, "
+            f"{self.config.polling_allowance_chars:,} characters of results).",
+            {"polls": polls, "allowance": self.config.polling_allowance, "chars": chars},
         )
 
     def _repeat_flag(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StallFlag:

@@ -206,6 +206,31 @@ def test_polling_whose_result_changes_only_in_timestamps_is_allowed_then_flagged
     assert all(d.action is Action.CONTINUE for d in ds[: StallConfig().polling_allowance + 1])
 
 
+def test_a_large_page_refetched_with_only_its_footer_changed_spends_the_polling_allowance_at_once():
+    # the same 9 KB page again and again, only its footer's time and request id changing: each re-fetch adds 9 KB
+    # to the model's context, so the polls are over polling_allowance_chars (8,000) at the first one
+    body = "\n".join(f"[B0{k:04d}] cable {k} - $12.{k % 100:02d} - rating 4.{k % 10}" for k in range(220))
+    assert 8000 < len(body) < 10000
+    sc = Script()
+    steps = [
+        sc.step(("browse", {"url": "https://shop.example/p3"}, f"{body}\nPage generated 2026-11-30T10:22:{k:02d}Z"))
+        for k in range(4)
+    ]
+    _, ds = run(steps)
+    assert rules(ds)[0] == (3, "polling_limit")
+    assert ds[2].evidence["flags"][0]["chars"] > 8000
+    # the same page with a larger character allowance is polled like a status check
+    _, ds = run(
+        steps, PolicyConfig(max_reflections=5, hard_cap=100, base_budget=100, stall={"polling_allowance_chars": 50_000})
+    )
+    assert rules(ds) == []
+
+
+def test_small_polls_get_the_whole_count_allowance_within_the_character_allowance():
+    cfg = StallConfig()
+    assert cfg.polling_allowance * 300 <= cfg.polling_allowance_chars  # a 300-character status check
+
+
 def test_identical_repeats_are_not_polls():
     sc = Script()
     steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "PENDING"}))) for _ in range(4)]
