@@ -207,11 +207,12 @@ class StallConfig(_Config):
     """An iteration whose gain is below this is a low-gain iteration."""
     low_gain_streak: int = Field(default=4, ge=1)
     """This many consecutive low-gain iterations is a stall (rule ``low_gain_streak``)."""
-    low_gain_streak_after_reflection: int = Field(default=4, ge=1)
-    """The same, once the turn has had a reflection (counted from the first iteration after the grace call). It
-    may be set shorter than ``low_gain_streak`` (the model was told it is learning nothing); on recorded runs of
-    coding agents two or three dull results in a row after a reflection are common in work that succeeds, so the
-    default is the same 4."""
+    low_gain_streak_after_reflection: int = Field(default=3, ge=1)
+    """The same, once the turn has had a reflection (counted from the first iteration after the grace call): the
+    model was told it is learning nothing. Either streak waits one iteration when the model's latest response makes
+    a write with new content (an edit): the attempt is judged by what it brings, not stopped unexecuted. On recorded
+    runs of coding agents 2 dull results in a row after a reflection are common in work that succeeds; 3 stopped
+    none of them once new edits were waited for."""
     empty_results_no_gain: bool = True
     """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
     phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer

@@ -165,6 +165,8 @@ class Step:
     results: tuple[ActionResult, ...] = ()
     actions: tuple[ActionFingerprint, ...] = ()
     """The actions requested in this iteration's response (their results come with the next step)."""
+    writes: tuple[ActionFingerprint, ...] = ()
+    """Those of ``actions`` that are writes (:mod:`pyguard.engine.actions`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +272,7 @@ class StallDetector:
         self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
         self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
         self._last_write: str | None = None
+        self._deferred = False  # the last iteration's low-gain streak flag waited for a new attempt's result
         self._templates: dict[tuple[str, str], str] = {}  # (tool, template) -> exact id of the first request
         self._template_streak: dict[str, int] = {}  # tool -> results in a row that matched an earlier template
         self._matched = False
@@ -335,6 +338,13 @@ class StallDetector:
         acted = any(r.action is not None for r in step.results)
         counts = (acted or (step.iteration > 1 and not step.results)) and not only_polls
         streak = self._low_gain(step.iteration, gain, counts)
+        if streak is not None and not self._deferred and any(self._would_be_new(w) for w in step.writes):
+            # the model is making a new attempt (an edit with new content): wait one iteration for what it brings
+            # rather than stop it unexecuted; if the streak goes on after it, the flag is raised then
+            streak = None
+            self._deferred = True
+        else:
+            self._deferred = False
         if streak is not None:
             flags.append(streak)
         for f in flags:
@@ -348,6 +358,13 @@ class StallDetector:
             only_polls=only_polls,
             acted=acted,
         )
+
+    def _would_be_new(self, a: ActionFingerprint) -> bool:
+        """True when the write ``a``, requested now, would be an attempt with new content (see ``_new_write``)."""
+        if self._last_write == a.exact_id:
+            return False
+        times = self._writes.get((a.tool, frozenset(normalised_value(v) for v in a.arg_values)), 0) + 1
+        return times <= _MAX_REAPPLIED and self._writes_exact.get(a.exact_id, 0) + 1 <= 2
 
     def _new_write(self, r: ActionResult) -> bool:
         """Record the write of ``r``; True when it is an attempt with new content. Not new: the very same write

@@ -166,3 +166,35 @@ def test_a_large_page_fetched_again_with_only_a_request_id_changed_is_a_poll():
     flagged = [d for d in ds if d.action is not Action.CONTINUE]
     assert flagged and flagged[0].rule == "polling_limit", [(d.iteration, d.rule) for d in flagged]
     assert ds[-1].stops
+
+
+def test_a_short_failure_naming_related_titles_is_one_answer_whatever_the_titles():
+    # the titles share no word with the request, yet a short message that echoes the request and lists quoted
+    # titles says the same thing each time: the third such answer in a row is a stall
+    sc = Script()
+    titles = ["'Amber Dune (faq)'", "'Cobalt Fjord (policy)'", "'Basalt Ember (general)'", "'Dune Fjord (faq)'"]
+    queries = ["why is sync failing", "sync root cause", "sync known issue", "how to fix sync", "sync variant 5"]
+    events = []
+    for k, q in enumerate(queries):
+        related = ", ".join(random.Random(k).sample(titles, 2))
+        events.append(sc.step(("search_kb", {"query": q}, f"No article matches {q} exactly. Related: {related}.")))
+    s, ds = _run(events)
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 4
+
+
+def test_records_and_long_results_keep_their_quoted_content():
+    from pyguard.engine.templates import SHORT_PROSE_CHARS, request_words, template_key
+
+    def key(text: str, arg: str) -> str | None:
+        from pyguard.engine.novelty import prepare_text
+
+        return template_key(prepare_text(text, (arg,), True), request_words((arg,)))
+
+    # JSON records of two customers: the city is content, not part of the request
+    assert key('{"name": "alice", "city": "paris"}', "alice") != key('{"name": "bob", "city": "rome"}', "bob")
+    # a long prose answer quoting what it found is content too; the same answer kept short is a message
+    pad = " the entry was last reviewed by the archive team" * (SHORT_PROSE_CHARS // 40)
+    a, b = "Found kepler in the catalogue: 'Ocean Blue Street'.", "Found marlow in the catalogue: 'Granite Hill Road'."
+    assert key(a + pad, "kepler") != key(b + pad, "marlow")
+    assert key(a, "kepler") == key(b, "marlow") is not None
