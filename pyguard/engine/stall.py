@@ -39,9 +39,11 @@ __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", 
 
 _NEGLIGIBLE_CHANGE = 0.01
 """A changed result whose novelty is below this (a few characters of a large text) changed negligibly."""
-_MAX_REAPPLIED = 3
-"""A change (the same values written) made, undone and made again up to this many times is still an attempt on a
-changed state (make a fix, undo it to see the test fail, make it again); the next time is a loop."""
+_MAX_REAPPLIED = 2
+"""A change (the same values written) made and undone (this many times in all) is an attempt on a changed state
+each time; made a third time, it is no new attempt (the re-run after it is judged as a repeat when its result
+comes back the same). With 3, the frontier's undo-and-redo loops went one more round; on the recorded runs 2
+stops no successful run more than 3 did."""
 _TOKENS = re.compile(r"[\w\u2400\u2405-]+")
 """A run of word characters, masks, echo marks and dashes: a token whose digits make it a value, not a kind."""
 _DIGIT = re.compile(r"\d")
@@ -369,9 +371,9 @@ class StallDetector:
     def _new_write(self, r: ActionResult) -> bool:
         """Record the write of ``r``; True when it is an attempt with new content. Not new: the very same write
         again with nothing else written since; the same write a third time (two writes taking turns); or a change
-        made, undone and made again more than ``_MAX_REAPPLIED`` times (writes with the same values, ``old`` and
-        ``new`` swapped or not). A write re-applied once after other writes acts on a changed state (a script
-        regenerated, a fix undone to see the test fail and made again): new. A write that failed (an error result) changed nothing and is not
+        made and undone, then made again: more than ``_MAX_REAPPLIED`` writes with the same values, ``old`` and
+        ``new`` swapped or not. A write re-applied once after other writes acts on a changed state (a script
+        regenerated after other edits): new. A write that failed (an error result) changed nothing and is not
         recorded."""
         a = r.action
         assert a is not None

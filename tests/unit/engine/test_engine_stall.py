@@ -161,8 +161,8 @@ def test_rerun_after_the_same_edit_again_is_a_repeat():
 
 
 def test_an_edit_made_undone_and_made_again_is_an_attempt_until_it_goes_round():
-    """Make a fix, undo it to see the test fail, make it again: attempts on a changed state. The 4th time the same
-    change is made or undone, it is a loop: the actions go round in a cycle."""
+    """Make a fix, undo it: attempts on a changed state. Made a third time with the tests failing the same way,
+    the run is going round (the change was tried, and undone): the re-run after it is a repeat."""
     sc = Script()
     fwd = {"path": "a.py", "old": "x = 1", "new": "x = 2"}
     back = {"path": "a.py", "old": "x = 2", "new": "x = 1"}
@@ -173,7 +173,7 @@ def test_an_edit_made_undone_and_made_again_is_an_attempt_until_it_goes_round():
     steps.append(sc.step(("edit", {"p": "y"}, "ok")))
     _, ds = run(steps)
     found = rules(ds)
-    assert found and found[0] == (9, "cycle"), found  # the 4th edit's result, at iteration 9
+    assert found and found[0] == (7, "repeat_no_gain"), found  # the re-run after the 3rd edit, at iteration 7
 
 
 def test_many_attempts_that_change_nothing_are_a_stall():
