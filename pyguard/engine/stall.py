@@ -44,6 +44,8 @@ _MAX_REAPPLIED = 2
 each time; made a third time, it is no new attempt (the re-run after it is judged as a repeat when its result
 comes back the same). With 3, the frontier's undo-and-redo loops went one more round; on the recorded runs 2
 stops no successful run more than 3 did."""
+_MIN_SUGGESTION = 4
+"""Shortest argument value (characters) that counts as taken from a result's suggestions."""
 _TOKENS = re.compile(r"[\w\u2400\u2405-]+")
 """A run of word characters, masks, echo marks and dashes: a token whose digits make it a value, not a kind."""
 _DIGIT = re.compile(r"\d")
@@ -275,6 +277,7 @@ class StallDetector:
         self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
         self._last_write: str | None = None
         self._deferred = False  # the last iteration's low-gain streak flag waited for a new attempt's result
+        self._suggested = False  # the current same-answer streak waited for a request the tool suggested
         self._templates: dict[tuple[str, str], str] = {}  # (tool, template) -> exact id of the first request
         self._template_streak: dict[str, int] = {}  # tool -> results in a row that matched an earlier template
         self._matched = False
@@ -349,6 +352,7 @@ class StallDetector:
             self._deferred = False
         if streak is not None:
             flags.append(streak)
+        flags = self._follow_suggestions(flags, step.actions)
         for f in flags:
             self.fruitless.update(f.ids)
         return StallReport(
@@ -360,6 +364,26 @@ class StallDetector:
             only_polls=only_polls,
             acted=acted,
         )
+
+    def _follow_suggestions(self, flags: list[StallFlag], actions: Sequence[ActionFingerprint]) -> list[StallFlag]:
+        """Drop a ``same_answer`` flag, once per streak, when the model's next request takes an argument from the
+        answer that was flagged (a suggestion the tool made: ``Similar: ['Scatman John', ...]``) that it has not
+        asked for before: it is acting on what the tool said, so its result, not the answers before, will tell."""
+        same = [f for f in flags if f.rule == "same_answer"]
+        if not same:
+            self._suggested = False
+            return flags
+        if self._suggested:
+            return flags
+        text = (same[0].sample or "").lower()
+        asked = same[0].fingerprints
+        for a in actions:
+            for v in a.arg_values:
+                value = v.strip().lower()
+                if len(value) >= _MIN_SUGGESTION and value in text and not any(value in f.lower() for f in asked):
+                    self._suggested = True
+                    return [f for f in flags if f.rule != "same_answer"]
+        return flags
 
     def _would_be_new(self, a: ActionFingerprint) -> bool:
         """True when the write ``a``, requested now, would be an attempt with new content (see ``_new_write``)."""

@@ -61,8 +61,9 @@ def result_template(prepared: str, words: frozenset[str]) -> str:
 
     def collapse(m: re.Match[str]) -> str:
         group = m.group(0)
-        if prose and group[0] in "\"'":
-            return _COLLAPSED  # a quoted name in a short message about the request (a suggestion, a related title)
+        if prose and (group[0] in "\"'" or "'" in group or '"' in group):
+            # a quoted name in a short message about the request (a suggestion, a related title), or a list of them
+            return _COLLAPSED
         if _ECHO in group or _COLLAPSED in group:
             return _COLLAPSED if group[0] in "\"'" or "{" not in group else group
         if words and any(w in words for w in _WORD.findall(group)):

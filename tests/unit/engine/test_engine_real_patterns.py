@@ -198,3 +198,34 @@ def test_records_and_long_results_keep_their_quoted_content():
     a, b = "Found kepler in the catalogue: 'Ocean Blue Street'.", "Found marlow in the catalogue: 'Granite Hill Road'."
     assert key(a + pad, "kepler") != key(b + pad, "marlow")
     assert key(a, "kepler") == key(b, "marlow") is not None
+
+
+def test_a_request_taken_from_the_flagged_answers_suggestions_is_waited_for_once():
+    # the third miss suggests 'Scatman John'; the model asks for it next: the same-answer flag waits for that result
+    sc = Script()
+    misses = [
+        ("Scat", "Could not find [Scat]. Similar: ['Scat singing', 'Scat Cat']."),
+        ("Scatman", "Could not find [Scatman]. Similar: ['Scatman (song)', 'Scat Cat']."),
+        ("Scat singer", "Could not find [Scat singer]. Similar: ['Scatman John', 'Scat singing']."),
+    ]
+    events = [sc.step(("search", {"entity": q}, text)) for q, text in misses]
+    found = sc.step(("search", {"entity": "Scatman John"}, "Scatman John (born 1942 in El Monte) was a musician."))
+    s, ds = _run([*events, found, sc.answer()])
+    assert [d for d in ds if d.action is not Action.CONTINUE] == []
+    # the same run asking for a word of its own instead is flagged at the third same answer
+    sc = Script()
+    events = [sc.step(("search", {"entity": q}, text)) for q, text in misses]
+    other = sc.step(("search", {"entity": "Scat musician"}, "Could not find [Scat musician]. Similar: ['Scat Cat']."))
+    s, ds = _run([*events, other, sc.answer()])
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 4
+    # waited for once per streak: the suggestion missed too, the next same answer is flagged
+    sc = Script()
+    events = [sc.step(("search", {"entity": q}, text)) for q, text in misses]
+    miss = sc.step(
+        ("search", {"entity": "Scatman John"}, "Could not find [Scatman John]. Similar: ['Scat Cat', 'Scat singing'].")
+    )
+    last = sc.step(("search", {"entity": "Scat Cat"}, "Could not find [Scat Cat]. Similar: ['Scat']."))
+    s, ds = _run([*events, miss, last, sc.answer()])
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 5
