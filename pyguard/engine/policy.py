@@ -50,8 +50,9 @@ and the trade-off curve are in benchmarks/RESULTS.md, not here.
   that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral, as long as
   the polls bring back at most ``polling_allowance_chars = 8000`` characters in all: every poll's result stays in
   the model's context, so ten re-fetches of a 10 KB page whose footer changes cost like a hundred status checks and
-  are judged as repeats at once); the same answer (template) to 3 reworded requests is a stall; error storms at 3 same-kind errors; a low-gain streak at
-  4 iterations below 0.1, 3 after a reflection, either waiting one iteration when the model's response makes a new
+  are judged as repeats at once); the same answer (template) to 3 reworded requests is a stall (waited for once
+  when the model's next request takes a value the answer suggested); error storms at 3 same-kind errors; a
+  low-gain streak at 4 iterations below 0.1, 3 after a reflection, either waiting one iteration when the model's response makes a new
   write (an edit is an attempt: judged by its result, not stopped unexecuted); a streak of 3 before the reflection,
   or 2 after it, cut successful coding runs that had a few dull results in a row.
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],
