@@ -4,6 +4,9 @@
 ``python benchmarks/run.py tune --data DIR``: tune on each real source of DIR instead (the ``real_replay`` layout:
 ``<source>/source.toml``, loaded as ``real_replay`` loads it; artifact sources judged with its
 ``last_artifact_change``), bound 0.01, 5 folds by task, seed 0: the held-out figures against the default policy's.
+Variants for diagnosis, by environment variable: ``PYGUARD_TUNE_SOURCES=a,b`` (only these sources),
+``PYGUARD_TUNE_BY=none`` (one policy per source instead of one per task type), ``PYGUARD_TUNE_BUDGET=fixed`` (the
+budget numbers held at the default policy's; stall settings and reflections still tuned).
 
 - recovery: for each seed, tune on :func:`pyguard.tune.synthetic.known_best_runs` (600 runs, 3 task types, the
   quick search space, bound 0.01, 5 folds); then score the tuned policy and the known best one
@@ -26,7 +29,7 @@ from pyguard.errors import InputError
 from pyguard.tune import SearchSpace, TuneOptions, tune
 from pyguard.tune.probe import probe_config, probe_run
 from pyguard.tune.simulate import ProbeTable, RunSet
-from pyguard.tune.space import ENGINE_KEYS, Budget, budget_of
+from pyguard.tune.space import BUDGET_KEYS, ENGINE_KEYS, Budget, budget_of
 from pyguard.tune.synthetic import KNOWN_LONGEST, known_best_cap, known_best_runs, tune_runs
 
 SEEDS = 20
@@ -73,7 +76,15 @@ def _real(data: str, quick: bool) -> dict:
 
     sources = {}
     workers = min(2, os.cpu_count() or 1)
+    only = {x for x in os.environ.get("PYGUARD_TUNE_SOURCES", "").split(",") if x}
+    by = os.environ.get("PYGUARD_TUNE_BY", "task_type")
+    space = SearchSpace.quick() if quick else SearchSpace()
+    if os.environ.get("PYGUARD_TUNE_BUDGET") == "fixed":
+        start = PolicyConfig()
+        space = space.model_copy(update={k: (getattr(start, k),) for k in BUDGET_KEYS})
     for name, folder, spec in _manifests(Path(data)):
+        if only and name not in only:
+            continue
         records = list(_load(folder, spec, _files(folder, spec)))
         artifact = spec.get("kind") == "artifact"
         t0 = time.perf_counter()
@@ -84,7 +95,8 @@ def _real(data: str, quick: bool) -> dict:
                     max_false_stop_rate=BOUND,
                     workers=workers,
                     artifact=artifact,
-                    space=SearchSpace.quick() if quick else SearchSpace(),
+                    by=by,
+                    space=space,
                 ),
                 last_change=last_artifact_change if artifact else None,
             )
@@ -122,6 +134,8 @@ def _real(data: str, quick: bool) -> dict:
     held = [s["held_out"] for s in sources.values() if s.get("held_out")]
     return {
         "bound": BOUND,
+        "by": by,
+        "budget": os.environ.get("PYGUARD_TUNE_BUDGET", "tuned"),
         "sources": sources,
         "mean_held_out_false_stop_rate": float(np.mean([h["false_stop_rate"]["value"] for h in held]))
         if held

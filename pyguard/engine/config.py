@@ -208,11 +208,12 @@ class StallConfig(_Config):
     """An iteration whose gain is below this is a low-gain iteration."""
     low_gain_streak: int = Field(default=4, ge=1)
     """This many consecutive low-gain iterations is a stall (rule ``low_gain_streak``)."""
-    low_gain_streak_after_reflection: int = Field(default=4, ge=1)
-    """The same, once the turn has had a reflection (counted from the first iteration after the grace call). It
-    may be set shorter than ``low_gain_streak`` (the model was told it is learning nothing); on recorded runs of
-    coding agents two or three dull results in a row after a reflection are common in work that succeeds, so the
-    default is the same 4."""
+    low_gain_streak_after_reflection: int = Field(default=3, ge=1)
+    """The same, once the turn has had a reflection (counted from the first iteration after the grace call): the
+    model was told it is learning nothing. Either streak waits one iteration when the model's latest response makes
+    a write with new content (an edit): the attempt is judged by what it brings, not stopped unexecuted. On recorded
+    runs of coding agents 2 dull results in a row after a reflection are common in work that succeeds; 3 stopped
+    none of them once new edits were waited for."""
     empty_results_no_gain: bool = True
     """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
     phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer
@@ -236,10 +237,17 @@ class StallConfig(_Config):
     """A read repeated whose result changed only in volatile fields (timestamps, ids, durations) is a poll: it
     neither earns nor spends budget and is not a stall, up to this many polls in a row (then rule
     ``polling_limit``). 0 treats polls as plain repeats."""
+    polling_allowance_chars: int = Field(default=8000, ge=0)
+    """The polls in a row may also bring back at most this many characters of results in all (every poll adds its
+    result to the model's context): a status check of 250 characters gets the whole ``polling_allowance``, a 10 KB
+    page re-fetched with only its footer's request id changed is over it at once, and judged like a repeat."""
     failure_templates: bool = True
     """Score a result whose template (:mod:`pyguard.engine.templates`) matches an earlier result of the same tool
-    for another request as zero gain, and flag ``error_storm_length`` of them in a row (rule ``same_answer``): a
+    for another request as zero gain, and flag ``same_answer_streak`` of them in a row (rule ``same_answer``): a
     rephrased lookup failing again brings nothing."""
+    same_answer_streak: int | None = Field(default=None, ge=2)
+    """Results in a row whose template matches an earlier one of the same tool that make a stall (rule
+    ``same_answer``); None: ``error_storm_length``."""
 
 
 class ToolsConfig(_Config):

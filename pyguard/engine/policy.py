@@ -49,10 +49,14 @@ docstring go stale.
 - Stall thresholds (``StallConfig``): a repeat is flagged the first time it brings back an unchanged result
   (detection delay 1), unless a write with new content came in between (an edit, then the tests again: a check,
   not a loop; ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
-  that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral); the same
-  answer (template) to 3 reworded requests is a stall; error storms at 3 same-kind errors; a low-gain streak at
-  4 iterations below 0.1, before and after a reflection (3 or 2 cut successful coding runs that had a few dull
-  results in a row).
+  that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral, as long as
+  the polls bring back at most ``polling_allowance_chars = 8000`` characters in all: every poll's result stays in
+  the model's context, so ten re-fetches of a 10 KB page whose footer changes cost like a hundred status checks and
+  are judged as repeats at once); the same answer (template) to 3 reworded requests is a stall (waited for once
+  when the model's next request takes a value the answer suggested); error storms at 3 same-kind errors; a
+  low-gain streak at 4 iterations below 0.1, 3 after a reflection, either waiting one iteration when the model's response makes a new
+  write (an edit is an attempt: judged by its result, not stopped unexecuted); a streak of 3 before the reflection,
+  or 2 after it, cut successful coding runs that had a few dull results in a row.
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],
   "total": 0}``) or a short no-data phrase ("No matching records found.", "0 rows returned.", "not found";
   :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time. A
@@ -294,7 +298,10 @@ class RunSession:
         self._last_event = event
         self._usage.accumulate(event, self.policy.clock() - self._started)
         actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
-        report = self._detector.observe(Step(iteration=i, results=tuple(self._results(event)), actions=actions))
+        writes = tuple(fp for c, fp in zip(event.tool_calls, actions, strict=False) if self._is_write(c))
+        report = self._detector.observe(
+            Step(iteration=i, results=tuple(self._results(event)), actions=actions, writes=writes)
+        )
         self.gains.append(report.gain)
         self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions, strict=False)]
         decision = self._decide(i, event, report, list(report.flags), actions)

@@ -39,9 +39,13 @@ __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", 
 
 _NEGLIGIBLE_CHANGE = 0.01
 """A changed result whose novelty is below this (a few characters of a large text) changed negligibly."""
-_MAX_REAPPLIED = 3
-"""A change (the same values written) made, undone and made again up to this many times is still an attempt on a
-changed state (make a fix, undo it to see the test fail, make it again); the next time is a loop."""
+_MAX_REAPPLIED = 2
+"""A change (the same values written) made and undone (this many times in all) is an attempt on a changed state
+each time; made a third time, it is no new attempt (the re-run after it is judged as a repeat when its result
+comes back the same). With 3, the frontier's undo-and-redo loops went one more round; on the recorded runs 2
+stops no successful run more than 3 did."""
+_MIN_SUGGESTION = 4
+"""Shortest argument value (characters) that counts as taken from a result's suggestions."""
 _TOKENS = re.compile(r"[\w\u2400\u2405-]+")
 """A run of word characters, masks, echo marks and dashes: a token whose digits make it a value, not a kind."""
 _DIGIT = re.compile(r"\d")
@@ -165,6 +169,8 @@ class Step:
     results: tuple[ActionResult, ...] = ()
     actions: tuple[ActionFingerprint, ...] = ()
     """The actions requested in this iteration's response (their results come with the next step)."""
+    writes: tuple[ActionFingerprint, ...] = ()
+    """Those of ``actions`` that are writes (:mod:`pyguard.engine.actions`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +252,8 @@ class _Last:
     """Consecutive results that changed only in volatile fields."""
     raw_key: str | None = None
     """Digest of the latest raw result text."""
+    poll_chars: int = 0
+    """Characters of the consecutive polls' results (what they added to the model's context)."""
 
 
 class StallDetector:
@@ -268,6 +276,8 @@ class StallDetector:
         self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
         self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
         self._last_write: str | None = None
+        self._deferred = False  # the last iteration's low-gain streak flag waited for a new attempt's result
+        self._suggested = False  # the current same-answer streak waited for a request the tool suggested
         self._templates: dict[tuple[str, str], str] = {}  # (tool, template) -> exact id of the first request
         self._template_streak: dict[str, int] = {}  # tool -> results in a row that matched an earlier template
         self._matched = False
@@ -333,8 +343,16 @@ class StallDetector:
         acted = any(r.action is not None for r in step.results)
         counts = (acted or (step.iteration > 1 and not step.results)) and not only_polls
         streak = self._low_gain(step.iteration, gain, counts)
+        if streak is not None and not self._deferred and any(self._would_be_new(w) for w in step.writes):
+            # the model is making a new attempt (an edit with new content): wait one iteration for what it brings
+            # rather than stop it unexecuted; if the streak goes on after it, the flag is raised then
+            streak = None
+            self._deferred = True
+        else:
+            self._deferred = False
         if streak is not None:
             flags.append(streak)
+        flags = self._follow_suggestions(flags, step.actions)
         for f in flags:
             self.fruitless.update(f.ids)
         return StallReport(
@@ -347,12 +365,39 @@ class StallDetector:
             acted=acted,
         )
 
+    def _follow_suggestions(self, flags: list[StallFlag], actions: Sequence[ActionFingerprint]) -> list[StallFlag]:
+        """Drop a ``same_answer`` flag, once per streak, when the model's next request takes an argument from the
+        answer that was flagged (a suggestion the tool made: ``Similar: ['Scatman John', ...]``) that it has not
+        asked for before: it is acting on what the tool said, so its result, not the answers before, will tell."""
+        same = [f for f in flags if f.rule == "same_answer"]
+        if not same:
+            self._suggested = False
+            return flags
+        if self._suggested:
+            return flags
+        text = (same[0].sample or "").lower()
+        asked = same[0].fingerprints
+        for a in actions:
+            for v in a.arg_values:
+                value = v.strip().lower()
+                if len(value) >= _MIN_SUGGESTION and value in text and not any(value in f.lower() for f in asked):
+                    self._suggested = True
+                    return [f for f in flags if f.rule != "same_answer"]
+        return flags
+
+    def _would_be_new(self, a: ActionFingerprint) -> bool:
+        """True when the write ``a``, requested now, would be an attempt with new content (see ``_new_write``)."""
+        if self._last_write == a.exact_id:
+            return False
+        times = self._writes.get((a.tool, frozenset(normalised_value(v) for v in a.arg_values)), 0) + 1
+        return times <= _MAX_REAPPLIED and self._writes_exact.get(a.exact_id, 0) + 1 <= 2
+
     def _new_write(self, r: ActionResult) -> bool:
         """Record the write of ``r``; True when it is an attempt with new content. Not new: the very same write
         again with nothing else written since; the same write a third time (two writes taking turns); or a change
-        made, undone and made again more than ``_MAX_REAPPLIED`` times (writes with the same values, ``old`` and
-        ``new`` swapped or not). A write re-applied once after other writes acts on a changed state (a script
-        regenerated, a fix undone to see the test fail and made again): new. A write that failed (an error result) changed nothing and is not
+        made and undone, then made again: more than ``_MAX_REAPPLIED`` writes with the same values, ``old`` and
+        ``new`` swapped or not. A write re-applied once after other writes acts on a changed state (a script
+        regenerated after other edits): new. A write that failed (an error result) changed nothing and is not
         recorded."""
         a = r.action
         assert a is not None
@@ -384,7 +429,8 @@ class StallDetector:
         count = self._template_streak.get(a.tool, 1) + 1
         self._template_streak[a.tool] = count
         self._matched = True
-        if count < self.config.error_storm_length:
+        needed = self.config.same_answer_streak or self.config.error_storm_length
+        if count < needed:
             return None
         return _action_flag(
             "same_answer",
@@ -457,10 +503,11 @@ class StallDetector:
                 self._epoch,
                 last.attempts,
                 polls,
+                poll_chars=last.poll_chars + len(r.text),
             )
-            if polls > cfg.polling_allowance:
+            if polls > cfg.polling_allowance or entry.poll_chars > cfg.polling_allowance_chars:
                 entry.fruitless = True
-                flag = self._polling_flag(iteration, r, polls)
+                flag = self._polling_flag(iteration, r, polls, entry.poll_chars)
             else:
                 self._step_polls += 1
         else:
@@ -486,16 +533,17 @@ class StallDetector:
             {"attempts": attempts},
         )
 
-    def _polling_flag(self, iteration: int, r: ActionResult, polls: int) -> StallFlag:
+    def _polling_flag(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StallFlag:
         a = r.action
         assert a is not None
         return _action_flag(
             "polling_limit",
             iteration,
             r,
-            f"{a.short(80)} was polled {polls} times and its result changed only in timestamps and ids "
-            f"(allowance {self.config.polling_allowance}).",
-            {"polls": polls, "allowance": self.config.polling_allowance},
+            f"{a.short(80)} was polled {polls} time{'s' if polls > 1 else ''} and its result changed only in "
+            f"timestamps and ids (allowance {self.config.polling_allowance} polls, "
+            f"{self.config.polling_allowance_chars:,} characters of results).",
+            {"polls": polls, "allowance": self.config.polling_allowance, "chars": chars},
         )
 
     def _repeat_flag(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StallFlag:

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from pyguard.engine.fingerprint import short_digest
 
-__all__ = ["MIN_FRAME_WORDS", "TEMPLATE_CHARS", "request_words", "result_template", "template_key"]
+__all__ = ["MIN_FRAME_WORDS", "SHORT_PROSE_CHARS", "TEMPLATE_CHARS", "request_words", "result_template", "template_key"]
 
 TEMPLATE_CHARS = 4000
 """Characters of a prepared result that make its template."""
@@ -32,6 +32,11 @@ _ECHO = "\u2405"
 _GROUP = re.compile(r"\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|\[[^\[\]]{0,2000}\]|\([^()]{0,400}\)")
 """A quoted string or an innermost list or parenthesis (bounded: no backtracking blow-up). Braces are never
 collapsed whole: a record keeps the fields that are not tied to the request."""
+SHORT_PROSE_CHARS = 400
+"""A result of at most this many characters that is prose (not JSON) and echoes its request is a message about the
+request (``No article matches "reset password" exactly. Related: 'Billing (faq)', 'Login (policy)'.``): every
+quoted string in it collapses, related titles included although they share no word with the request. Longer
+results, and JSON, keep the quoted strings that are not tied to the request: they are content."""
 MIN_FRAME_WORDS = 3
 """Words (outside the marks) a template needs before two equal templates count as the same answer: ``could not
 find . similar: .`` has four; a bare list (``[...]``) or ``{"results": [...]}`` has too few to say anything."""
@@ -54,9 +59,13 @@ def result_template(prepared: str, words: frozenset[str]) -> str:
     text = prepared[:TEMPLATE_CHARS]
     if '"' not in text and "'" not in text and "[" not in text and "(" not in text:
         return text  # no group opens: nothing to collapse (a quick answer for plain prose)
+    prose = len(text) <= SHORT_PROSE_CHARS and _ECHO in text and text.lstrip()[:1] not in ("{", "[")
 
     def collapse(m: re.Match[str]) -> str:
         group = m.group(0)
+        if prose and (group[0] in "\"'" or "'" in group or '"' in group):
+            # a quoted name in a short message about the request (a suggestion, a related title), or a list of them
+            return _COLLAPSED
         if _ECHO in group or _COLLAPSED in group:
             return _COLLAPSED if group[0] in "\"'" or "{" not in group else group
         if words and any(w in words for w in _WORD.findall(group)):

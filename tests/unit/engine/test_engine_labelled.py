@@ -33,7 +33,7 @@ def test_loops_are_flagged_soon_after_they_start(kind, seed):
     delay = MAX_DELAY[kind]
     writes = {c.name for e in run.events for c in e.tool_calls if classify_action(c.name, c.arguments) == "write"}
     if kind == "oscillating" and writes:
-        delay += 2  # two writes taking turns: each may be re-applied once (undo, redo); the third time is the loop
+        delay += 2  # two writes taking turns: a change and its undo are attempts; made again, it is the loop
     assert run.loop_start <= first.iteration <= run.loop_start + delay
     assert first.action is Action.REFLECT
 

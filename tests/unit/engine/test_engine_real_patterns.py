@@ -166,3 +166,66 @@ def test_a_large_page_fetched_again_with_only_a_request_id_changed_is_a_poll():
     flagged = [d for d in ds if d.action is not Action.CONTINUE]
     assert flagged and flagged[0].rule == "polling_limit", [(d.iteration, d.rule) for d in flagged]
     assert ds[-1].stops
+
+
+def test_a_short_failure_naming_related_titles_is_one_answer_whatever_the_titles():
+    # the titles share no word with the request, yet a short message that echoes the request and lists quoted
+    # titles says the same thing each time: the third such answer in a row is a stall
+    sc = Script()
+    titles = ["'Amber Dune (faq)'", "'Cobalt Fjord (policy)'", "'Basalt Ember (general)'", "'Dune Fjord (faq)'"]
+    queries = ["why is sync failing", "sync root cause", "sync known issue", "how to fix sync", "sync variant 5"]
+    events = []
+    for k, q in enumerate(queries):
+        related = ", ".join(random.Random(k).sample(titles, 2))
+        events.append(sc.step(("search_kb", {"query": q}, f"No article matches {q} exactly. Related: {related}.")))
+    s, ds = _run(events)
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 4
+
+
+def test_records_and_long_results_keep_their_quoted_content():
+    from pyguard.engine.templates import SHORT_PROSE_CHARS, request_words, template_key
+
+    def key(text: str, arg: str) -> str | None:
+        from pyguard.engine.novelty import prepare_text
+
+        return template_key(prepare_text(text, (arg,), True), request_words((arg,)))
+
+    # JSON records of two customers: the city is content, not part of the request
+    assert key('{"name": "alice", "city": "paris"}', "alice") != key('{"name": "bob", "city": "rome"}', "bob")
+    # a long prose answer quoting what it found is content too; the same answer kept short is a message
+    pad = " the entry was last reviewed by the archive team" * (SHORT_PROSE_CHARS // 40)
+    a, b = "Found kepler in the catalogue: 'Ocean Blue Street'.", "Found marlow in the catalogue: 'Granite Hill Road'."
+    assert key(a + pad, "kepler") != key(b + pad, "marlow")
+    assert key(a, "kepler") == key(b, "marlow") is not None
+
+
+def test_a_request_taken_from_the_flagged_answers_suggestions_is_waited_for_once():
+    # the third miss suggests 'Scatman John'; the model asks for it next: the same-answer flag waits for that result
+    sc = Script()
+    misses = [
+        ("Scat", "Could not find [Scat]. Similar: ['Scat singing', 'Scat Cat']."),
+        ("Scatman", "Could not find [Scatman]. Similar: ['Scatman (song)', 'Scat Cat']."),
+        ("Scat singer", "Could not find [Scat singer]. Similar: ['Scatman John', 'Scat singing']."),
+    ]
+    events = [sc.step(("search", {"entity": q}, text)) for q, text in misses]
+    found = sc.step(("search", {"entity": "Scatman John"}, "Scatman John (born 1942 in El Monte) was a musician."))
+    s, ds = _run([*events, found, sc.answer()])
+    assert [d for d in ds if d.action is not Action.CONTINUE] == []
+    # the same run asking for a word of its own instead is flagged at the third same answer
+    sc = Script()
+    events = [sc.step(("search", {"entity": q}, text)) for q, text in misses]
+    other = sc.step(("search", {"entity": "Scat musician"}, "Could not find [Scat musician]. Similar: ['Scat Cat']."))
+    s, ds = _run([*events, other, sc.answer()])
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 4
+    # waited for once per streak: the suggestion missed too, the next same answer is flagged
+    sc = Script()
+    events = [sc.step(("search", {"entity": q}, text)) for q, text in misses]
+    miss = sc.step(
+        ("search", {"entity": "Scatman John"}, "Could not find [Scatman John]. Similar: ['Scat Cat', 'Scat singing'].")
+    )
+    last = sc.step(("search", {"entity": "Scat Cat"}, "Could not find [Scat Cat]. Similar: ['Scat']."))
+    s, ds = _run([*events, miss, last, sc.answer()])
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 5

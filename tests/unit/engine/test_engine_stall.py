@@ -161,8 +161,8 @@ def test_rerun_after_the_same_edit_again_is_a_repeat():
 
 
 def test_an_edit_made_undone_and_made_again_is_an_attempt_until_it_goes_round():
-    """Make a fix, undo it to see the test fail, make it again: attempts on a changed state. The 4th time the same
-    change is made or undone, it is a loop: the actions go round in a cycle."""
+    """Make a fix, undo it: attempts on a changed state. Made a third time with the tests failing the same way,
+    the run is going round (the change was tried, and undone): the re-run after it is a repeat."""
     sc = Script()
     fwd = {"path": "a.py", "old": "x = 1", "new": "x = 2"}
     back = {"path": "a.py", "old": "x = 2", "new": "x = 1"}
@@ -173,7 +173,7 @@ def test_an_edit_made_undone_and_made_again_is_an_attempt_until_it_goes_round():
     steps.append(sc.step(("edit", {"p": "y"}, "ok")))
     _, ds = run(steps)
     found = rules(ds)
-    assert found and found[0] == (9, "cycle"), found  # the 4th edit's result, at iteration 9
+    assert found and found[0] == (7, "repeat_no_gain"), found  # the re-run after the 3rd edit, at iteration 7
 
 
 def test_many_attempts_that_change_nothing_are_a_stall():
@@ -204,6 +204,31 @@ def test_polling_whose_result_changes_only_in_timestamps_is_allowed_then_flagged
     found = rules(ds)
     assert found and found[0] == (StallConfig().polling_allowance + 3, "polling_limit")  # poll 11, at iteration 13
     assert all(d.action is Action.CONTINUE for d in ds[: StallConfig().polling_allowance + 1])
+
+
+def test_a_large_page_refetched_with_only_its_footer_changed_spends_the_polling_allowance_at_once():
+    # the same 9 KB page again and again, only its footer's time and request id changing: each re-fetch adds 9 KB
+    # to the model's context, so the polls are over polling_allowance_chars (8,000) at the first one
+    body = "\n".join(f"[B0{k:04d}] cable {k} - $12.{k % 100:02d} - rating 4.{k % 10}" for k in range(220))
+    assert 8000 < len(body) < 10000
+    sc = Script()
+    steps = [
+        sc.step(("browse", {"url": "https://shop.example/p3"}, f"{body}\nPage generated 2026-11-30T10:22:{k:02d}Z"))
+        for k in range(4)
+    ]
+    _, ds = run(steps)
+    assert rules(ds)[0] == (3, "polling_limit")
+    assert ds[2].evidence["flags"][0]["chars"] > 8000
+    # the same page with a larger character allowance is polled like a status check
+    _, ds = run(
+        steps, PolicyConfig(max_reflections=5, hard_cap=100, base_budget=100, stall={"polling_allowance_chars": 50_000})
+    )
+    assert rules(ds) == []
+
+
+def test_small_polls_get_the_whole_count_allowance_within_the_character_allowance():
+    cfg = StallConfig()
+    assert cfg.polling_allowance * 300 <= cfg.polling_allowance_chars  # a 300-character status check
 
 
 def test_identical_repeats_are_not_polls():

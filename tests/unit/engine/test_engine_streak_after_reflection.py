@@ -39,8 +39,8 @@ def run(steps, config=None):
     return s, out
 
 
-def test_default_is_the_same_as_before_a_reflection():
-    assert StallConfig().low_gain_streak_after_reflection == StallConfig().low_gain_streak == 4
+def test_default_is_one_shorter_after_a_reflection():
+    assert StallConfig().low_gain_streak_after_reflection == 3 and StallConfig().low_gain_streak == 4
     with pytest.raises(ConfigError, match="low_gain_streak_after_reflection"):
         StallConfig(low_gain_streak_after_reflection=0)
 
@@ -106,3 +106,36 @@ def test_polling_after_a_reflection_is_never_stopped():
     s, ds = run(steps)
     assert [r[:2] for r in rules(ds)] == [(3, "repeat_no_gain")]
     assert s.stopped is None
+
+
+def test_a_low_gain_streak_waits_one_iteration_for_a_new_edit():
+    # dull reads, then the model asks for an edit with new content: the streak flag waits for the edit's result
+    # (an attempt is judged by what it brings, not stopped unexecuted); the edit brings something, so no flag
+    sc = Script()
+    dull = [sc.step(("grep", {"pattern": f"p{k}"}, "<returncode>1</returncode>")) for k in range(5)]
+    edit = sc.step(("edit", {"path": "a.py", "new": "fixed = True"}, "The file a.py has been edited."))
+    _, ds = run([*dull, edit, sc.answer()], PolicyConfig())
+    assert rules(ds) == []
+    # the same run with another dull read instead of the edit is flagged there
+    sc = Script()
+    steps = [sc.step(("grep", {"pattern": f"p{k}"}, "<returncode>1</returncode>")) for k in range(6)]
+    _, ds = run([*steps, sc.answer()], PolicyConfig())
+    assert [r[:2] for r in rules(ds)] == [(6, "low_gain_streak")]  # results 2-5 dull: the 4th at iteration 6
+
+
+def test_a_waited_for_edit_that_brings_nothing_raises_the_flag_at_the_next_iteration():
+    detector = StallDetector(StallConfig(low_gain_streak=2))
+    reads = [fingerprint("grep", f'{{"pattern": "p{k}"}}') for k in range(3)]
+    write = fingerprint("edit", '{"path": "a.py", "new": "v2"}')
+
+    def dull(i, a):
+        return ActionResult(
+            action=a, novelty=0.0, result_key=f"k{i}", requested_at=i - 1, is_error=True, write=a is write
+        )
+
+    detector.observe(Step(1, actions=(reads[0],)))
+    detector.observe(Step(2, results=(dull(2, reads[0]),), actions=(reads[1],)))
+    waited = detector.observe(Step(3, results=(dull(3, reads[1]),), actions=(write,), writes=(write,)))
+    assert not waited.flags  # the streak is 2, but a new edit is on its way
+    failed = detector.observe(Step(4, results=(dull(4, write),), actions=(reads[2],)))
+    assert [f.rule for f in failed.flags] == ["low_gain_streak"]  # the edit failed: the streak goes on, flagged
