@@ -196,6 +196,15 @@ def _command_text(arguments: str) -> str | None:
     return text
 
 
+@lru_cache(maxsize=4096)
+def _name_kind(tool: str) -> tuple[bool, bool]:
+    """What a tool's name says: (a write verb or word in it, a shell word in it). Cached per name: the calls of one
+    tool differ by their arguments, which :func:`classify_action`'s own cache is keyed by too."""
+    words = name_words(tool)
+    named_write = bool(words) and (words[0] in WRITE_VERBS or any(w in WRITE_WORDS for w in words))
+    return named_write, any(w in SHELL_TOOL_WORDS for w in words)
+
+
 @lru_cache(maxsize=8192)
 def classify_action(
     tool: str, arguments: str, write_tools: frozenset[str] = frozenset(), read_tools: frozenset[str] = frozenset()
@@ -205,9 +214,7 @@ def classify_action(
         return "write"
     if tool in read_tools:
         return "read"
-    words = name_words(tool)
-    named_write = bool(words) and (words[0] in WRITE_VERBS or any(w in WRITE_WORDS for w in words))
-    shell = any(w in SHELL_TOOL_WORDS for w in words)
+    named_write, shell = _name_kind(tool)
     obj = None
     if arguments.lstrip().startswith("{"):
         try:

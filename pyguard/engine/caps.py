@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from pyguard.engine.config import CapsConfig, Price
-from pyguard.engine.fingerprint import fingerprint
+from pyguard.engine.fingerprint import ActionFingerprint, fingerprint
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent
 
@@ -134,15 +134,23 @@ class UsageTracker:
         self.accumulate(event, elapsed_s)
         return self.state
 
-    def accumulate(self, event: IterationEvent, elapsed_s: float) -> None:
-        """Count ``event`` like :meth:`update`, without building the state snapshot."""
-        for call in event.tool_calls:
-            self._by_tool[call.name] += 1
-            fp = fingerprint(call.name, call.arguments)
-            n = self._identical[fp.exact_id] + 1
-            self._identical[fp.exact_id] = n
-            if n > self._top[0]:
-                self._top = (n, fp.short())
+    def accumulate(
+        self, event: IterationEvent, elapsed_s: float, actions: Sequence[ActionFingerprint] | None = None
+    ) -> None:
+        """Count ``event`` like :meth:`update`, without building the state snapshot. ``actions``: the fingerprints of
+        the event's tool calls, in order, when the caller has them already (else they are computed here)."""
+        calls = event.tool_calls
+        if calls:
+            if actions is None:
+                actions = [fingerprint(c.name, c.arguments) for c in calls]
+            by_tool = self._by_tool
+            identical = self._identical
+            for call, fp in zip(calls, actions, strict=True):
+                by_tool[call.name] = by_tool.get(call.name, 0) + 1
+                n = identical.get(fp.exact_id, 0) + 1
+                identical[fp.exact_id] = n
+                if n > self._top[0]:
+                    self._top = (n, fp.short())
         inp = event.input_tokens or 0
         out = event.output_tokens or 0
         tokens = event.tokens  # None: unknown, which a cap cannot count (the state says whether any call reported)
@@ -151,13 +159,16 @@ class UsageTracker:
             self._reported = True
         self._input += inp
         self._output += out
-        price = self.price_of(event.model) if self.prices else None
-        if price is None:
-            self._unpriced += 1
+        if self.prices:
+            price = self.price_of(event.model)
+            if price is None:
+                self._unpriced += 1
+            else:
+                self._cost += inp / 1e6 * price.input_per_mtok + out / 1e6 * price.output_per_mtok
         else:
-            self._cost += inp / 1e6 * price.input_per_mtok + out / 1e6 * price.output_per_mtok
+            self._unpriced += 1
         self._model_calls += 1
-        self._tool_calls += len(event.tool_calls)
+        self._tool_calls += len(calls)
         self._elapsed = elapsed_s
         self._state = None
 

@@ -131,9 +131,18 @@ class Policy:
         return RunSession(self, run_id=run_id, task_type=task_type)
 
 
-def _pair(pending: Sequence[tuple[ToolCall, ActionFingerprint, int]], observations: Sequence[Observation]):
+_Pending = tuple[ToolCall, ActionFingerprint, int, bool]
+"""A call requested in the previous iteration: the call, its fingerprint, the iteration and whether it is a write."""
+
+
+def _pair(pending: Sequence[_Pending], observations: Sequence[Observation]):
     """Pair tool observations with the calls requested in the previous iteration: by id, then by tool name in
-    order, then in order. Yields (observation, (call, fingerprint, requested_at) or None)."""
+    order, then in order. Yields (observation, (call, fingerprint, requested_at, write) or None)."""
+    if len(observations) == 1 and len(pending) == 1:  # the commonest case: one call, its one result
+        obs = observations[0]
+        p = pending[0]
+        if obs.kind == "tool" and obs.tool_call_id is not None and obs.tool_call_id == p[0].id:
+            return [(obs, p)]
     if len(observations) <= len(pending):  # the usual case: results in the order of the calls, ids matching
         for obs, p in zip(observations, pending, strict=False):
             if obs.kind != "tool" or obs.tool_call_id is None or obs.tool_call_id != p[0].id:
@@ -177,7 +186,7 @@ class RunSession:
         self._detector = StallDetector(self.config.stall)
         self._usage = UsageTracker(self.config.caps.prices)
         self._caps = policy.caps_for_run()
-        self._pending: list[tuple[ToolCall, ActionFingerprint, int]] = []
+        self._pending: list[_Pending] = []
         self._reflected_at: int | None = None
         self._tried_new = False
         self._iterations = 0
@@ -235,44 +244,57 @@ class RunSession:
     def _novelty(self, text: str, echo: tuple[str, ...]) -> tuple[float, str]:
         """Novelty of a result: its share of new content, or, for a large result, its new characters measured
         against ``novelty.absolute_chars`` (whichever is larger), in [0, 1]; and its prepared text."""
-        mask = self.config.novelty.mask_volatile
-        prepared = prepare_text(text, echo, mask)
+        ncfg = self.config.novelty
+        prepared = prepare_text(text, echo, ncfg.mask_volatile)
         if self._shingles is not None:
             novelty = self._shingles.score_prepared(prepared)
         else:
             novelty = float(self._estimator.observe(text, echo))
         novelty = min(max(novelty, 0.0), 1.0)
-        novelty = max(novelty, min(1.0, novelty * len(prepared) / self.config.novelty.absolute_chars))
+        novelty = max(novelty, min(1.0, novelty * len(prepared) / ncfg.absolute_chars))
         return novelty, prepared
 
     def _is_write(self, call: ToolCall) -> bool:
         return classify_action(call.name, call.arguments, self._write_tools, self._read_tools) == "write"
 
-    def _results(self, event: IterationEvent) -> list[ActionResult]:
+    def _results(self, event: IterationEvent) -> tuple[ActionResult, ...]:
         results = []
+        templates = self.config.stall.failure_templates
         for obs, match in _pair(self._pending, event.observations):
-            fp = match[1] if match is not None else None
-            echo = fp.arg_values if fp is not None else ()
-            novelty, prepared = self._novelty(obs.text, echo)
-            template = None
-            if fp is not None and self.config.stall.failure_templates:
-                template = template_key(prepared, request_words(fp.arg_values))
+            text = obs.text
+            if match is None:
+                novelty, prepared = self._novelty(text, ())
+                results.append(
+                    ActionResult(
+                        None,
+                        novelty,
+                        run_key(prepared),
+                        obs.is_error,
+                        error_kind(prepared) if obs.is_error else None,
+                        None,
+                        text,
+                        obs.kind == "tool" and is_empty_result(prepared),
+                    )
+                )
+                continue
+            _call, fp, requested_at, write = match
+            novelty, prepared = self._novelty(text, fp.arg_values)
             results.append(
                 ActionResult(
-                    action=fp,
-                    novelty=novelty,
-                    result_key=run_key(prepared),
-                    is_error=obs.is_error,
-                    error_kind=error_kind(prepared) if obs.is_error else None,
-                    requested_at=match[2] if match is not None else None,
-                    text=obs.text,
-                    empty=obs.kind == "tool" and is_empty_result(prepared),
-                    raw_key=run_key(obs.text) if fp is not None else None,
-                    template=template,
-                    write=match is not None and self._is_write(match[0]),
+                    fp,
+                    novelty,
+                    run_key(prepared),
+                    obs.is_error,
+                    error_kind(prepared) if obs.is_error else None,
+                    requested_at,
+                    text,
+                    obs.kind == "tool" and is_empty_result(prepared),
+                    run_key(text),
+                    template_key(prepared, request_words(fp.arg_values)) if templates else None,
+                    write,
                 )
             )
-        return results
+        return tuple(results)
 
     def observe(self, event: IterationEvent) -> Decision:
         """Take iteration ``event`` (the next model call of this run) and decide what happens before the next one."""
@@ -296,14 +318,20 @@ class RunSession:
             self._new_turn(i)
         self._reprompted = not new_turn and self._last_event is not None and self._last_event.is_final
         self._last_event = event
-        self._usage.accumulate(event, self.policy.clock() - self._started)
-        actions = tuple(fingerprint(c.name, c.arguments) for c in event.tool_calls)
-        writes = tuple(fp for c, fp in zip(event.tool_calls, actions, strict=False) if self._is_write(c))
-        report = self._detector.observe(
-            Step(iteration=i, results=tuple(self._results(event)), actions=actions, writes=writes)
-        )
+        calls = event.tool_calls
+        # each call's fingerprint and kind once: the usage counts, the stall rules and the next iteration's
+        # pairing all use these
+        actions = tuple(fingerprint(c.name, c.arguments) for c in calls)
+        self._usage.accumulate(event, self.policy.clock() - self._started, actions)
+        wt, rt = self._write_tools, self._read_tools
+        pending = [
+            (c, fp, i, classify_action(c.name, c.arguments, wt, rt) == "write")
+            for c, fp in zip(calls, actions, strict=False)
+        ]
+        writes = tuple(p[1] for p in pending if p[3])
+        report = self._detector.observe(Step(i, self._results(event), actions, writes))
         self.gains.append(report.gain)
-        self._pending = [(c, fp, i) for c, fp in zip(event.tool_calls, actions, strict=False)]
+        self._pending = pending
         decision = self._decide(i, event, report, list(report.flags), actions)
         self.decisions.append(decision)
         if decision.action is Action.STOP:

@@ -134,7 +134,7 @@ def error_kind(prepared: str) -> str:
     return short_digest("".join(out)[:_ERROR_KIND_CHARS])
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much
 class ActionResult:
     """One observation of an iteration, paired with the action that produced it (``action`` None for user or
     system messages and for tool results that match no requested call)."""
@@ -161,7 +161,7 @@ class ActionResult:
     """The action is a write (:mod:`pyguard.engine.actions`): it changes what later reads see."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much
 class Step:
     """What the detector sees of one iteration."""
 
@@ -217,7 +217,7 @@ def _action_flag(rule: str, iteration: int, r: ActionResult, message: str, evide
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much
 class StallReport:
     gain: float
     flags: tuple[StallFlag, ...] = ()
@@ -315,34 +315,42 @@ class StallDetector:
         gains: list[float] = []
         self._step_writes = 0
         self._step_polls = 0
-        for r in step.results:
-            gain, flag = self._result(step.iteration, r)
+        iteration = step.iteration
+        results = step.results
+        acted = False
+        for r in results:
+            gain, flag = self._result(iteration, r)
             gains.append(gain)
             if flag is not None:
                 flags.append(flag)
-            storm = self._error_storm(step.iteration, r)
-            if storm is not None:
-                flags.append(storm)
+            if r.action is not None:
+                acted = True
+                if r.is_error or self._errors:
+                    storm = self._error_storm(iteration, r)
+                    if storm is not None:
+                        flags.append(storm)
         if gains:
             gain = max(gains)
         else:
-            gain = 1.0 if step.iteration == 1 else 0.0
+            gain = 1.0 if iteration == 1 else 0.0
         if self._step_writes:
             gain = max(gain, self.config.new_write_gain)
-        only_polls = bool(step.results) and self._step_polls == len(step.results)
+        only_polls = bool(results) and self._step_polls == len(results)
+        history = self._history
+        by_exact = self._by_exact
+        norm = self.config.normalised_repeats
         for a in step.actions:
-            if a.exact_id in self._by_exact or (self.config.normalised_repeats and a.norm_id in self._by_norm):
-                self._repeats.add((step.iteration, a.exact_id))
-            self._history.append((step.iteration, a))
-        oldest = self._history[0][0] if self._history else step.iteration
-        if len(self._repeats) > 4 * (self._history.maxlen or 1):
+            if a.exact_id in by_exact or (norm and a.norm_id in self._by_norm):
+                self._repeats.add((iteration, a.exact_id))
+            history.append((iteration, a))
+        if len(self._repeats) > 4 * (history.maxlen or 1):
+            oldest = history[0][0] if history else iteration
             self._repeats = {k for k in self._repeats if k[0] >= oldest}
         # what counts towards a low-gain streak: an iteration that got tool results (not one answered only by a
         # user or harness message: a format error re-prompted is no sign that tools stopped helping), and not a
         # poll within its allowance
-        acted = any(r.action is not None for r in step.results)
-        counts = (acted or (step.iteration > 1 and not step.results)) and not only_polls
-        streak = self._low_gain(step.iteration, gain, counts)
+        counts = (acted or (iteration > 1 and not results)) and not only_polls
+        streak = self._low_gain(iteration, gain, counts)
         if streak is not None and not self._deferred and any(self._would_be_new(w) for w in step.writes):
             # the model is making a new attempt (an edit with new content): wait one iteration for what it brings
             # rather than stop it unexecuted; if the streak goes on after it, the flag is raised then
@@ -352,9 +360,10 @@ class StallDetector:
             self._deferred = False
         if streak is not None:
             flags.append(streak)
-        flags = self._follow_suggestions(flags, step.actions)
-        for f in flags:
-            self.fruitless.update(f.ids)
+        if flags or self._suggested:
+            flags = self._follow_suggestions(flags, step.actions)
+            for f in flags:
+                self.fruitless.update(f.ids)
         return StallReport(
             gain=gain,
             flags=tuple(flags),
