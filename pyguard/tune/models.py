@@ -67,6 +67,9 @@ class TypeResult(_Model):
     failed: int
     tasks: int
     tuned: bool
+    budget_fitted: bool = False
+    """Its budget numbers were fitted to its runs (False: the starting ones, too few runs or successes to certify a
+    fitted budget, see :func:`pyguard.tune.search.min_successes_to_fit`)."""
     note: str | None = None
     """Why the type kept the starting policy's budget, when it did."""
     budget: dict[str, Any]

@@ -23,7 +23,7 @@ from pyguard.events import RunRecord
 from pyguard.replay import recorded_success
 from pyguard.tune.models import Figures, Interval, TuneOptions, TuneResult, TypeResult
 from pyguard.tune.probe import RunPool, probe_config
-from pyguard.tune.search import Fitter
+from pyguard.tune.search import Fitter, min_successes_to_fit
 from pyguard.tune.simulate import Counts, ProbeTable, RunSet
 from pyguard.tune.space import build_policy, stall_candidates, stall_key
 
@@ -186,6 +186,22 @@ def tune(
             warnings.append(f"{shown}: {notes[name]}")
         else:
             tuned.add(name)
+            need = min_successes_to_fit(o.max_false_stop_rate)
+            train_succ = succ * (o.folds - 1) // o.folds
+            if need is None or train_succ < need:
+                notes[name] = (
+                    f"{succ} successful runs (about {train_succ} per training fold): a budget fitted to n successes"
+                    f" stops a new one with chance 1/(n+1), so certifying a false-stop rate of"
+                    f" {o.max_false_stop_rate:g} needs {'more' if need is None else f'at least {need}'} per fit;"
+                    + (
+                        " kept the starting budget numbers in the cross-validation folds (the written policy,"
+                        " fitted on all runs, does fit them)"
+                        if need is not None and succ >= need
+                        else " kept the starting budget numbers (the most lenient ones if those break the bound)"
+                    )
+                    + ", only the shared stall settings tuned"
+                )
+                warnings.append(f"{shown}: {notes[name]}")
     n_groups = len(group_codes)
     if n_groups < 2:
         raise InputError("all labelled runs belong to one task: cross-validation needs runs of at least 2 tasks")
@@ -342,6 +358,7 @@ def tune(
                 failed=int((runset.success[runs] == 0).sum()),
                 tasks=len(set(groups[runs].tolist())),
                 tuned=name in tuned,
+                budget_fitted=name in tuned and full.types[name].budget_fitted and not kept_start,
                 note=notes.get(name),
                 budget=full.types[name].budget.model_dump(),
                 held_out=figs(runs, held_stops) if name in tuned else None,
