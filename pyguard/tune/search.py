@@ -26,7 +26,7 @@ budget of a type counts as within the bound only if (false stops + 1) <= bound x
 false stops <= bound x successes; and a type with fewer than 1/bound - 1 successful runs in the fit set
 (:func:`min_successes_to_fit`: 99 at 0.01) cannot certify any fitted budget at all: it keeps the starting budget
 numbers (or, if those break the bound, the most lenient ones: loosening needs no headroom), and only the shared
-stall settings are tuned for it. Without this, budgets fitted on ~70 successes per type stopped 1.2-1.8% of
+stall settings are tuned for it. The starting and the most lenient budget, not fitted to the runs, are judged plainly. Without this, budgets fitted on ~70 successes per type stopped 1.2-1.8% of
 held-out successes at a 1% bound (benchmarks/RESULTS.md section 10).
 """
 
@@ -164,6 +164,10 @@ class Fitter:
                 if lrank > rank:
                     rank, c, chosen = lrank, lc, lenient
             return TypeFit(name, True, chosen, c, rank[0], points, budget_fitted=False)
+        # the two corners are not fitted to these runs (the start, and the most lenient budget): judged plainly, so a
+        # false stop the stall rules make whatever the budget does not rule them out; every other point with headroom
+        evaluate(start, fitted=False)
+        evaluate(lenient, fitted=False)
         best: tuple | None = None
         for begin in (start, lenient):
             current, cur_rank = begin, evaluate(begin)[0]
