@@ -72,7 +72,8 @@ class TypeFit:
     points: list[tuple[float, float]] = field(default_factory=list)
     """(false-stop rate, failed-run tool calls saved) of every policy evaluated for this type (for the plot)."""
     budget_fitted: bool = True
-    """False when the type had too few successes to certify a fitted budget (:func:`min_successes_to_fit`)."""
+    """False when the budget is the starting one: the search kept it, or the type had too few successes to certify
+    a fitted budget (:func:`min_successes_to_fit`)."""
 
 
 @dataclass
@@ -109,11 +110,16 @@ class Fitter:
         artifact: bool,
         tables: Callable[[dict[str, Any]], ProbeTable],
         keep_points: bool = False,
+        fit_successes: dict[str | None, int] | None = None,
     ) -> None:
+        """``fit_successes[type]``: the successful runs a type's budget must be certified with (the fewest in any
+        cross-validation training set), so that every fit, the full one included, fits a type's budget or none does
+        and the held-out figures measure the policy that is written; without it, each fit set's own count."""
         self.runset, self.type_of, self.type_names = runset, type_of, type_names
         self.tuned, self.base, self.space = tuned, base, space
         self.bound, self.artifact, self.tables = bound, artifact, tables
         self.keep_points = keep_points
+        self.fit_successes = fit_successes or {}
         self.defaults = {t: budget_of(base, t) for t in type_names}
 
     # ---- one type, one stall setting ---------------------------------------------------------------------------
@@ -156,6 +162,7 @@ class Fitter:
             }
         )
         successes = int((self.runset.success[table.runs] == 1).sum())
+        successes = min(successes, self.fit_successes.get(name, successes))
         if not certified(0, successes, self.bound):  # too few successes to certify any fitted budget
             rank, c = evaluate(start, fitted=False)
             chosen = start
@@ -190,7 +197,7 @@ class Fitter:
                 best = (cur_rank, current)
         assert best is not None
         rank, chosen = best
-        return TypeFit(name, True, chosen, seen[chosen.as_tuple()][1], rank[0], points)
+        return TypeFit(name, True, chosen, seen[chosen.as_tuple()][1], rank[0], points, budget_fitted=chosen != start)
 
     # ---- all types, one stall setting --------------------------------------------------------------------------
 

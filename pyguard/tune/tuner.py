@@ -186,22 +186,6 @@ def tune(
             warnings.append(f"{shown}: {notes[name]}")
         else:
             tuned.add(name)
-            need = min_successes_to_fit(o.max_false_stop_rate)
-            train_succ = succ * (o.folds - 1) // o.folds
-            if need is None or train_succ < need:
-                notes[name] = (
-                    f"{succ} successful runs (about {train_succ} per training fold): a budget fitted to n successes"
-                    f" stops a new one with chance 1/(n+1), so certifying a false-stop rate of"
-                    f" {o.max_false_stop_rate:g} needs {'more' if need is None else f'at least {need}'} per fit;"
-                    + (
-                        " kept the starting budget numbers in the cross-validation folds (the written policy,"
-                        " fitted on all runs, does fit them)"
-                        if need is not None and succ >= need
-                        else " kept the starting budget numbers (the most lenient ones if those break the bound)"
-                    )
-                    + ", only the shared stall settings tuned"
-                )
-                warnings.append(f"{shown}: {notes[name]}")
     n_groups = len(group_codes)
     if n_groups < 2:
         raise InputError("all labelled runs belong to one task: cross-validation needs runs of at least 2 tasks")
@@ -225,6 +209,24 @@ def tune(
                 cache[key] = ProbeTable(everyone, pool.probes(probe_config(o.base, stall), list(everyone)))
             return cache[key]
 
+        folds = task_folds(groups_s, names, k, o.seed)
+        fold_successes = {  # a type's budget is fitted in every fit or in none: see Fitter
+            name: min(int(((runset.success == 1) & (type_of == code) & (folds != fold)).sum()) for fold in range(k))
+            for code, name in enumerate(type_names)
+        }
+        need = min_successes_to_fit(o.max_false_stop_rate)
+        for name in type_names:
+            if name in tuned and (need is None or fold_successes[name] < need):
+                shown = "runs with no task type" if name is None else f"task type {name!r}"
+                notes[name] = (
+                    f"{fold_successes[name]} successful runs in the smallest training fold: a budget fitted to n"
+                    " successes stops a new one with chance 1/(n+1), so certifying a false-stop rate of"
+                    f" {o.max_false_stop_rate:g} needs {'more' if need is None else f'at least {need}'} in every fit;"
+                    " kept the starting budget numbers (the most lenient ones if those break the bound), only the"
+                    " shared stall settings tuned"
+                )
+                warnings.append(f"{shown}: {notes[name]}")
+
         def fitter(points: bool) -> Fitter:
             return Fitter(
                 runset,
@@ -237,6 +239,7 @@ def tune(
                 o.artifact,
                 tables,
                 keep_points=points,
+                fit_successes=fold_successes,
             )
 
         screening = stall_candidates(o.base, o.space) if tuned else [{}]
@@ -261,7 +264,6 @@ def tune(
                     f" {f.counts.false_stop_rate:.3g} exceeds the bound"
                 )
 
-        folds = task_folds(groups_s, names, k, o.seed)
         cv = fitter(False)
         held_stops = np.zeros(n, dtype=np.int64)
         for share in TARGET_SHARES:  # the fit's own target: the bound, lowered while held-out runs exceed it

@@ -147,3 +147,21 @@ def test_types_with_too_few_successes_keep_the_starting_budget_numbers(tiny_spac
         assert t.tuned and not t.budget_fitted and t.budget == start
         assert t.held_out is not None and "1/(n+1)" in (t.note or "")
     assert sum("1/(n+1)" in w for w in result.warnings) == 3
+
+
+def test_a_stall_made_false_stop_does_not_rule_out_every_budget(tiny_space):
+    # one type, >= 99 successes, one of them a loop that the stall rules stop whatever the budget: 1/n plainly within
+    # 1%, but no fitted budget certifies (1+1)/(n+1) <= 1%; the starting budget (not fitted) is kept, no error
+    runs = [r for r in known_best_runs(600, seed=0) if r.task_type == "lookup"]
+    loop = generate("exact_repeat", 0)
+    runs.append(
+        RunRecord(
+            start={"run_id": "loop", "task_type": "lookup", "task": "loop task"},
+            events=[e.model_copy(update={"run_id": "loop"}) for e in loop.events],
+            end=RunEnd(run_id="loop", outcome=Outcome.SUCCEEDED, success_label=True),
+        )
+    )
+    result = tune(runs, TuneOptions(space=tiny_space, max_false_stop_rate=0.01, bootstrap=100))
+    (t,) = result.types
+    assert t.successful >= 100 and t.in_sample.false_stops == 1
+    assert t.tuned and not t.budget_fitted and t.budget == budget_of(PolicyConfig(), None).model_dump()
