@@ -8,7 +8,7 @@ Variants for diagnosis, by environment variable: ``PYGUARD_TUNE_SOURCES=a,b`` (o
 ``PYGUARD_TUNE_BY=none`` (one policy per source instead of one per task type), ``PYGUARD_TUNE_BUDGET=fixed`` (the
 budget numbers held at the default policy's; stall settings and reflections still tuned).
 
-- recovery: for each seed, tune on :func:`pyguard.tune.synthetic.known_best_runs` (600 runs, 3 task types, the
+- recovery: for each seed, tune on :func:`pyguard.tune.synthetic.known_best_runs` (1,000 runs, 3 task types, the
   quick search space, bound 0.01, 5 folds); then score the tuned policy and the known best one
   (:func:`pyguard.tune.synthetic.known_best_cap`) on 3,000 fresh runs. Recovered: the tuned policy's false-stop
   rate there is within the bound and its failed-run tool calls saved are at least the best's less 0.5 points.
@@ -33,7 +33,9 @@ from pyguard.tune.space import BUDGET_KEYS, ENGINE_KEYS, Budget, budget_of
 from pyguard.tune.synthetic import KNOWN_LONGEST, known_best_cap, known_best_runs, tune_runs
 
 SEEDS = 20
-TRAIN = 600
+TRAIN = 1000
+"""~200 successful runs per type, ~160 per training fold: a fitted budget needs 99 in every fit at a 1% bound
+(:func:`pyguard.tune.search.min_successes_to_fit`); with 600 (~96 per fold) every type keeps the starting budget."""
 TEST = 3000
 TIMED = 10_000
 BOUND = 0.01

@@ -67,6 +67,10 @@ class TypeResult(_Model):
     failed: int
     tasks: int
     tuned: bool
+    budget_fitted: bool = False
+    """Its budget numbers were fitted to its runs. False: the starting ones (the search kept them, or too few runs or
+    successes to certify a fitted budget, :func:`pyguard.tune.search.min_successes_to_fit`), or, when those break the
+    bound on such a type, the search space's most lenient ones."""
     note: str | None = None
     """Why the type kept the starting policy's budget, when it did."""
     budget: dict[str, Any]

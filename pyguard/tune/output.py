@@ -171,7 +171,8 @@ def write_report(result: TuneResult, out_dir: str | Path, command: str, date: st
             f"## {name}",
             "",
             f"{t.runs} runs ({t.successful} successful, {t.failed} failed), {t.tasks} tasks."
-            + (f" Not tuned: {t.note}." if not t.tuned else ""),
+            + (f" Not tuned: {t.note}." if not t.tuned else "")
+            + (f" Budget not fitted: {t.note}." if t.tuned and not t.budget_fitted and t.note else ""),
             "",
             "Budget: " + ", ".join(f"`{k} = {v}`" for k, v in t.budget.items()),
             "",

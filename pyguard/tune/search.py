@@ -18,10 +18,21 @@ section 5); the budget rules cost nothing once an engine pass has recorded each 
 The objective: most failed-run tool calls and tokens saved (each as a share of the fit set's failed-run total,
 summed), subject to each task type's false-stop rate <= the bound. Ties keep the earlier point (the start), so
 nothing moves without a strict gain.
+
+**Headroom for fitted budgets** (:func:`certified`). A budget fitted to n successful runs sits just above the longest
+of them; a new successful run of the same kind outlasts the longest of n exchangeable ones with probability
+1/(n+1) (order statistics; the split-conformal argument), and one stopped among n allows (f+1)/(n+1). So a fitted
+budget of a type counts as within the bound only if (false stops + 1) <= bound x (successes + 1), not
+false stops <= bound x successes; and a type with fewer than 1/bound - 1 successful runs in the fit set
+(:func:`min_successes_to_fit`: 99 at 0.01) cannot certify any fitted budget at all: it keeps the starting budget
+numbers (or, if those break the bound, the most lenient ones: loosening needs no headroom), and only the shared
+stall settings are tuned for it. The starting and the most lenient budget, not fitted to the runs, are judged plainly. Without this, budgets fitted on ~70 successes per type stopped 1.2-1.8% of
+held-out successes at a 1% bound (benchmarks/RESULTS.md section 10).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +43,23 @@ from pyguard.engine import PolicyConfig
 from pyguard.tune.simulate import Counts, ProbeTable, RunSet
 from pyguard.tune.space import BUDGET_KEYS, Budget, SearchSpace, budget_of, stall_candidates
 
-__all__ = ["TypeFit", "Fit", "Fitter"]
+__all__ = ["TypeFit", "Fit", "Fitter", "certified", "min_successes_to_fit"]
+
+
+def certified(false_stops: int, successes: int, bound: float) -> bool:
+    """A fitted budget's false stops within ``bound`` with the order-statistics headroom: (f+1)/(n+1) <= bound."""
+    return false_stops + 1 <= bound * (successes + 1) + 1e-9
+
+
+def min_successes_to_fit(bound: float) -> int | None:
+    """The fewest successful runs with which any fitted budget can be certified within ``bound`` (0 false stops:
+    1/(n+1) <= bound, so n >= 1/bound - 1); None when none can (a bound of 0)."""
+    if bound <= 0:
+        return None
+    n = max(0, math.ceil(1 / bound - 1 - 1e-9))
+    while not certified(0, n, bound):
+        n += 1
+    return n
 
 
 @dataclass
@@ -44,6 +71,9 @@ class TypeFit:
     feasible: bool
     points: list[tuple[float, float]] = field(default_factory=list)
     """(false-stop rate, failed-run tool calls saved) of every policy evaluated for this type (for the plot)."""
+    budget_fitted: bool = True
+    """False when the budget is the starting one: the search kept it, or the type had too few successes to certify
+    a fitted budget (:func:`min_successes_to_fit`)."""
 
 
 @dataclass
@@ -80,16 +110,25 @@ class Fitter:
         artifact: bool,
         tables: Callable[[dict[str, Any]], ProbeTable],
         keep_points: bool = False,
+        fit_successes: dict[str | None, int] | None = None,
     ) -> None:
+        """``fit_successes[type]``: the successful runs a type's budget must be certified with (the fewest in any
+        cross-validation training set), so that every fit, the full one included, fits a type's budget or none does
+        and the held-out figures measure the policy that is written; without it, each fit set's own count."""
         self.runset, self.type_of, self.type_names = runset, type_of, type_names
         self.tuned, self.base, self.space = tuned, base, space
         self.bound, self.artifact, self.tables = bound, artifact, tables
         self.keep_points = keep_points
+        self.fit_successes = fit_successes or {}
         self.defaults = {t: budget_of(base, t) for t in type_names}
 
     # ---- one type, one stall setting ---------------------------------------------------------------------------
 
-    def _feasible(self, c: Counts) -> bool:
+    def _feasible(self, c: Counts, fitted: bool = False) -> bool:
+        """Within the bound: with the order-statistics headroom for a fitted budget (:func:`certified`); plainly for
+        the starting budget numbers (not fitted to these runs: their in-sample rate is not biased low)."""
+        if fitted:
+            return certified(c.false_stops, c.successes, self.bound)
         return c.false_stops <= self.bound * c.successes + 1e-9
 
     def _score(self, c: Counts, totals: tuple[int, int]) -> float:
@@ -100,11 +139,11 @@ class Fitter:
         seen: dict[tuple, tuple] = {}
         points: list[tuple[float, float]] = []
 
-        def evaluate(b: Budget) -> tuple:
+        def evaluate(b: Budget, fitted: bool = True) -> tuple:
             key = b.as_tuple()
             if key not in seen:
                 c = self.runset.counts(table.runs, table.stops(b), self.artifact)
-                ok = self._feasible(c)
+                ok = self._feasible(c, fitted)
                 rank = (ok, self._score(c, totals) if ok else -c.false_stop_rate)
                 seen[key] = (rank, c)
                 if self.keep_points:
@@ -113,7 +152,7 @@ class Fitter:
 
         start = self.defaults[name]
         if name not in self.tuned:
-            rank, c = evaluate(start)
+            rank, c = evaluate(start, fitted=False)
             return TypeFit(name, False, start, c, rank[0], points)
         values = {k: self.space.values(k, getattr(start, k)) for k in BUDGET_KEYS}
         lenient = start.model_copy(
@@ -122,6 +161,20 @@ class Fitter:
                 "base_budget": max(v for v in values["base_budget"] if v <= max(values["hard_cap"])),
             }
         )
+        successes = int((self.runset.success[table.runs] == 1).sum())
+        successes = min(successes, self.fit_successes.get(name, successes))
+        if not certified(0, successes, self.bound):  # too few successes to certify any fitted budget
+            rank, c = evaluate(start, fitted=False)
+            chosen = start
+            if not rank[0] and lenient != start:  # loosening needs no headroom: it can only stop fewer
+                lrank, lc = evaluate(lenient, fitted=False)
+                if lrank > rank:
+                    rank, c, chosen = lrank, lc, lenient
+            return TypeFit(name, True, chosen, c, rank[0], points, budget_fitted=False)
+        # the two corners are not fitted to these runs (the start, and the most lenient budget): judged plainly, so a
+        # false stop the stall rules make whatever the budget does not rule them out; every other point with headroom
+        evaluate(start, fitted=False)
+        evaluate(lenient, fitted=False)
         best: tuple | None = None
         for begin in (start, lenient):
             current, cur_rank = begin, evaluate(begin)[0]
@@ -144,7 +197,7 @@ class Fitter:
                 best = (cur_rank, current)
         assert best is not None
         rank, chosen = best
-        return TypeFit(name, True, chosen, seen[chosen.as_tuple()][1], rank[0], points)
+        return TypeFit(name, True, chosen, seen[chosen.as_tuple()][1], rank[0], points, budget_fitted=chosen != start)
 
     # ---- all types, one stall setting --------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from pyguard.events import RunRecord
 from pyguard.replay import recorded_success
 from pyguard.tune.models import Figures, Interval, TuneOptions, TuneResult, TypeResult
 from pyguard.tune.probe import RunPool, probe_config
-from pyguard.tune.search import Fitter
+from pyguard.tune.search import Fitter, min_successes_to_fit
 from pyguard.tune.simulate import Counts, ProbeTable, RunSet
 from pyguard.tune.space import build_policy, stall_candidates, stall_key
 
@@ -209,6 +209,24 @@ def tune(
                 cache[key] = ProbeTable(everyone, pool.probes(probe_config(o.base, stall), list(everyone)))
             return cache[key]
 
+        folds = task_folds(groups_s, names, k, o.seed)
+        fold_successes = {  # a type's budget is fitted in every fit or in none: see Fitter
+            name: min(int(((runset.success == 1) & (type_of == code) & (folds != fold)).sum()) for fold in range(k))
+            for code, name in enumerate(type_names)
+        }
+        need = min_successes_to_fit(o.max_false_stop_rate)
+        for name in type_names:
+            if name in tuned and (need is None or fold_successes[name] < need):
+                shown = "runs with no task type" if name is None else f"task type {name!r}"
+                notes[name] = (
+                    f"{fold_successes[name]} successful runs in the smallest training fold: a budget fitted to n"
+                    " successes stops a new one with chance 1/(n+1), so certifying a false-stop rate of"
+                    f" {o.max_false_stop_rate:g} needs {'more' if need is None else f'at least {need}'} in every fit;"
+                    " kept the starting budget numbers (the most lenient ones if those break the bound), only the"
+                    " shared stall settings tuned"
+                )
+                warnings.append(f"{shown}: {notes[name]}")
+
         def fitter(points: bool) -> Fitter:
             return Fitter(
                 runset,
@@ -221,6 +239,7 @@ def tune(
                 o.artifact,
                 tables,
                 keep_points=points,
+                fit_successes=fold_successes,
             )
 
         screening = stall_candidates(o.base, o.space) if tuned else [{}]
@@ -245,7 +264,6 @@ def tune(
                     f" {f.counts.false_stop_rate:.3g} exceeds the bound"
                 )
 
-        folds = task_folds(groups_s, names, k, o.seed)
         cv = fitter(False)
         held_stops = np.zeros(n, dtype=np.int64)
         for share in TARGET_SHARES:  # the fit's own target: the bound, lowered while held-out runs exceed it
@@ -342,6 +360,7 @@ def tune(
                 failed=int((runset.success[runs] == 0).sum()),
                 tasks=len(set(groups[runs].tolist())),
                 tuned=name in tuned,
+                budget_fitted=name in tuned and full.types[name].budget_fitted and not kept_start,
                 note=notes.get(name),
                 budget=full.types[name].budget.model_dump(),
                 held_out=figs(runs, held_stops) if name in tuned else None,

@@ -27,7 +27,9 @@ def test_folds_keep_each_task_whole_and_follow_the_seed():
 
 def test_tune_finds_the_known_best_caps(tiny_space):
     records = known_best_runs(150, seed=3)
-    result = tune(records, TuneOptions(space=tiny_space, max_false_stop_rate=0.01, bootstrap=100))
+    # bound 0.05: 30 successes per type (24 per training fold) are enough to certify a fitted budget at 5%, not
+    # at 1% (99 needed: search.min_successes_to_fit); the best caps stop no successful run, so held out 0 either way
+    result = tune(records, TuneOptions(space=tiny_space, max_false_stop_rate=0.05, bootstrap=100))
     tuned = PolicyConfig.model_validate(result.policy)
     caps = tiny_space.values("hard_cap", 40)
     for t in KNOWN_LONGEST:
@@ -125,3 +127,41 @@ def test_the_starting_policy_is_kept_when_the_tuned_one_saves_no_more(tiny_space
     assert all(budget_of(kept, t) == budget_of(start, t) for t in KNOWN_LONGEST)
     assert result.held_out.failed_tool_calls_saved.value == result.default.failed_tool_calls_saved.value
     assert any("kept the starting policy" in w for w in result.warnings)
+
+
+def test_fitted_budgets_need_order_statistics_headroom():
+    from pyguard.tune.search import certified, min_successes_to_fit
+
+    # a new success outlasts the longest of n with chance 1/(n+1): 99 successes certify 1%, 98 do not
+    assert min_successes_to_fit(0.01) == 99 and certified(0, 99, 0.01) and not certified(0, 98, 0.01)
+    assert min_successes_to_fit(0.05) == 19 and min_successes_to_fit(0.0) is None
+    assert certified(1, 199, 0.01) and not certified(2, 199, 0.01)  # (f+1)/(n+1), not f/n
+
+
+def test_types_with_too_few_successes_keep_the_starting_budget_numbers(tiny_space):
+    # ~30 successes per type: at a 1% bound no fitted budget can be certified, so the budgets stay the start's
+    records = known_best_runs(150, seed=3)
+    result = tune(records, TuneOptions(space=tiny_space, max_false_stop_rate=0.01, bootstrap=100))
+    start = budget_of(PolicyConfig(), None).model_dump()
+    for t in result.types:
+        assert t.tuned and not t.budget_fitted and t.budget == start
+        assert t.held_out is not None and "1/(n+1)" in (t.note or "")
+    assert sum("1/(n+1)" in w for w in result.warnings) == 3
+
+
+def test_a_stall_made_false_stop_does_not_rule_out_every_budget(tiny_space):
+    # one type, >= 99 successes, one of them a loop that the stall rules stop whatever the budget: 1/n plainly within
+    # 1%, but no fitted budget certifies (1+1)/(n+1) <= 1%; the starting budget (not fitted) is kept, no error
+    runs = [r for r in known_best_runs(600, seed=0) if r.task_type == "lookup"]
+    loop = generate("exact_repeat", 0)
+    runs.append(
+        RunRecord(
+            start={"run_id": "loop", "task_type": "lookup", "task": "loop task"},
+            events=[e.model_copy(update={"run_id": "loop"}) for e in loop.events],
+            end=RunEnd(run_id="loop", outcome=Outcome.SUCCEEDED, success_label=True),
+        )
+    )
+    result = tune(runs, TuneOptions(space=tiny_space, max_false_stop_rate=0.01, bootstrap=100))
+    (t,) = result.types
+    assert t.successful >= 100 and t.in_sample.false_stops == 1
+    assert t.tuned and not t.budget_fitted and t.budget == budget_of(PolicyConfig(), None).model_dump()
