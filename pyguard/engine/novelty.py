@@ -217,7 +217,9 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
         out = out.replace(" " + _ECHO, _ECHO).replace(_ECHO + " ", _ECHO)
     if not mask or volatile_free:
         return out
-    if '":' in out:
+    # the field regex allows one space between the closing quote and the colon (``"checked_at" : 1``, as some
+    # pretty-printers write JSON); whitespace is single spaces here, so these two cover every form it matches
+    if '":' in out or '" :' in out:
         out = _VOLATILE_FIELD.sub(_mask_field, out)
     return mask_volatile(out)
 

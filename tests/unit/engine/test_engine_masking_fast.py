@@ -34,10 +34,9 @@ def _old_mask(unmasked: str, text: str) -> str:
     if collapsed.isascii() and not re.search(r"[-0-9]", collapsed):
         return unmasked  # nothing volatile-looking: no masking at all (field names included), as before
     out = unmasked
-    if '":' in out:
-        out = _OLD_FIELD.sub(
-            lambda m: m.group(1) + m.group(2) + ("\u2400" if m.group(3)[0] != '"' else '"\u2400"'), out
-        )
+    # the field regex is applied to every text now: the old `'":' in out` guard skipped `"checked_at" : ...` (a space
+    # before the colon), which the regex itself matches; the fast path must mask those too (changed on purpose)
+    out = _OLD_FIELD.sub(lambda m: m.group(1) + m.group(2) + ("\u2400" if m.group(3)[0] != '"' else '"\u2400"'), out)
     return _OLD_VOLATILE.sub("\u2400", out)
 
 

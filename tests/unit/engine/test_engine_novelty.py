@@ -35,6 +35,18 @@ def test_volatile_tokens_are_masked():
     )
 
 
+def test_volatile_fields_are_masked_with_a_space_before_the_colon():
+    # some pretty-printers (Jackson with a custom printer, among others) write `"key" : value`
+    tight = prepare_text('{"checked_at":"2024-05-01 10:00","elapsed_ms":345678,"request_id":"r-9"}')
+    spaced = prepare_text('{"checked_at" : "2024-05-01 10:00", "elapsed_ms" : 345678, "request_id" : "r-9"}')
+    assert tight == '{"checked_at":"\u2400","elapsed_ms":\u2400,"request_id":"\u2400"}'
+    assert spaced == '{"checked_at" : "\u2400", "elapsed_ms" : \u2400, "request_id" : "\u2400"}'
+    assert "345678" not in spaced and "r-9" not in spaced
+    other = prepare_text('{"checked_at" : "2024-06-02 11:30", "elapsed_ms" : 12, "request_id" : "r-10"}')
+    assert other == spaced
+    assert prepare_text('{"checked_at"\t:\n"2024-05-01 10:00"}') == '{"checked_at" : "\u2400"}'
+
+
 def test_mask_keeps_informative_numbers():
     assert "40%" in mask_volatile("progress 40% at 12:00:01")
     assert "123456789012" in mask_volatile("tracking 123456789012")
