@@ -55,9 +55,9 @@ def run_chat(
     """Run ``task`` on pyguard's AiServices agent around ``model`` (a ``ChatModel``, or a ``StreamingChatModel``: then
     the agent's method returns a ``TokenStream``, and ``on_partial`` gets each text chunk). Never raises for the run
     itself. An escalated run's result carries its :class:`EscalationHandle`; ``agent`` names the agent in it."""
-    from pyguard.guard import _first
+    from pyguard.guard import recorded_task
 
-    run = guard.start_run(task=_first(task), task_type=task_type, run_id=run_id, agent_style="aiservices")
+    run = guard.start_run(task=recorded_task(task), task_type=task_type, run_id=run_id, agent_style="aiservices")
     ref = AgentRef(
         streaming=_streams(model),
         name=agent,

@@ -50,6 +50,8 @@ __all__ = [
     "finish_arguments",
     "end_from_events",
     "trace_file_name",
+    "recorded_task",
+    "new_run_id",
     "DEFAULT_TASK",
     "DEFAULT_CALLBACK_TIMEOUT_MS",
 ]
@@ -146,7 +148,7 @@ class Guard:
     ) -> GuardedRun:
         """Open one guarded run: call :meth:`GuardedRun.wrap` on your model, run your agent inside
         :meth:`GuardedRun.call`, then read :attr:`GuardedRun.result`. Usable as a context manager."""
-        return GuardedRun(self, run_id=run_id or _new_id(), task=task, task_type=task_type, agent_style=agent_style)
+        return GuardedRun(self, run_id=run_id or new_run_id(), task=task, task_type=task_type, agent_style=agent_style)
 
     def run(
         self,
@@ -182,7 +184,7 @@ class Guard:
                 max_tool_calling_round_trips=max_tool_calling_round_trips,
                 system_message=system_message,
             )
-        run = self.start_run(task=_first(task), task_type=task_type, run_id=run_id, agent_style=str(style))
+        run = self.start_run(task=recorded_task(task), task_type=task_type, run_id=run_id, agent_style=str(style))
         guarded = run.guarded_model(model)
         try:
             agent = build_agent(
@@ -651,7 +653,7 @@ def run_unguarded(
     from pyguard.jvm import run_agent
     from pyguard.jvm.ending import ending_of_result
 
-    run_id = run_id or _new_id()
+    run_id = run_id or new_run_id()
     events: list[IterationEvent] = []
     res = run_agent(
         style,
@@ -667,7 +669,7 @@ def run_unguarded(
     )
     ending = ending_of_result(res)
     end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
-    start = RunStart(run_id=run_id, task_type=task_type, task=_first(task), agent_style=str(style))
+    start = RunStart(run_id=run_id, task_type=task_type, task=recorded_task(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
 
 
@@ -746,7 +748,7 @@ def end_from_events(
     )
 
 
-def _first(task: str | Sequence[str]) -> str | None:
+def recorded_task(task: str | Sequence[str]) -> str | None:
     """The task a trace records: the message itself, or a conversation's first user message (the others arrive as
     user observations of the events)."""
     if isinstance(task, str):
@@ -754,7 +756,8 @@ def _first(task: str | Sequence[str]) -> str | None:
     return next(iter(task), None)
 
 
-def _new_id() -> str:
+def new_run_id() -> str:
+    """A fresh run id: 12 random hexadecimal characters."""
     return uuid.uuid4().hex[:12]
 
 

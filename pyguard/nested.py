@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
-from pyguard.guard import Guard, GuardedRun, _new_id
+from pyguard.guard import Guard, GuardedRun, new_run_id
 from pyguard.jvm.nested import SubAgent, SystemKind
 from pyguard.limits import FAIL_SAFE_MARGIN
 
@@ -369,7 +369,7 @@ def start_tree(
     left). A supervisor's planner goes through :meth:`NestedRun.wrap`; sub-agents through :meth:`NestedRun.agent_tree`."""
     if kind not in ("supervisor", "workflow"):
         raise ConfigError(f"kind={kind!r}: a run tree's root is a 'supervisor' (with a planner model) or a 'workflow'")
-    run_id = run_id or _new_id()
+    run_id = run_id or new_run_id()
     return NestedRun(
         guard,
         run_id=run_id,

@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.calibrate.tasks import ID_PATTERN as _ID
-from pyguard.calibrate.tasks import LiveTask, TaskSet, _Model
+from pyguard.calibrate.tasks import FrozenModel, LiveTask, TaskSet
 from pyguard.errors import InputError, RunError
 from pyguard.events import Outcome, RunRecord
 from pyguard.trace import load_runs
@@ -39,7 +39,7 @@ __all__ = [
 _KEY = "calibration"  # RunEnd.evidence key holding what a live run was run with
 
 
-class PlannedRun(_Model):
+class PlannedRun(FrozenModel):
     """One run of the plan."""
 
     task: LiveTask

@@ -29,12 +29,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pyguard.errors import InputError
 
-__all__ = ["ID_PATTERN", "AgentFactory", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
+__all__ = ["ID_PATTERN", "AgentFactory", "FrozenModel", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
 
 ID_PATTERN = _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
-class _Model(BaseModel):
+class FrozenModel(BaseModel):
+    """Base of the calibration task models: unknown fields are refused, instances are immutable."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -43,7 +45,7 @@ _JAVA_IDENT = re.compile(r"^[A-Za-z_$][\w$]*$")
 ModelSource = Literal["server", "scripted", "env"]
 
 
-class AgentFactory(_Model):
+class AgentFactory(FrozenModel):
     """Your Java agent: ``public static <Agent> method(ChatModel model)`` of ``class``; the agent's ``call`` method
     takes the user's message (a ``String``) and returns the answer."""
 
@@ -77,7 +79,7 @@ class AgentFactory(_Model):
         return f"{self.class_name}.{self.method}"
 
 
-class LiveTask(_Model):
+class LiveTask(FrozenModel):
     """One task of a task set: what to ask, which agent answers, how to tell a success."""
 
     id: str
@@ -151,7 +153,7 @@ class LiveTask(_Model):
         return ok and (self.expect_regex is None or re.search(self.expect_regex, answer) is not None)
 
 
-class TaskSet(_Model):
+class TaskSet(FrozenModel):
     """A task set: the tasks, and (optionally) how many repeats and how generous a cap."""
 
     tasks: list[LiveTask] = Field(min_length=1)

@@ -27,7 +27,7 @@ import numpy as np
 
 from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import normalised_value
-from pyguard.engine.shingles import BITS_OF, Scratch, _index, score_batch
+from pyguard.engine.shingles import BITS_OF, Scratch, as_index, score_batch
 
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
@@ -276,10 +276,10 @@ class _Bloom:
     @staticmethod
     def mask(h: np.ndarray) -> np.ndarray:
         """The two-bit word mask of each key."""
-        return BITS_OF[_index(h & _LOW12)]
+        return BITS_OF[as_index(h & _LOW12)]
 
     def word_of(self, h: np.ndarray) -> np.ndarray:
-        return _index(h >> np.uint64(self.shift))
+        return as_index(h >> np.uint64(self.shift))
 
     def add(self, word: np.ndarray, m: np.ndarray) -> None:
         """Add keys (word index ``word``, mask ``m``); repeated words are OR-ed together."""

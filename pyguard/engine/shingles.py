@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BITS_OF", "Scratch", "backend", "shingle_keys", "score_batch", "score_batch_numpy"]
+__all__ = ["BITS_OF", "Scratch", "as_index", "backend", "shingle_keys", "score_batch", "score_batch_numpy"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -44,7 +44,7 @@ _INDEX_VIEW = np.dtype(np.intp).itemsize == 8
 _EMPTY = np.empty(0, dtype=np.uint64)
 
 
-def _index(h: np.ndarray) -> np.ndarray:
+def as_index(h: np.ndarray) -> np.ndarray:
     """Non-negative uint64 values below 2**63 as an index array (a free view where intp is 64-bit)."""
     return h.view(np.intp) if _INDEX_VIEW else h.astype(np.intp)
 
@@ -98,13 +98,13 @@ def score_batch_numpy(
     size = int(h.size)
     if size == 0:
         return 0, _EMPTY
-    m = BITS_OF[_index(h & _LOW12)]
-    word = _index(h >> np.uint64(current_shift))
+    m = BITS_OF[as_index(h & _LOW12)]
+    word = as_index(h >> np.uint64(current_shift))
     w = current[word]
     w &= m
     new = w != m
     if previous is not None:
-        w = previous[_index(h >> np.uint64(previous_shift))]
+        w = previous[as_index(h >> np.uint64(previous_shift))]
         w &= m
         new &= w != m
     count = int(np.count_nonzero(new))

@@ -31,14 +31,16 @@ from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
 
-__all__ = ["RunSpans", "content_capture_default", "input_messages", "output_messages"]
+__all__ = ["RunSpans", "content_capture_default", "input_messages", "output_messages", "trace_api"]
 
 log = logging.getLogger(__name__)
 _TRACER_NAME = "pyguard"
 _FINISH = {"STOP": "stop", "LENGTH": "length", "TOOL_EXECUTION": "tool_call", "CONTENT_FILTER": "content_filter"}
 
 
-def _trace() -> Any:
+def trace_api() -> Any:
+    """The ``opentelemetry.trace`` module (a :class:`~pyguard.errors.MissingExtraError` naming the ``otel`` extra
+    when OpenTelemetry is not installed)."""
     return require("opentelemetry.trace", extra="otel", feature="OpenTelemetry export")
 
 
@@ -114,7 +116,7 @@ class RunSpans:
         clock_ms: Callable[[], float] | None = None,
         live: bool = True,
     ) -> None:
-        self._trace = _trace()
+        self._trace = trace_api()
         self.tracer = tracer
         self.start = start
         self.capture = capture_content

@@ -16,7 +16,7 @@ from typing import Any
 from pyguard._extras import require
 from pyguard.decisions import Decision
 from pyguard.events import IterationEvent, RunRecord, RunStart
-from pyguard.otel.export import RunSpans, _trace, content_capture_default
+from pyguard.otel.export import RunSpans, content_capture_default, trace_api
 from pyguard.trace.records import TraceRun
 
 __all__ = ["GuardTelemetry", "export_runs"]
@@ -40,7 +40,7 @@ class GuardTelemetry:
         agent_name: str | None = None,
         clock_ms: Callable[[], float] | None = None,
     ) -> None:
-        trace = _trace()
+        trace = trace_api()
         self.provider = tracer_provider
         self.tracer = (
             tracer_provider.get_tracer(_TRACER_NAME) if tracer_provider is not None else trace.get_tracer(_TRACER_NAME)

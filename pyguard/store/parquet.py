@@ -36,6 +36,7 @@ __all__ = [
     "write_parquet",
     "read_parquet",
     "iter_parquet",
+    "open_parquet",
     "runs_to_table",
     "table_to_runs",
 ]
@@ -268,7 +269,9 @@ def table_to_runs(table: Any, source: str = "<table>") -> list[TraceRun]:
     return [_to_run(row, source) for row in table.to_pylist()]
 
 
-def _open(path: str | os.PathLike[str]) -> Any:
+def open_parquet(path: str | os.PathLike[str]) -> Any:
+    """The ``pyarrow.parquet.ParquetFile`` of a pyguard Parquet file; an :class:`InputError` naming the path when it
+    is missing, damaged, or a Parquet file without pyguard's columns."""
     pq = require("pyarrow.parquet", extra="columnar", feature="Parquet traces")
     p = str(path)
     if not os.path.isfile(p):
@@ -291,7 +294,7 @@ def iter_parquet(
     path: str | os.PathLike[str], *, batch_size: int = 10_000, row_groups: Sequence[int] | None = None
 ) -> Iterator[list[TraceRun]]:
     """The runs of a pyguard Parquet file, ``batch_size`` at a time (only ``row_groups`` when given)."""
-    f = _open(path)
+    f = open_parquet(path)
     for batch in f.iter_batches(batch_size=batch_size, row_groups=row_groups):
         yield [_to_run(row, str(path)) for row in batch.to_pylist()]
 

@@ -35,10 +35,10 @@ _CUT_OFF = "('expired', 'stalled', 'escalated', 'cancelled', 'guard_error')"
 
 def connect(path: str | os.PathLike[str], *, threads: int | None = None) -> Any:
     """A DuckDB connection with the view ``runs`` over the Parquet file ``path`` (plus ``file_row_number``)."""
-    from pyguard.store.parquet import _open
+    from pyguard.store.parquet import open_parquet
 
     duckdb = require("duckdb", extra="columnar", feature="Parquet summaries")
-    _open(path)  # a clear error for a missing, damaged or foreign file
+    open_parquet(path)  # a clear error for a missing, damaged or foreign file
     con = duckdb.connect()
     if threads is not None:
         con.execute(f"SET threads TO {int(threads)}")
