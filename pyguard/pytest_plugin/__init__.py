@@ -19,6 +19,7 @@ import pytest
 
 from pyguard.pytest_plugin.artifacts import RunCollector, keep_traces
 from pyguard.pytest_plugin.fixtures import (
+    keep_jvm_signal_handlers,
     pyguard_guard,
     pyguard_jvm,
     pyguard_openai_server,
@@ -70,9 +71,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     config.stash[SETTINGS_KEY] = settings_from_config(config)
+    # Last, after pytest's faulthandler plugin enabled Python's fault handler: a session that starts while a JVM runs
+    # in this process (pytester's in-process runs) must not put that handler over the JVM's own SIGSEGV handling.
+    keep_jvm_signal_handlers()
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

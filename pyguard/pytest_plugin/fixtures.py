@@ -10,6 +10,7 @@ is looked up next to the test file first, then in the folder pytest runs in.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 __all__ = [
+    "keep_jvm_signal_handlers",
     "OpenAiServers",
     "pyguard_jvm",
     "pyguard_guard",
@@ -37,6 +39,21 @@ def resolve_scenario(source: Any, test_dir: Path) -> Any:
     return source
 
 
+def keep_jvm_signal_handlers(*, starting: bool = False) -> bool:
+    """Turn Python's fault handler (pytest's faulthandler plugin) off when a JVM runs in this process, or is about to
+    (``starting``). The JVM raises SIGSEGV on purpose (implicit null checks, JIT safepoints) and handles it itself;
+    Python's handler, when it sits on top, turns such a signal into a fatal crash of the test process (JPype's own
+    advice is ``-p no:faulthandler``). True when it was on and is now off."""
+    import faulthandler
+
+    jpype = sys.modules.get("jpype")  # not imported here: a session without a JVM pays nothing
+    running = jpype is not None and bool(jpype.isJVMStarted())
+    if faulthandler.is_enabled() and (starting or running):
+        faulthandler.disable()
+        return True
+    return False
+
+
 @pytest.fixture(scope="session")
 def pyguard_jvm(request: pytest.FixtureRequest) -> Any:
     """The session's JVM (a ``pyguard.jvm.JvmInfo``), started once with pyguard's bridge jars and the user's
@@ -45,6 +62,7 @@ def pyguard_jvm(request: pytest.FixtureRequest) -> Any:
     from pyguard.jvm import start_jvm
     from pyguard.pytest_plugin import settings
 
+    keep_jvm_signal_handlers(starting=True)
     try:
         return start_jvm(classpath=settings(request.config).resolved_classpath())
     except JvmError as exc:
