@@ -86,23 +86,7 @@ public final class ConversationAgents {
             b.afterToolExecution(g::afterToolExecution);
         }
         ToolAssistant assistant = b.build();
-        return new ConversationAgent() {
-            @Override public String style() { return "aiservices"; }
-            @Override public boolean streaming() { return false; }
-            @Override public String memoryJson() { return toJson(memory.messages()); }
-            @Override public AgentRunResult run(String task) { return runTurns(List.of(task)); }
-            @Override public AgentRunResult runTurns(List<String> userMessages) {
-                if (userMessages.isEmpty()) throw new IllegalArgumentException("a conversation needs at least one user message");
-                long t0 = System.nanoTime();
-                try {
-                    String answer = null;
-                    for (String message : userMessages) answer = assistant.chat(message);
-                    return AgentRunResult.answered(style(), model, t0, answer, 0);
-                } catch (Throwable e) {
-                    return ended(style(), model, t0, e);
-                }
-            }
-        };
+        return agent(false, memory, model, assistant::chat);
     }
 
     /**
@@ -119,10 +103,19 @@ public final class ConversationAgents {
         addTools(b, tools, systemMessage);
         StreamingAssistant assistant = b.build();
         GuardedStreamingChatModel g = model instanceof GuardedStreamingChatModel gm ? gm : null;
-        ChatModel counters = g == null ? null : g.actuator();
+        return agent(true, memory, g == null ? null : g.actuator(), message -> stream(assistant.chat(message), g, partials));
+    }
+
+    /** One user message's answer: a blocking chat, or a stream run to its end. */
+    private interface Turn {
+        String answer(String message) throws Throwable;
+    }
+
+    /** The conversation agent over {@code memory}: one {@code turn} per user message; {@code counters} for the result. */
+    private static ConversationAgent agent(boolean streaming, ChatMemory memory, ChatModel counters, Turn turn) {
         return new ConversationAgent() {
             @Override public String style() { return "aiservices"; }
-            @Override public boolean streaming() { return true; }
+            @Override public boolean streaming() { return streaming; }
             @Override public String memoryJson() { return toJson(memory.messages()); }
             @Override public AgentRunResult run(String task) { return runTurns(List.of(task)); }
             @Override public AgentRunResult runTurns(List<String> userMessages) {
@@ -130,7 +123,8 @@ public final class ConversationAgents {
                 long t0 = System.nanoTime();
                 try {
                     String answer = null;
-                    for (String message : userMessages) answer = stream(assistant.chat(message), g, partials);
+                    // one turn per user message, one chat memory: LangChain4j's cap applies to each turn
+                    for (String message : userMessages) answer = turn.answer(message);
                     return AgentRunResult.answered(style(), counters, t0, answer, 0);
                 } catch (Throwable e) {
                     return ended(style(), counters, t0, e);
