@@ -212,25 +212,29 @@ def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary, pooled: l
         tests.extend(pooled)
     elif cur.tokens and base.tokens:
         tk, tkb = cur.token_values(), base.token_values()
-        tests.append(
-            dict(
-                name="baseline.tokens",
-                value=float(tk.mean()),
-                baseline=float(tkb.mean()),
-                p_value=shift_increase_test(tk, tkb),
-                test="mann-whitney",
-                tested=True,
-                task_type=group,
-                n=len(tk),
-                baseline_n=len(tkb),
-                detail=(
-                    f"tokens per run mean {tk.mean():,.0f} over the {len(tk)} of {cur.n} runs with "
-                    f"usage (p95 {cur.tokens_p95:,.0f}) vs baseline mean {tkb.mean():,.0f} over "
-                    f"{len(tkb)} of {base.n} (p95 {base.tokens_p95:,.0f})"
-                ),
-            )
+        detail = (
+            f"tokens per run mean {tk.mean():,.0f} over the {len(tk)} of {cur.n} runs with "
+            f"usage (p95 {cur.tokens_p95:,.0f}) vs baseline mean {tkb.mean():,.0f} over "
+            f"{len(tkb)} of {base.n} (p95 {base.tokens_p95:,.0f})"
         )
+        tests.append(_tokens_test(group, tk, tkb, detail))
     return tests
+
+
+def _tokens_test(group: str, tk: np.ndarray, tkb: np.ndarray, detail: str) -> dict:
+    """The baseline test of tokens per run: did they shift up (one-sided Mann-Whitney)?"""
+    return dict(
+        name="baseline.tokens",
+        value=float(tk.mean()),
+        baseline=float(tkb.mean()),
+        p_value=shift_increase_test(tk, tkb),
+        test="mann-whitney",
+        tested=True,
+        task_type=group,
+        n=len(tk),
+        baseline_n=len(tkb),
+        detail=detail,
+    )
 
 
 def _pooled_tokens(summary: RunSetSummary, baseline: RunSetSummary) -> list[dict]:
@@ -254,24 +258,12 @@ def _pooled_tokens(summary: RunSetSummary, baseline: RunSetSummary) -> list[dict
     if not used:
         return []
     tk, tkb = np.concatenate(cur_rel), np.concatenate(base_rel)
-    return [
-        dict(
-            name="baseline.tokens",
-            value=float(tk.mean()),
-            baseline=float(tkb.mean()),
-            p_value=shift_increase_test(tk, tkb),
-            test="mann-whitney",
-            tested=True,
-            task_type=ALL_TASKS,
-            n=len(tk),
-            baseline_n=len(tkb),
-            detail=(
-                f"tokens per run relative to their task type's baseline median (1.0 = that median), over the "
-                f"{len(used)} type(s) with usage in both ({', '.join(used)}): mean {tk.mean():.3f} over {len(tk)} "
-                f"runs vs baseline {tkb.mean():.3f} over {len(tkb)} runs"
-            ),
-        )
-    ]
+    detail = (
+        f"tokens per run relative to their task type's baseline median (1.0 = that median), over the "
+        f"{len(used)} type(s) with usage in both ({', '.join(used)}): mean {tk.mean():.3f} over {len(tk)} "
+        f"runs vs baseline {tkb.mean():.3f} over {len(tkb)} runs"
+    )
+    return [_tokens_test(ALL_TASKS, tk, tkb, detail)]
 
 
 def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary | None = None) -> GateReport:
