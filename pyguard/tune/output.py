@@ -91,34 +91,15 @@ def _plot(result: TuneResult, name: str | None, path: Path) -> None:
     if pts:
         ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=8, alpha=0.3, color="grey", label="policies searched")
     ax.axvline(result.max_false_stop_rate, color="red", linestyle="--", linewidth=1, label="bound")
-    d = t.default
-    ax.scatter(
-        [d.false_stop_rate.value or 0],
-        [d.failed_tool_calls_saved.value or 0],
-        marker="s",
-        s=50,
-        color="tab:blue",
-        label="starting policy",
-    )
-    s = t.in_sample
-    ax.scatter(
-        [s.false_stop_rate.value or 0],
-        [s.failed_tool_calls_saved.value or 0],
-        marker="*",
-        s=160,
-        color="tab:orange",
-        label="chosen (in-sample)",
-    )
-    if t.held_out is not None:
-        h = t.held_out
-        ax.scatter(
-            [h.false_stop_rate.value or 0],
-            [h.failed_tool_calls_saved.value or 0],
-            marker="D",
-            s=50,
-            color="tab:green",
-            label="chosen (held-out)",
-        )
+    marks = [
+        (t.default, "s", 50, "tab:blue", "starting policy"),
+        (t.in_sample, "*", 160, "tab:orange", "chosen (in-sample)"),
+        (t.held_out, "D", 50, "tab:green", "chosen (held-out)"),
+    ]
+    for figures, marker, size, color, label in marks:
+        if figures is not None:
+            x, y = figures.false_stop_rate.value or 0, figures.failed_tool_calls_saved.value or 0
+            ax.scatter([x], [y], marker=marker, s=size, color=color, label=label)
     ax.set_xlabel("false-stop rate (successful runs stopped early)")
     ax.set_ylabel("failed-run tool calls saved")
     ax.set_title(f"pyguard tune: {name or '(no type)'}")
