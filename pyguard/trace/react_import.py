@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 from pyguard.errors import UnreadableRecord
@@ -30,7 +31,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["parse_react_text", "is_react_run", "looks_like_react_chat", "react_steps"]
+__all__ = ["parse_react_text", "is_react_run", "looks_like_react_chat", "react_steps", "events_from_steps"]
 
 _STEP = re.compile(r"^\s*(Thought|Action|Observation)(?:\s*\d+)?\s*:\s?", re.IGNORECASE | re.MULTILINE)
 _CALL = re.compile(r"^\s*([A-Za-z_][\w\- ]*?)\s*\[(.*)\]\s*$", re.DOTALL)
@@ -120,9 +121,18 @@ def is_react_run(obj: Any) -> bool:
 def _events_from_text(run_id: str, text: str) -> tuple[str, list[IterationEvent]]:
     preamble, parts = _split(text)
     task = preamble.split("### Instruction:")[-1].split("### Response:")[0].strip() or preamble
+    return task, events_from_steps(run_id, task, react_steps(parts))
+
+
+def events_from_steps(
+    run_id: str, task: str | None, steps: Iterable[tuple[str, ToolCall | None, str | None]]
+) -> list[IterationEvent]:
+    """One model call per (thought, action, observation) step of a ReAct-style trajectory: the call's text is the
+    thought, its tool call the action; the task arrives as the first call's user observation, each step's
+    observation as the next call's tool result."""
     events: list[IterationEvent] = []
     pending: list[Observation] = [Observation(kind="user", text=task)] if task else []
-    for thought, call, observation in react_steps(parts):
+    for thought, call, observation in steps:
         events.append(
             IterationEvent(
                 run_id=run_id,
@@ -135,7 +145,7 @@ def _events_from_text(run_id: str, text: str) -> tuple[str, list[IterationEvent]
         pending = []
         if call is not None and observation is not None:
             pending = [Observation(kind="tool", tool_call_id=call.id, tool_name=call.name, text=observation)]
-    return task, events
+    return events
 
 
 def _events_from_chat(run_id: str, messages: list, fail) -> tuple[str | None, list[IterationEvent]]:  # noqa: ANN001

@@ -20,9 +20,10 @@ import re
 from typing import Any
 
 from pyguard.errors import UnreadableRecord
-from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
+from pyguard.events import RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
+from pyguard.trace.react_import import events_from_steps
 from pyguard.trace.tolerance import SkipLog, records_by_instance
 
 __all__ = ["parse_sweagent", "is_sweagent_run", "SWE_AGENT_COMMANDS"]
@@ -121,22 +122,14 @@ def sweagent_run_to_record(
     if not steps:
         raise fail("has no step with an action: there is no model call to import", "run with no assistant message")
     task = _task(obj)
-    events: list[IterationEvent] = []
-    pending: list[Observation] = [Observation(kind="user", text=task)] if task else []
-    for thought, action, observation in steps:
-        call = _call(action, len(events) + 1) if action.strip() else None
-        events.append(
-            IterationEvent(
-                run_id=run_id,
-                index=len(events) + 1,
-                text=thought or None,
-                tool_calls=(call,) if call else (),
-                observations=tuple(pending),
-            )
-        )
-        pending = []
-        if call is not None and observation is not None:
-            pending = [Observation(kind="tool", tool_call_id=call.id, tool_name=call.name, text=observation)]
+    events = events_from_steps(
+        run_id,
+        task,
+        (
+            (thought, _call(action, i) if action.strip() else None, observation)
+            for i, (thought, action, observation) in enumerate(steps, start=1)
+        ),
+    )
     info: dict[str, Any] = obj["info"] if isinstance(obj.get("info"), dict) else {}
     status = str(info.get("exit_status")) if info.get("exit_status") is not None else None
     cut = _CUT.search(status or "")
