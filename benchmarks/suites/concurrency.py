@@ -10,11 +10,19 @@ GuardedChatModel and its own session of pyguard's engine (``pyguard.engine.Polic
 - ``p50_guard_us`` / ``p99_guard_us``: the callback's round trip as Java sees it (the JPype crossing, waiting for the
   GIL, parsing, the engine's decision, the reply), over every model call;
 - ``leaks``: runs whose events are not exactly their own (another run id, a missing, repeated or foreign index, or a
-  Java event count different from Python's). Must be 0.
+  Java event count different from Python's). Must be 0;
+- ``gc_full_collections`` / ``gc_full_pause_ms``: Python's full (generation 2) garbage collections during the level and
+  their summed pause: every thread waits for the GIL while one runs;
+- ``lane``: the same guarded runs through a bridge Python lane of width 1 (``dev.pyguard.bridge.PythonLane``:
+  callbacks enter Python one at a time, in arrival order; off by default), measured right after, for an A/B in one
+  process;
+- ``unguarded_iterations_per_s``: the same agents on the bare scripted model (no guard at all): the ceiling the Java
+  side of an iteration (AiServices, the scripted model, tools) and the per-run Python around it leave on this machine.
 """
 
 from __future__ import annotations
 
+import gc
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -52,6 +60,54 @@ def _policy_factory():
         return "continue", lambda run_id: lambda event: None
 
 
+def _unguarded(n_threads: int, runs: int, model) -> float:
+    """Iterations per second of the same agents on the bare model (no sensor, no callback)."""
+    from pyguard.jvm import build_agent, run_built
+
+    def one(i: int) -> None:
+        run_built(build_agent("aiservices", model), f"task {i}")
+
+    before = int(model.calls())
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        list(pool.map(one, range(runs)))
+    wall = time.perf_counter() - t0
+    return round((int(model.calls()) - before) / wall, 1)
+
+
+def _lane(width: int | None) -> None:
+    """The bridge's shared Python lane with ``width`` places (0: none; None: the default)."""
+    from pyguard.jvm._java import jclass
+
+    lane = jclass("dev.pyguard.bridge.PythonLane")
+    lane.setShared(lane(lane.DEFAULT_WIDTH if width is None else width, lane.DEFAULT_PATIENCE_MS))
+
+
+class _FullCollections:
+    """Counts Python's generation-2 collections and sums their pauses while it is active (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.pause_s = 0.0
+        self._t0 = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        else:
+            self.count += 1
+            self.pause_s += time.perf_counter() - self._t0
+
+    def __enter__(self) -> _FullCollections:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+
+
 def _one_level(n_threads: int, runs: int, model, make_observe) -> dict:
     from pyguard.jvm import build_agent, guard_model, run_built
 
@@ -63,7 +119,7 @@ def _one_level(n_threads: int, runs: int, model, make_observe) -> dict:
         return run_id, result, nanos
 
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+    with _FullCollections() as full, ThreadPoolExecutor(max_workers=n_threads) as pool:
         results = list(pool.map(one, range(runs)))
     wall = time.perf_counter() - t0
     leaks = 0
@@ -89,6 +145,8 @@ def _one_level(n_threads: int, runs: int, model, make_observe) -> dict:
         "p99_guard_us": round(float(np.percentile(us, 99)), 1),
         "leaks": leaks,
         "statuses": statuses,
+        "gc_full_collections": full.count,
+        "gc_full_pause_ms": round(full.pause_s * 1e3, 1),
     }
 
 
@@ -107,7 +165,19 @@ def measure(*, threads, runs, warmup: int) -> dict:
     policy_name, make_observe = _policy_factory()
     if warmup:
         _one_level(min(4, max(threads)), warmup, model, make_observe)  # JIT, class loading, pydantic
-    levels = [_one_level(n, runs(n), model, make_observe) for n in threads]
+    levels = []
+    keep = ("iterations_per_s", "p50_guard_us", "p99_guard_us", "leaks", "gc_full_collections", "gc_full_pause_ms")
+    try:
+        for n in threads:
+            _lane(None)
+            level = _one_level(n, runs(n), model, make_observe)
+            _lane(1)
+            lane = _one_level(n, runs(n), model, make_observe)
+            level["lane"] = {k: lane[k] for k in keep}
+            level["unguarded_iterations_per_s"] = _unguarded(n, runs(n), model)
+            levels.append(level)
+    finally:
+        _lane(None)
     return {"policy": policy_name, "calls_per_run": CALLS, "threads": levels}
 
 
@@ -117,15 +187,21 @@ def render(result: dict, console) -> None:
     t = Table(
         title=f"Guarded AiServices runs on many threads, one JVM ({result['policy']}, {result['calls_per_run']} calls/run)"
     )
-    for col in ("threads", "runs", "iterations/s", "p50 guard µs", "p99 guard µs", "leaks"):
+    cols = ("threads", "runs", "iterations/s", "p50 guard µs", "p99 guard µs", "leaks")
+    for col in (*cols, "full GCs (ms)", "lane: it/s", "p99 µs", "unguarded it/s"):
         t.add_column(col, justify="right")
     for lv in result["threads"]:
+        lane = lv["lane"]
         t.add_row(
             str(lv["n"]),
             str(lv["runs"]),
             f"{lv['iterations_per_s']:.0f}",
             f"{lv['p50_guard_us']:.0f}",
             f"{lv['p99_guard_us']:.0f}",
-            str(lv["leaks"]),
+            str(lv["leaks"] + lane["leaks"]),
+            f"{lv['gc_full_collections']} ({lv['gc_full_pause_ms']:.0f})",
+            f"{lane['iterations_per_s']:.0f}",
+            f"{lane['p99_guard_us']:.0f}",
+            f"{lv['unguarded_iterations_per_s']:.0f}",
         )
     console.print(t)

@@ -203,7 +203,7 @@ public final class GuardSensor implements ChatModelListener {
                 reply = deliverWithDeadline(cb, json, index, t0);
                 if (reply == null) return;
             } else {
-                reply = cb.onIteration(json);
+                reply = PythonLane.shared().call(cb, json);  // the wait for the lane is part of the sample
             }
         } catch (Throwable t) {
             sample(System.nanoTime() - t0);
@@ -245,7 +245,7 @@ public final class GuardSensor implements ChatModelListener {
         Future<String> f = DEADLINE_POOL.submit(() -> {
             IN_FLIGHT.incrementAndGet();
             try {
-                return cb.onIteration(json);
+                return PythonLane.shared().call(cb, json);
             } finally {
                 IN_FLIGHT.decrementAndGet();
             }
