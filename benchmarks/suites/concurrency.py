@@ -16,6 +16,9 @@ GuardedChatModel and its own session of pyguard's engine (``pyguard.engine.Polic
 - ``lane``: the same guarded runs through a bridge Python lane of width 1 (``dev.pyguard.bridge.PythonLane``:
   callbacks enter Python one at a time, in arrival order; off by default), measured right after, for an A/B in one
   process;
+- ``frozen``: the same guarded runs after ``gc.freeze()`` (every object alive after the warm-up and the levels
+  before moved out of the collector's reach, as a long-running service can do once it has started), measured right
+  after, then unfrozen;
 - ``unguarded_iterations_per_s``: the same agents on the bare scripted model (no guard at all): the ceiling the Java
   side of an iteration (AiServices, the scripted model, tools) and the per-run Python around it leave on this machine.
 """
@@ -111,12 +114,16 @@ class _FullCollections:
 def _one_level(n_threads: int, runs: int, model, make_observe) -> dict:
     from pyguard.jvm import build_agent, guard_model, run_built
 
-    def one(i: int):
+    def one(i: int) -> tuple[str, int, bool, list[int]]:
+        """One run, checked at once and kept as a summary (as a service would: no run's events outlive it)."""
         run_id = f"t{n_threads}-r{i}"
         guarded = guard_model(model, make_observe(run_id), run_id=run_id, max_model_calls=CALLS + 5)
-        result = run_built(build_agent("aiservices", guarded), f"task {i}", guarded)
+        r = run_built(build_agent("aiservices", guarded), f"task {i}", guarded)
         nanos = list(guarded.java.sensor().callbackNanos())
-        return run_id, result, nanos
+        own = all(e.run_id == run_id for e in r.events)
+        contiguous = [e.index for e in r.events] == list(range(1, len(r.events) + 1))
+        ok = own and contiguous and r.stats is not None and r.stats.events == len(r.events) == r.stats.model_calls
+        return r.status, len(r.events), ok, nanos
 
     t0 = time.perf_counter()
     with _FullCollections() as full, ThreadPoolExecutor(max_workers=n_threads) as pool:
@@ -126,14 +133,11 @@ def _one_level(n_threads: int, runs: int, model, make_observe) -> dict:
     iterations = 0
     samples: list[int] = []
     statuses: dict[str, int] = {}
-    for run_id, r, nanos in results:
-        iterations += len(r.events)
+    for status, n_events, ok, nanos in results:
+        iterations += n_events
         samples.extend(nanos)
-        statuses[r.status] = statuses.get(r.status, 0) + 1
-        own = all(e.run_id == run_id for e in r.events)
-        contiguous = [e.index for e in r.events] == list(range(1, len(r.events) + 1))
-        if not (own and contiguous and r.stats is not None and r.stats.events == len(r.events) == r.stats.model_calls):
-            leaks += 1
+        statuses[status] = statuses.get(status, 0) + 1
+        leaks += not ok
     us = np.asarray(samples, dtype=float) / 1e3
     return {
         "n": n_threads,
@@ -174,6 +178,14 @@ def measure(*, threads, runs, warmup: int) -> dict:
             _lane(1)
             lane = _one_level(n, runs(n), model, make_observe)
             level["lane"] = {k: lane[k] for k in keep}
+            _lane(None)
+            gc.collect()
+            gc.freeze()
+            try:
+                frozen = _one_level(n, runs(n), model, make_observe)
+            finally:
+                gc.unfreeze()
+            level["frozen"] = {k: frozen[k] for k in keep}
             level["unguarded_iterations_per_s"] = _unguarded(n, runs(n), model)
             levels.append(level)
     finally:
@@ -188,7 +200,7 @@ def render(result: dict, console) -> None:
         title=f"Guarded AiServices runs on many threads, one JVM ({result['policy']}, {result['calls_per_run']} calls/run)"
     )
     cols = ("threads", "runs", "iterations/s", "p50 guard µs", "p99 guard µs", "leaks")
-    for col in (*cols, "full GCs (ms)", "lane: it/s", "p99 µs", "unguarded it/s"):
+    for col in (*cols, "full GCs (ms)", "lane: it/s", "p99 µs", "frozen: it/s", "p99 µs", "unguarded it/s"):
         t.add_column(col, justify="right")
     for lv in result["threads"]:
         lane = lv["lane"]
@@ -198,10 +210,12 @@ def render(result: dict, console) -> None:
             f"{lv['iterations_per_s']:.0f}",
             f"{lv['p50_guard_us']:.0f}",
             f"{lv['p99_guard_us']:.0f}",
-            str(lv["leaks"] + lane["leaks"]),
+            str(lv["leaks"] + lane["leaks"] + lv["frozen"]["leaks"]),
             f"{lv['gc_full_collections']} ({lv['gc_full_pause_ms']:.0f})",
             f"{lane['iterations_per_s']:.0f}",
             f"{lane['p99_guard_us']:.0f}",
+            f"{lv['frozen']['iterations_per_s']:.0f}",
+            f"{lv['frozen']['p99_guard_us']:.0f}",
             f"{lv['unguarded_iterations_per_s']:.0f}",
         )
     console.print(t)
