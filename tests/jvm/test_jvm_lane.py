@@ -59,3 +59,11 @@ def test_a_guarded_run_inside_a_callback_keeps_its_place(lane):
     assert inner.outcome == "stalled" and [e.index for e in inner.events] == [1, 2]
     assert int(lane.bypassed()) == 0, "the inner run's callbacks must not wait for the outer one's place"
     assert int(lane.entered()) == r.stats.events and int(lane.inside()) == 0
+
+
+def test_the_deadline_mode_goes_through_the_lane_on_its_pool_thread(lane):
+    r = run_agent(
+        "executor", scripted_model("convergent", seed=0), "task", callback=stop_at(3), callback_timeout_ms=60_000
+    )
+    assert r.outcome == "stalled" and r.stats.callback_failures == 0 and [e.index for e in r.events] == [1, 2, 3]
+    assert int(lane.entered()) == 3 and int(lane.bypassed()) == 0 and int(lane.inside()) == 0
