@@ -295,6 +295,7 @@ class ShingleNovelty:
 
     def __init__(self, config: NoveltyConfig | None = None) -> None:
         self.config = config if config is not None else NoveltyConfig()
+        self._shingle_size = self.config.shingle_size  # (the config is frozen)
         self._max_bits = max(self._START_BITS, (self.config.window_shingles * self._BITS_PER_KEY - 1).bit_length())
         self._scratch = Scratch()
         self.reset()
@@ -344,7 +345,7 @@ class ShingleNovelty:
         current, previous = self._current, self._previous
         size, new = score_batch(
             prepared,
-            self.config.shingle_size,
+            self._shingle_size,
             current.words,
             current.shift,
             previous.words if previous is not None else None,
