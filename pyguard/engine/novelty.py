@@ -27,7 +27,7 @@ import numpy as np
 
 from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import normalised_value
-from pyguard.engine.shingles import BITS_OF, Scratch, as_index, score_batch
+from pyguard.engine.shingles import Scratch, add_keys, score_batch
 
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
@@ -89,8 +89,6 @@ _NOT_ALNUM = bytes(b for b in range(256) if not (0x30 <= b <= 0x39 or 0x41 <= b 
 """Translation tables for ASCII bytes: whitespace to a space; all but letters and digits (deleted)."""
 _MASK = "\u2400"
 _ECHO = "\u2405"
-
-_LOW12 = np.uint64(0xFFF)
 
 
 def mask_volatile(text: str) -> str:
@@ -273,18 +271,6 @@ class _Bloom:
         self.shift = 64 - (self.bits - 6)
         self.words = np.zeros(1 << (self.bits - 6), dtype=np.uint64)
 
-    @staticmethod
-    def mask(h: np.ndarray) -> np.ndarray:
-        """The two-bit word mask of each key."""
-        return BITS_OF[as_index(h & _LOW12)]
-
-    def word_of(self, h: np.ndarray) -> np.ndarray:
-        return as_index(h >> np.uint64(self.shift))
-
-    def add(self, word: np.ndarray, m: np.ndarray) -> None:
-        """Add keys (word index ``word``, mask ``m``); repeated words are OR-ed together."""
-        np.bitwise_or.at(self.words, word, m)
-
 
 class ShingleNovelty:
     """The default estimator: hashed character shingles in a growing, rotating Bloom filter (numpy; the batch step
@@ -320,8 +306,7 @@ class ShingleNovelty:
             while (1 << bits) // self._BITS_PER_KEY < self._count and bits < self._max_bits:
                 bits += 1
             grown = _Bloom(bits)
-            keys = self._keys[: self._count]
-            grown.add(grown.word_of(keys), _Bloom.mask(keys))
+            add_keys(grown.words, grown.shift, self._keys[: self._count])
             self._current = grown
             if bits >= self._max_bits:
                 self._keys = np.empty(0, dtype=np.uint64)  # full size: keys no longer needed

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BITS_OF", "Scratch", "as_index", "backend", "shingle_keys", "score_batch", "score_batch_numpy"]
+__all__ = ["BITS_OF", "Scratch", "add_keys", "as_index", "backend", "shingle_keys", "score_batch", "score_batch_numpy"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -138,6 +138,7 @@ class Scratch:
 
 
 _kernel: Callable[..., Any] | None = None
+_adder: Callable[..., Any] | None = None
 _backend: str | None = None
 _calls = 0
 _LOAD_AFTER_CALLS = 64
@@ -252,10 +253,31 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, part, spa
     return distinct, new
 
 
+def _add_source(words, shift, keys):  # pragma: no cover
+    """Add ``keys`` to the filter generation ``words`` (word ``key >> shift``), for numba."""
+    one = np.uint64(1)
+    c63 = np.uint64(63)
+    s6 = np.uint64(6)
+    sh = np.uint64(shift)
+    for i in range(keys.size):
+        h = keys[i]
+        words[np.intp(h >> sh)] |= (one << (h & c63)) | (one << ((h >> s6) & c63))
+
+
+def add_keys(words: np.ndarray, shift: int, keys: np.ndarray) -> None:
+    """Add ``keys`` to a filter generation (its ``words``; a key's word is ``key >> shift``, its bits
+    :data:`BITS_OF`): a compiled loop when the kernel is loaded, else ``np.bitwise_or.at`` (the same words). The
+    estimator rebuilds a growing generation from its keys this way (the numpy form costs ~1 ms per 200,000 keys)."""
+    if _adder is not None:
+        _adder(words, shift, keys)
+    else:
+        np.bitwise_or.at(words, as_index(keys >> np.uint64(shift)), BITS_OF[as_index(keys & _LOW12)])
+
+
 def backend() -> str:
     """``"numba"`` when the compiled kernel is in use, else ``"numpy"`` (numba missing or ``PYGUARD_NUMBA=0``);
     loads the kernel if it is not loaded yet."""
-    global _kernel, _backend
+    global _kernel, _adder, _backend
     if _backend is None:
         _backend = "numpy"
         if os.environ.get("PYGUARD_NUMBA", "1") != "0":
@@ -265,6 +287,7 @@ def backend() -> str:
                 pass
             else:
                 _kernel = numba.njit(cache=True, nogil=True)(_kernel_source)
+                _adder = numba.njit(cache=True, nogil=True)(_add_source)
                 _backend = "numba"
     return _backend
 

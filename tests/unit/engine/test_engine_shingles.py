@@ -106,3 +106,21 @@ def test_the_kernel_leaves_its_scratch_hash_set_empty() -> None:
         assert not scratch.table.any()
     size, new = shingles.score_batch("a" * 50_000 + "b", 8, words, 64 - 8, None, 0, scratch)
     assert size == 2 and not scratch.table.any()  # "aaaaaaaa" and "aaaaaaab"
+
+
+@pytest.mark.usefixtures("compiled")
+@pytest.mark.parametrize("bits", [7, 14, 23])
+def test_compiled_add_keys_equals_numpy(bits: int) -> None:
+    # a growing generation is rebuilt from its keys with add_keys: the compiled loop sets the same words
+    rng = np.random.default_rng(bits)
+    keys = rng.integers(0, 2**64 - 1, size=5_000, dtype=np.uint64, endpoint=True)
+    keys[:100] = keys[100:200]  # repeated keys and repeated words
+    shift = 64 - (bits - 6)
+    compiled = _filter(bits, bits, 0.2)
+    expected = compiled.copy()
+    np.bitwise_or.at(
+        expected, (keys >> np.uint64(shift)).astype(np.intp), shingles.BITS_OF[(keys & 0xFFF).astype(np.intp)]
+    )
+    shingles.add_keys(compiled, shift, keys)
+    assert np.array_equal(compiled, expected)
+    assert not np.array_equal(compiled, _filter(bits, bits, 0.2))
