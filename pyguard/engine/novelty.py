@@ -27,7 +27,7 @@ import numpy as np
 
 from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import normalised_value
-from pyguard.engine.shingles import Scratch, add_keys, score_batch
+from pyguard.engine.shingles import add_keys, score_batch, thread_scratch
 
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
@@ -283,7 +283,6 @@ class ShingleNovelty:
         self.config = config if config is not None else NoveltyConfig()
         self._shingle_size = self.config.shingle_size  # (the config is frozen)
         self._max_bits = max(self._START_BITS, (self.config.window_shingles * self._BITS_PER_KEY - 1).bit_length())
-        self._scratch = Scratch()
         self.reset()
 
     def reset(self) -> None:
@@ -335,7 +334,7 @@ class ShingleNovelty:
             current.shift,
             previous.words if previous is not None else None,
             previous.shift if previous is not None else 0,
-            self._scratch,
+            thread_scratch(),
         )
         if size == 0:
             return 0.0

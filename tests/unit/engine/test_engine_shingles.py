@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -124,3 +126,43 @@ def test_compiled_add_keys_equals_numpy(bits: int) -> None:
     shingles.add_keys(compiled, shift, keys)
     assert np.array_equal(compiled, expected)
     assert not np.array_equal(compiled, _filter(bits, bits, 0.2))
+
+
+def test_each_thread_has_its_own_scratch() -> None:
+    # the kernel runs without the GIL: two threads must never share work arrays
+    mine = shingles.thread_scratch()
+    assert shingles.thread_scratch() is mine
+    other: list[Scratch] = []
+    thread = threading.Thread(target=lambda: other.append(shingles.thread_scratch()))
+    thread.start()
+    thread.join()
+    assert other and other[0] is not mine
+
+
+def test_scratch_keeps_arrays_up_to_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shingles, "_KEEP_KEYS", 4096)
+    scratch = Scratch()
+    keys, spare = scratch.fit(3000)
+    assert keys is scratch.keys and spare is scratch.spare and keys.size >= 3000 and spare.size >= 3000
+    keys, spare = scratch.fit(10_000)  # a huge text: arrays for this call, the kept ones stay at the limit
+    assert keys.size >= 10_000 and spare.size >= 10_000
+    assert keys is not scratch.keys and scratch.keys.size <= 4096
+
+
+def test_estimators_sharing_a_thread_score_as_if_alone() -> None:
+    # every estimator of a thread uses the thread's scratch: interleaving two runs changes nothing
+    from pyguard.engine.novelty import ShingleNovelty
+
+    rng = np.random.default_rng(5)
+    letters = np.array(list("abcdefghij klmnop"))
+    texts = ["".join(rng.choice(letters, size=size)) for size in (50, 900, 3_000, 40_000, 900, 120_000, 7)]
+    alone = []
+    for k in range(2):
+        e = ShingleNovelty()
+        alone.append([e.observe(t[k:]) for t in texts])
+    a, b = ShingleNovelty(), ShingleNovelty()
+    together: list[list[float]] = [[], []]
+    for t in texts:
+        together[0].append(a.observe(t))
+        together[1].append(b.observe(t[1:]))
+    assert together == alone
