@@ -79,11 +79,21 @@ _VOLATILE_REFERENCE = re.compile(
 """The readable form of :data:`_VOLATILE` (same matches; slower): the specification the tests compare with."""
 _DIGITS = tuple(bytes([b]) for b in b"0123456789")
 _OTHER_WHITESPACE = tuple(bytes([b]) for b in range(0x80) if chr(b).isspace() and b != 0x20)
-_DIGIT_OR_DASH_TO_NUL = bytes(0 if 0x30 <= b <= 0x39 or b == 0x2D else b for b in range(256))
+
+
+def _class_of(b: int) -> int:
+    if b < 0x80 and chr(b).isspace() and b != 0x20:
+        return 1  # whitespace str.split() splits on, other than a space
+    if 0x30 <= b <= 0x39 or b == 0x2D:
+        return 2  # a digit or a dash: a volatile token may be there
+    return 3 if b in (1, 2) else b
+
+
+_CLASSES = bytes(_class_of(b) for b in range(256))
 _SCAN_CHARS = 4096
 """Two ways to look for ASCII digits or whitespace: a text of ``_SCAN_CHARS`` bytes or more is searched byte value by
-byte value (``in`` on bytes runs at memory speed); a shorter one is translated once (digits and dashes to NUL; the
-whitespace that str.split() splits on to a space) and compared with itself, which costs fewer Python steps."""
+byte value (``in`` on bytes runs at memory speed); a shorter one is translated once (:data:`_CLASSES`) and compared
+with itself, which costs fewer Python steps."""
 _WHITESPACE_TO_SPACE = bytes(0x20 if chr(b).isspace() and b < 0x80 else b for b in range(256))
 _NOT_ALNUM = bytes(b for b in range(256) if not (0x30 <= b <= 0x39 or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A))
 """Translation tables for ASCII bytes: whitespace to a space; all but letters and digits (deleted)."""
@@ -103,9 +113,8 @@ def mask_volatile(text: str) -> str:
 
 
 def _has_volatile_chars(raw: bytes) -> bool:
-    """Every volatile token has a digit, except a UUID of letters only (which has dashes)."""
-    if len(raw) < _SCAN_CHARS:
-        return raw.translate(_DIGIT_OR_DASH_TO_NUL) != raw
+    """Every volatile token has a digit, except a UUID of letters only (which has dashes). (A long text's check: a
+    short one's is part of :func:`_collapse_short`.)"""
     if b"-" in raw:
         return True
     return any(d in raw for d in _DIGITS)
@@ -120,21 +129,39 @@ def _double_space(raw: bytes) -> bool:
 
 
 def _collapse_ascii(raw: bytes) -> bytes:
-    """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words)."""
-    spaced = None
-    if len(raw) < _SCAN_CHARS:
-        spaced = raw.translate(_WHITESPACE_TO_SPACE)
-        other = spaced != raw
-    else:
-        other = any(c in raw for c in _OTHER_WHITESPACE)
-    if not other:
+    """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words): a long text's (a short
+    one's is :func:`_collapse_short`)."""
+    if not any(c in raw for c in _OTHER_WHITESPACE):
         if not raw.startswith(b" ") and not raw.endswith(b" ") and not _double_space(raw):
             return raw  # already collapsed (single spaces only, none at the ends)
     else:
-        raw = spaced if spaced is not None else raw.translate(_WHITESPACE_TO_SPACE)
+        raw = raw.translate(_WHITESPACE_TO_SPACE)
+    return _single_spaces(raw)
+
+
+def _single_spaces(raw: bytes) -> bytes:
+    """``raw`` (whitespace all spaces) with runs of spaces made one and none at the ends."""
     while b"  " in raw:
         raw = raw.replace(b"    ", b" ").replace(b"  ", b" ")
     return raw.strip(b" ")
+
+
+def _collapse_short(raw: bytes) -> tuple[bytes, bool]:
+    """:func:`_collapse_ascii` and :func:`_has_volatile_chars` of a short ASCII text (below ``_SCAN_CHARS``) with
+    one translation, marking the whitespace that is not a space as 1 and digits and dashes as 2 (what was 1 or 2 as
+    3): when the text is its own translation, neither is there; else a byte search says which is."""
+    classes = raw.translate(_CLASSES)
+    if classes == raw:
+        other = volatile = False
+    else:
+        other = b"\x01" in classes
+        volatile = b"\x02" in classes
+    if not other:
+        if not raw.startswith(b" ") and not raw.endswith(b" ") and b"  " not in raw:
+            return raw, volatile  # already collapsed (single spaces only, none at the ends)
+    else:
+        raw = raw.translate(_WHITESPACE_TO_SPACE)
+    return _single_spaces(raw), volatile
 
 
 @lru_cache(maxsize=4096)
@@ -173,9 +200,13 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     volatile_free = False
     if low.isascii():
         encoded = low.encode("ascii")
-        raw = _collapse_ascii(encoded)
+        if len(encoded) < _SCAN_CHARS:
+            raw, volatile = _collapse_short(encoded)
+        else:
+            raw = _collapse_ascii(encoded)
+            volatile = _has_volatile_chars(raw)
         out = low if raw is encoded else raw.decode("ascii")
-        volatile_free = not _has_volatile_chars(raw)
+        volatile_free = not volatile
     else:
         out = " ".join(low.split())
     values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
