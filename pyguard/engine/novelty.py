@@ -27,7 +27,7 @@ import numpy as np
 
 from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import normalised_value
-from pyguard.engine.shingles import BITS_OF, Scratch, as_index, score_batch
+from pyguard.engine.shingles import add_keys, score_batch, thread_scratch
 
 __all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "mask_volatile", "make_estimator"]
 
@@ -79,18 +79,26 @@ _VOLATILE_REFERENCE = re.compile(
 """The readable form of :data:`_VOLATILE` (same matches; slower): the specification the tests compare with."""
 _DIGITS = tuple(bytes([b]) for b in b"0123456789")
 _OTHER_WHITESPACE = tuple(bytes([b]) for b in range(0x80) if chr(b).isspace() and b != 0x20)
-_DIGIT_OR_DASH_TO_NUL = bytes(0 if 0x30 <= b <= 0x39 or b == 0x2D else b for b in range(256))
+
+
+def _class_of(b: int) -> int:
+    if b < 0x80 and chr(b).isspace() and b != 0x20:
+        return 1  # whitespace str.split() splits on, other than a space
+    if 0x30 <= b <= 0x39 or b == 0x2D:
+        return 2  # a digit or a dash: a volatile token may be there
+    return 3 if b in (1, 2) else b
+
+
+_CLASSES = bytes(_class_of(b) for b in range(256))
 _SCAN_CHARS = 4096
 """Two ways to look for ASCII digits or whitespace: a text of ``_SCAN_CHARS`` bytes or more is searched byte value by
-byte value (``in`` on bytes runs at memory speed); a shorter one is translated once (digits and dashes to NUL; the
-whitespace that str.split() splits on to a space) and compared with itself, which costs fewer Python steps."""
+byte value (``in`` on bytes runs at memory speed); a shorter one is translated once (:data:`_CLASSES`) and compared
+with itself, which costs fewer Python steps."""
 _WHITESPACE_TO_SPACE = bytes(0x20 if chr(b).isspace() and b < 0x80 else b for b in range(256))
 _NOT_ALNUM = bytes(b for b in range(256) if not (0x30 <= b <= 0x39 or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A))
 """Translation tables for ASCII bytes: whitespace to a space; all but letters and digits (deleted)."""
 _MASK = "\u2400"
 _ECHO = "\u2405"
-
-_LOW12 = np.uint64(0xFFF)
 
 
 def mask_volatile(text: str) -> str:
@@ -105,9 +113,8 @@ def mask_volatile(text: str) -> str:
 
 
 def _has_volatile_chars(raw: bytes) -> bool:
-    """Every volatile token has a digit, except a UUID of letters only (which has dashes)."""
-    if len(raw) < _SCAN_CHARS:
-        return raw.translate(_DIGIT_OR_DASH_TO_NUL) != raw
+    """Every volatile token has a digit, except a UUID of letters only (which has dashes). (A long text's check: a
+    short one's is part of :func:`_collapse_short`.)"""
     if b"-" in raw:
         return True
     return any(d in raw for d in _DIGITS)
@@ -122,21 +129,39 @@ def _double_space(raw: bytes) -> bool:
 
 
 def _collapse_ascii(raw: bytes) -> bytes:
-    """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words)."""
-    spaced = None
-    if len(raw) < _SCAN_CHARS:
-        spaced = raw.translate(_WHITESPACE_TO_SPACE)
-        other = spaced != raw
-    else:
-        other = any(c in raw for c in _OTHER_WHITESPACE)
-    if not other:
+    """``" ".join(text.split())`` for ASCII bytes, with byte operations (no list of words): a long text's (a short
+    one's is :func:`_collapse_short`)."""
+    if not any(c in raw for c in _OTHER_WHITESPACE):
         if not raw.startswith(b" ") and not raw.endswith(b" ") and not _double_space(raw):
             return raw  # already collapsed (single spaces only, none at the ends)
     else:
-        raw = spaced if spaced is not None else raw.translate(_WHITESPACE_TO_SPACE)
+        raw = raw.translate(_WHITESPACE_TO_SPACE)
+    return _single_spaces(raw)
+
+
+def _single_spaces(raw: bytes) -> bytes:
+    """``raw`` (whitespace all spaces) with runs of spaces made one and none at the ends."""
     while b"  " in raw:
         raw = raw.replace(b"    ", b" ").replace(b"  ", b" ")
     return raw.strip(b" ")
+
+
+def _collapse_short(raw: bytes) -> tuple[bytes, bool]:
+    """:func:`_collapse_ascii` and :func:`_has_volatile_chars` of a short ASCII text (below ``_SCAN_CHARS``) with
+    one translation, marking the whitespace that is not a space as 1 and digits and dashes as 2 (what was 1 or 2 as
+    3): when the text is its own translation, neither is there; else a byte search says which is."""
+    classes = raw.translate(_CLASSES)
+    if classes == raw:
+        other = volatile = False
+    else:
+        other = b"\x01" in classes
+        volatile = b"\x02" in classes
+    if not other:
+        if not raw.startswith(b" ") and not raw.endswith(b" ") and b"  " not in raw:
+            return raw, volatile  # already collapsed (single spaces only, none at the ends)
+    else:
+        raw = raw.translate(_WHITESPACE_TO_SPACE)
+    return _single_spaces(raw), volatile
 
 
 @lru_cache(maxsize=4096)
@@ -175,9 +200,13 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     volatile_free = False
     if low.isascii():
         encoded = low.encode("ascii")
-        raw = _collapse_ascii(encoded)
+        if len(encoded) < _SCAN_CHARS:
+            raw, volatile = _collapse_short(encoded)
+        else:
+            raw = _collapse_ascii(encoded)
+            volatile = _has_volatile_chars(raw)
         out = low if raw is encoded else raw.decode("ascii")
-        volatile_free = not _has_volatile_chars(raw)
+        volatile_free = not volatile
     else:
         out = " ".join(low.split())
     values = sorted({" ".join(e.lower().split()) for e in echo if len(e.strip()) >= 3}, key=len, reverse=True)
@@ -273,18 +302,6 @@ class _Bloom:
         self.shift = 64 - (self.bits - 6)
         self.words = np.zeros(1 << (self.bits - 6), dtype=np.uint64)
 
-    @staticmethod
-    def mask(h: np.ndarray) -> np.ndarray:
-        """The two-bit word mask of each key."""
-        return BITS_OF[as_index(h & _LOW12)]
-
-    def word_of(self, h: np.ndarray) -> np.ndarray:
-        return as_index(h >> np.uint64(self.shift))
-
-    def add(self, word: np.ndarray, m: np.ndarray) -> None:
-        """Add keys (word index ``word``, mask ``m``); repeated words are OR-ed together."""
-        np.bitwise_or.at(self.words, word, m)
-
 
 class ShingleNovelty:
     """The default estimator: hashed character shingles in a growing, rotating Bloom filter (numpy; the batch step
@@ -295,8 +312,8 @@ class ShingleNovelty:
 
     def __init__(self, config: NoveltyConfig | None = None) -> None:
         self.config = config if config is not None else NoveltyConfig()
+        self._shingle_size = self.config.shingle_size  # (the config is frozen)
         self._max_bits = max(self._START_BITS, (self.config.window_shingles * self._BITS_PER_KEY - 1).bit_length())
-        self._scratch = Scratch()
         self.reset()
 
     def reset(self) -> None:
@@ -319,8 +336,7 @@ class ShingleNovelty:
             while (1 << bits) // self._BITS_PER_KEY < self._count and bits < self._max_bits:
                 bits += 1
             grown = _Bloom(bits)
-            keys = self._keys[: self._count]
-            grown.add(grown.word_of(keys), _Bloom.mask(keys))
+            add_keys(grown.words, grown.shift, self._keys[: self._count])
             self._current = grown
             if bits >= self._max_bits:
                 self._keys = np.empty(0, dtype=np.uint64)  # full size: keys no longer needed
@@ -344,12 +360,12 @@ class ShingleNovelty:
         current, previous = self._current, self._previous
         size, new = score_batch(
             prepared,
-            self.config.shingle_size,
+            self._shingle_size,
             current.words,
             current.shift,
             previous.words if previous is not None else None,
             previous.shift if previous is not None else 0,
-            self._scratch,
+            thread_scratch(),
         )
         if size == 0:
             return 0.0

@@ -24,12 +24,23 @@ The kernel releases the GIL while it runs.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["BITS_OF", "Scratch", "as_index", "backend", "shingle_keys", "score_batch", "score_batch_numpy"]
+__all__ = [
+    "BITS_OF",
+    "Scratch",
+    "add_keys",
+    "as_index",
+    "backend",
+    "shingle_keys",
+    "score_batch",
+    "score_batch_numpy",
+    "thread_scratch",
+]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -117,22 +128,47 @@ def score_batch_numpy(
 
 
 class Scratch:
-    """Reusable work arrays for the kernel (one set per estimator): room for a text's keys, and its hash set."""
+    """Reusable work arrays for the kernel: room for a text's keys (twice), and its hash set. One per thread
+    (:func:`thread_scratch`), shared by every estimator the thread runs: a service guarding many conversations
+    keeps one set, warm in the cache, instead of ~80 KB per conversation touched for the first time."""
 
-    __slots__ = ("keys", "table")
+    __slots__ = ("keys", "spare", "table")
 
     def __init__(self) -> None:
         self.keys = np.empty(1 << 10, dtype=np.uint64)
+        self.spare = np.empty(1 << 10, dtype=np.uint64)
+        """The keys in text order before they are spread into buckets, then the hash set's used slots."""
         self.table = np.zeros(1 << 13, dtype=np.uint64)
         """The kernel's hash set, all zero between calls (the kernel empties what it used): no zeroing per call."""
 
-    def fit(self, count: int) -> np.ndarray:
-        if count > self.keys.size:
-            self.keys = np.empty(max(count, 2 * self.keys.size), dtype=np.uint64)
-        return self.keys
+    def fit(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Two arrays of at least ``count`` keys (kept for the next texts up to :data:`_KEEP_KEYS` keys)."""
+        if count <= self.keys.size:
+            return self.keys, self.spare
+        if count > _KEEP_KEYS:  # a huge text: arrays for this call only
+            return np.empty(count, dtype=np.uint64), np.empty(count, dtype=np.uint64)
+        size = min(max(count, 2 * self.keys.size), _KEEP_KEYS)
+        self.keys = np.empty(size, dtype=np.uint64)
+        self.spare = np.empty(size, dtype=np.uint64)
+        return self.keys, self.spare
+
+
+_KEEP_KEYS = 1 << 20
+"""The largest work arrays a thread keeps (8 MB each: a text of about 1 MB); larger texts get their own."""
+_local = threading.local()
+
+
+def thread_scratch() -> Scratch:
+    """This thread's :class:`Scratch` (the kernel runs without the GIL: threads must not share one)."""
+    try:
+        scratch: Scratch = _local.scratch
+    except AttributeError:
+        scratch = _local.scratch = Scratch()
+    return scratch
 
 
 _kernel: Callable[..., Any] | None = None
+_adder: Callable[..., Any] | None = None
 _backend: str | None = None
 _calls = 0
 _LOAD_AFTER_CALLS = 64
@@ -140,68 +176,67 @@ _LOAD_FROM_CHARS = 4096
 """Loading the kernel costs about half a second once per process (importing numba, reading its cached machine
 code): a process loads it at its first text of ``_LOAD_FROM_CHARS`` characters or its ``_LOAD_AFTER_CALLS``-th text,
 so a short command on small texts never pays for it, and a guard or a replay pays once."""
-_BUCKET_KEYS = 1024
-"""Keys per bucket the kernel aims at: a bucket's hash set (and its slice of the filter) stays in the L1 cache."""
+_BUCKET_KEYS = 128
+"""Keys per bucket the kernel aims at: a bucket's hash set (8 KB) and its slices of the filter generations stay in
+the L1 cache (on a 100 KB text, one-off timing 2026-11-30, texts interleaved: 1024 keys ~1.2 ms, 256 ~1.1 ms,
+128 and 64 ~1.0-1.1 ms, 32 ~1.15 ms)."""
+_ONE_BUCKET_KEYS = 1024
+"""A text of at most this many keys (a 1 KB result) is one bucket: hashed in one pass, in text order."""
 
 
-def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, part, bbits, table):  # pragma: no cover
+def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, part, spare, bbits, table):  # pragma: no cover
     """The batch step over the text's bytes ``raw`` (at least 8), for numba (see the module docstring); returns
-    (distinct keys, new keys), the new keys in ``part[:new]``.
+    (distinct keys, new keys), the new keys in ``part[:new]`` (``spare``: as large as ``part``, for the kernel).
 
-    Cache-friendly: the keys are first spread into ``2**bbits`` buckets by their top bits (two passes over the
-    text: count, then place), then each bucket is deduplicated in a small hash set and looked up in the filter,
-    whose words it shares (a key's word is chosen by its top bits too), so no step jumps around a large table."""
+    Cache-friendly: the keys are first spread into ``2**bbits`` buckets by their top bits (hashed once, in text
+    order, into ``spare``, then counted per bucket and placed), then each bucket is deduplicated in a small hash set
+    and looked up in the filter, whose words it shares (a key's word is chosen by its top bits too), so no step
+    jumps around a large table."""
     m1 = np.uint64(0xBF58476D1CE4E5B9)
     m2 = np.uint64(0x94D049BB133111EB)
     low = np.uint64(0xFFFFFFFFFFFFFFFF) if n >= 8 else np.uint64((1 << (8 * n)) - 1)
-    count = raw.size - 7
+    one = np.uint64(1)
+    c63 = np.uint64(63)
+    s6 = np.uint64(6)
+    count = len(raw) - 7
     nb = 1 << bbits
     bsh = np.uint64(32 - bbits)
     start = np.zeros(nb + 1, dtype=np.intp)
-    w0 = np.uint64(0)
+    w = np.uint64(0)
     for j in range(7):
-        w0 |= np.uint64(raw[j]) << np.uint64(8 * (j + 1))
-    for rnd in range(2 if nb > 1 else 0):  # round 0 counts the keys of each bucket, round 1 places them
-        w = w0
-        for p in range(count):
-            w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
-            x = w & low
-            h = x ^ (x >> np.uint64(30))
-            h *= m1
-            h ^= h >> np.uint64(27)
-            h *= m2
-            h ^= h >> np.uint64(31)
-            b = np.intp((h >> np.uint64(32)) >> bsh)
-            if rnd == 0:
-                start[b + 1] += 1
-            else:
-                part[start[b]] = h
-                start[b] += 1
-        if rnd == 0:
-            for b in range(nb):
-                start[b + 1] += start[b]
-    if nb == 1:  # one bucket: the keys in text order, one pass
-        w = w0
-        for p in range(count):
-            w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
-            x = w & low
-            h = x ^ (x >> np.uint64(30))
-            h *= m1
-            h ^= h >> np.uint64(27)
-            h *= m2
-            h ^= h >> np.uint64(31)
-            part[p] = h
+        w |= np.uint64(raw[j]) << np.uint64(8 * (j + 1))
+    ordered = part if nb == 1 else spare  # one bucket: the keys stay in text order, in place
+    for p in range(count):
+        w = (w >> np.uint64(8)) | (np.uint64(raw[p + 7]) << np.uint64(56))
+        x = w & low
+        h = x ^ (x >> np.uint64(30))
+        h *= m1
+        h ^= h >> np.uint64(27)
+        h *= m2
+        h ^= h >> np.uint64(31)
+        ordered[p] = h
+    if nb == 1:
         start[0] = count
+    else:
+        for p in range(count):  # keys per bucket, then where each bucket starts, then the keys placed
+            start[np.intp((spare[p] >> np.uint64(32)) >> bsh) + 1] += 1
+        for b in range(nb):
+            start[b + 1] += start[b]
+        for p in range(count):
+            h = spare[p]
+            b = np.intp((h >> np.uint64(32)) >> bsh)
+            part[start[b]] = h
+            start[b] += 1
     # start[b] is now the end of bucket b (and the start of bucket b + 1)
     biggest = start[0]
     for b in range(1, nb):
         biggest = max(biggest, start[b] - start[b - 1])
     tsize = 16
-    while tsize < 4 * biggest:
+    while tsize < 8 * biggest:  # at most an eighth full: probes rarely go past the first slot (4 was slower)
         tsize *= 2
     if table.size < tsize:  # the scratch table (all zero) is too small for this text: a new one
         table = np.zeros(tsize, dtype=np.uint64)
-    slots = np.empty(max(biggest, 1), dtype=np.intp)
+    slots = spare  # free again: a bucket's used slots (at most its keys)
     tmask = tsize - 1
     cshift = np.uint64(cur_shift)
     pshift = np.uint64(prev_shift)
@@ -236,25 +271,47 @@ def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, bits_of, 
             part[distinct] = h  # distinct <= i: a place already read
             distinct += np.intp(fresh)
         for k in range(used):
-            table[slots[k]] = 0
-        # then the filter lookups, without a branch on their outcome: the processor overlaps their cache misses
+            table[np.intp(slots[k])] = 0
+        # then the filter lookups, without a branch on their outcome: the processor overlaps their cache misses;
+        # a key's two bits (BITS_OF) computed, not looked up (the 32 KB table would crowd the cache)
         for i in range(first, distinct):
             h = part[i]
-            m = bits_of[np.intp(h & np.uint64(0xFFF))]
+            m = (one << (h & c63)) | (one << ((h >> s6) & c63))
             known = (cur[np.intp(h >> cshift)] & m == m) | (prev[np.intp(h >> pshift)] & m == m)
             part[new] = h  # new <= i: a place already read
             new += 1 - np.intp(known)
         lo = hi
     for i in range(new):  # added only now: a key of this text must not make another of its keys look known
         h = part[i]
-        cur[np.intp(h >> cshift)] |= bits_of[np.intp(h & np.uint64(0xFFF))]
+        cur[np.intp(h >> cshift)] |= (one << (h & c63)) | (one << ((h >> s6) & c63))
     return distinct, new
+
+
+def _add_source(words, shift, keys):  # pragma: no cover
+    """Add ``keys`` to the filter generation ``words`` (word ``key >> shift``), for numba."""
+    one = np.uint64(1)
+    c63 = np.uint64(63)
+    s6 = np.uint64(6)
+    sh = np.uint64(shift)
+    for i in range(keys.size):
+        h = keys[i]
+        words[np.intp(h >> sh)] |= (one << (h & c63)) | (one << ((h >> s6) & c63))
+
+
+def add_keys(words: np.ndarray, shift: int, keys: np.ndarray) -> None:
+    """Add ``keys`` to a filter generation (its ``words``; a key's word is ``key >> shift``, its bits
+    :data:`BITS_OF`): a compiled loop when the kernel is loaded, else ``np.bitwise_or.at`` (the same words). The
+    estimator rebuilds a growing generation from its keys this way (the numpy form costs ~1 ms per 200,000 keys)."""
+    if _adder is not None:
+        _adder(words, shift, keys)
+    else:
+        np.bitwise_or.at(words, as_index(keys >> np.uint64(shift)), BITS_OF[as_index(keys & _LOW12)])
 
 
 def backend() -> str:
     """``"numba"`` when the compiled kernel is in use, else ``"numpy"`` (numba missing or ``PYGUARD_NUMBA=0``);
     loads the kernel if it is not loaded yet."""
-    global _kernel, _backend
+    global _kernel, _adder, _backend
     if _backend is None:
         _backend = "numpy"
         if os.environ.get("PYGUARD_NUMBA", "1") != "0":
@@ -264,6 +321,7 @@ def backend() -> str:
                 pass
             else:
                 _kernel = numba.njit(cache=True, nogil=True)(_kernel_source)
+                _adder = numba.njit(cache=True, nogil=True)(_add_source)
                 _backend = "numba"
     return _backend
 
@@ -288,22 +346,25 @@ def score_batch(
             backend()
     if _kernel is None:
         return score_batch_numpy(prepared, n, current, current_shift, previous, previous_shift)
-    raw = _raw(prepared)
-    if not raw:
-        return 0, _EMPTY
+    raw = prepared.encode("utf-8", "surrogatepass")
     count = len(raw) - 7
-    part = scratch.fit(count)
+    if count < 1:
+        if not raw:
+            return 0, _EMPTY
+        raw += b"\0" * (8 - len(raw))
+        count = 1
+    part, spare = scratch.fit(count)
     distinct, new = _kernel(
-        np.frombuffer(raw, dtype=np.uint8),
+        raw,  # the bytes themselves (numba reads a bytes object as a read-only buffer: no array built per call)
         n,
         current,
         current_shift,
         previous if previous is not None else current,
         previous_shift,
         previous is not None,
-        BITS_OF,
         part,
-        max(0, (count - 1) // _BUCKET_KEYS).bit_length(),
+        spare,
+        0 if count <= _ONE_BUCKET_KEYS else ((count - 1) // _BUCKET_KEYS).bit_length(),
         scratch.table,
     )
-    return int(distinct), part[:new]
+    return distinct, part[:new]

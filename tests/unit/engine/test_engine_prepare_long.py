@@ -1,5 +1,5 @@
-"""Text preparation of long texts (the byte scans and numpy checks past ``_SCAN_CHARS``) and of echoed values (the
-prefilters before an echo's fuzzy regex) against the readable reference."""
+"""Text preparation of long texts (the byte scans and numpy checks past ``_SCAN_CHARS``), of short ones (one
+translation) and of echoed values (the prefilters before an echo's fuzzy regex) against the readable reference."""
 
 from __future__ import annotations
 
@@ -100,3 +100,15 @@ def test_a_mark_left_by_one_echo_can_separate_the_next(monkeypatch: pytest.Monke
 def test_long_ascii_whitespace_is_collapsed() -> None:
     for text in ("a b " * 2000 + "x  y", " " + "a b " * 2000, "a b " * 2000 + " ", "a b " * 2000 + "c\x1fd"):
         assert prepare_text.__wrapped__(text, (), False) == " ".join(text.lower().split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab9-: .s\t\n\r\x0b\x0c\x1c\x1f\x00\x01\x02\x03")), max_size=60),
+    st.booleans(),
+)
+def test_short_texts_match_the_reference(text: str, mask: bool) -> None:
+    # a short text's whitespace and digit checks are one translation (novelty._CLASSES): every kind of whitespace,
+    # digits and dashes, and the bytes the translation marks with (1, 2) in the text itself
+    assert len(text) < _SCAN_CHARS
+    assert prepare_text.__wrapped__(text, (), mask) == _reference(text, (), mask)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -106,3 +108,61 @@ def test_the_kernel_leaves_its_scratch_hash_set_empty() -> None:
         assert not scratch.table.any()
     size, new = shingles.score_batch("a" * 50_000 + "b", 8, words, 64 - 8, None, 0, scratch)
     assert size == 2 and not scratch.table.any()  # "aaaaaaaa" and "aaaaaaab"
+
+
+@pytest.mark.usefixtures("compiled")
+@pytest.mark.parametrize("bits", [7, 14, 23])
+def test_compiled_add_keys_equals_numpy(bits: int) -> None:
+    # a growing generation is rebuilt from its keys with add_keys: the compiled loop sets the same words
+    rng = np.random.default_rng(bits)
+    keys = rng.integers(0, 2**64 - 1, size=5_000, dtype=np.uint64, endpoint=True)
+    keys[:100] = keys[100:200]  # repeated keys and repeated words
+    shift = 64 - (bits - 6)
+    compiled = _filter(bits, bits, 0.2)
+    expected = compiled.copy()
+    np.bitwise_or.at(
+        expected, (keys >> np.uint64(shift)).astype(np.intp), shingles.BITS_OF[(keys & 0xFFF).astype(np.intp)]
+    )
+    shingles.add_keys(compiled, shift, keys)
+    assert np.array_equal(compiled, expected)
+    assert not np.array_equal(compiled, _filter(bits, bits, 0.2))
+
+
+def test_each_thread_has_its_own_scratch() -> None:
+    # the kernel runs without the GIL: two threads must never share work arrays
+    mine = shingles.thread_scratch()
+    assert shingles.thread_scratch() is mine
+    other: list[Scratch] = []
+    thread = threading.Thread(target=lambda: other.append(shingles.thread_scratch()))
+    thread.start()
+    thread.join()
+    assert other and other[0] is not mine
+
+
+def test_scratch_keeps_arrays_up_to_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shingles, "_KEEP_KEYS", 4096)
+    scratch = Scratch()
+    keys, spare = scratch.fit(3000)
+    assert keys is scratch.keys and spare is scratch.spare and keys.size >= 3000 and spare.size >= 3000
+    keys, spare = scratch.fit(10_000)  # a huge text: arrays for this call, the kept ones stay at the limit
+    assert keys.size >= 10_000 and spare.size >= 10_000
+    assert keys is not scratch.keys and scratch.keys.size <= 4096
+
+
+def test_estimators_sharing_a_thread_score_as_if_alone() -> None:
+    # every estimator of a thread uses the thread's scratch: interleaving two runs changes nothing
+    from pyguard.engine.novelty import ShingleNovelty
+
+    rng = np.random.default_rng(5)
+    letters = np.array(list("abcdefghij klmnop"))
+    texts = ["".join(rng.choice(letters, size=size)) for size in (50, 900, 3_000, 40_000, 900, 120_000, 7)]
+    alone = []
+    for k in range(2):
+        e = ShingleNovelty()
+        alone.append([e.observe(t[k:]) for t in texts])
+    a, b = ShingleNovelty(), ShingleNovelty()
+    together: list[list[float]] = [[], []]
+    for t in texts:
+        together[0].append(a.observe(t))
+        together[1].append(b.observe(t[1:]))
+    assert together == alone
