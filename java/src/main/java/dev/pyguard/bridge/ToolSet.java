@@ -57,11 +57,13 @@ public final class ToolSet {
 
     /**
      * The tools a model brings with it, fresh: a model with a public no-argument {@code ToolSet newTools()} method
-     * (pyguard's scripted model: its scenario's tools) makes them; a {@link GuardedChatModel} is looked through to the
-     * model it wraps; any other model brings none (an empty set).
+     * (pyguard's scripted models: their scenario's tools) makes them; a {@link GuardedChatModel} or
+     * {@link GuardedStreamingChatModel} is looked through to the model it wraps; any other model brings none (an empty
+     * set).
      */
     public static ToolSet ownedBy(Object model) {
-        Object inner = model instanceof GuardedChatModel g ? g.delegate() : model;
+        Object inner = model instanceof GuardedChatModel g ? g.delegate()
+                : model instanceof GuardedStreamingChatModel s ? s.delegate() : model;
         if (inner == null) return empty();
         Method m = NEW_TOOLS.get(inner.getClass());
         if (m == null) return empty();
