@@ -592,6 +592,8 @@ class GuardedRun:
                         guard_failed=self._guard_failure(),
                     )
                 self._result = self._result_from(end)
+                if self._guarded is not None:
+                    self._guarded.release()  # free the run's state now: Java -> callback -> this run is a cycle
                 return self._result
         finally:
             if engine:

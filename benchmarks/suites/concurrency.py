@@ -21,11 +21,15 @@ GuardedChatModel and its own session of pyguard's engine (``pyguard.engine.Polic
   after, then unfrozen;
 - ``unguarded_iterations_per_s``: the same agents on the bare scripted model (no guard at all): the ceiling the Java
   side of an iteration (AiServices, the scripted model, tools) and the per-run Python around it leave on this machine.
+
+``PYGUARD_BENCH_FREEZE_GC=1`` starts the JVM with ``start_jvm(freeze_gc=True)`` (start-up frozen before any level;
+``startup_frozen`` in the result says how many objects): every column then measures a process that opted in.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -164,7 +168,8 @@ def measure(*, threads, runs, warmup: int) -> dict:
     """``runs(n)`` runs at each thread count in ``threads`` (``run`` picks the sizes; tests use tiny ones)."""
     from pyguard.jvm import scripted_model, start_jvm
 
-    start_jvm()
+    start_jvm(freeze_gc=os.environ.get("PYGUARD_BENCH_FREEZE_GC", "0") == "1")
+    startup_frozen = gc.get_freeze_count()
     model = scripted_model(_scenario())
     policy_name, make_observe = _policy_factory()
     if warmup:
@@ -184,13 +189,14 @@ def measure(*, threads, runs, warmup: int) -> dict:
             try:
                 frozen = _one_level(n, runs(n), model, make_observe)
             finally:
-                gc.unfreeze()
+                if not startup_frozen:  # unfreeze() thaws everything: keep a start-up freeze the process opted into
+                    gc.unfreeze()
             level["frozen"] = {k: frozen[k] for k in keep}
             level["unguarded_iterations_per_s"] = _unguarded(n, runs(n), model)
             levels.append(level)
     finally:
         _lane(None)
-    return {"policy": policy_name, "calls_per_run": CALLS, "threads": levels}
+    return {"policy": policy_name, "calls_per_run": CALLS, "startup_frozen": startup_frozen, "threads": levels}
 
 
 def render(result: dict, console) -> None:

@@ -77,7 +77,7 @@ from typing import Any
 from pyguard.decisions import Action, Decision
 from pyguard.engine.actions import classify_action
 from pyguard.engine.caps import Cap, CapHit, UsageState, UsageTracker, build_caps
-from pyguard.engine.config import PolicyConfig
+from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, run_key
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
@@ -109,6 +109,10 @@ class Policy:
         if extra_caps is not None and not isinstance(extra_caps, Cap) and not callable(extra_caps):
             raise ConfigError(f"extra_caps={extra_caps!r} must be a Cap or a function that makes one per run")
         self.extra_caps = extra_caps
+        self._per_task: dict[
+            str | None, tuple[PolicyConfig, BudgetSettings, EscalationConfig, frozenset[str], frozenset[str]]
+        ] = {}
+        """What every run of a task type starts from, made once (the configs are frozen): see :meth:`_run_settings`."""
         self.caps = self.caps_for_run()
         """The caps of this policy (what a run gets; each run has its own copy: :meth:`caps_for_run`)."""
 
@@ -125,6 +129,25 @@ class Policy:
                 raise ConfigError(f"extra_caps made {extra!r}, not a Cap")
             caps = extra if caps is None else caps | extra
         return caps
+
+    def _run_settings(
+        self, task_type: str | None
+    ) -> tuple[BudgetSettings, EscalationConfig, frozenset[str], frozenset[str]]:
+        """The budget settings, escalation and write/read tool sets of a run of ``task_type``: the same for every run
+        of a task type under one config (frozen), so built once and shared, not per run (made again if ``config`` is
+        replaced)."""
+        config = self.config
+        cached = self._per_task.get(task_type)
+        if cached is None or cached[0] is not config:
+            cached = (
+                config,
+                config.budget_for(task_type),
+                config.escalation_for(task_type),
+                frozenset(config.tools.write_tools),
+                frozenset(config.tools.read_tools),
+            )
+            self._per_task[task_type] = cached
+        return cached[1:]
 
     def new_run(self, run_id: str, task_type: str | None = None) -> RunSession:
         """A fresh session with its own state (budget, memory, counters) for one run."""
@@ -174,8 +197,7 @@ class RunSession:
         self.config = policy.config
         self.run_id = run_id
         self.task_type = task_type
-        self.settings = self.config.budget_for(task_type)
-        self.escalation = self.config.escalation_for(task_type)
+        self.settings, self.escalation, self._write_tools, self._read_tools = policy._run_settings(task_type)
         self.budget: int = self.settings.base_budget
         self.gains: list[float] = []
         self.decisions: list[Decision] = []
@@ -194,8 +216,6 @@ class RunSession:
         self._stop: Decision | None = None
         self._end: RunEnd | None = None
         self._started = policy.clock()
-        self._write_tools = frozenset(self.config.tools.write_tools)
-        self._read_tools = frozenset(self.config.tools.read_tools)
         self._reprompted = False
         self.turn = 1
         """The conversation turn in force (1-based): a user message after the model's answer opens the next."""

@@ -33,7 +33,16 @@ from pyguard.jvm.agents import (
     scripted_model,
     tool_set,
 )
-from pyguard.jvm.bootstrap import BUILD_COMMAND, JvmInfo, bridge_jars, find_java_home, jars_dir, jvm_started, start_jvm
+from pyguard.jvm.bootstrap import (
+    BUILD_COMMAND,
+    JvmInfo,
+    bridge_jars,
+    find_java_home,
+    freeze_startup,
+    jars_dir,
+    jvm_started,
+    start_jvm,
+)
 from pyguard.jvm.callback import CallbackAdapter, decision_to_json
 from pyguard.jvm.classpath import USER_FIRST_ENV, ClasspathConflictWarning
 from pyguard.jvm.ending import Ending, RunEnding
@@ -59,6 +68,7 @@ __all__ = [
     "decision_to_json",
     "demo_tools",
     "find_java_home",
+    "freeze_startup",
     "guard_model",
     "jars_dir",
     "jclass",

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm._java import java_call, jclass
+from pyguard.jvm.bootstrap import check_jvm
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
 from pyguard.jvm.ending import Ending
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
@@ -143,6 +144,14 @@ class GuardedModel:
         self.callback = callback
         self.run_id = run_id
 
+    def release(self) -> None:
+        """The run has ended: free its Python state now (:meth:`CallbackAdapter.release`), not when the JVM next
+        collects. :func:`run_built` (given this model) and a :class:`pyguard.guard.GuardedRun` ending do it; call it
+        yourself when you run an agent of your own on ``.java``. A later model call through it counts a callback
+        failure (a guarded model serves one run)."""
+        if self.callback is not None:
+            self.callback.release()
+
     def stats(self) -> BridgeRunStats:
         """The run's Java counters now."""
         return BridgeRunStats.model_validate_json(str(self.java.stats().toJson()))
@@ -199,13 +208,10 @@ def tool_set(tools: Any, model: Any = None) -> Any:
     ``"hazards"``: the bad-input tools; a Java ``ToolSet``; a Java object with @Tool methods; or a list of those.
     """
     ToolSet = jclass("dev.pyguard.bridge.ToolSet")
-    Scripted = jclass("dev.pyguard.bridge.scripted.ScriptedChatModel")
-    Guarded = jclass("dev.pyguard.bridge.GuardedChatModel")
     if hasattr(tools, "new_tools") and hasattr(tools, "base_url"):  # a LocalServer: its scenario's tools
         return tools.new_tools()
     if tools is None:
-        inner = model.delegate() if isinstance(model, Guarded) else model
-        return inner.newTools() if isinstance(inner, Scripted) else ToolSet.empty()
+        return ToolSet.ownedBy(model)
     if isinstance(tools, str):
         if tools == "logistics":
             return demo_tools()
@@ -245,28 +251,52 @@ def guard_model(
     ``callback_timeout_ms > 0`` runs the callback on a Java pool thread with that deadline (a late reply is a failure).
     """
     run_id = run_id or uuid.uuid4().hex[:12]
-    if not isinstance(model, jclass("dev.langchain4j.model.chat.ChatModel")):
+    bridge = _bridge()
+    if not isinstance(model, bridge.ChatModel):
         raise ConfigError(
             f"model must be a Java LangChain4j ChatModel (scripted_model(...), openai_chat_model(...) or your own), "
             f"got {type(model).__name__}"
         )
-    GuardConfig = jclass("dev.pyguard.bridge.GuardConfig")
-    if observe_only:
-        config = GuardConfig.observeOnly(run_id)
-    else:
-        config = java_call(GuardConfig.of, run_id)
-        if max_model_calls is not None:
-            config = config.withMaxModelCalls(_positive(max_model_calls, "max_model_calls"))
+    cap = 0 if observe_only or max_model_calls is None else _positive(max_model_calls, "max_model_calls")
     if callback_timeout_ms < 0:
         raise ConfigError(f"callback_timeout_ms={callback_timeout_ms} must be 0 (no deadline) or positive")
-    config = config.withTaskType(task_type).withCallbackTimeoutMs(int(callback_timeout_ms))
     adapter = None
     if callback is not None:
         fn = callback if not observe_only else (lambda e, _cb=callback: (_cb(e), None)[1])
         adapter = CallbackAdapter(fn, keep_events=keep_events)
-    Guarded = jclass("dev.pyguard.bridge.GuardedChatModel")
-    java = java_call(Guarded, model, config, None if adapter is None else adapter.java(), what="guard_model")
+    # one crossing into Java for the whole set-up (each call into Java gives the GIL up and waits to take it back)
+    java = java_call(
+        bridge.Guarded.create,
+        model,
+        run_id,
+        task_type,
+        cap,
+        int(callback_timeout_ms),
+        bool(observe_only),
+        None if adapter is None else adapter.java(),
+        what="guard_model",
+    )
     return GuardedModel(java, adapter, run_id)
+
+
+class _Bridge:
+    """The Java classes a run's set-up uses, looked up once per JVM (``jclass`` checks the JVM at every call)."""
+
+    def __init__(self) -> None:
+        self.ChatModel = jclass("dev.langchain4j.model.chat.ChatModel")
+        self.Guarded = jclass("dev.pyguard.bridge.GuardedChatModel")
+        self.Agents = jclass("dev.pyguard.bridge.Agents")
+
+
+_BRIDGE: _Bridge | None = None
+
+
+def _bridge() -> _Bridge:
+    global _BRIDGE
+    check_jvm()  # a JvmError saying what to do before the JVM starts or after it was shut down
+    if _BRIDGE is None:
+        _BRIDGE = _Bridge()
+    return _BRIDGE
 
 
 def _positive(n: int, name: str) -> int:
@@ -298,10 +328,9 @@ def build_agent(
     except ValueError:
         raise ConfigError(f"agent style {style!r} is unknown; use one of {[s.value for s in AgentStyle]}") from None
     java_model = model.java if isinstance(model, GuardedModel) else model
-    ts = tool_set(tools, java_model)
-    Agents = jclass("dev.pyguard.bridge.Agents")
+    ts = None if tools is None else tool_set(tools, java_model)  # None: the model's own tools, found in Java
     return java_call(
-        Agents.build,
+        _bridge().Agents.build,
         style.value,
         java_model,
         ts,
@@ -314,7 +343,8 @@ def build_agent(
 
 
 def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | None = None) -> BridgeResult:
-    """Run a built agent once and read its result (and the Python side's events and errors).
+    """Run a built agent once and read its result (and the Python side's events and errors); ``guarded``, the run's
+    guarded model, is released after it (:meth:`GuardedModel.release`: one guarded model per run).
 
     ``task`` is one user message, or a conversation: a list of user messages, each answered (one ``chat()`` call, one
     chat memory) before the next; the aiservices style only. The result's answer is the last one."""
@@ -323,8 +353,10 @@ def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | Non
     else:
         raw = json.loads(str(agent.runTurnsJson(_user_messages(task, str(agent.style())))))
     cb = guarded.callback if guarded is not None else None
-    if cb is not None and cb.interrupted:
-        raise KeyboardInterrupt  # Ctrl-C arrived inside the callback: the run was cancelled, now let the caller know
+    if cb is not None:
+        cb.release()  # the run is over: its Python state need not wait for the JVM's collector (GuardedModel.release)
+        if cb.interrupted:
+            raise KeyboardInterrupt  # Ctrl-C arrived inside the callback: the run was cancelled, now let the caller know
     return BridgeResult(
         style=raw["style"],
         run_id=raw["run_id"],

@@ -30,6 +30,7 @@ __all__ = [
     "JvmInfo",
     "bridge_jars",
     "find_java_home",
+    "freeze_startup",
     "jars_dir",
     "jvm_started",
     "start_jvm",
@@ -216,8 +217,16 @@ def start_jvm(
     jvm_args: Sequence[str] = (),
     java_home: str | os.PathLike[str] | None = None,
     user_classpath_first: bool | None = None,
+    freeze_gc: bool = False,
 ) -> JvmInfo:
     """Start the JVM with pyguard's jars plus ``classpath`` (a user's agent jar, `target/dependency/*.jar`); idempotent.
+
+    ``freeze_gc=True`` (opt-in: a library must not change a process's collector behind its back) then loads
+    pyguard's engine (its compiled novelty kernel included), collects and calls ``gc.freeze()``: what is alive then
+    (modules, classes, pydantic schemas, numba's compiled kernel) is left out of Python's later full collections,
+    which otherwise walk all of it while every thread waits for the GIL. For a process that guards many runs at once
+    (a service, a test harness); see docs/performance.md ("Python's garbage collector"), which also says what
+    it gained, measured, and how to freeze your own start-up too.
 
     pyguard's jars come first: where ``classpath`` brings another version of an artifact pyguard bundles (your
     agent on another LangChain4j), the JVM loads pyguard's, and a :class:`ClasspathConflictWarning` names both
@@ -242,6 +251,8 @@ def start_jvm(
                     f"The JVM is already running, without {missing}: a JVM starts once per process. "
                     "Pass every classpath entry to the first start_jvm() call (or start a new process)."
                 )
+            if freeze_gc:
+                freeze_startup()
             return _STARTED
         import jpype
 
@@ -281,4 +292,23 @@ def start_jvm(
                 f"the JVM started but {_PROBE_CLASS} is missing from {jars_dir()}; rebuild with `{BUILD_COMMAND}`"
             )
         _STARTED = JvmInfo(home, lib, cp, tuple(jvm_args), tuple(conflicts), user_first)
+        if freeze_gc:
+            freeze_startup()
         return _STARTED
+
+
+def freeze_startup() -> int:
+    """Load what every guarded run uses (the engine and its compiled novelty kernel, which otherwise loads at the
+    64th text), collect, and ``gc.freeze()`` everything alive: :func:`start_jvm` with ``freeze_gc=True``. Returns
+    the number of objects frozen (``gc.get_freeze_count()``). Call it again after your application's own start-up
+    to leave that out of full collections too; ``gc.unfreeze()`` undoes it."""
+    import gc
+
+    from pyguard.engine import PolicyConfig
+    from pyguard.engine.novelty import make_estimator
+
+    # one text long enough to load the kernel now (pyguard.engine.shingles: _LOAD_FROM_CHARS)
+    make_estimator(PolicyConfig().novelty).observe(" ".join(f"warm-up {k}" for k in range(800)))
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()

@@ -24,6 +24,10 @@ __all__ = ["CallbackAdapter", "GuardPolicyFn", "decision_to_json"]
 GuardPolicyFn = Callable[[IterationEvent], "Decision | None"]
 
 _CONTINUE = '{"action":"continue"}'
+_RELEASED = (
+    "this run's guard was released when the run ended (CallbackAdapter.release): a guarded model serves one run;"
+    " guard the model again for a new run"
+)
 _CANCEL_REPLY = '{"action":"stop","outcome":"cancelled","reason":"interrupted (Ctrl-C)","rule":"cancel"}'
 
 
@@ -62,7 +66,8 @@ class CallbackAdapter:
     def __init__(self, fn: GuardPolicyFn, *, keep_events: bool = True) -> None:
         if not callable(fn):
             raise TypeError(f"the guard callback must be callable, got {type(fn).__name__}")
-        self.fn = fn
+        self.fn: GuardPolicyFn | None = fn
+        """The policy; None once :meth:`release` d."""
         self.keep_events = keep_events
         self.events: list[IterationEvent] = []
         self.decisions: list[Decision | None] = []
@@ -76,11 +81,14 @@ class CallbackAdapter:
     def on_iteration(self, event_json: str) -> str:
         """The pure-Python half (testable without a JVM)."""
         try:
+            fn = self.fn
+            if fn is None:
+                raise RuntimeError(_RELEASED)
             event = IterationEvent.model_validate_json(event_json)
             if self.keep_events:
                 with self._lock:
                     self.events.append(event)
-            decision = self.fn(event)
+            decision = fn(event)
             turn_start = None
             if isinstance(decision, Decision) and decision.turn is not None and decision.turn != self._turn:
                 self._turn = decision.turn
@@ -99,8 +107,25 @@ class CallbackAdapter:
     def java(self) -> Any:
         """The JPype proxy implementing ``dev.pyguard.bridge.GuardCallback`` (needs the JVM started)."""
         if self._java is None:
+            if self.fn is None:
+                raise RuntimeError(_RELEASED)
             self._java = _proxy_class()(self)
         return self._java
+
+    def release(self) -> None:
+        """The run has ended: let go of the policy and cut the Java side's way to this adapter.
+
+        JPype keeps the Python proxy of a Java callback alive until the JVM collects the Java object that holds it, and
+        that Java object lives as long as anything (a Python wrapper of the guarded model, say) refers to it: without
+        this, a run's Python state (the engine session, the events, a ``GuardedRun`` and its trace) stays alive
+        until the JVM's next collection, or for ever when it refers back to the guarded model (a cycle through Java
+        neither collector can see). After it the adapter and what ``fn`` held are freed as soon as Python drops them;
+        ``events``, ``decisions`` and ``errors`` stay readable. A later event raises (Java counts it as a callback
+        failure; its fail-safe cap still holds). Idempotent."""
+        self.fn = None
+        proxy = self._java
+        if proxy is not None:
+            proxy.adapter = None
 
 
 _PROXY_CLASS: Any = None
@@ -124,17 +149,20 @@ def _proxy_class() -> Any:
         @JImplements("dev.pyguard.bridge.GuardCallback")
         class _GuardCallbackProxy:
             def __init__(self, adapter: CallbackAdapter) -> None:
-                self.adapter = adapter
+                self.adapter: CallbackAdapter | None = adapter
 
             @JOverride
             def onIteration(self, eventJson: Any) -> str:  # noqa: N802,N803 - Java names
+                adapter = self.adapter
+                if adapter is None:
+                    raise _java_error()(f"python guard callback: {_RELEASED}")
                 try:
-                    return self.adapter.on_iteration(str(eventJson))
+                    return adapter.on_iteration(str(eventJson))
                 except KeyboardInterrupt:
                     # Ctrl-C landed in the callback (it runs on the main thread when the agent does): a Python
                     # exception must not unwind through Java frames. Stop this run as cancelled; the caller re-raises
                     # the interrupt once Java has returned (see CallbackAdapter.interrupted).
-                    self.adapter.interrupted = True
+                    adapter.interrupted = True
                     return _CANCEL_REPLY
                 except Exception as e:
                     # A Java exception carrying the Python type and message (a bare Python exception would reach

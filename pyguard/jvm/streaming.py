@@ -81,13 +81,18 @@ def guard_streaming_model(
         raise ConfigError(f"max_model_calls={max_model_calls!r} must be a positive integer (or None: Java's default)")
     if callback_timeout_ms < 0:
         raise ConfigError(f"callback_timeout_ms={callback_timeout_ms} must be 0 (no deadline) or positive")
-    GuardConfig = jclass("dev.pyguard.bridge.GuardConfig")
-    config = java_call(GuardConfig.of, run_id).withTaskType(task_type).withCallbackTimeoutMs(int(callback_timeout_ms))
-    if max_model_calls is not None:  # None: GuardConfig.DEFAULT_MAX_MODEL_CALLS, whose one home is Java
-        config = config.withMaxModelCalls(int(max_model_calls))
     adapter = CallbackAdapter(callback, keep_events=keep_events) if callback is not None else None
     cls = jclass("dev.pyguard.bridge.GuardedStreamingChatModel")
-    java = java_call(cls, model, config, None if adapter is None else adapter.java(), what="guard_streaming_model")
+    java = java_call(  # one call into Java; max_model_calls None (0): GuardConfig.DEFAULT_MAX_MODEL_CALLS, its one home
+        cls.create,
+        model,
+        run_id,
+        task_type,
+        0 if max_model_calls is None else int(max_model_calls),
+        int(callback_timeout_ms),
+        None if adapter is None else adapter.java(),
+        what="guard_streaming_model",
+    )
     return GuardedModel(java, adapter, run_id)
 
 
@@ -107,8 +112,9 @@ def conversation_agent(
     if not isinstance(max_tool_calling_round_trips, int) or max_tool_calling_round_trips < 1:
         raise ConfigError(f"max_tool_calling_round_trips={max_tool_calling_round_trips!r} must be a positive integer")
     agents = jclass("dev.pyguard.bridge.ConversationAgents")
+    # tools None: the model's own, found in Java (ToolSet.ownedBy): the agent is one call into Java
+    ts = None if tools is None else tool_set(tools, java_model)
     if is_streaming_model(java_model):
-        ts = _streaming_tools(tools, java_model)
         sink = None if on_partial is None else _consumer_class()(on_partial)
         return java_call(
             agents.streaming,
@@ -125,22 +131,12 @@ def conversation_agent(
     return java_call(
         agents.blocking,
         java_model,
-        tool_set(tools, java_model),
+        ts,
         int(max_tool_calling_round_trips),
         system_message,
         memory_json,
         what="conversation_agent",
     )
-
-
-def _streaming_tools(tools: Any, model: Any) -> Any:
-    """``tools`` as a ToolSet; None: the scripted streaming model's own scenario tools, else none."""
-    if tools is not None:
-        return tool_set(tools, model)
-    guarded = jclass("dev.pyguard.bridge.GuardedStreamingChatModel")
-    scripted = jclass("dev.pyguard.bridge.scripted.ScriptedStreamingChatModel")
-    inner = model.delegate() if isinstance(model, guarded) else model
-    return inner.newTools() if isinstance(inner, scripted) else jclass("dev.pyguard.bridge.ToolSet").empty()
 
 
 _CONSUMER: Any = None

@@ -159,3 +159,22 @@ def test_after_shutdown_the_jvm_cannot_restart_and_says_so():
     lines = r.stdout.strip().splitlines()
     assert len(lines) == 2 and all("cannot be restarted in the same process" in line for line in lines), r.stdout
     assert "JVMNotRunning" not in r.stdout + r.stderr
+
+
+def test_freeze_gc_is_opt_in_and_leaves_startup_out_of_full_collections():
+    out = run_py("""
+        import gc, json
+        from pyguard.jvm import start_jvm, run_agent, scripted_model
+        start_jvm()
+        plain = gc.get_freeze_count()
+        start_jvm(freeze_gc=True)  # on the running JVM: freezes now
+        frozen = gc.get_freeze_count()
+        res = run_agent("aiservices", scripted_model("convergent"), "Where is order 34567?", callback=lambda e: None)
+        gc.collect()
+        print(json.dumps({"plain": plain, "frozen": frozen, "tracked": len(gc.get_objects()), "status": res.status}))
+    """)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["plain"] == 0, "start_jvm() changed the collector without being asked"
+    assert got["frozen"] > 20_000 and got["tracked"] < got["frozen"] / 10, got
+    assert got["status"] == "answered"

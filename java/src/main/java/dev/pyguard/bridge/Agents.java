@@ -121,9 +121,13 @@ public final class Agents {
         return new ExplicitAgentLoop(model, tools, maxIterations, systemMessage);
     }
 
-    /** By name: {@code aiservices}, {@code agentic} or {@code executor}; {@code limit} is the style's own cap. */
+    /**
+     * By name: {@code aiservices}, {@code agentic} or {@code executor}; {@code limit} is the style's own cap; {@code tools}
+     * null: the model's own ({@link ToolSet#ownedBy}), so that Python builds a run's agent in one call.
+     */
     public static GuardedAgent build(String style, ChatModel model, ToolSet tools, int limit, int maxToolCallingRoundTrips,
                                      String exitWhenAnswerContains, String systemMessage) {
+        if (tools == null) tools = ToolSet.ownedBy(model);
         return switch (style) {
             case "aiservices" -> aiServices(model, tools, maxToolCallingRoundTrips, systemMessage);
             case "agentic" -> agenticLoop(model, tools, limit, maxToolCallingRoundTrips, exitWhenAnswerContains, systemMessage);

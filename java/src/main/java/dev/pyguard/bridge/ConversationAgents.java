@@ -72,9 +72,11 @@ public final class ConversationAgents {
         return ChatMessageSerializer.messagesToJson(kept);
     }
 
+    /** {@code tools} null: the model's own ({@link ToolSet#ownedBy}), so that Python builds the agent in one call. */
     public static ConversationAgent blocking(ChatModel model, ToolSet tools, int maxToolCallingRoundTrips,
                                              String systemMessage, String memoryJson) {
         checkRoundTrips(maxToolCallingRoundTrips);
+        if (tools == null) tools = ToolSet.ownedBy(model);
         ChatMemory memory = memory(memoryJson);
         AiServices<ToolAssistant> b = AiServices.builder(ToolAssistant.class)
                 .chatModel(model)
@@ -90,11 +92,13 @@ public final class ConversationAgents {
     }
 
     /**
+     * @param tools    null: the model's own ({@link ToolSet#ownedBy})
      * @param partials receives every partial response (token chunk) as it streams, or null
      */
     public static ConversationAgent streaming(StreamingChatModel model, ToolSet tools, int maxToolCallingRoundTrips,
                                               String systemMessage, String memoryJson, Consumer<String> partials) {
         checkRoundTrips(maxToolCallingRoundTrips);
+        if (tools == null) tools = ToolSet.ownedBy(model);
         ChatMemory memory = memory(memoryJson);
         AiServices<StreamingAssistant> b = AiServices.builder(StreamingAssistant.class)
                 .streamingChatModel(model)

@@ -64,6 +64,22 @@ public final class GuardedChatModel implements ChatModel {
         return new GuardedChatModel(delegate, GuardConfig.of(runId), callback);
     }
 
+    /**
+     * One run's guarded model from its settings in one call (Python's {@code guard_model}: each call from Python into
+     * Java gives the GIL up and takes it back, so a run's set-up is one crossing, not one per setting).
+     *
+     * @param maxModelCalls the fail-safe cap per user turn; 0 or less: {@link GuardConfig#DEFAULT_MAX_MODEL_CALLS}
+     * @param observeOnly   sensing only: no cap, no callback required ({@link GuardConfig#observeOnly})
+     */
+    public static GuardedChatModel create(ChatModel delegate, String runId, String taskType, int maxModelCalls,
+                                          long callbackTimeoutMs, boolean observeOnly, GuardCallback callback) {
+        GuardConfig config = observeOnly
+                ? new GuardConfig(runId, taskType, Integer.MAX_VALUE, callbackTimeoutMs, false)
+                : new GuardConfig(runId, taskType, maxModelCalls > 0 ? maxModelCalls : GuardConfig.DEFAULT_MAX_MODEL_CALLS,
+                        callbackTimeoutMs, true);
+        return new GuardedChatModel(delegate, config, callback);
+    }
+
     private void onDecision(GuardDecision d) {
         if (d.turnStart() >= 0) turnStart.accumulateAndGet(Math.min(d.turnStart(), modelCalls.get()), Math::max);
         // A STOP is never overwritten by a later decision.

@@ -57,6 +57,13 @@ public final class GuardedStreamingChatModel implements StreamingChatModel {
         this.actuator = new GuardedChatModel(new StreamingOnly(delegate), config, callback);
     }
 
+    /** One run's guarded streaming model in one call from Python (see {@link GuardedChatModel#create}). */
+    public static GuardedStreamingChatModel create(StreamingChatModel delegate, String runId, String taskType,
+                                                   int maxModelCalls, long callbackTimeoutMs, GuardCallback callback) {
+        return new GuardedStreamingChatModel(delegate, new GuardConfig(runId, taskType,
+                maxModelCalls > 0 ? maxModelCalls : GuardConfig.DEFAULT_MAX_MODEL_CALLS, callbackTimeoutMs, true), callback);
+    }
+
     @Override
     public void chat(ChatRequest request, ChatRequestOptions options, StreamingChatResponseHandler handler) {
         ChatRequest effective;

@@ -44,6 +44,37 @@ public final class ToolSet {
 
     public static ToolSet empty() { return new ToolSet(List.of(), Map.of()); }
 
+    private static final ClassValue<Method> NEW_TOOLS = new ClassValue<>() {
+        @Override protected Method computeValue(Class<?> type) {
+            try {
+                Method m = type.getMethod("newTools");
+                return ToolSet.class.isAssignableFrom(m.getReturnType()) ? m : null;
+            } catch (NoSuchMethodException e) {
+                return null;
+            }
+        }
+    };
+
+    /**
+     * The tools a model brings with it, fresh: a model with a public no-argument {@code ToolSet newTools()} method
+     * (pyguard's scripted models: their scenario's tools) makes them; a {@link GuardedChatModel} or
+     * {@link GuardedStreamingChatModel} is looked through to the model it wraps; any other model brings none (an empty
+     * set).
+     */
+    public static ToolSet ownedBy(Object model) {
+        Object inner = model instanceof GuardedChatModel g ? g.delegate()
+                : model instanceof GuardedStreamingChatModel s ? s.delegate() : model;
+        if (inner == null) return empty();
+        Method m = NEW_TOOLS.get(inner.getClass());
+        if (m == null) return empty();
+        try {
+            return (ToolSet) m.invoke(inner);
+        } catch (ReflectiveOperationException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IllegalStateException(inner.getClass().getName() + ".newTools() failed: " + cause, cause);
+        }
+    }
+
     public ToolSet plus(ToolSet other) {
         List<Object> o = new ArrayList<>(objects);
         o.addAll(other.objects);

@@ -50,6 +50,21 @@ class GuardedChatModelTest {
     }
 
     @Test
+    void createMakesTheRunsConfigInOneCall() {
+        ScriptedChatModel scripted = TestSupport.scenario("convergent");
+        assertEquals(new GuardConfig("c1", "lookup", GuardConfig.DEFAULT_MAX_MODEL_CALLS, 0, true),
+                GuardedChatModel.create(scripted, "c1", "lookup", 0, 0, false, null).config());
+        assertEquals(new GuardConfig("c2", null, 7, 250, true),
+                GuardedChatModel.create(scripted, "c2", null, 7, 250, false, null).config());
+        assertEquals(new GuardConfig("c3", null, Integer.MAX_VALUE, 0, false),
+                GuardedChatModel.create(scripted, "c3", null, 7, 0, true, null).config());
+        assertThrows(IllegalArgumentException.class, () -> GuardedChatModel.create(scripted, " ", null, 7, 0, false, null));
+        // no tools given: the model's own (the scripted model's scenario tools), fresh for each agent
+        assertEquals(scripted.newTools().names(), ToolSet.ownedBy(GuardedChatModel.create(scripted, "c4", null, 0, 0, true, null)).names());
+        assertTrue(ToolSet.ownedBy(new Object()).isEmpty());
+    }
+
+    @Test
     void stopDecisionEndsTheRunBeforeTheNextCallAndBeforeTheTools() {
         ScriptedChatModel scripted = TestSupport.scenario("logistics_incident");
         TestSupport.Recorder rec = new TestSupport.Recorder(e -> e.get("index").asInt() == 3
