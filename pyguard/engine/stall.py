@@ -428,7 +428,8 @@ class StallDetector:
         same thing about a different request (a rephrased lookup failing again). Flags a streak of them."""
         a = r.action
         assert a is not None
-        if r.template is None or r.write or not self.config.failure_templates:  # a write's receipt says "done"
+        if r.template is None or (r.write and not r.is_error) or not self.config.failure_templates:
+            # a write's receipt says "done"; a write that failed changed nothing and is judged like a read
             self._template_streak.pop(a.tool, None)
             return None
         first = self._templates.setdefault((a.tool, r.template), a.exact_id)
