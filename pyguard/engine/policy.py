@@ -56,7 +56,9 @@ docstring go stale.
   when the model's next request takes a value the answer suggested); error storms at 3 same-kind errors; a
   low-gain streak at 4 iterations below 0.1, 3 after a reflection, either waiting one iteration when the model's response makes a new
   write (an edit is an attempt: judged by its result, not stopped unexecuted); a streak of 3 before the reflection,
-  or 2 after it, cut successful coding runs that had a few dull results in a row.
+  or 2 after it, cut successful coding runs that had a few dull results in a row. A streak of nothing but empty
+  answers is one shorter (``empty_streak = 3``, 2 after a reflection): "nothing" holds no clue, a dull result
+  may. A write that failed (an error) changed nothing and is judged by its failure template like a read.
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],
   "total": 0}``) or a short no-data phrase ("No matching records found.", "0 rows returned.", "not found";
   :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time. A

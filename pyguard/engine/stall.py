@@ -11,12 +11,14 @@ evidence. Rules:
 - ``error_storm``: ``error_storm_length`` consecutive errors of the same kind from the same tool with unchanged
   (normalised) inputs, even when the error texts differ (request ids, numbers);
 - ``low_gain_streak``: ``low_gain_streak`` consecutive iterations whose gain is below ``low_gain_threshold``
-  (``low_gain_streak_after_reflection`` once the run has had a reflection).
+  (``low_gain_streak_after_reflection`` once the run has had a reflection); ``empty_streak`` (and
+  ``empty_streak_after_reflection``) when every result of the streak was empty.
 
 An *empty* result (:func:`is_empty_result`: only an empty container, or a short no-data phrase such as "No matching
 records found.") scores zero gain, even the first time it is seen (``empty_results_no_gain``), so a run that keeps
-finding nothing is low-gain from its first empty answer. A repeated action whose result changed is still credited
-as below.
+finding nothing is low-gain from its first empty answer, and a streak of nothing but empty answers is a stall one
+iteration sooner than a streak of dull ones (a dull result may still hold a clue; "nothing" holds none). A repeated
+action whose result changed is still credited as below.
 
 What is *not* flagged: polling whose result changes, pagination (different arguments, new content), re-running
 the same command after something changed (its output differs). A repeated action whose result changed is credited
@@ -271,6 +273,7 @@ class StallDetector:
         self._errors: dict[str, tuple[str, int]] = {}  # tool -> (input+kind key, consecutive count)
         self._streak = 0
         self._streak_gains: list[float] = []
+        self._empties = 0  # iterations at the end of the streak whose every tool result was empty
         self._rearmed = False
         self._epoch = 0
         self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
@@ -292,6 +295,7 @@ class StallDetector:
         self._rearmed = True
         self._streak = 0
         self._streak_gains = []
+        self._empties = 0
         self._errors.clear()
 
     def _still_fruitless(self, a: ActionFingerprint) -> bool:
@@ -350,7 +354,8 @@ class StallDetector:
         # user or harness message: a format error re-prompted is no sign that tools stopped helping), and not a
         # poll within its allowance
         counts = (acted or (iteration > 1 and not results)) and not only_polls
-        streak = self._low_gain(iteration, gain, counts)
+        empty = acted and all(r.empty for r in results if r.action is not None)
+        streak = self._low_gain(iteration, gain, counts, empty)
         if streak is not None and not self._deferred and any(self._would_be_new(w) for w in step.writes):
             # the model is making a new attempt (an edit with new content): wait one iteration for what it brings
             # rather than stop it unexecuted; if the streak goes on after it, the flag is raised then
@@ -639,30 +644,49 @@ class StallDetector:
             {"errors": count, "error_kind": r.error_kind},
         )
 
-    def _low_gain(self, iteration: int, gain: float, counts: bool) -> StallFlag | None:
+    def _low_gain(self, iteration: int, gain: float, counts: bool, empty: bool = False) -> StallFlag | None:
+        """The low-gain streak after this iteration, and its flag when it is long enough: ``low_gain_streak``
+        dull iterations, or ``empty_streak`` when every tool result of the streak was empty (each after a
+        reflection: the ``*_after_reflection`` lengths)."""
         if not counts:
             return None
-        if gain < self.config.low_gain_threshold:
+        cfg = self.config
+        if gain < cfg.low_gain_threshold:
             self._streak += 1
             self._streak_gains.append(round(gain, 4))
+            self._empties = self._empties + 1 if empty else 0
         else:
             self._streak = 0
             self._streak_gains = []
-        needed = self.config.low_gain_streak_after_reflection if self._rearmed else self.config.low_gain_streak
+            self._empties = 0
+        needed = cfg.low_gain_streak_after_reflection if self._rearmed else cfg.low_gain_streak
+        only_empty = self._empties >= self._streak
+        if only_empty:
+            needed = min(needed, cfg.empty_streak_after_reflection if self._rearmed else cfg.empty_streak)
         if self._streak < needed:
             return None
         recent = [a for it, a in self._history if it >= iteration - self._streak]
         tools = sorted({a.tool for a in recent})
+        what = (
+            "came back empty"
+            if only_empty
+            else (
+                "brought almost nothing new "
+                f"(information gain {', '.join(f'{g:.2f}' for g in self._streak_gains[-6:])}; "
+                f"threshold {cfg.low_gain_threshold:.2f})"
+            )
+        )
         return StallFlag(
             rule="low_gain_streak",
             iteration=iteration,
-            message=(
-                f"The last {self._streak} tool results brought almost nothing new "
-                f"(information gain {', '.join(f'{g:.2f}' for g in self._streak_gains[-6:])}; "
-                f"threshold {self.config.low_gain_threshold:.2f})."
-            ),
+            message=f"The last {self._streak} tool results {what}.",
             tool=tools[0] if len(tools) == 1 else None,
             fingerprints=tuple(a.short() for a in recent[-5:]),
             ids=(),
-            evidence={"streak": self._streak, "streak_gains": list(self._streak_gains[-20:]), "tools": tools},
+            evidence={
+                "streak": self._streak,
+                "streak_gains": list(self._streak_gains[-20:]),
+                "tools": tools,
+                "empty": only_empty,
+            },
         )
