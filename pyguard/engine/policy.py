@@ -48,7 +48,8 @@ docstring go stale.
   across the run.
 - Stall thresholds (``StallConfig``): a repeat is flagged the first time it brings back an unchanged result
   (detection delay 1), unless a write with new content came in between (an edit, then the tests again: a check,
-  not a loop; ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
+  not a loop; an edit that only puts back what earlier edits wrote or replaced, an undo, is no new content;
+  ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
   that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral, as long as
   the polls bring back at most ``polling_allowance_chars = 8000`` characters in all: every poll's result stays in
   the model's context, so ten re-fetches of a 10 KB page whose footer changes cost like a hundred status checks and

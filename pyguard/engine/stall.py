@@ -42,10 +42,12 @@ __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", 
 _NEGLIGIBLE_CHANGE = 0.01
 """A changed result whose novelty is below this (a few characters of a large text) changed negligibly."""
 _MAX_REAPPLIED = 2
-"""A change (the same values written) made and undone (this many times in all) is an attempt on a changed state
-each time; made a third time, it is no new attempt (the re-run after it is judged as a repeat when its result
-comes back the same). With 3, the frontier's undo-and-redo loops went one more round; on the recorded runs 2
-stops no successful run more than 3 did."""
+"""A write with the same values (the same command, or one edit's ``old`` and ``new`` swapped or not) made this many
+times in all is an attempt on a changed state each time; made a third time, it is no new attempt (the re-run after
+it is judged as a repeat when its result comes back the same). With 3, the frontier's undo-and-redo loops went one
+more round; on the recorded runs 2 stops no successful run more than 3 did, and 1 stopped 20 more successful coding
+runs (a script regenerated after other edits). A write of two values or more that only puts back content the tool
+already wrote (an undo, a line restored) is no new attempt at once (``StallDetector._restores``)."""
 _MIN_SUGGESTION = 4
 """Shortest argument value (characters) that counts as taken from a result's suggestions."""
 _TOKENS = re.compile(r"[\w\u2400\u2405-]+")
@@ -279,6 +281,7 @@ class StallDetector:
         self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
         self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
         self._last_write: str | None = None
+        self._written: dict[str, set[str]] = {}  # tool -> every (normalised) value its successful writes carried
         self._deferred = False  # the last iteration's low-gain streak flag waited for a new attempt's result
         self._suggested = False  # the current same-answer streak waited for a request the tool suggested
         self._templates: dict[tuple[str, str], str] = {}  # (tool, template) -> exact id of the first request
@@ -403,28 +406,42 @@ class StallDetector:
         """True when the write ``a``, requested now, would be an attempt with new content (see ``_new_write``)."""
         if self._last_write == a.exact_id:
             return False
-        times = self._writes.get((a.tool, frozenset(normalised_value(v) for v in a.arg_values)), 0) + 1
-        return times <= _MAX_REAPPLIED and self._writes_exact.get(a.exact_id, 0) + 1 <= 2
+        values = frozenset(normalised_value(v) for v in a.arg_values)
+        exact = self._writes_exact.get(a.exact_id, 0) + 1
+        if exact == 1 and self._restores(a.tool, values):
+            return False
+        return self._writes.get((a.tool, values), 0) + 1 <= _MAX_REAPPLIED and exact <= 2
+
+    def _restores(self, tool: str, values: frozenset[str]) -> bool:
+        """A write of two values or more, every one of which this tool has written before (as what it wrote or as
+        what it replaced): it puts back content the agent already had. A one-value write (a shell command) is left
+        to the re-application rule: the same command after other writes acts on a changed state."""
+        seen = self._written.get(tool)
+        return seen is not None and len(values) >= 2 and values <= seen
 
     def _new_write(self, r: ActionResult) -> bool:
         """Record the write of ``r``; True when it is an attempt with new content. Not new: the very same write
         again with nothing else written since; the same write a third time (two writes taking turns); or a change
         made and undone, then made again: more than ``_MAX_REAPPLIED`` writes with the same values, ``old`` and
-        ``new`` swapped or not. A write re-applied once after other writes acts on a changed state (a script
-        regenerated after other edits): new. A write that failed (an error result) changed nothing and is not
-        recorded."""
+        ``new`` swapped or not; or a write, never made before, of two values or more that this tool has all written
+        before (``old`` and ``new`` of earlier edits: an undo, or text put back that an earlier edit replaced). A
+        write re-applied once after other writes acts on a changed state (a script regenerated after other
+        edits): new. A write that failed (an error result) changed nothing and is not recorded."""
         a = r.action
         assert a is not None
         if self._last_write == a.exact_id:
             return False  # the very same write again, nothing else written since
-        key = (a.tool, frozenset(normalised_value(v) for v in a.arg_values))
+        values = frozenset(normalised_value(v) for v in a.arg_values)
+        key = (a.tool, values)
         times = self._writes.get(key, 0) + 1
         self._writes[key] = times
         exact = self._writes_exact.get(a.exact_id, 0) + 1
         self._writes_exact[a.exact_id] = exact
         self._last_write = a.exact_id
-        if times > _MAX_REAPPLIED or exact > 2:
-            return False  # the same change made, undone and made again; or one write made a third time
+        restores = exact == 1 and self._restores(a.tool, values)
+        self._written.setdefault(a.tool, set()).update(values)
+        if restores or times > _MAX_REAPPLIED or exact > 2:
+            return False  # content put back; the same change made, undone and made again; one write a third time
         self._epoch += 1
         return True
 
