@@ -56,6 +56,7 @@ __all__ = [
     "Task",
     "generate",
     "no_recovery",
+    "with_recovery",
     "is_success",
     "describe",
     "family_of",
@@ -517,16 +518,23 @@ def generate(spec: WorkloadSpec | None = None) -> list[Task]:
     return [_task(i, k, spec, children[i + 1]) for i, k in enumerate(kinds)]
 
 
-def no_recovery(tasks: list[Task]) -> list[Task]:
-    """The same tasks played by agents that never react to a reflection (``recover_probability`` 0)."""
+def with_recovery(tasks: list[Task], probability: float) -> list[Task]:
+    """The same tasks played by agents that react to a reflection with ``probability`` (0: never, 1: always)."""
+    if not 0.0 <= probability <= 1.0:
+        raise ConfigError(f"recover probability {probability!r} must be in [0, 1]")
     out = []
     for t in tasks:
         sc = json.loads(json.dumps(t.scenario))
         for holder in [sc] + sc.get("conversation", []):
             if "on_reflection" in holder:
-                holder["on_reflection"]["recover_probability"] = 0.0
+                holder["on_reflection"]["recover_probability"] = probability
         out.append(t.model_copy(update={"scenario": sc}))
     return out
+
+
+def no_recovery(tasks: list[Task]) -> list[Task]:
+    """The same tasks played by agents that never react to a reflection (``recover_probability`` 0)."""
+    return with_recovery(tasks, 0.0)
 
 
 def is_success(task: Task, outcome: str, answers: str | list[str] | tuple[str, ...] | None) -> bool:

@@ -27,6 +27,14 @@ Per policy: success rate (see :func:`workload.is_success`), outcome mix, mean an
 legitimate task's tokens under LangChain4j's default, plus for each looping task the tokens of its loop-free scenario
 (:attr:`workload.Task.oracle`: the same run answering where its loop starts, after what it tries on a reflection),
 run unguarded. Full mode saves ``benchmarks/results/frontier.png``.
+
+The agent's draw: after a reflection the scripted agent answers with probability ``recover_probability`` (0.6),
+drawn once per reflection from a seed that depends on the model call the reflection arrives at; so a rule that
+moves a reflection by one call re-draws that task, and the success rate of one run moves by a few tasks either way
+for reasons that are not the rule's. ``dynamic_draw_averaged`` removes the draw: the dynamic policy run once more
+with agents that always react (``dynamic-always-recovers``), then per task ``p * always + (1 - p) * never`` (never:
+the ``dynamic-no-recovery`` run) for success and tokens: the expected figures over the draw, exact for every task
+whose agent draws at most once (counted: ``tasks_with_several_reflections``).
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from workload import FAMILIES, LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery
+from workload import FAMILIES, LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery, with_recovery
 
 __all__ = ["STATIC_CAPS", "POLICY_NAMES", "run", "render", "plot", "run_policy"]
 
@@ -278,6 +286,44 @@ def _by_family(policies: dict[str, dict[str, Any]], floor: dict[str, Any]) -> di
     return out
 
 
+def _draw_averaged(
+    always: list[dict[str, Any]], never: list[dict[str, Any]], p: float, floor: dict[str, Any]
+) -> dict[str, Any]:
+    """The dynamic policy's expected success and tokens over the agent's draw (see the module docstring): per task
+    ``p * always + (1 - p) * never``; in total, against the oracle floor, and per family."""
+    looping = {k.value for k in LOOPING}
+    fams: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for a, n in zip(always, never, strict=True):
+        f = fams[a["family"]]
+        f[0] += p * a["success"] + (1 - p) * n["success"]
+        f[1] += p * a["total_tokens"] + (1 - p) * n["total_tokens"]
+        f[2] += 1
+    success = sum(f[0] for f in fams.values()) / max(1, len(always))
+    tokens = sum(f[1] for f in fams.values())
+    legit = [(a, n) for a, n in zip(always, never, strict=True) if a["kind"] not in looping]
+    return {
+        "recover_probability": p,
+        "success_rate": round(success, 4),
+        "total_tokens": int(round(tokens)),
+        "vs_oracle_floor": round(tokens / max(1, floor["total"]), 4),
+        "legitimate_success_rate": round(
+            sum(p * a["success"] + (1 - p) * n["success"] for a, n in legit) / max(1, len(legit)), 4
+        ),
+        "always_recovers_success_rate": round(float(np.mean([a["success"] for a in always])), 4),
+        "tasks_with_several_reflections": sum(
+            1 for a, n in zip(always, never, strict=True) if max(len(a["reflections"]), len(n["reflections"])) > 1
+        ),
+        "by_family": {
+            fam: {
+                "success": round(f[0] / f[2], 4),
+                "tokens": int(round(f[1])),
+                "vs_oracle_floor": round(f[1] / max(1, floor["by_family"].get(fam, 0)), 4),
+            }
+            for fam, f in fams.items()
+        },
+    }
+
+
 def _targets(policies: dict[str, dict[str, Any]], floor: int) -> dict[str, Any]:
     dyn = policies["dynamic"]
     statics = [p for n, p in policies.items() if n.startswith("static-")]
@@ -328,10 +374,14 @@ def run(
         if name == "langchain4j-default":
             default_rows = rows
     t0 = time.perf_counter()
+    always = run_policy("dynamic", with_recovery(tasks, 1.0))
+    wall["dynamic-always-recovers"] = round(time.perf_counter() - t0, 2)
+    t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
         oracle_rows = list(pool.map(_oracle_job, [t for t in tasks if t.oracle is not None]))
     wall["oracle"] = round(time.perf_counter() - t0, 2)
     floor = _floor(default_rows, oracle_rows)
+    averaged = _draw_averaged(always, dynamic_rows["dynamic-no-recovery"], spec.recover_probability, floor)
     result = {
         "policies": list(policies.values()),
         "workload": describe(spec, tasks),
@@ -343,7 +393,12 @@ def run(
             "model call N; a capped run makes N+1 model calls (the last response is discarded)"
         ),
         "losses": {name: _losses(rows) for name, rows in dynamic_rows.items()},
-        "targets": _targets(policies, floor["total"]),
+        "targets": {
+            **_targets(policies, floor["total"]),
+            "dynamic_draw_averaged_success_rate": averaged["success_rate"],
+            "dynamic_draw_averaged_vs_oracle_floor": averaged["vs_oracle_floor"],
+        },
+        "dynamic_draw_averaged": averaged,
         "oracle_floor": floor,
         "by_family": _by_family(policies, floor),
         "wall_s": wall,
@@ -472,6 +527,14 @@ def render(result: dict, console) -> None:
         )
     console.print(f)
     console.print(f"targets: {result['targets']}")
+    avg = result.get("dynamic_draw_averaged")
+    if avg:
+        console.print(
+            f"dynamic over the agent's draw (p={avg['recover_probability']}): success {avg['success_rate']:.3f} "
+            f"(legitimate {avg['legitimate_success_rate']:.3f}), tokens {avg['total_tokens']:,} = "
+            f"{avg['vs_oracle_floor']:.3f}x the oracle floor; "
+            + ", ".join(f"{k} {v['success']:.2f} / {v['vs_oracle_floor']:.2f}x" for k, v in avg["by_family"].items())
+        )
     for name, loss in result["losses"].items():
         console.print(
             f"{name}: lost {loss['lost']}; "

@@ -214,6 +214,14 @@ class StallConfig(_Config):
     a write with new content (an edit): the attempt is judged by what it brings, not stopped unexecuted. On recorded
     runs of coding agents 2 dull results in a row after a reflection are common in work that succeeds; 3 stopped
     none of them once new edits were waited for."""
+    empty_streak: int = Field(default=3, ge=1)
+    """A low-gain streak in which every tool result was empty (:func:`pyguard.engine.stall.is_empty_result`:
+    ``[]``, "No matching records found.") is a stall at this length, when shorter than ``low_gain_streak``: an
+    empty answer holds nothing at all, where a dull one (a re-read, a grep with few hits) may still hold a clue.
+    Three queries in a row that find nothing are a search coming up empty."""
+    empty_streak_after_reflection: int = Field(default=2, ge=1)
+    """The same once the turn has had a reflection (``low_gain_streak_after_reflection`` for empty answers): the
+    model was told its queries find nothing; two more that find nothing stop the run."""
     empty_results_no_gain: bool = True
     """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
     phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer

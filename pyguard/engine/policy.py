@@ -48,7 +48,8 @@ docstring go stale.
   across the run.
 - Stall thresholds (``StallConfig``): a repeat is flagged the first time it brings back an unchanged result
   (detection delay 1), unless a write with new content came in between (an edit, then the tests again: a check,
-  not a loop; ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
+  not a loop; an edit that only puts back what earlier edits wrote or replaced, an undo, is no new content;
+  ``max_fruitless_attempts = 6`` such checks returning the very same result is a stall); a result
   that only changed in volatile fields is a poll (``polling_allowance = 10`` in a row, budget-neutral, as long as
   the polls bring back at most ``polling_allowance_chars = 8000`` characters in all: every poll's result stays in
   the model's context, so ten re-fetches of a 10 KB page whose footer changes cost like a hundred status checks and
@@ -56,7 +57,9 @@ docstring go stale.
   when the model's next request takes a value the answer suggested); error storms at 3 same-kind errors; a
   low-gain streak at 4 iterations below 0.1, 3 after a reflection, either waiting one iteration when the model's response makes a new
   write (an edit is an attempt: judged by its result, not stopped unexecuted); a streak of 3 before the reflection,
-  or 2 after it, cut successful coding runs that had a few dull results in a row.
+  or 2 after it, cut successful coding runs that had a few dull results in a row. A streak of nothing but empty
+  answers is one shorter (``empty_streak = 3``, 2 after a reflection): "nothing" holds no clue, a dull result
+  may. A write that failed (an error) changed nothing and is judged by its failure template like a read.
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],
   "total": 0}``) or a short no-data phrase ("No matching records found.", "0 rows returned.", "not found";
   :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time. A

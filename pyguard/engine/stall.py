@@ -11,12 +11,14 @@ evidence. Rules:
 - ``error_storm``: ``error_storm_length`` consecutive errors of the same kind from the same tool with unchanged
   (normalised) inputs, even when the error texts differ (request ids, numbers);
 - ``low_gain_streak``: ``low_gain_streak`` consecutive iterations whose gain is below ``low_gain_threshold``
-  (``low_gain_streak_after_reflection`` once the run has had a reflection).
+  (``low_gain_streak_after_reflection`` once the run has had a reflection); ``empty_streak`` (and
+  ``empty_streak_after_reflection``) when every result of the streak was empty.
 
 An *empty* result (:func:`is_empty_result`: only an empty container, or a short no-data phrase such as "No matching
 records found.") scores zero gain, even the first time it is seen (``empty_results_no_gain``), so a run that keeps
-finding nothing is low-gain from its first empty answer. A repeated action whose result changed is still credited
-as below.
+finding nothing is low-gain from its first empty answer, and a streak of nothing but empty answers is a stall one
+iteration sooner than a streak of dull ones (a dull result may still hold a clue; "nothing" holds none). A repeated
+action whose result changed is still credited as below.
 
 What is *not* flagged: polling whose result changes, pagination (different arguments, new content), re-running
 the same command after something changed (its output differs). A repeated action whose result changed is credited
@@ -40,10 +42,12 @@ __all__ = ["ActionResult", "Step", "StallFlag", "StallReport", "StallDetector", 
 _NEGLIGIBLE_CHANGE = 0.01
 """A changed result whose novelty is below this (a few characters of a large text) changed negligibly."""
 _MAX_REAPPLIED = 2
-"""A change (the same values written) made and undone (this many times in all) is an attempt on a changed state
-each time; made a third time, it is no new attempt (the re-run after it is judged as a repeat when its result
-comes back the same). With 3, the frontier's undo-and-redo loops went one more round; on the recorded runs 2
-stops no successful run more than 3 did."""
+"""A write with the same values (the same command, or one edit's ``old`` and ``new`` swapped or not) made this many
+times in all is an attempt on a changed state each time; made a third time, it is no new attempt (the re-run after
+it is judged as a repeat when its result comes back the same). With 3, the frontier's undo-and-redo loops went one
+more round; on the recorded runs 2 stops no successful run more than 3 did, and 1 stopped 20 more successful coding
+runs (a script regenerated after other edits). A write of two values or more that only puts back content the tool
+already wrote (an undo, a line restored) is no new attempt at once (``StallDetector._restores``)."""
 _MIN_SUGGESTION = 4
 """Shortest argument value (characters) that counts as taken from a result's suggestions."""
 _TOKENS = re.compile(r"[\w\u2400\u2405-]+")
@@ -271,11 +275,13 @@ class StallDetector:
         self._errors: dict[str, tuple[str, int]] = {}  # tool -> (input+kind key, consecutive count)
         self._streak = 0
         self._streak_gains: list[float] = []
+        self._empties = 0  # iterations at the end of the streak whose every tool result was empty
         self._rearmed = False
         self._epoch = 0
         self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
         self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
         self._last_write: str | None = None
+        self._written: dict[str, set[str]] = {}  # tool -> every (normalised) value its successful writes carried
         self._deferred = False  # the last iteration's low-gain streak flag waited for a new attempt's result
         self._suggested = False  # the current same-answer streak waited for a request the tool suggested
         self._templates: dict[tuple[str, str], str] = {}  # (tool, template) -> exact id of the first request
@@ -292,6 +298,7 @@ class StallDetector:
         self._rearmed = True
         self._streak = 0
         self._streak_gains = []
+        self._empties = 0
         self._errors.clear()
 
     def _still_fruitless(self, a: ActionFingerprint) -> bool:
@@ -350,7 +357,8 @@ class StallDetector:
         # user or harness message: a format error re-prompted is no sign that tools stopped helping), and not a
         # poll within its allowance
         counts = (acted or (iteration > 1 and not results)) and not only_polls
-        streak = self._low_gain(iteration, gain, counts)
+        empty = acted and all(r.empty for r in results if r.action is not None)
+        streak = self._low_gain(iteration, gain, counts, empty)
         if streak is not None and not self._deferred and any(self._would_be_new(w) for w in step.writes):
             # the model is making a new attempt (an edit with new content): wait one iteration for what it brings
             # rather than stop it unexecuted; if the streak goes on after it, the flag is raised then
@@ -398,28 +406,42 @@ class StallDetector:
         """True when the write ``a``, requested now, would be an attempt with new content (see ``_new_write``)."""
         if self._last_write == a.exact_id:
             return False
-        times = self._writes.get((a.tool, frozenset(normalised_value(v) for v in a.arg_values)), 0) + 1
-        return times <= _MAX_REAPPLIED and self._writes_exact.get(a.exact_id, 0) + 1 <= 2
+        values = frozenset(normalised_value(v) for v in a.arg_values)
+        exact = self._writes_exact.get(a.exact_id, 0) + 1
+        if exact == 1 and self._restores(a.tool, values):
+            return False
+        return self._writes.get((a.tool, values), 0) + 1 <= _MAX_REAPPLIED and exact <= 2
+
+    def _restores(self, tool: str, values: frozenset[str]) -> bool:
+        """A write of two values or more, every one of which this tool has written before (as what it wrote or as
+        what it replaced): it puts back content the agent already had. A one-value write (a shell command) is left
+        to the re-application rule: the same command after other writes acts on a changed state."""
+        seen = self._written.get(tool)
+        return seen is not None and len(values) >= 2 and values <= seen
 
     def _new_write(self, r: ActionResult) -> bool:
         """Record the write of ``r``; True when it is an attempt with new content. Not new: the very same write
         again with nothing else written since; the same write a third time (two writes taking turns); or a change
         made and undone, then made again: more than ``_MAX_REAPPLIED`` writes with the same values, ``old`` and
-        ``new`` swapped or not. A write re-applied once after other writes acts on a changed state (a script
-        regenerated after other edits): new. A write that failed (an error result) changed nothing and is not
-        recorded."""
+        ``new`` swapped or not; or a write, never made before, of two values or more that this tool has all written
+        before (``old`` and ``new`` of earlier edits: an undo, or text put back that an earlier edit replaced). A
+        write re-applied once after other writes acts on a changed state (a script regenerated after other
+        edits): new. A write that failed (an error result) changed nothing and is not recorded."""
         a = r.action
         assert a is not None
         if self._last_write == a.exact_id:
             return False  # the very same write again, nothing else written since
-        key = (a.tool, frozenset(normalised_value(v) for v in a.arg_values))
+        values = frozenset(normalised_value(v) for v in a.arg_values)
+        key = (a.tool, values)
         times = self._writes.get(key, 0) + 1
         self._writes[key] = times
         exact = self._writes_exact.get(a.exact_id, 0) + 1
         self._writes_exact[a.exact_id] = exact
         self._last_write = a.exact_id
-        if times > _MAX_REAPPLIED or exact > 2:
-            return False  # the same change made, undone and made again; or one write made a third time
+        restores = exact == 1 and self._restores(a.tool, values)
+        self._written.setdefault(a.tool, set()).update(values)
+        if restores or times > _MAX_REAPPLIED or exact > 2:
+            return False  # content put back; the same change made, undone and made again; one write a third time
         self._epoch += 1
         return True
 
@@ -428,7 +450,8 @@ class StallDetector:
         same thing about a different request (a rephrased lookup failing again). Flags a streak of them."""
         a = r.action
         assert a is not None
-        if r.template is None or r.write or not self.config.failure_templates:  # a write's receipt says "done"
+        if r.template is None or (r.write and not r.is_error) or not self.config.failure_templates:
+            # a write's receipt says "done"; a write that failed changed nothing and is judged like a read
             self._template_streak.pop(a.tool, None)
             return None
         first = self._templates.setdefault((a.tool, r.template), a.exact_id)
@@ -638,30 +661,49 @@ class StallDetector:
             {"errors": count, "error_kind": r.error_kind},
         )
 
-    def _low_gain(self, iteration: int, gain: float, counts: bool) -> StallFlag | None:
+    def _low_gain(self, iteration: int, gain: float, counts: bool, empty: bool = False) -> StallFlag | None:
+        """The low-gain streak after this iteration, and its flag when it is long enough: ``low_gain_streak``
+        dull iterations, or ``empty_streak`` when every tool result of the streak was empty (each after a
+        reflection: the ``*_after_reflection`` lengths)."""
         if not counts:
             return None
-        if gain < self.config.low_gain_threshold:
+        cfg = self.config
+        if gain < cfg.low_gain_threshold:
             self._streak += 1
             self._streak_gains.append(round(gain, 4))
+            self._empties = self._empties + 1 if empty else 0
         else:
             self._streak = 0
             self._streak_gains = []
-        needed = self.config.low_gain_streak_after_reflection if self._rearmed else self.config.low_gain_streak
+            self._empties = 0
+        needed = cfg.low_gain_streak_after_reflection if self._rearmed else cfg.low_gain_streak
+        only_empty = self._empties >= self._streak
+        if only_empty:
+            needed = min(needed, cfg.empty_streak_after_reflection if self._rearmed else cfg.empty_streak)
         if self._streak < needed:
             return None
         recent = [a for it, a in self._history if it >= iteration - self._streak]
         tools = sorted({a.tool for a in recent})
+        what = (
+            "came back empty"
+            if only_empty
+            else (
+                "brought almost nothing new "
+                f"(information gain {', '.join(f'{g:.2f}' for g in self._streak_gains[-6:])}; "
+                f"threshold {cfg.low_gain_threshold:.2f})"
+            )
+        )
         return StallFlag(
             rule="low_gain_streak",
             iteration=iteration,
-            message=(
-                f"The last {self._streak} tool results brought almost nothing new "
-                f"(information gain {', '.join(f'{g:.2f}' for g in self._streak_gains[-6:])}; "
-                f"threshold {self.config.low_gain_threshold:.2f})."
-            ),
+            message=f"The last {self._streak} tool results {what}.",
             tool=tools[0] if len(tools) == 1 else None,
             fingerprints=tuple(a.short() for a in recent[-5:]),
             ids=(),
-            evidence={"streak": self._streak, "streak_gains": list(self._streak_gains[-20:]), "tools": tools},
+            evidence={
+                "streak": self._streak,
+                "streak_gains": list(self._streak_gains[-20:]),
+                "tools": tools,
+                "empty": only_empty,
+            },
         )

@@ -73,6 +73,34 @@ def test_converging_tasks_have_a_long_tail():
     assert calls["max"] > 40 and calls["share_over_40"] > 0.03  # long productive work past 40 calls
 
 
+def test_the_draw_averaged_figures_weigh_always_and_never_by_the_recover_probability():
+    from suites.frontier import _draw_averaged
+
+    def row(kind, fam, ok, tokens, reflections=()):
+        return {"kind": kind, "family": fam, "success": ok, "total_tokens": tokens, "reflections": list(reflections)}
+
+    # a loop recovered only when the agent reacts; a legitimate task lost only when it does (a false reflection)
+    always = [row("oscillate", "classic", True, 300, [3]), row("rephrase_found", "rephrase", False, 200, [4])]
+    never = [row("oscillate", "classic", False, 500, [3]), row("rephrase_found", "rephrase", True, 400, [4, 6])]
+    floor = {"total": 600, "by_family": {"classic": 200, "rephrase": 400}}
+    avg = _draw_averaged(always, never, 0.6, floor)
+    assert avg["success_rate"] == pytest.approx((0.6 + 0.4) / 2)
+    assert avg["legitimate_success_rate"] == pytest.approx(0.4)
+    assert avg["total_tokens"] == round(0.6 * 500 + 0.4 * 900)
+    assert avg["vs_oracle_floor"] == pytest.approx(660 / 600, abs=1e-4)
+    assert avg["by_family"]["classic"] == {"success": 0.6, "tokens": 380, "vs_oracle_floor": 1.9}
+    assert avg["tasks_with_several_reflections"] == 1
+
+
+def test_with_recovery_sets_every_reflection_and_checks_its_probability():
+    tasks = wl.generate(wl.WorkloadSpec(n_tasks=40))
+    always = wl.with_recovery(tasks, 1.0)
+    assert all(r["recover_probability"] == 1.0 for t in always for r in _reflections(t.scenario))
+    assert all(r["recover_probability"] == 0.6 for t in tasks for r in _reflections(t.scenario))  # untouched
+    with pytest.raises(wl.ConfigError, match="1.5"):
+        wl.with_recovery(tasks, 1.5)
+
+
 def test_no_recovery_keeps_the_tasks_and_zeroes_recovery():
     tasks = wl.generate(wl.WorkloadSpec(n_tasks=60))
     never = wl.no_recovery(tasks)
@@ -308,6 +336,13 @@ def test_quick_suite_runs_and_its_json_is_well_formed(jvm, tmp_path):
     for fam, e in back["by_family"].items():
         assert 0 <= e["dynamic"]["success"] <= 1 and e["oracle_floor_tokens"] > 0
         assert e["langchain4j_default"]["tokens"] >= e["oracle_floor_tokens"] * 0.99, fam
+    avg = back["dynamic_draw_averaged"]
+    assert avg["recover_probability"] == wl.WorkloadSpec().recover_probability
+    never = static["dynamic-no-recovery"]["success_rate"]
+    assert min(never, avg["always_recovers_success_rate"]) - 1e-4 <= avg["success_rate"]
+    assert avg["success_rate"] <= max(never, avg["always_recovers_success_rate"]) + 1e-4
+    assert set(avg["by_family"]) <= set(wl.FAMILIES) and 0 <= avg["legitimate_success_rate"] <= 1
+    assert back["targets"]["dynamic_draw_averaged_vs_oracle_floor"] == avg["vs_oracle_floor"] > 0
     assert "plot" not in back
     png = frontier.plot(back, tmp_path / "frontier.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

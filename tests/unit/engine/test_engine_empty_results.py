@@ -177,3 +177,38 @@ def test_user_messages_are_never_empty_results():
     sc = Script(task="none")
     s, _ = run([sc.step(("lookup", {"id": "1"}, "a productive answer with content"))])
     assert s.gains == [1.0]
+
+
+def _until_stop(steps, config):
+    s = Policy(config).new_run("r1")
+    decisions = []
+    for ev in steps:
+        decisions.append(s.observe(ev))
+        if decisions[-1].stops:
+            break
+    return rules(decisions), decisions
+
+
+def test_a_streak_of_empty_answers_is_a_stall_one_iteration_before_a_dull_one():
+    # defaults: low-gain streak 4 (3 after a reflection), a streak of nothing but empty answers 3 (2 after)
+    default = PolicyConfig()
+    assert (default.stall.empty_streak, default.stall.low_gain_streak) == (3, 4)
+    flagged, ds = _until_stop(_stall_steps(9), default)
+    # iterations 2-4 bring three empty answers: reflect; 5 is the grace call; 6-7 two more empty answers: stop
+    assert flagged == [(4, "low_gain_streak", "reflect"), (7, "low_gain_streak", "stop")]
+    assert "came back empty" in ds[3].reason
+    # the same queries answered with one dull text (content, not "nothing"): the first is new, then the dull
+    # streak of 4 applies (iterations 3-6)
+    sc = Script()
+    dull = [sc.step(("query_logs", {"window": f"last {k + 1} hours"}, "Logs are kept 30 days.")) for k in range(9)]
+    flagged, _ = _until_stop(dull, default)
+    assert flagged[0] == (6, "low_gain_streak", "reflect")
+    # two empty answers, a new text (gain), the same text again (dull), then empty answers: the streak from
+    # iteration 5 holds a dull answer, so it needs 4 (flagged at 8, not at 7 after three empty answers in a row)
+    sc = Script()
+    mixed = [sc.step(("query_logs", {"window": "w1"}, "[]")), sc.step(("query_logs", {"window": "w2"}, "[]"))]
+    mixed.append(sc.step(("query_events", {"filter": "w3"}, "Logs are kept 30 days.")))
+    mixed.append(sc.step(("query_events", {"filter": "w4"}, "Logs are kept 30 days.")))
+    mixed += [sc.step(("query_logs", {"window": f"w{k}"}, "[]")) for k in range(5, 9)]
+    flagged, _ = _until_stop(mixed, default)
+    assert flagged[0] == (8, "low_gain_streak", "reflect")

@@ -229,3 +229,27 @@ def test_a_request_taken_from_the_flagged_answers_suggestions_is_waited_for_once
     s, ds = _run([*events, miss, last, sc.answer()])
     flagged = [d for d in ds if d.action is not Action.CONTINUE]
     assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 5
+
+
+def test_a_refused_write_reworded_each_time_is_the_same_answer():
+    # a write the tool refuses (an error: nothing changed) with its argument reworded each time: the failure says
+    # the same about every request, as a failing lookup's would; a write that succeeds is a receipt, never flagged
+    def refused(k: int):
+        return (
+            "modify_order_address",
+            {"order_id": "W1", "zip": f"85004-{k}"},
+            f"Error: zip code '85004-{k}' is not valid",
+        )
+
+    sc = Script()
+    events = [sc.step(refused(k), error=True) for k in range(1, 5)]
+    s, ds = _run(events)
+    flagged = [d for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0].rule == "same_answer" and flagged[0].iteration == 4
+    sc = Script()
+    done = [
+        sc.step(("modify_order_address", {"order_id": f"W{k}", "zip": "85004"}, f"Order 'W{k}' updated: zip '85004'."))
+        for k in range(1, 5)
+    ]
+    s, ds = _run(done)
+    assert all(d.rule != "same_answer" for d in ds)

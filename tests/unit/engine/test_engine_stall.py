@@ -160,9 +160,9 @@ def test_rerun_after_the_same_edit_again_is_a_repeat():
     assert (5, "repeat_no_gain") in rules(ds) or (5, "cycle") in rules(ds), rules(ds)
 
 
-def test_an_edit_made_undone_and_made_again_is_an_attempt_until_it_goes_round():
-    """Make a fix, undo it: attempts on a changed state. Made a third time with the tests failing the same way,
-    the run is going round (the change was tried, and undone): the re-run after it is a repeat."""
+def test_an_edit_undone_puts_back_what_was_there_and_is_no_new_attempt():
+    """Make a fix (an attempt), undo it: the undo writes back content the agent already had, so it is no new
+    attempt; the re-run after it returning the same failure as before is a repeat."""
     sc = Script()
     fwd = {"path": "a.py", "old": "x = 1", "new": "x = 2"}
     back = {"path": "a.py", "old": "x = 2", "new": "x = 1"}
@@ -173,7 +173,54 @@ def test_an_edit_made_undone_and_made_again_is_an_attempt_until_it_goes_round():
     steps.append(sc.step(("edit", {"p": "y"}, "ok")))
     _, ds = run(steps)
     found = rules(ds)
-    assert found and found[0] == (7, "repeat_no_gain"), found  # the re-run after the 3rd edit, at iteration 7
+    assert found and found[0] == (6, "repeat_no_gain"), found  # the re-run asked for after the undo: its result
+
+
+def test_text_put_back_that_an_earlier_edit_replaced_is_no_new_attempt():
+    # x = 1 -> x = 2 -> x = 3, then x = 3 -> x = 1: every value was written before (the last edit restores the
+    # original line); the re-run after it failing the same way is a repeat. A third fix, x = 4, is new.
+    sc = Script()
+    edits = [("x = 1", "x = 2"), ("x = 2", "x = 3"), ("x = 3", "x = 1")]
+    steps = []
+    for old, new in edits:
+        steps += [
+            sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+            sc.step(("str_replace", {"path": "a.py", "old": old, "new": new}, "edited")),
+        ]
+    steps.append(sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")))
+    steps.append(sc.step(("edit", {"p": "y"}, "ok")))
+    _, ds = run(steps)
+    assert rules(ds)[0] == (8, "repeat_no_gain")  # the result of the re-run asked for after the restoring edit
+    sc = Script()
+    steps = []
+    for old, new in edits[:2] + [("x = 3", "x = 4")]:
+        steps += [
+            sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+            sc.step(("str_replace", {"path": "a.py", "old": old, "new": new}, "edited")),
+        ]
+    steps.append(sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")))
+    steps.append(sc.step(("edit", {"p": "y"}, "ok")))
+    _, ds = run(steps)
+    assert rules(ds) == []
+
+
+def test_an_undo_whose_check_changes_is_not_a_repeat():
+    # the fix changed the failure, the undo brings the first failure back: a changed result, never a repeat
+    sc = Script()
+    fwd = {"path": "a.py", "old": "x = 1", "new": "x = 2"}
+    back = {"path": "a.py", "old": "x = 2", "new": "x = 1"}
+    steps = [
+        sc.step(("run_tests", {"cmd": "pytest"}, "FAILED test_a: assert 1 == 2")),
+        sc.step(("str_replace", fwd, "edited")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "FAILED test_b: KeyError 'y'")),
+        sc.step(("str_replace", back, "edited")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "FAILED test_a: assert 1 == 2")),
+        sc.step(("str_replace", {"path": "a.py", "old": "x = 1", "new": "x = 5"}, "edited")),
+        sc.step(("run_tests", {"cmd": "pytest"}, "passed")),
+        sc.answer(),
+    ]
+    _, ds = run(steps)
+    assert rules(ds) == []
 
 
 def test_many_attempts_that_change_nothing_are_a_stall():
