@@ -80,6 +80,9 @@ class TypeResult(_Model):
     """The chosen policy on the runs it was fitted to: optimistic, shown only beside the held-out figures."""
     default: Figures
     """The starting policy on all runs (it was not fitted to them)."""
+    default_meets_bound: bool = True
+    """The starting policy's false-stop rate on this type's runs is within the bound. False: its savings are no
+    like-for-like baseline for the tuned policy's (which must stop fewer successful runs)."""
 
 
 class TuneResult(_Model):
@@ -96,6 +99,8 @@ class TuneResult(_Model):
     """The false-stop rate the fit aimed at: the bound, or lower when held-out runs exceeded it at the bound."""
     kept_start: bool = False
     """The starting policy was kept: it meets the bound and saves at least as much as the tuned one held out."""
+    default_meets_bound: bool = True
+    """The starting policy meets the bound on every task type (see :attr:`TypeResult.default_meets_bound`)."""
     stall: dict[str, Any]
     """The stall settings chosen (one set for all task types), only those that differ from the start."""
     types: list[TypeResult]
