@@ -179,29 +179,22 @@ def test_an_edit_undone_puts_back_what_was_there_and_is_no_new_attempt():
 def test_text_put_back_that_an_earlier_edit_replaced_is_no_new_attempt():
     # x = 1 -> x = 2 -> x = 3, then x = 3 -> x = 1: every value was written before (the last edit restores the
     # original line); the re-run after it failing the same way is a repeat. A third fix, x = 4, is new.
-    sc = Script()
-    edits = [("x = 1", "x = 2"), ("x = 2", "x = 3"), ("x = 3", "x = 1")]
-    steps = []
-    for old, new in edits:
-        steps += [
-            sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
-            sc.step(("str_replace", {"path": "a.py", "old": old, "new": new}, "edited")),
-        ]
-    steps.append(sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")))
-    steps.append(sc.step(("edit", {"p": "y"}, "ok")))
-    _, ds = run(steps)
-    assert rules(ds)[0] == (8, "repeat_no_gain")  # the result of the re-run asked for after the restoring edit
-    sc = Script()
-    steps = []
-    for old, new in edits[:2] + [("x = 3", "x = 4")]:
-        steps += [
-            sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
-            sc.step(("str_replace", {"path": "a.py", "old": old, "new": new}, "edited")),
-        ]
-    steps.append(sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")))
-    steps.append(sc.step(("edit", {"p": "y"}, "ok")))
-    _, ds = run(steps)
-    assert rules(ds) == []
+    def fix_and_rerun(edits):
+        sc = Script()
+        steps = []
+        for old, new in edits:
+            steps += [
+                sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")),
+                sc.step(("str_replace", {"path": "a.py", "old": old, "new": new}, "edited")),
+            ]
+        steps.append(sc.step(("run_tests", {"cmd": "pytest"}, "1 failed")))
+        steps.append(sc.step(("edit", {"p": "y"}, "ok")))
+        return rules(run(steps)[1])
+
+    first_two = [("x = 1", "x = 2"), ("x = 2", "x = 3")]
+    # the result of the re-run asked for after the restoring edit
+    assert fix_and_rerun(first_two + [("x = 3", "x = 1")])[0] == (8, "repeat_no_gain")
+    assert fix_and_rerun(first_two + [("x = 3", "x = 4")]) == []
 
 
 def test_an_undo_whose_check_changes_is_not_a_repeat():
