@@ -152,6 +152,15 @@ class GuardedModel:
         if self.callback is not None:
             self.callback.release()
 
+    def check_not_released(self, what: str) -> None:
+        """Raise :class:`RunError` when this guarded model's run is over: reusing it would run unguarded (every event
+        a callback failure, only the Java fail-safe cap left)."""
+        if self.callback is not None and self.callback.released:
+            raise RunError(
+                f"{what}: the guarded model of run {self.run_id!r} was released when that run ended (a guarded model"
+                " serves one run); call guard_model(...) again on the underlying model for a new run"
+            )
+
     def stats(self) -> BridgeRunStats:
         """The run's Java counters now."""
         return BridgeRunStats.model_validate_json(str(self.java.stats().toJson()))
@@ -327,6 +336,8 @@ def build_agent(
         style = AgentStyle(style)
     except ValueError:
         raise ConfigError(f"agent style {style!r} is unknown; use one of {[s.value for s in AgentStyle]}") from None
+    if isinstance(model, GuardedModel):
+        model.check_not_released("build_agent")
     java_model = model.java if isinstance(model, GuardedModel) else model
     ts = None if tools is None else tool_set(tools, java_model)  # None: the model's own tools, found in Java
     return java_call(
@@ -348,6 +359,8 @@ def run_built(agent: Any, task: str | Sequence[str], guarded: GuardedModel | Non
 
     ``task`` is one user message, or a conversation: a list of user messages, each answered (one ``chat()`` call, one
     chat memory) before the next; the aiservices style only. The result's answer is the last one."""
+    if guarded is not None:
+        guarded.check_not_released("run_built")
     if isinstance(task, str):
         raw = json.loads(str(agent.runJson(task)))
     else:

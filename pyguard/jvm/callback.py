@@ -112,6 +112,11 @@ class CallbackAdapter:
             self._java = _proxy_class()(self)
         return self._java
 
+    @property
+    def released(self) -> bool:
+        """True once :meth:`release` was called: this adapter serves no further event."""
+        return self.fn is None
+
     def release(self) -> None:
         """The run has ended: let go of the policy and cut the Java side's way to this adapter.
 

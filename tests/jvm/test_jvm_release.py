@@ -10,7 +10,10 @@ import json
 import time
 import weakref
 
+import pytest
+
 from pyguard.engine import Policy, PolicyConfig
+from pyguard.errors import RunError
 from pyguard.guard import Guard, GuardedRun
 from pyguard.jvm import build_agent, guard_model, run_built, scripted_model
 from pyguard.jvm.ending import Ending
@@ -53,6 +56,17 @@ def test_a_model_call_after_the_runs_end_is_a_counted_callback_failure(jvm):
     stats = again["stats"]
     assert stats["callback_failures"] == stats["events"] - first.stats.events > 0
     assert "released when the run ended" in stats["last_callback_error"]
+
+
+def test_reusing_a_released_guarded_model_from_python_is_refused_before_it_runs_unguarded(jvm):
+    guarded = guard_model(scripted_model("convergent"), lambda e: None, run_id="once")
+    agent = build_agent("aiservices", guarded)
+    run_built(agent, "Where is order 34567?", guarded)
+    with pytest.raises(RunError, match=r"run_built: the guarded model of run 'once' was released.*guard_model"):
+        run_built(agent, "Where is order 34567?", guarded)
+    with pytest.raises(RunError, match=r"build_agent: .*'once'"):
+        build_agent("executor", guarded)
+    assert guarded.stats().events == 4  # nothing ran after the release
 
 
 def test_the_default_tools_are_the_scripted_models_own_and_fresh(J):
