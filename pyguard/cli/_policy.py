@@ -4,11 +4,15 @@ the defaults; and the line that says which."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import click
 
 from pyguard.config_search import find_config_file
 
-__all__ = ["CONFIG_DEFAULT_HELP", "policy_file", "policy_line"]
+__all__ = ["CONFIG_DEFAULT_HELP", "config_option", "policy_file", "policy_line"]
 
 CONFIG_DEFAULT_HELP = (
     "default: the nearest pyguard.toml, or pyproject.toml with [tool.pyguard], in this directory or a parent (up to"
@@ -27,3 +31,15 @@ def policy_line(path: Path | None, *, given: bool) -> str:
         return "policy: the defaults (no --config, and no pyguard.toml or [tool.pyguard] found)"
     table = " [tool.pyguard]" if path.name == "pyproject.toml" else ""
     return f"policy: {path}{table}" + ("" if given else " (found automatically)")
+
+
+def config_option(what: str) -> Callable[[Any], Any]:
+    """The one ``--config`` option (replay, check, tune): an existing file, passed as ``config_path``; ``what`` opens
+    its help (what the policy is used for there)."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        default=None,
+        help=f"{what} (a TOML file, or a pyproject.toml with [tool.pyguard]; {CONFIG_DEFAULT_HELP}).",
+    )

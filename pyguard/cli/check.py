@@ -23,7 +23,7 @@ from pyguard.check import (
     write_baseline,
 )
 from pyguard.check.report import write_text
-from pyguard.cli._policy import CONFIG_DEFAULT_HELP, policy_file, policy_line
+from pyguard.cli._policy import config_option, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
@@ -44,12 +44,7 @@ _rate = click.FloatRange(0.0, 1.0)
 @click.command(name="check")
 @click.argument("runs", type=RUNS_PATH)
 @runs_options
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help=f"Policy TOML used to replay recordings ({CONFIG_DEFAULT_HELP}).",
-)
+@config_option("Policy used to replay recordings")
 @click.option(
     "--baseline",
     "baseline_path",

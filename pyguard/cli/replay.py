@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pyguard.cli._policy import CONFIG_DEFAULT_HELP, policy_file, policy_line
+from pyguard.cli._policy import config_option, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
@@ -158,13 +158,7 @@ def render_report(report: ReplayReport, console: Console, *, runs: bool = False)
 @click.command(name="replay")
 @click.argument("runs", type=RUNS_PATH)
 @runs_options
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help=f"Policy configuration: a TOML file, or a pyproject.toml with [tool.pyguard] ({CONFIG_DEFAULT_HELP}).",
-)
+@config_option("Policy configuration")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--runs", "per_run", is_flag=True, help="Also print one table row per run (the default is the summary).")
 @click.option(

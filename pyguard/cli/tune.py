@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from pyguard.cli._policy import CONFIG_DEFAULT_HELP, policy_file, policy_line
+from pyguard.cli._policy import config_option, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
@@ -77,13 +77,7 @@ def _table(result, console: Console) -> None:
 @click.command(name="tune")
 @click.argument("runs", type=RUNS_PATH)
 @runs_options
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help=f"Starting policy (TOML, or pyproject.toml with [tool.pyguard]); {CONFIG_DEFAULT_HELP}.",
-)
+@config_option("Starting policy")
 @click.option(
     "--max-false-stop-rate",
     type=click.FloatRange(0, 1, max_open=True),
