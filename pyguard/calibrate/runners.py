@@ -133,6 +133,8 @@ def factory_runner(run: PlannedRun) -> RunResult:
                 outcome, reason = Outcome.EXPIRED, f"the agent's own cap ended the run: {text}"
             else:
                 outcome, reason = Outcome.FAILED, f"the agent failed: {text}"
+        finally:
+            guarded.release()  # the run is over: its Python side need not wait for the JVM's collector
     inp, out, tot, partial = usage_totals(events)
     end = RunEnd(
         run_id=run.run_id,
