@@ -2,8 +2,8 @@
 
 Two kinds of parameter, searched differently (see :mod:`pyguard.tune.search` for why):
 
-- **stall parameters** (``[stall]`` of the policy, one set for all task types, since the policy file has no per-type
-  stall table): each value changes which iterations the engine flags, so each candidate costs one engine pass over
+- **stall parameters** (``[stall]`` of the policy, one set for all task types: the engine reads a per-type
+  ``[task_types.X.stall]`` table, but the search does not fit one yet): each value changes which iterations the engine flags, so each candidate costs one engine pass over
   the runs. They are screened one at a time around the starting policy (:func:`stall_candidates`).
 - **budget parameters** (``base_budget``, ``hard_cap``, ``extension``, ``earn_threshold``, ``earn_per_iteration``;
   per task type, written as ``[task_types.X]``): they only decide *when the budget runs out* given the engine's
