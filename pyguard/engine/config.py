@@ -332,6 +332,8 @@ class TaskTypeConfig(_Config):
     extension: int | None = Field(default=None, ge=0)
     earn_threshold: float | None = Field(default=None, ge=0, le=1)
     earn_per_iteration: int | None = Field(default=None, ge=0)
+    max_reflections: int | None = Field(default=None, ge=0)
+    stop_on_fruitless_retry: bool | None = None
     escalation: EscalationConfig | None = None
     """Replaces the policy's ``escalation`` table for this task type."""
     stall: StallConfig | None = None
@@ -340,7 +342,8 @@ class TaskTypeConfig(_Config):
 
 
 class BudgetSettings(_Config):
-    """The budget numbers in force for one run (the policy's, with its task type's overrides applied)."""
+    """The budget numbers and reflection settings in force for one run (the policy's, with its task type's
+    overrides applied)."""
 
     task_type: str | None = None
     base_budget: int = Field(ge=1)
@@ -348,6 +351,8 @@ class BudgetSettings(_Config):
     extension: int = Field(ge=0)
     earn_threshold: float = Field(ge=0, le=1)
     earn_per_iteration: int = Field(ge=0)
+    max_reflections: int = Field(default=1, ge=0)
+    stop_on_fruitless_retry: bool = True
 
     @model_validator(mode="after")
     def _check(self) -> BudgetSettings:
@@ -427,6 +432,8 @@ class PolicyConfig(_Config):
             "extension": self.extension,
             "earn_threshold": self.earn_threshold,
             "earn_per_iteration": self.earn_per_iteration,
+            "max_reflections": self.max_reflections,
+            "stop_on_fruitless_retry": self.stop_on_fruitless_retry,
         }
         if over is not None:
             values.update(

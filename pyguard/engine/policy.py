@@ -388,7 +388,7 @@ class RunSession:
             fruitless = self._detector.all_fruitless(actions)
             if not fruitless:
                 self._tried_new = True  # something new since the reflection: the world may have changed
-        if cfg.stop_on_fruitless_retry and fruitless and not flags and not self._tried_new:
+        if s.stop_on_fruitless_retry and fruitless and not flags and not self._tried_new:
             flags = [
                 StallFlag(
                     rule="fruitless_retry",
@@ -418,7 +418,7 @@ class RunSession:
         if self._caps is not None:
             usage = self._usage.state
             hits = self._caps.check(usage)
-        if flags and self.reflections >= cfg.max_reflections:
+        if flags and self.reflections >= s.max_reflections:
             outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
             first = flags[0]
             again = " again after a reflection" if self.reflections else ""

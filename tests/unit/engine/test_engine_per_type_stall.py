@@ -51,3 +51,32 @@ def test_per_type_stall_table_round_trips_through_toml(tmp_path):
     loaded = PolicyConfig.from_toml(path)
     assert loaded.stall_for("lookup") == StallConfig(low_gain_streak=2)
     assert loaded.stall_for("x") == StallConfig()
+
+
+def _actions(policy: Policy, task_type: str | None, n: int = 14):
+    s = policy.new_run("r1", task_type)
+    out = []
+    for ev in _steps(n):
+        d = s.observe(ev)
+        if d.action is not Action.CONTINUE:
+            out.append((d.iteration, d.action.value))
+        if d.action is Action.STOP:
+            break
+    return out
+
+
+def test_a_type_with_more_reflections_reflects_again_where_the_others_stop():
+    config = PolicyConfig(
+        stall=QUICK,
+        base_budget=40,
+        hard_cap=60,
+        task_types={"patient": TaskTypeConfig(max_reflections=2), "other": TaskTypeConfig(base_budget=30)},
+    )
+    policy = Policy(config)
+    other = _actions(policy, "other")
+    patient = _actions(policy, "patient")
+    assert [a for _, a in other] == ["reflect", "stop"]
+    assert [a for _, a in patient][:3] == ["reflect", "reflect", "stop"]
+    assert patient[1][0] == other[1][0]  # the second stall: a stop for one type, another reflection for the other
+    assert config.budget_for("patient").max_reflections == 2 and config.budget_for("other").max_reflections == 1
+    assert config.budget_for("other").stop_on_fruitless_retry is True
