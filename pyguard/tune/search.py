@@ -8,6 +8,10 @@ section 5); the budget rules cost nothing once an engine pass has recorded each 
    (:func:`pyguard.tune.space.stall_candidates`, ~14 candidates) get one engine pass each over *all* runs. The set is
    fixed in advance, so every cross-validation fold reuses the same passes: k folds cost barely more than one fit.
    The changes that beat the start are then combined into one more candidate (one more pass), kept if it wins.
+   That is the shared setting (top-level ``[stall]``); then each named task type may take another of the screened
+   candidates as its own (``[task_types.X.stall]`` and the type's ``max_reflections`` / ``stop_on_fruitless_retry``),
+   ranked on its own runs from the same passes (no further pass), only when the choice is certified within the
+   target with the headroom below (it is a fit to that type's runs).
    A full grid over six stall parameters (~2,000 passes) or a random search with successive halving (still tens of
    passes per fold, none shared between folds) would cost 10-100 times as much for interactions that the
    screening already mostly finds: stall parameters act on different stall rules.
@@ -88,9 +92,17 @@ class TypeFit:
 @dataclass
 class Fit:
     stall: dict[str, Any]
+    """The shared stall settings (top-level ``[stall]``): the candidate best over all types together."""
     types: dict[str | None, TypeFit]
     score: float
     candidates: int
+    type_stall: dict[str | None, dict[str, Any]] = field(default_factory=dict)
+    """Each tuned named task type's own stall settings, where it ranks another candidate above the shared one
+    (written as ``[task_types.X.stall]`` and the type's reflection settings)."""
+
+    def stall_of(self, name: str | None) -> dict[str, Any]:
+        """The stall settings the runs of task type ``name`` get."""
+        return self.type_stall.get(name, self.stall)
 
     @property
     def budgets(self) -> dict[str | None, Budget]:
@@ -273,4 +285,30 @@ class Fitter:
                 for name, f in other.items():
                     if other is not types:
                         types[name].points.extend(f.points)
-        return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results))
+        # each named task type may take another screened candidate than the shared one, ranked by its own runs on
+        # the same passes (no further engine pass); ties keep the shared choice. Picked among ~18 candidates on a
+        # type's runs alone, the choice is a fit to them: it counts within the target only with the order-statistics
+        # headroom of a fitted budget (:func:`certified`), else a tight bound is broken held out (bfcl, 1%)
+        type_stall: dict[str | None, dict[str, Any]] = {}
+        for name, shared in list(types.items()):
+            if name is None or name not in self.tuned:
+                continue
+            own_rank, own = self._type_rank(shared), (stall, shared)
+            for _, cand, other in results:
+                tf = other.get(name)
+                if tf is None or tf is shared:
+                    continue
+                n = min(tf.counts.successes, self.fit_successes.get(name, tf.counts.successes))
+                if certified(tf.counts.false_stops, n, self.target) and self._type_rank(tf) > own_rank:
+                    own_rank, own = self._type_rank(tf), (cand, tf)
+            if own[0] is not stall:
+                points = shared.points
+                type_stall[name], types[name] = own[0], own[1]
+                types[name].points = points
+        return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results), type_stall=type_stall)
+
+    def _type_rank(self, f: TypeFit) -> tuple:
+        """One type's rank under one candidate: within the target first, then its own savings (calls and tokens, as
+        shares of its failed runs' totals), else the fewest false stops."""
+        c = f.counts
+        return (f.feasible, self._score(c, (c.failed_calls, c.failed_tokens)) if f.feasible else -c.false_stop_rate)

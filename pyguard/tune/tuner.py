@@ -149,6 +149,17 @@ def tune(
     t0 = time.perf_counter()
     _scipy_stats()  # a missing extra is said before the work, not after it
     o = options or TuneOptions()
+    own = sorted(
+        name
+        for name, t in o.base.task_types.items()
+        if t.stall is not None or t.max_reflections is not None or t.stop_on_fruitless_retry is not None
+    )
+    if own:
+        raise InputError(
+            f"the starting policy sets stall or reflection settings per task type ({', '.join(own)}); tune starts"
+            " from one shared [stall] and fits the per-type tables itself: remove [task_types.X.stall],"
+            " max_reflections and stop_on_fruitless_retry from those task types"
+        )
     report = progress or (lambda advance, add: None)
     labelled, warnings = _check_input(records, o)
     runset = RunSet(labelled, o.base.tools.write_tools, o.base.tools.read_tools, last_change)
@@ -270,17 +281,19 @@ def tune(
             target = o.max_false_stop_rate * share
             held_stops = np.zeros(n, dtype=np.int64)
             fold_stall: list[dict[str, Any]] = []
+            fold_type_stall: list[dict[str, dict[str, Any]]] = []
             mismatches = 0
             for fold in range(k):
                 train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
                 fit = cv.fit(train, target=target)
                 fold_stall.append(fit.stall)
-                config = build_policy(o.base, fit.stall, fit.budgets)
+                fold_type_stall.append({str(t): v for t, v in fit.type_stall.items()})
+                config = build_policy(o.base, fit.stall, fit.budgets, fit.type_stall)
                 held_stops[test] = pool.replay_stops(config, list(test))
-                table = tables(fit.stall)
                 in_test = np.zeros(n, dtype=bool)
                 in_test[test] = True
                 for code, name in enumerate(type_names):
+                    table = tables(fit.stall_of(name))
                     sub = table.subset(in_test & (type_of == code))
                     if len(sub.runs):
                         budget = fit.budgets.get(name, cv.defaults[name])
@@ -313,11 +326,10 @@ def tune(
     start_table = cache[stall_key({})]
     default_stops = np.zeros(n, dtype=np.int64)
     full_stops = np.zeros(n, dtype=np.int64)
-    chosen_table = cache[stall_key(full.stall)]
     for code, name in enumerate(type_names):
         mask = type_of == code
         default_stops[mask] = start_table.subset(mask).stops(cv.defaults[name])
-        full_stops[mask] = chosen_table.subset(mask).stops(full.types[name].budget)
+        full_stops[mask] = cache[stall_key(full.stall_of(name))].subset(mask).stops(full.types[name].budget)
 
     # the starting policy's own rate, per type (not fitted: its figures on all runs are out of sample); where it breaks
     # the bound, its savings are no like-for-like baseline for the tuned policy's, which must stop fewer
@@ -353,6 +365,7 @@ def tune(
                 " are given as held-out: it was not fitted to them)"
             )
             full.stall = {}
+            full.type_stall = {}
             for name in type_names:
                 full.types[name].budget = cv.defaults[name]
             held_stops = full_stops = default_stops
@@ -380,7 +393,7 @@ def tune(
                 default=figs(runs, default_stops),
             )
         )
-    policy = build_policy(o.base, full.stall, full.budgets)
+    policy = build_policy(o.base, full.stall, full.budgets, full.type_stall)
     return TuneResult(
         runs=len(records),
         labelled_runs=n,
@@ -399,11 +412,13 @@ def tune(
         kept_start=kept_start,
         default_meets_bound=all(default_ok.values()),
         stall=full.stall,
+        type_stall={str(t): v for t, v in full.type_stall.items()},
         types=types,
         held_out=figs(everyone, held_stops) if tuned else None,
         in_sample=figs(everyone, full_stops),
         default=figs(everyone, default_stops),
         fold_stall=fold_stall,
+        fold_type_stall=fold_type_stall,
         verified_runs=n,
         verification_mismatches=mismatches,
         warnings=warnings,
