@@ -277,15 +277,19 @@ def tune(
 
         cv = fitter(False)
         held_stops = np.zeros(n, dtype=np.int64)
-        for share in TARGET_SHARES:  # the fit's own target: the bound, lowered while held-out runs exceed it
-            target = o.max_false_stop_rate * share
+        # the fit's own target per task type: the bound, lowered for a type while its held-out runs exceed it (only
+        # that type's: lowering every type's for one type over the bound takes the others' per-type choices away)
+        level = dict.fromkeys(type_names, 0)
+        targets: dict[str | None, float] = {}
+        for _round in range(len(TARGET_SHARES)):
+            targets = {name: o.max_false_stop_rate * TARGET_SHARES[level[name]] for name in type_names}
             held_stops = np.zeros(n, dtype=np.int64)
             fold_stall: list[dict[str, Any]] = []
             fold_type_stall: list[dict[str, dict[str, Any]]] = []
             mismatches = 0
             for fold in range(k):
                 train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
-                fit = cv.fit(train, target=target)
+                fit = cv.fit(train, target=targets)
                 fold_stall.append(fit.stall)
                 fold_type_stall.append({str(t): v for t, v in fit.type_stall.items()})
                 config = build_policy(o.base, fit.stall, fit.budgets, fit.type_stall)
@@ -307,20 +311,25 @@ def tune(
                 ).false_stop_rate
                 > o.max_false_stop_rate
             ]
-            if not over or share == TARGET_SHARES[-1]:
+            lower = [name for name in over if level[name] < len(TARGET_SHARES) - 1]
+            if not lower:
                 break
+            for name in lower:
+                level[name] += 1
             report(0, n)
-        if share < 1.0:
+        lowered = {name: t for name, t in targets.items() if t < o.max_false_stop_rate}
+        target = min(targets.values(), default=o.max_false_stop_rate)
+        if lowered:
+            shown = ", ".join(f"{'runs with no task type' if t is None else repr(t)} {v:g}" for t, v in lowered.items())
             warnings.append(
                 f"fitted at the bound, some task type's held-out false-stop rate exceeded {o.max_false_stop_rate:g},"
-                f" so the fit aimed at {target:g} instead; this target was"
+                f" so the fit aimed lower for it: {shown}; this target was"
                 " chosen on the same folds, so the held-out figures may be slightly optimistic"
             )
-            full = fitter(True).fit(everyone, target=target)
+            full = fitter(True).fit(everyone, target=targets)
         if over:
             warnings.append(
-                f"held-out false-stop rate above the bound even at a fit target of {target:g}:"
-                f" {', '.join(map(repr, over))}"
+                f"held-out false-stop rate above the bound even at the lowest fit target: {', '.join(map(repr, over))}"
             )
 
     start_table = cache[stall_key({})]

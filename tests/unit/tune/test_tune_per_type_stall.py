@@ -88,3 +88,11 @@ def test_a_starting_policy_with_per_type_stall_tables_is_refused():
     base = PolicyConfig(task_types={"lookup": TaskTypeConfig(stall=StallConfig(low_gain_streak=2))})
     with pytest.raises(InputError, match=r"per task type \(lookup\).*remove \[task_types.X.stall\]"):
         tune(_with_successful_loops(0), TuneOptions(base=base))
+
+
+def test_a_target_lowered_for_one_type_leaves_the_others_their_own_setting():
+    fitter, _, runs, *_ = _fit(0.02)
+    everyone = np.arange(len(runs))
+    assert fitter.fit(everyone, target=0.0).type_stall == {}  # lowered for every type: nothing certified
+    per_type = fitter.fit(everyone, target={"loopy": 0.0})  # lowered for loopy only: plain still at the bound
+    assert per_type.type_stall.get("plain") == {}
