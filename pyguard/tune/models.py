@@ -96,7 +96,8 @@ class TuneResult(_Model):
     artifact: bool
     search: str
     target_false_stop_rate: float
-    """The false-stop rate the fit aimed at: the bound, or lower when held-out runs exceeded it at the bound."""
+    """The lowest false-stop rate the fit aimed at for a task type: the bound, or lower when a type's held-out runs
+    exceeded it at the bound (the target is lowered for those types only)."""
     kept_start: bool = False
     """The starting policy was kept: it meets the bound and saves at least as much as the tuned one held out."""
     default_meets_bound: bool = True

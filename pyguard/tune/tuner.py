@@ -414,7 +414,8 @@ def tune(
         artifact=o.artifact,
         search=(
             "stall settings screened one at a time around the start (one engine pass each, shared by all"
-            " folds) plus their combination; budgets per task type by coordinate descent on an exact"
+            " folds) plus their combination, shared, and per task type where certified on its runs; budgets per task"
+            " type by coordinate descent on an exact"
             " simulation of each pass"
         ),
         target_false_stop_rate=target,
