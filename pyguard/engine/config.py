@@ -19,6 +19,8 @@ TOML layout (a plain file, or ``[tool.pyguard]`` in a ``pyproject.toml``)::
     [task_types.lookup]
     base_budget = 4
     hard_cap = 12
+    [task_types.lookup.stall]           # replaces [stall] for runs of this task type
+    low_gain_streak = 2
 
 Tables named in :data:`OTHER_SECTIONS` (``check``, ``calibrate``, ...) belong to other pyguard components
 sharing ``[tool.pyguard]`` and are skipped here. A ``[tool.pyguard.policy]`` table, if present, is used instead.
@@ -322,19 +324,26 @@ class EscalationConfig(_Config):
 
 
 class TaskTypeConfig(_Config):
-    """Per-task-type overrides of the budget; unset fields fall back to the policy's."""
+    """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
+    policy's."""
 
     base_budget: int | None = Field(default=None, ge=1)
     hard_cap: int | None = Field(default=None, ge=1)
     extension: int | None = Field(default=None, ge=0)
     earn_threshold: float | None = Field(default=None, ge=0, le=1)
     earn_per_iteration: int | None = Field(default=None, ge=0)
+    max_reflections: int | None = Field(default=None, ge=0)
+    stop_on_fruitless_retry: bool | None = None
     escalation: EscalationConfig | None = None
     """Replaces the policy's ``escalation`` table for this task type."""
+    stall: StallConfig | None = None
+    """Replaces the policy's ``[stall]`` table for this task type (a whole table: unset keys take the
+    :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
 
 
 class BudgetSettings(_Config):
-    """The budget numbers in force for one run (the policy's, with its task type's overrides applied)."""
+    """The budget numbers and reflection settings in force for one run (the policy's, with its task type's
+    overrides applied)."""
 
     task_type: str | None = None
     base_budget: int = Field(ge=1)
@@ -342,6 +351,8 @@ class BudgetSettings(_Config):
     extension: int = Field(ge=0)
     earn_threshold: float = Field(ge=0, le=1)
     earn_per_iteration: int = Field(ge=0)
+    max_reflections: int = Field(default=1, ge=0)
+    stop_on_fruitless_retry: bool = True
 
     @model_validator(mode="after")
     def _check(self) -> BudgetSettings:
@@ -406,6 +417,11 @@ class PolicyConfig(_Config):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.escalation if over is not None and over.escalation is not None else self.escalation
 
+    def stall_for(self, task_type: str | None) -> StallConfig:
+        """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.stall if over is not None and over.stall is not None else self.stall
+
     def budget_for(self, task_type: str | None) -> BudgetSettings:
         """The budget numbers for ``task_type`` (policy defaults where the task type sets nothing)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -416,9 +432,13 @@ class PolicyConfig(_Config):
             "extension": self.extension,
             "earn_threshold": self.earn_threshold,
             "earn_per_iteration": self.earn_per_iteration,
+            "max_reflections": self.max_reflections,
+            "stop_on_fruitless_retry": self.stop_on_fruitless_retry,
         }
         if over is not None:
-            values.update({k: v for k, v in over.model_dump().items() if v is not None and k != "escalation"})
+            values.update(
+                {k: v for k, v in over.model_dump().items() if v is not None and k not in ("escalation", "stall")}
+            )
         return BudgetSettings.model_validate(values)
 
     # ---- loading and saving -------------------------------------------------------------------------------------

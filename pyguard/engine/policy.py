@@ -80,7 +80,7 @@ from typing import Any
 from pyguard.decisions import Action, Decision
 from pyguard.engine.actions import classify_action
 from pyguard.engine.caps import Cap, CapHit, UsageState, UsageTracker, build_caps
-from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig
+from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, run_key
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
@@ -113,7 +113,8 @@ class Policy:
             raise ConfigError(f"extra_caps={extra_caps!r} must be a Cap or a function that makes one per run")
         self.extra_caps = extra_caps
         self._per_task: dict[
-            str | None, tuple[PolicyConfig, BudgetSettings, EscalationConfig, frozenset[str], frozenset[str]]
+            str | None,
+            tuple[PolicyConfig, BudgetSettings, EscalationConfig, frozenset[str], frozenset[str], StallConfig],
         ] = {}
         """What every run of a task type starts from, made once (the configs are frozen): see :meth:`_run_settings`."""
         self.caps = self.caps_for_run()
@@ -135,8 +136,9 @@ class Policy:
 
     def _run_settings(
         self, task_type: str | None
-    ) -> tuple[BudgetSettings, EscalationConfig, frozenset[str], frozenset[str]]:
-        """The budget settings, escalation and write/read tool sets of a run of ``task_type``: the same for every run
+    ) -> tuple[BudgetSettings, EscalationConfig, frozenset[str], frozenset[str], StallConfig]:
+        """The budget settings, escalation, write/read tool sets and stall settings of a run of ``task_type``
+        (:meth:`PolicyConfig.stall_for`): the same for every run
         of a task type under one config (frozen), so built once and shared, not per run (made again if ``config`` is
         replaced)."""
         config = self.config
@@ -148,6 +150,7 @@ class Policy:
                 config.escalation_for(task_type),
                 frozenset(config.tools.write_tools),
                 frozenset(config.tools.read_tools),
+                config.stall_for(task_type),
             )
             self._per_task[task_type] = cached
         return cached[1:]
@@ -200,7 +203,10 @@ class RunSession:
         self.config = policy.config
         self.run_id = run_id
         self.task_type = task_type
-        self.settings, self.escalation, self._write_tools, self._read_tools = policy._run_settings(task_type)
+        self.settings, self.escalation, self._write_tools, self._read_tools, self.stall_config = policy._run_settings(
+            task_type
+        )
+        """The stall settings in force for this run: its task type's ``[task_types.X.stall]``, else ``[stall]``."""
         self.budget: int = self.settings.base_budget
         self.gains: list[float] = []
         self.decisions: list[Decision] = []
@@ -208,7 +214,7 @@ class RunSession:
         self.reflections = 0
         self._estimator = policy.estimator_factory()
         self._shingles = self._estimator if isinstance(self._estimator, ShingleNovelty) else None
-        self._detector = StallDetector(self.config.stall)
+        self._detector = StallDetector(self.stall_config)
         self._usage = UsageTracker(self.config.caps.prices)
         self._caps = policy.caps_for_run()
         self._pending: list[_Pending] = []
@@ -234,7 +240,7 @@ class RunSession:
         self.reflections = 0
         self._reflected_at = None
         self._tried_new = False
-        self._detector = StallDetector(self.config.stall)
+        self._detector = StallDetector(self.stall_config)
         self._estimator.reset()
         self._pending = []
 
@@ -282,7 +288,7 @@ class RunSession:
 
     def _results(self, event: IterationEvent) -> tuple[ActionResult, ...]:
         results = []
-        templates = self.config.stall.failure_templates
+        templates = self.stall_config.failure_templates
         for obs, match in _pair(self._pending, event.observations):
             text = obs.text
             if match is None:
@@ -382,7 +388,7 @@ class RunSession:
             fruitless = self._detector.all_fruitless(actions)
             if not fruitless:
                 self._tried_new = True  # something new since the reflection: the world may have changed
-        if cfg.stop_on_fruitless_retry and fruitless and not flags and not self._tried_new:
+        if s.stop_on_fruitless_retry and fruitless and not flags and not self._tried_new:
             flags = [
                 StallFlag(
                     rule="fruitless_retry",
@@ -412,7 +418,7 @@ class RunSession:
         if self._caps is not None:
             usage = self._usage.state
             hits = self._caps.check(usage)
-        if flags and self.reflections >= cfg.max_reflections:
+        if flags and self.reflections >= s.max_reflections:
             outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
             first = flags[0]
             again = " again after a reflection" if self.reflections else ""

@@ -96,19 +96,25 @@ class TuneResult(_Model):
     artifact: bool
     search: str
     target_false_stop_rate: float
-    """The false-stop rate the fit aimed at: the bound, or lower when held-out runs exceeded it at the bound."""
+    """The lowest false-stop rate the fit aimed at for a task type: the bound, or lower when a type's held-out runs
+    exceeded it at the bound (the target is lowered for those types only)."""
     kept_start: bool = False
     """The starting policy was kept: it meets the bound and saves at least as much as the tuned one held out."""
     default_meets_bound: bool = True
     """The starting policy meets the bound on every task type (see :attr:`TypeResult.default_meets_bound`)."""
     stall: dict[str, Any]
-    """The stall settings chosen (one set for all task types), only those that differ from the start."""
+    """The shared stall settings chosen (top-level ``[stall]``), only those that differ from the start."""
+    type_stall: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Task types given their own stall settings (``[task_types.X.stall]`` and the type's reflection settings),
+    only those that differ from the start; the other types take :attr:`stall`."""
     types: list[TypeResult]
     held_out: Figures | None
     in_sample: Figures
     default: Figures
     fold_stall: list[dict[str, Any]]
-    """The stall settings each fold chose (stability of the choice)."""
+    """The shared stall settings each fold chose (stability of the choice)."""
+    fold_type_stall: list[dict[str, dict[str, Any]]] = Field(default_factory=list)
+    """The per-type stall settings each fold chose."""
     verified_runs: int
     """Held-out runs whose stop was computed both by the search's simulation and by replay_run."""
     verification_mismatches: int

@@ -144,7 +144,13 @@ def write_report(result: TuneResult, out_dir: str | Path, command: str, date: st
         f" disagreed on {result.verification_mismatches} of {result.verified_runs} runs.",
         "",
         f"Stall settings chosen: `{result.stall or 'the starting ones'}`; per fold: "
-        + ", ".join(f"`{s or {}}`" for s in result.fold_stall),
+        + ", ".join(f"`{s or {}}`" for s in result.fold_stall)
+        + (
+            "; task types with their own: "
+            + ", ".join(f"{t} `{v or 'the starting ones'}`" for t, v in result.type_stall.items())
+            if result.type_stall
+            else ""
+        ),
         "",
         "| policy, runs | false stops | failed-run tool calls saved | tokens saved | failed runs caught |",
         "|---|---|---|---|---|",

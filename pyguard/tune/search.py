@@ -8,6 +8,10 @@ section 5); the budget rules cost nothing once an engine pass has recorded each 
    (:func:`pyguard.tune.space.stall_candidates`, ~14 candidates) get one engine pass each over *all* runs. The set is
    fixed in advance, so every cross-validation fold reuses the same passes: k folds cost barely more than one fit.
    The changes that beat the start are then combined into one more candidate (one more pass), kept if it wins.
+   That is the shared setting (top-level ``[stall]``); then each named task type may take another of the screened
+   candidates as its own (``[task_types.X.stall]`` and the type's ``max_reflections`` / ``stop_on_fruitless_retry``),
+   ranked on its own runs from the same passes (no further pass), only when the choice is certified within the
+   target with the headroom below (it is a fit to that type's runs).
    A full grid over six stall parameters (~2,000 passes) or a random search with successive halving (still tens of
    passes per fold, none shared between folds) would cost 10-100 times as much for interactions that the
    screening already mostly finds: stall parameters act on different stall rules.
@@ -88,9 +92,17 @@ class TypeFit:
 @dataclass
 class Fit:
     stall: dict[str, Any]
+    """The shared stall settings (top-level ``[stall]``): the candidate best over all types together."""
     types: dict[str | None, TypeFit]
     score: float
     candidates: int
+    type_stall: dict[str | None, dict[str, Any]] = field(default_factory=dict)
+    """Each tuned named task type's own stall settings, where it ranks another candidate above the shared one
+    (written as ``[task_types.X.stall]`` and the type's reflection settings)."""
+
+    def stall_of(self, name: str | None) -> dict[str, Any]:
+        """The stall settings the runs of task type ``name`` get."""
+        return self.type_stall.get(name, self.stall)
 
     @property
     def budgets(self) -> dict[str | None, Budget]:
@@ -127,6 +139,8 @@ class Fitter:
         self.runset, self.type_of, self.type_names = runset, type_of, type_names
         self.tuned, self.base, self.space = tuned, base, space
         self.bound, self.artifact, self.tables = bound, artifact, tables
+        self.type_targets: dict[str | None, float] = {}
+        """Per task type, a target other than :attr:`target` (:meth:`fit` given a dict)."""
         self.target = bound
         """The false-stop rate the search's choices must meet (:meth:`fit`'s ``target``); the starting policy is judged
         against ``bound``."""
@@ -136,13 +150,16 @@ class Fitter:
 
     # ---- one type, one stall setting ---------------------------------------------------------------------------
 
-    def _feasible(self, c: Counts, fitted: bool = False, start: bool = False) -> bool:
+    def _target(self, name: str | None) -> float:
+        return self.type_targets.get(name, self.target)
+
+    def _feasible(self, c: Counts, fitted: bool = False, start: bool = False, name: str | None = None) -> bool:
         """Within the target: with the order-statistics headroom for a fitted budget (:func:`certified`); plainly for
         the starting or most lenient budget numbers (not fitted to these runs: their in-sample rate is not biased low).
         ``start``: the starting policy itself (starting stall settings and budget), judged plainly against the bound."""
         if fitted:
-            return certified(c.false_stops, c.successes, self.target)
-        limit = self.bound if start else self.target
+            return certified(c.false_stops, c.successes, self._target(name))
+        limit = self.bound if start else self._target(name)
         return c.false_stops <= limit * c.successes + 1e-9
 
     def _score(self, c: Counts, totals: tuple[int, int]) -> float:
@@ -162,7 +179,7 @@ class Fitter:
             key = b.as_tuple()
             if key not in seen:
                 c = self.runset.counts(table.runs, table.stops(b), self.artifact)
-                ok = self._feasible(c, fitted, start=start_stall and b == start)
+                ok = self._feasible(c, fitted, start=start_stall and b == start, name=name)
                 rank = (ok, self._score(c, totals) if ok else -c.false_stop_rate)
                 seen[key] = (rank, c)
                 if self.keep_points:
@@ -181,7 +198,7 @@ class Fitter:
         )
         successes = int((self.runset.success[table.runs] == 1).sum())
         successes = min(successes, self.fit_successes.get(name, successes))
-        if not certified(0, successes, self.target):  # too few successes to certify any fitted budget
+        if not certified(0, successes, self._target(name)):  # too few successes to certify any fitted budget
             rank, c = evaluate(start, fitted=False)
             chosen = start
             if not rank[0] and lenient != start:  # loosening needs no headroom: it can only stop fewer
@@ -235,13 +252,20 @@ class Fitter:
             if mask.any():
                 types[name] = self._fit_type(table.subset(mask), name, totals, start_stall=not stall)
         infeasible = [f for f in types.values() if not f.feasible]
-        excess = sum(f.counts.false_stop_rate - self.target for f in infeasible)
+        excess = sum(f.counts.false_stop_rate - self._target(f.name) for f in infeasible)
         score = sum(self._score(f.counts, totals) for f in types.values())
         return (-len(infeasible), -excess, score), types  # while infeasible: the fewest false stops first
 
-    def fit(self, train: np.ndarray, target: float | None = None) -> Fit:
+    def fit(self, train: np.ndarray, target: float | dict[str | None, float] | None = None) -> Fit:
         """The best policy for the runs at indices ``train``. ``target``: the false-stop rate the search's choices
-        must meet (default: the bound); the starting policy is judged against the bound whatever the target."""
+        must meet (default: the bound), or one per task type (types not named: the bound); the starting policy is
+        judged against the bound whatever the target."""
+        if isinstance(target, dict):
+            saved_types, self.type_targets = self.type_targets, target
+            try:
+                return self.fit(train)
+            finally:
+                self.type_targets = saved_types
         if target is not None and target != self.target:
             saved, self.target = self.target, target
             try:
@@ -273,4 +297,30 @@ class Fitter:
                 for name, f in other.items():
                     if other is not types:
                         types[name].points.extend(f.points)
-        return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results))
+        # each named task type may take another screened candidate than the shared one, ranked by its own runs on
+        # the same passes (no further engine pass); ties keep the shared choice. Picked among ~18 candidates on a
+        # type's runs alone, the choice is a fit to them: it counts within the target only with the order-statistics
+        # headroom of a fitted budget (:func:`certified`), else a tight bound is broken held out (bfcl, 1%)
+        type_stall: dict[str | None, dict[str, Any]] = {}
+        for name, shared in list(types.items()):
+            if name is None or name not in self.tuned:
+                continue
+            own_rank, own = self._type_rank(shared), (stall, shared)
+            for _, cand, other in results:
+                tf = other.get(name)
+                if tf is None or tf is shared:
+                    continue
+                n = min(tf.counts.successes, self.fit_successes.get(name, tf.counts.successes))
+                if certified(tf.counts.false_stops, n, self._target(name)) and self._type_rank(tf) > own_rank:
+                    own_rank, own = self._type_rank(tf), (cand, tf)
+            if own[0] is not stall:
+                points = shared.points
+                type_stall[name], types[name] = own[0], own[1]
+                types[name].points = points
+        return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results), type_stall=type_stall)
+
+    def _type_rank(self, f: TypeFit) -> tuple:
+        """One type's rank under one candidate: within the target first, then its own savings (calls and tokens, as
+        shares of its failed runs' totals), else the fewest false stops."""
+        c = f.counts
+        return (f.feasible, self._score(c, (c.failed_calls, c.failed_tokens)) if f.feasible else -c.false_stop_rate)

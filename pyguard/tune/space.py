@@ -2,8 +2,8 @@
 
 Two kinds of parameter, searched differently (see :mod:`pyguard.tune.search` for why):
 
-- **stall parameters** (``[stall]`` of the policy, one set for all task types, since the policy file has no per-type
-  stall table): each value changes which iterations the engine flags, so each candidate costs one engine pass over
+- **stall parameters** (``[stall]`` of the policy, shared; a task type may take another screened candidate as its
+  own ``[task_types.X.stall]`` table and reflection settings, :func:`build_policy`): each value changes which iterations the engine flags, so each candidate costs one engine pass over
   the runs. They are screened one at a time around the starting policy (:func:`stall_candidates`).
 - **budget parameters** (``base_budget``, ``hard_cap``, ``extension``, ``earn_threshold``, ``earn_per_iteration``;
   per task type, written as ``[task_types.X]``): they only decide *when the budget runs out* given the engine's
@@ -150,9 +150,18 @@ def apply_engine(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, A
     return {**data, **top, "stall": {**data["stall"], **stall}}
 
 
-def build_policy(base: PolicyConfig, stall: dict[str, Any], budgets: dict[str | None, Budget]) -> PolicyConfig:
+def build_policy(
+    base: PolicyConfig,
+    stall: dict[str, Any],
+    budgets: dict[str | None, Budget],
+    type_stall: dict[str | None, dict[str, Any]] | None = None,
+) -> PolicyConfig:
     """``base`` with the stall overrides and per-type budgets applied. The budget of type ``None`` (runs with no task
-    type) goes to the top level; every other type to ``[task_types.X]``."""
+    type) goes to the top level; every other type to ``[task_types.X]``. ``type_stall[X]``: a task type's own stall
+    overrides, where they differ from ``stall`` (both relative to ``base``): its ``[stall]`` keys become a whole
+    ``[task_types.X.stall]`` table (``base``'s with them applied) and its :data:`ENGINE_KEYS` the type's own
+    ``max_reflections`` and ``stop_on_fruitless_retry``, so its runs see exactly ``base`` with those overrides (what
+    its probe pass saw). Type ``None`` has no table of its own and takes ``stall``."""
     data = apply_engine(base.model_dump(), stall)
     types: dict[str, Any] = dict(data.get("task_types") or {})
     for name, budget in budgets.items():
@@ -161,6 +170,13 @@ def build_policy(base: PolicyConfig, stall: dict[str, Any], budgets: dict[str | 
             data.update(values)
         else:
             types[name] = TaskTypeConfig(**values).model_dump()
+    for name, own in (type_stall or {}).items():
+        if name is None or stall_key(own) == stall_key(stall):
+            continue
+        applied = apply_engine(base.model_dump(), own)
+        entry = dict(types.get(name) or {})
+        entry.update({k: applied[k] for k in ENGINE_KEYS}, stall=applied["stall"])
+        types[name] = entry
     data["task_types"] = types
     try:
         return PolicyConfig.model_validate(data)

@@ -149,6 +149,17 @@ def tune(
     t0 = time.perf_counter()
     _scipy_stats()  # a missing extra is said before the work, not after it
     o = options or TuneOptions()
+    own = sorted(
+        name
+        for name, t in o.base.task_types.items()
+        if t.stall is not None or t.max_reflections is not None or t.stop_on_fruitless_retry is not None
+    )
+    if own:
+        raise InputError(
+            f"the starting policy sets stall or reflection settings per task type ({', '.join(own)}); tune starts"
+            " from one shared [stall] and fits the per-type tables itself: remove [task_types.X.stall],"
+            " max_reflections and stop_on_fruitless_retry from those task types"
+        )
     report = progress or (lambda advance, add: None)
     labelled, warnings = _check_input(records, o)
     runset = RunSet(labelled, o.base.tools.write_tools, o.base.tools.read_tools, last_change)
@@ -266,21 +277,27 @@ def tune(
 
         cv = fitter(False)
         held_stops = np.zeros(n, dtype=np.int64)
-        for share in TARGET_SHARES:  # the fit's own target: the bound, lowered while held-out runs exceed it
-            target = o.max_false_stop_rate * share
+        # the fit's own target per task type: the bound, lowered for a type while its held-out runs exceed it (only
+        # that type's: lowering every type's for one type over the bound takes the others' per-type choices away)
+        level = dict.fromkeys(type_names, 0)
+        targets: dict[str | None, float] = {}
+        for _round in range(len(TARGET_SHARES)):
+            targets = {name: o.max_false_stop_rate * TARGET_SHARES[level[name]] for name in type_names}
             held_stops = np.zeros(n, dtype=np.int64)
             fold_stall: list[dict[str, Any]] = []
+            fold_type_stall: list[dict[str, dict[str, Any]]] = []
             mismatches = 0
             for fold in range(k):
                 train, test = np.flatnonzero(folds != fold), np.flatnonzero(folds == fold)
-                fit = cv.fit(train, target=target)
+                fit = cv.fit(train, target=targets)
                 fold_stall.append(fit.stall)
-                config = build_policy(o.base, fit.stall, fit.budgets)
+                fold_type_stall.append({str(t): v for t, v in fit.type_stall.items()})
+                config = build_policy(o.base, fit.stall, fit.budgets, fit.type_stall)
                 held_stops[test] = pool.replay_stops(config, list(test))
-                table = tables(fit.stall)
                 in_test = np.zeros(n, dtype=bool)
                 in_test[test] = True
                 for code, name in enumerate(type_names):
+                    table = tables(fit.stall_of(name))
                     sub = table.subset(in_test & (type_of == code))
                     if len(sub.runs):
                         budget = fit.budgets.get(name, cv.defaults[name])
@@ -294,30 +311,34 @@ def tune(
                 ).false_stop_rate
                 > o.max_false_stop_rate
             ]
-            if not over or share == TARGET_SHARES[-1]:
+            lower = [name for name in over if level[name] < len(TARGET_SHARES) - 1]
+            if not lower:
                 break
+            for name in lower:
+                level[name] += 1
             report(0, n)
-        if share < 1.0:
+        lowered = {name: t for name, t in targets.items() if t < o.max_false_stop_rate}
+        target = min(targets.values(), default=o.max_false_stop_rate)
+        if lowered:
+            shown = ", ".join(f"{'runs with no task type' if t is None else repr(t)} {v:g}" for t, v in lowered.items())
             warnings.append(
                 f"fitted at the bound, some task type's held-out false-stop rate exceeded {o.max_false_stop_rate:g},"
-                f" so the fit aimed at {target:g} instead; this target was"
+                f" so the fit aimed lower for it: {shown}; this target was"
                 " chosen on the same folds, so the held-out figures may be slightly optimistic"
             )
-            full = fitter(True).fit(everyone, target=target)
+            full = fitter(True).fit(everyone, target=targets)
         if over:
             warnings.append(
-                f"held-out false-stop rate above the bound even at a fit target of {target:g}:"
-                f" {', '.join(map(repr, over))}"
+                f"held-out false-stop rate above the bound even at the lowest fit target: {', '.join(map(repr, over))}"
             )
 
     start_table = cache[stall_key({})]
     default_stops = np.zeros(n, dtype=np.int64)
     full_stops = np.zeros(n, dtype=np.int64)
-    chosen_table = cache[stall_key(full.stall)]
     for code, name in enumerate(type_names):
         mask = type_of == code
         default_stops[mask] = start_table.subset(mask).stops(cv.defaults[name])
-        full_stops[mask] = chosen_table.subset(mask).stops(full.types[name].budget)
+        full_stops[mask] = cache[stall_key(full.stall_of(name))].subset(mask).stops(full.types[name].budget)
 
     # the starting policy's own rate, per type (not fitted: its figures on all runs are out of sample); where it breaks
     # the bound, its savings are no like-for-like baseline for the tuned policy's, which must stop fewer
@@ -353,6 +374,7 @@ def tune(
                 " are given as held-out: it was not fitted to them)"
             )
             full.stall = {}
+            full.type_stall = {}
             for name in type_names:
                 full.types[name].budget = cv.defaults[name]
             held_stops = full_stops = default_stops
@@ -380,7 +402,7 @@ def tune(
                 default=figs(runs, default_stops),
             )
         )
-    policy = build_policy(o.base, full.stall, full.budgets)
+    policy = build_policy(o.base, full.stall, full.budgets, full.type_stall)
     return TuneResult(
         runs=len(records),
         labelled_runs=n,
@@ -392,18 +414,21 @@ def tune(
         artifact=o.artifact,
         search=(
             "stall settings screened one at a time around the start (one engine pass each, shared by all"
-            " folds) plus their combination; budgets per task type by coordinate descent on an exact"
+            " folds) plus their combination, shared, and per task type where certified on its runs; budgets per task"
+            " type by coordinate descent on an exact"
             " simulation of each pass"
         ),
         target_false_stop_rate=target,
         kept_start=kept_start,
         default_meets_bound=all(default_ok.values()),
         stall=full.stall,
+        type_stall={str(t): v for t, v in full.type_stall.items()},
         types=types,
         held_out=figs(everyone, held_stops) if tuned else None,
         in_sample=figs(everyone, full_stops),
         default=figs(everyone, default_stops),
         fold_stall=fold_stall,
+        fold_type_stall=fold_type_stall,
         verified_runs=n,
         verification_mismatches=mismatches,
         warnings=warnings,
