@@ -69,6 +69,9 @@ def _table(result, console: Console) -> None:
     console.print(
         f"stall settings: {result.stall or 'unchanged'}; budgets: "
         + "; ".join(f"{t.task_type or '(none)'}: {t.budget}" for t in result.types)
+        + "".join(
+            f"; own stall settings for {name}: {own or 'the starting ones'}" for name, own in result.type_stall.items()
+        )
     )
     for w in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")

@@ -67,3 +67,24 @@ def test_bad_input_exits_2(runs_file, tmp_path):
     assert res.exit_code == 2
     res = CliRunner().invoke(main, ["tune", str(tmp_path / "missing")])
     assert res.exit_code == 2 and "does not exist" in res.output
+
+
+def test_the_summary_names_a_task_types_own_stall_settings(tmp_path):
+    # the per-type case of test_tune_per_type_stall: "loopy" needs 4 reflections, "plain" keeps the starting ones
+    from test_tune_search import _with_successful_loops
+
+    runs = _with_successful_loops(3)
+    typed = [
+        r.model_copy(
+            update={
+                "start": r.start.model_copy(update={"task_type": "loopy" if i % 2 or i >= len(runs) - 3 else "plain"})
+            }
+        )
+        for i, r in enumerate(runs)
+    ]
+    write_runs(tmp_path / "typed.jsonl", typed)
+    res = _invoke(tmp_path / "typed.jsonl", "--max-false-stop-rate", "0.02")
+    assert res.exit_code == 0, res.output
+    summary = " ".join(res.output.split())
+    assert "stall settings: {'max_reflections': 4}" in summary
+    assert "own stall settings for plain: the starting ones" in summary
