@@ -1,14 +1,13 @@
 """Each task type may take its own screened stall setting (``[task_types.X.stall]``), ranked on the same passes."""
 
 import numpy as np
-from test_tune_search import _with_successful_loops
+from test_tune_search import _with_successful_loops, probe_tables
 
 from pyguard.engine import PolicyConfig
 from pyguard.replay import replay_run
-from pyguard.tune.probe import probe_config, probe_run
 from pyguard.tune.search import Fitter
-from pyguard.tune.simulate import ProbeTable, RunSet
-from pyguard.tune.space import Budget, SearchSpace, budget_of, build_policy, stall_key
+from pyguard.tune.simulate import RunSet
+from pyguard.tune.space import Budget, SearchSpace, budget_of, build_policy
 
 
 def _fit(bound: float):
@@ -17,14 +16,7 @@ def _fit(bound: float):
     runs = _with_successful_loops(3)
     base, n = PolicyConfig(), len(runs)
     everyone = np.arange(n)
-    cache: dict[tuple, ProbeTable] = {}
-
-    def tables(stall):
-        key = stall_key(stall)
-        if key not in cache:
-            cache[key] = ProbeTable(everyone, [probe_run(r, probe_config(base, stall)) for r in runs])
-        return cache[key]
-
+    tables = probe_tables(runs, base)
     type_of = np.zeros(n, dtype=np.int64)
     type_of[1::2] = 1
     type_of[-3:] = 1

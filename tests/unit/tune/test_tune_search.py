@@ -30,9 +30,9 @@ def _with_successful_loops(n_loops: int) -> list[RunRecord]:
     return runs
 
 
-def _fitter(runs: list[RunRecord], space, bound: float) -> tuple[Fitter, np.ndarray]:
-    base, n = PolicyConfig(), len(runs)
-    everyone = np.arange(n)
+def probe_tables(runs: list[RunRecord], base: PolicyConfig):
+    """The probe table of all ``runs`` under a stall setting, computed once per setting (what the tuner caches)."""
+    everyone = np.arange(len(runs))
     cache: dict[tuple, ProbeTable] = {}
 
     def tables(stall):
@@ -41,9 +41,15 @@ def _fitter(runs: list[RunRecord], space, bound: float) -> tuple[Fitter, np.ndar
             cache[key] = ProbeTable(everyone, [probe_run(r, probe_config(base, stall)) for r in runs])
         return cache[key]
 
+    return tables
+
+
+def _fitter(runs: list[RunRecord], space, bound: float) -> tuple[Fitter, np.ndarray]:
+    base, n = PolicyConfig(), len(runs)
+    tables = probe_tables(runs, base)
     return Fitter(
         RunSet(runs), np.zeros(n, dtype=np.int64), ["lookup"], {"lookup"}, base, space, bound, False, tables
-    ), everyone
+    ), np.arange(n)
 
 
 def test_a_lowered_target_does_not_end_below_an_admissible_start(tiny_space):
