@@ -24,6 +24,7 @@ from pyguard.errors import BudgetError, HandleError
 from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
 from pyguard.events import IterationEvent, Outcome
 from pyguard.guard import GuardedRun
+from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 from pyguard.result import RunResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,7 +48,7 @@ def run_chat(
     tools: Any = None,
     task_type: str | None = None,
     run_id: str | None = None,
-    max_tool_calling_round_trips: int = 100,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
     system_message: str | None = None,
     on_partial: PartialFn | None = None,
     agent: str | None = None,

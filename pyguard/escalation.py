@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pyguard.decisions import Decision
 from pyguard.errors import HandleError
 from pyguard.events import IterationEvent, Outcome
+from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 
 __all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint", "HANDLE_VERSION", "resumed_run_id"]
 
@@ -47,7 +48,7 @@ class AgentRef(_Model):
     name: str | None = None
     """The caller's name for the agent, if given (``agent=`` when running and resuming must agree)."""
     system_message: str | None = None
-    max_tool_calling_round_trips: int = Field(default=100, ge=1)
+    max_tool_calling_round_trips: int = Field(default=LANGCHAIN4J_ROUND_TRIPS, ge=1)
 
 
 class ResumePoint(_Model):

@@ -210,7 +210,7 @@ class Guard:
         tools: Any = None,
         task_type: str | None = None,
         run_id: str | None = None,
-        max_tool_calling_round_trips: int = 100,
+        max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
         system_message: str | None = None,
         on_partial: Callable[[str], None] | None = None,
         agent: str | None = None,

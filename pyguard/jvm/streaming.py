@@ -24,6 +24,7 @@ from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.agents import GuardedModel, tool_set
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
+from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 
 __all__ = [
     "conversation_agent",
@@ -100,7 +101,7 @@ def conversation_agent(
     model: GuardedModel | Any,
     *,
     tools: Any = None,
-    max_tool_calling_round_trips: int = 100,
+    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
     system_message: str | None = None,
     memory_json: str | None = None,
     on_partial: PartialFn | None = None,
