@@ -291,23 +291,12 @@ class RunSession:
         templates = self.stall_config.failure_templates
         for obs, match in _pair(self._pending, event.observations):
             text = obs.text
-            if match is None:
-                novelty, prepared = self._novelty(text, ())
-                results.append(
-                    ActionResult(
-                        None,
-                        novelty,
-                        run_key(prepared),
-                        obs.is_error,
-                        error_kind(prepared) if obs.is_error else None,
-                        None,
-                        text,
-                        obs.kind == "tool" and is_empty_result(prepared),
-                    )
-                )
-                continue
-            _call, fp, requested_at, write = match
-            novelty, prepared = self._novelty(text, fp.arg_values)
+            # an observation that answers no requested call (a user message, an unmatched result) has no action,
+            # so no raw key, template or write flag
+            fp, requested_at, write = None, None, False
+            if match is not None:
+                _call, fp, requested_at, write = match
+            novelty, prepared = self._novelty(text, () if fp is None else fp.arg_values)
             results.append(
                 ActionResult(
                     fp,
@@ -318,8 +307,8 @@ class RunSession:
                     requested_at,
                     text,
                     obs.kind == "tool" and is_empty_result(prepared),
-                    run_key(text),
-                    template_key(prepared, request_words(fp.arg_values)) if templates else None,
+                    None if fp is None else run_key(text),
+                    template_key(prepared, request_words(fp.arg_values)) if templates and fp is not None else None,
                     write,
                 )
             )
