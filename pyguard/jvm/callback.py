@@ -67,7 +67,7 @@ class CallbackAdapter:
         if not callable(fn):
             raise TypeError(f"the guard callback must be callable, got {type(fn).__name__}")
         self.fn: GuardPolicyFn | None = fn
-        """The policy; None once :meth:`release` d."""
+        """The policy; None once the run is over (:meth:`release`)."""
         self.keep_events = keep_events
         self.events: list[IterationEvent] = []
         self.decisions: list[Decision | None] = []
@@ -107,7 +107,7 @@ class CallbackAdapter:
     def java(self) -> Any:
         """The JPype proxy implementing ``dev.pyguard.bridge.GuardCallback`` (needs the JVM started)."""
         if self._java is None:
-            if self.fn is None:
+            if self.released:
                 raise RuntimeError(_RELEASED)
             self._java = _proxy_class()(self)
         return self._java
