@@ -11,7 +11,7 @@ import json
 import sys
 
 from pyguard.guard import Guard
-from pyguard.jvm import build_agent, jclass, run_built, start_jvm
+from pyguard.jvm import build_agent, jclass, load_scenario, run_built, start_jvm
 from pyguard.jvm.agents import scripted_model
 from pyguard.otel import GuardTelemetry
 from pyguard.otel import semconv as sc
@@ -28,22 +28,28 @@ def main(jars: list[str]) -> None:
     flags, state = jclass("io.opentelemetry.api.trace.TraceFlags"), jclass("io.opentelemetry.api.trace.TraceState")
     app_span = span_class.wrap(context_class.create(TRACE_ID, SPAN_ID, flags.getSampled(), state.getDefault()))
 
-    telemetry, exporter = GuardTelemetry.in_memory()
-    guard = Guard(telemetry=telemetry)
-    run = guard.start_run(task="Where is order 34567?", task_type="lookup", agent_style="agentic")
-    guarded = run.guarded_model(scripted_model("convergent"))
-    agent = build_agent("agentic", guarded)
+    def guarded_run(mode: str, scenario: dict | str):  # noqa: ANN202
+        telemetry, exporter = GuardTelemetry.in_memory(mode=mode)
+        guard = Guard(telemetry=telemetry)
+        run = guard.start_run(task="Where is order 34567?", task_type="lookup", agent_style="agentic")
+        guarded = run.guarded_model(scripted_model(scenario, seed=3))
+        agent = build_agent("agentic", guarded)
 
-    def in_app_span():  # on the thread that runs the agent, as an instrumented Java application would
-        scope = app_span.makeCurrent()
-        try:
-            return run_built(agent, "Where is order 34567?", guarded)
-        finally:
-            scope.close()
+        def in_app_span():  # on the thread that runs the agent, as an instrumented Java application would
+            scope = app_span.makeCurrent()
+            try:
+                return run_built(agent, "Where is order 34567?", guarded)
+            finally:
+                scope.close()
 
-    result = run.finish_bridge(run.interruptible(in_app_span))
-    spans = exporter.get_finished_spans()
+        result = run.finish_bridge(run.interruptible(in_app_span))
+        return guard, result, exporter.get_finished_spans()
+
+    guard, result, spans = guarded_run("full", "convergent")
     agent_span = next(s for s in spans if s.attributes[sc.OPERATION_NAME] == "invoke_agent")
+    stubborn = dict(load_scenario("logistics_incident"))
+    stubborn["on_reflection"] = {**stubborn["on_reflection"], "recover_probability": 0.0}
+    _, stopped, decisions = guarded_run("decisions", stubborn)
     print(
         json.dumps(
             {
@@ -53,6 +59,10 @@ def main(jars: list[str]) -> None:
                 "traces": sorted({f"{s.context.trace_id:032x}" for s in spans}),
                 "ops": sorted(s.attributes[sc.OPERATION_NAME] for s in spans),
                 "contexts": [e.trace_context for e in result.record.events],
+                "decisions_outcome": stopped.outcome.value,
+                "decisions_ops": [s.attributes[sc.OPERATION_NAME] for s in decisions],
+                "decisions_types": [s.attributes[sc.SECURITY_DECISION_TYPE] for s in decisions],
+                "decisions_parents": sorted({f"{s.parent.span_id:016x}" for s in decisions if s.parent}),
             }
         )
     )

@@ -1,5 +1,6 @@
 """pyguard's spans join the Java application's trace, with the default Guard: the Java sensor reads the span
-active on the agent's thread (in ``onRequest``), although the guard callback runs on ``pyguard-callback-N``.
+active on the agent's thread (in ``onRequest``), although the guard callback runs on ``pyguard-callback-N``. In
+decisions-only mode, only the guard's interventions are emitted, under the application's span.
 
 The JVM needs the OpenTelemetry API on its classpath, so the run is a subprocess with its own JVM (a JVM's classpath
 is fixed at start); the jars are the ones Maven copies to ``java/target/otel-test-jars`` (``make setup``)."""
@@ -37,3 +38,7 @@ def test_the_run_joins_the_java_apps_trace_with_the_default_guard():
         "4bf92f3577b34da6a3ce929d0e0e4736"
     ]  # every span, the run's and its calls', in the app's trace
     assert out["ops"].count("chat") == len(out["contexts"]) and "execute_tool" in out["ops"]
+    # decisions-only (the app emits its own GenAI spans): the guard's interventions alone, under the app's span
+    assert out["decisions_outcome"] == "stalled"
+    assert out["decisions_ops"] == ["apply_guardrail", "apply_guardrail"]
+    assert out["decisions_types"] == ["warn", "deny"] and out["decisions_parents"] == ["00f067aa0ba902b7"]
