@@ -31,6 +31,7 @@ from pyguard.trace.containers import parse_container, read_json_text
 from pyguard.trace.ending import normalise_tool_names
 from pyguard.trace.extra_formats import EXTRA_FORMATS, EXTRA_SUFFIXES, detect_extra, load_extra
 from pyguard.trace.labels import Labels, load_labels
+from pyguard.trace.medagent_import import is_medagent_run, parse_medagent
 from pyguard.trace.miniswe_import import is_miniswe_run, parse_miniswe
 from pyguard.trace.openai_import import is_openai_run, parse_openai_text
 from pyguard.trace.react_import import is_react_run, parse_react_text
@@ -42,8 +43,18 @@ from pyguard.trace.tolerance import LoadResult, SkipLog
 
 __all__ = ["FORMATS", "TraceFormatName", "detect_format", "detect_text_format", "load_traces", "load_runs"]
 
-TraceFormatName = Literal["pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2"]
-FORMATS: tuple[str, ...] = ("pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2", *EXTRA_FORMATS)
+TraceFormatName = Literal["pyguard", "openai", "react", "miniswe", "sweagent", "bfcl", "tau2", "medagent"]
+FORMATS: tuple[str, ...] = (
+    "pyguard",
+    "openai",
+    "react",
+    "miniswe",
+    "sweagent",
+    "bfcl",
+    "tau2",
+    "medagent",
+    *EXTRA_FORMATS,
+)
 _SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", *EXTRA_SUFFIXES)
 _SNIFF_LINES = 20  # JSON Lines records looked at to detect a format
 _FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
@@ -51,6 +62,7 @@ _FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
 # the checks that recognise one run object, most specific first
 _RUN_CHECKS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("tau2", lambda obj: is_tau2_file(obj) or is_tau2_simulation(obj)),
+    ("medagent", is_medagent_run),
     ("bfcl", is_bfcl_run),
     ("miniswe", is_miniswe_run),
     ("sweagent", is_sweagent_run),
@@ -241,6 +253,8 @@ def _parse_file(
             records = parse_bfcl(items, source=shown, **kw)
         elif fmt == "tau2":
             records = parse_tau2(items, source=shown, **kw)
+        elif fmt == "medagent":
+            records = parse_medagent(items, source=shown, **kw)
         elif fmt == "miniswe":
             records = parse_miniswe(items, source=shown, default_id=_stem(name), **kw)
         else:
