@@ -172,21 +172,13 @@ def parse_medagent(
     labels: Labels | None = None,
 ) -> list[RunRecord]:
     """Every sample in ``objects`` (runs.jsonl lines, or an overall.json) as a run; unreadable ones skipped and
-    counted in ``log`` (strict when None: the first raises)."""
+    counted in ``log`` (strict when None: the first raises). A run id seen twice is the loader's to skip."""
     log = log if log is not None else SkipLog(strict=True)
     out: list[RunRecord] = []
-    seen: set[str] = set()
     for _, obj in objects:
         for sample in _samples(obj):
             try:
-                record = medagent_to_record(sample, source=source, labels=labels, terminal_tools=terminal_tools)
-                if record.run_id in seen:
-                    raise UnreadableRecord(
-                        f"{source}: sample {record.run_id!r} appears twice", reason="duplicate run id"
-                    )
+                out.append(medagent_to_record(sample, source=source, labels=labels, terminal_tools=terminal_tools))
             except UnreadableRecord as exc:
                 log.skip(exc)
-                continue
-            seen.add(record.run_id)
-            out.append(record)
     return out
