@@ -65,7 +65,7 @@ def _files(folder: Path, spec: dict) -> list[str]:
 
 
 def _load(folder: Path, spec: dict, files: list[str] | None = None):  # noqa: ANN202
-    from pyguard.trace import load_runs
+    from pyguard.loading import load_runs
 
     labels = spec.get("labels")
     return load_runs(
