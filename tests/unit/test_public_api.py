@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +59,13 @@ def test_star_import_gives_exactly_the_public_names():
     namespace: dict = {}
     exec("from pyguard import *", namespace)
     assert set(namespace) - {"__builtins__"} == set(pyguard.__all__)
+
+
+def test_every_name_the_readme_and_docs_import_from_pyguard_is_public():
+    root = Path(__file__).resolve().parents[2]
+    imported = set()
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for names in re.findall(r"^from pyguard import ([\w, ]+)", doc.read_text(encoding="utf-8"), re.M):
+            imported |= {n.strip() for n in names.split(",")}
+    assert {"Guard", "start_jvm", "load_runs"} <= imported
+    assert imported <= set(pyguard.__all__)
