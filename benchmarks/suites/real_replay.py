@@ -128,7 +128,7 @@ def _mean(values: list[float | None]) -> float | None:
 def run(quick: bool, data: str | None = None, config: str | None = None) -> dict:
     root = Path(data) if data else FIXTURES
     if not data and not quick:
-        raise SystemExit("real_replay needs --data DIR (see benchmarks/RESULTS.md: how to get the data), or --quick")
+        raise SystemExit("real_replay needs --data DIR (see benchmarks/README.md: how to get the data), or --quick")
     sources = _manifests(root)
     started = time.perf_counter()
     jobs, meta = [], {}
