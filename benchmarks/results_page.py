@@ -127,7 +127,7 @@ def frontier(r: dict) -> Table:
             f"**{p['name']}**" if p["name"] == "dynamic" else p["name"],
             f"{p['success_rate']:.3f}",
             f"{p['total_tokens']:,}",
-            f"{p['total_tokens'] / floor:.2f}×",
+            f"{p['total_tokens'] / floor:.3f}×",
             f"{p['mean_model_calls']:.2f}",
             f"{p['p95_model_calls']:.0f}",
             ", ".join(f"{k} {v}" for k, v in p["outcomes"].items()),
@@ -140,13 +140,13 @@ def frontier(r: dict) -> Table:
             "dynamic, over the agent's draw",
             f"{draw['success_rate']:.3f}",
             f"{draw['total_tokens']:,}",
-            f"{draw['vs_oracle_floor']:.2f}×",
+            f"{draw['vs_oracle_floor']:.3f}×",
             "",
             "",
             f"legitimate tasks {draw['legitimate_success_rate']:.3f}",
         ]
     )
-    rows.append(["oracle floor", "", f"{floor:,}", "1.00×", "", "", ""])
+    rows.append(["oracle floor", "", f"{floor:,}", "1.000×", "", "", ""])
     return ["policy", "success rate", "total tokens", "× oracle floor", "mean model calls", "p95", "outcomes"], rows
 
 
@@ -341,7 +341,8 @@ def frontier_row(r: dict) -> tuple[str, str]:
     draw = r["dynamic_draw_averaged"]
     return (
         f"{r['n_tasks']:,} scripted tasks through AiServices: success rate / tokens, dynamic policy (over the "
-        f"agent's draw: × the oracle floor); the best static cap ({best['name']}); LangChain4j's default",
+        f"agent's draw: × the oracle floor; targets ≥ 0.88, ≤ 1.10×); the best static cap ({best['name']}); "
+        "LangChain4j's default",
         f"{dyn['success_rate']:.3f} / {dyn['total_tokens'] / 1e6:.1f} M ({draw['success_rate']:.3f}, "
         f"{draw['vs_oracle_floor']:.3f}×); {best['success_rate']:.3f} / {best['total_tokens'] / 1e6:.1f} M; "
         f"{lc4j['success_rate']:.3f} / {lc4j['total_tokens'] / 1e6:.0f} M",
@@ -350,7 +351,8 @@ def frontier_row(r: dict) -> tuple[str, str]:
 
 def detection_row(r: dict) -> tuple[str, str]:
     return (
-        f"stall detection on {r['runs']:,} labelled runs: precision / recall / mean delay / false stops",
+        f"stall detection on {r['runs']:,} labelled runs: precision / recall (target {r['targets']['recall']}) / "
+        f"mean delay / false stops",
         f"{r['precision']} / {r['recall']:.2f} / {r['mean_delay']:.2f} calls / {r['false_stop_rate']}",
     )
 
@@ -417,8 +419,8 @@ def concurrency_row(r: dict) -> tuple[str, str]:
     one, top = by[min(by)], by[max(by)]
     rates = " / ".join(f"{lv['iterations_per_s']:,.0f}" for lv in by.values())
     return (
-        f"the whole guard per model call on 1 thread (p50); iterations/s on {' / '.join(map(str, by))} threads in "
-        f"one JVM; p99 guard time at {max(by)}",
+        f"the whole guard per model call on 1 thread (p50; target ≤ 50 µs); iterations/s on "
+        f"{' / '.join(map(str, by))} threads in one JVM; p99 guard time at {max(by)} (target ≤ 10 ms)",
         f"{one['p50_guard_us']:.0f} µs; {rates}; {top['p99_guard_us'] / 1e3:.0f} ms",
     )
 
@@ -428,7 +430,8 @@ def engine_scaling_row(r: dict) -> tuple[str, str]:
     sizes = list(dict.fromkeys(row["observation"] for row in r["rows"]))
     cells = [f"{size}: {at[(size, 100)]:,.0f} / {at[(size, 1000)]:,.0f} µs" for size in sizes]
     return (
-        "one engine decision at iteration 100 / 1000; recorded runs replayed per second on one core",
+        "one engine decision at iteration 100 / 1000 (targets ≤ 25 µs at 1 KB, ≤ 0.5 ms at 100 KB); recorded runs "
+        "replayed per second on one core",
         f"{'; '.join(cells)}; {r['replay_one_core']['runs_per_s']:,} runs/s",
     )
 
