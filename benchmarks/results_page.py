@@ -55,6 +55,11 @@ def _num(value: float | None, digits: int = 0) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def _header(text: str) -> list[str]:
+    """A table's column names, written on one line: ``"source | runs | ..."``."""
+    return [c.strip() for c in text.split(" | ")]
+
+
 def _interval(figure: dict) -> str:
     """A figure with its interval, as ``tune`` reports them: ``{"value", "low", "high"}``."""
     low, high = figure.get("low"), figure.get("high")
@@ -66,6 +71,11 @@ def _interval(figure: dict) -> str:
 
 
 def real_replay(r: dict) -> Table:
+    header = _header(
+        "source (runs: ok / failed / capped) | pyguard, default policy | stop at the first exact repeat "
+        "| OpenHands-style stuck detector"
+    )
+
     def cell(s: dict, policy: str) -> str:
         f = s["policies"][policy]
         return f"{_pct(f['false_stop_rate'])} ({f['false_stops']}) / {_pct(f['failed_calls_saved'])} / " + _pct(
@@ -83,16 +93,14 @@ def real_replay(r: dict) -> Table:
         for p in ("pyguard", "repeat", "openhands")
     ]
     rows.append(["**mean over sources**", *mean])
-    header = [
-        "source (runs: ok / failed / capped)",
-        "pyguard, default policy",
-        "stop at the first exact repeat",
-        "OpenHands-style stuck detector",
-    ]
     return header, rows
 
 
 def tune_real(r: dict) -> Table:
+    header = _header(
+        "source | runs (tasks) | held-out false stops | held-out failed-run calls saved | default policy: false stops "
+        "| default: calls saved"
+    )
     rows = []
     for name, s in r["real"]["sources"].items():
         if "error" in s:
@@ -109,14 +117,6 @@ def tune_real(r: dict) -> Table:
                 _pct(default["failed_calls_saved"]["value"], 2),
             ]
         )
-    header = [
-        "source",
-        "runs (tasks)",
-        "held-out false stops",
-        "held-out failed-run calls saved",
-        "default policy: false stops",
-        "default: calls saved",
-    ]
     return header, rows
 
 
@@ -198,30 +198,30 @@ def nested(r: dict) -> Table:
             ]
         )
     limit = r["rows"][0]["tree_budget"]["model_calls_limit"] if r["rows"] else "-"
-    header = [
-        "supervisor's `maxAgentsInvocations`",
-        "unguarded: model calls / tokens",
-        "guarded: model calls / tokens",
-        f"guarded + tree budget of {limit} calls",
-    ]
+    header = _header(
+        "supervisor's `maxAgentsInvocations` | unguarded: model calls / tokens | guarded: model calls / tokens "
+        f"| guarded + tree budget of {limit} calls"
+    )
     return header, rows
 
 
 def check_gate(r: dict) -> Table:
+    header = _header(
+        "runs per set | false alarms (same behaviour twice) | power: the shifted stall rate fails the gate "
+        "| power of the stall-rate check alone"
+    )
+
+    def rate(value: float, ci: list[float]) -> str:
+        return f"{value:.3f} [{ci[0]:.3f}-{ci[1]:.3f}]"
+
     rows = [
         [
             str(s["runs"]),
-            f"{s['false_alarm_rate']:.3f} [{s['false_alarm_ci'][0]:.3f}-{s['false_alarm_ci'][1]:.3f}]",
-            f"{s['power']:.3f} [{s['power_ci'][0]:.3f}-{s['power_ci'][1]:.3f}]",
+            rate(s["false_alarm_rate"], s["false_alarm_ci"]),
+            rate(s["power"], s["power_ci"]),
             f"{s['power_stall_check']:.3f}",
         ]
         for s in r["sizes"]
-    ]
-    header = [
-        "runs per set",
-        "false alarms (same behaviour twice)",
-        "power: the shifted stall rate fails the gate",
-        "power of the stall-rate check alone",
     ]
     return header, rows
 
@@ -269,6 +269,10 @@ def overhead(r: dict) -> Table:
 
 
 def concurrency(r: dict) -> Table:
+    header = _header(
+        "threads | iterations/s guarded | after `gc.freeze()` | lane | unguarded | p50 guard time (frozen) "
+        "| p99 guard time (frozen) | leaked runs"
+    )
     rows = [
         [
             str(lv["n"]),
@@ -281,16 +285,6 @@ def concurrency(r: dict) -> Table:
             str(lv["leaks"] + lv["lane"]["leaks"] + lv["frozen"]["leaks"]),
         ]
         for lv in r["threads"]
-    ]
-    header = [
-        "threads",
-        "iterations/s guarded",
-        "after `gc.freeze()`",
-        "lane",
-        "unguarded",
-        "p50 guard time (frozen)",
-        "p99 guard time (frozen)",
-        "leaked runs",
     ]
     return header, rows
 
