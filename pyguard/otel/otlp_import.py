@@ -42,6 +42,7 @@ from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunReco
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span, read_spans
 from pyguard.otel.shapes import normalize
+from pyguard.safe_reader import loads
 
 __all__ = ["OtlpImport", "import_otlp", "spans_to_runs"]
 
@@ -83,8 +84,8 @@ def _text(v: Any) -> str:
 def _json_list(v: Any) -> list[dict[str, Any]] | None:
     if isinstance(v, str):
         try:
-            v = json.loads(v)
-        except json.JSONDecodeError:
+            v = loads(v, source="<span attribute>")
+        except ValueError:  # not JSON, or refused by a limit: no messages in it
             return None
     return [m for m in v if isinstance(m, dict)] if isinstance(v, list) else None
 

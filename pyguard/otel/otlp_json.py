@@ -25,6 +25,7 @@ from typing import Any
 
 from pyguard._extras import require
 from pyguard.errors import InputError, TraceFormatError
+from pyguard.safe_reader import loads, read_source
 
 __all__ = ["file_exporter", "encode_spans_json", "Span", "SpanEvent", "read_spans", "looks_like_otlp"]
 
@@ -237,25 +238,30 @@ def looks_like_otlp(path: str | os.PathLike[str]) -> bool:
 
 
 def read_spans(path: str | os.PathLike[str]) -> list[Span]:
-    """Every span of an OTLP JSON file (one object, JSON Lines of objects, or an array of objects)."""
-    p = str(path)
+    """Every span of an OTLP JSON file (one object, JSON Lines of objects, or an array of objects), read through
+    the safe reader (:mod:`pyguard.safe_reader`: line size, nesting depth, integer size)."""
+    src = read_source(path)
+    src.refuse_oversize()
+    p = src.name
     counter = [0]
-    with open(p, "rb") as f:
-        data = f.read()
     try:
-        whole = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        whole = loads(src.data, source=p)
+    except TraceFormatError:
+        if len(src.data.strip().splitlines()) <= 1:
+            raise
+        whole = None  # JSON Lines: the line a limit refuses is named below
+    except json.JSONDecodeError:
         whole = None
     if whole is not None:
         requests = whole if isinstance(whole, list) else [whole]
         return [s for i, r in enumerate(requests) for s in _spans_of(r, f"{p} (object {i + 1})", counter)]
     spans: list[Span] = []
-    for number, line in enumerate(data.splitlines(), start=1):
+    for number, line in enumerate(src.data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            request = loads(line, source=p, line=number)
+        except json.JSONDecodeError as exc:
             raise TraceFormatError(
                 f"not valid JSON ({exc}); an OTLP JSON file holds one export object per line", path=p, line=number
             ) from None

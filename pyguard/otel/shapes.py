@@ -37,6 +37,7 @@ from typing import Any
 
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span
+from pyguard.safe_reader import loads
 
 __all__ = ["normalize"]
 
@@ -107,8 +108,8 @@ def _role_content(messages: Any) -> list[dict[str, Any]] | None:
     """``[{"role": ..., "content": ...}]`` (a JSON string or a list) as GenAI messages."""
     if isinstance(messages, str):
         try:
-            messages = json.loads(messages)
-        except json.JSONDecodeError:
+            messages = loads(messages, source="<span event attribute>")
+        except ValueError:  # not JSON, or refused by a limit: no messages in it
             return None
     if not isinstance(messages, list):
         return None
@@ -138,8 +139,8 @@ def _finish_reasons(a: dict[str, Any]) -> None:
     reasons = a.get(sc.RESPONSE_FINISH_REASONS)
     if isinstance(reasons, str):
         try:
-            parsed = json.loads(reasons)
-        except json.JSONDecodeError:
+            parsed = loads(reasons, source="<span attribute>")
+        except ValueError:  # one plain reason ("stop"), not JSON
             parsed = None
         a[sc.RESPONSE_FINISH_REASONS] = [str(r) for r in parsed] if isinstance(parsed, list) else [reasons]
 

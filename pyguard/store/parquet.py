@@ -26,6 +26,7 @@ from pyguard._extras import require
 from pyguard.decisions import Decision
 from pyguard.errors import InputError
 from pyguard.events import RunRecord
+from pyguard.safe_reader import loads
 from pyguard.trace.records import TraceRun
 
 __all__ = [
@@ -225,7 +226,7 @@ def _loads(value: str | None, what: str, run_id: str) -> Any:
     if value is None:
         return None
     try:
-        return json.loads(value)
+        return loads(value, source=f"run {run_id!r}, column {what!r}")
     except json.JSONDecodeError as exc:
         raise InputError(f"run {run_id!r}: column {what!r} is not valid JSON ({exc.msg})") from None
 
