@@ -1,4 +1,4 @@
-"""Run one benchmark suite: ``python benchmarks/run.py NAME [--quick] [--json] [--data DIR] [--config TOML]``.
+"""Run one benchmark suite: ``python benchmarks/run.py NAME [--quick] [--json] [--data DIR] [--config TOML] [--loso]``.
 
 Each suite is a module ``benchmarks/suites/NAME.py`` with:
 
@@ -46,11 +46,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument("--data", default=None, help="data directory, for suites that read one (real_replay)")
     parser.add_argument("--config", default=None, help="policy TOML, for suites that take one (real_replay)")
+    parser.add_argument(
+        "--loso",
+        action="store_true",
+        help="leave-one-source-out: choose the default without each source, measure on it (real_replay)",
+    )
     args = parser.parse_args(argv)
     if args.name not in available():
         parser.error(f"unknown suite {args.name!r}; choose one of: {', '.join(available())}")
     suite = importlib.import_module(f"suites.{args.name}")
-    extra = {k: v for k, v in (("data", args.data), ("config", args.config)) if v is not None}
+    extra = {
+        k: v for k, v in (("data", args.data), ("config", args.config), ("loso", args.loso or None)) if v is not None
+    }
     accepted = inspect.signature(suite.run).parameters
     if any(k not in accepted for k in extra):
         parser.error(f"suite {args.name!r} takes no {', '.join('--' + k for k in extra if k not in accepted)}")
