@@ -157,7 +157,7 @@ class NestedRun(GuardedRun):
             return decision
         hit = self.budget.exhausted()
         if hit is not None:
-            self._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+            self._impose(Outcome.EXPIRED, hit.message, hit.rule)
         return decision
 
     def _as_supervisor_event(self, event: IterationEvent) -> IterationEvent:
@@ -226,7 +226,7 @@ class NestedRun(GuardedRun):
         if self._imposed is None:
             hit = self.budget.exhausted()
             if hit is not None:
-                self._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+                self._impose(Outcome.EXPIRED, hit.message, hit.rule)
         if self._imposed is not None:
             return self._imposed
         if self.parent is not None:
@@ -275,7 +275,7 @@ class NestedRun(GuardedRun):
         else:
             hit = node.exhausted()
             if hit is not None:
-                child._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+                child._impose(Outcome.EXPIRED, hit.message, hit.rule)
         return guarded.java
 
     def close_child(self, agent_name: str, output: str | None, error: Any) -> None:

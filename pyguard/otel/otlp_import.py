@@ -3,6 +3,10 @@ and ``tune`` read the telemetry a team already collects.
 
     runs = import_otlp("spans.jsonl").runs         # also: pyguard replay spans.jsonl (format detected)
 
+Shapes. pyguard's own export and spans that follow the GenAI conventions are read as they are; OpenLLMetry,
+OpenInference and Quarkus LangChain4j spans, content carried in span events and string finish reasons are first
+read into that shape (:mod:`pyguard.otel.shapes` lists exactly what is read).
+
 Runs. Each ``invoke_agent`` span is one run; the model calls (spans whose ``gen_ai.operation.name`` is ``chat``,
 ``text_completion`` or ``generate_content``) and tool calls (``execute_tool``) under it, at any depth, are its
 iterations and tool calls (under a nested agent they belong to the nearest agent). Model calls under no agent span
@@ -38,6 +42,7 @@ from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span, read_spans
+from pyguard.otel.shapes import normalize
 from pyguard.safe_reader import loads
 
 __all__ = ["OtlpImport", "import_otlp", "spans_to_runs"]
@@ -326,7 +331,9 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
 
 
 def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
-    """Group spans into runs (see the module docstring)."""
+    """Group spans into runs (see the module docstring); other emitters' shapes are read first
+    (:func:`pyguard.otel.shapes.normalize`)."""
+    spans = [normalize(s) for s in spans]
     by_id = {(s.trace_id, s.span_id): s for s in spans}
     skipped: dict[str, int] = defaultdict(int)
 
