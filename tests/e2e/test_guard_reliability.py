@@ -15,7 +15,8 @@ from pyguard.errors import RunError
 from pyguard.events import Outcome
 from pyguard.guard import Guard
 from pyguard.jvm import scripted_model
-from pyguard.trace import load_runs, read_trace, trace_file_name
+from pyguard.loading import load_runs
+from pyguard.trace import read_trace, trace_file_name
 
 TASK = "Where is order 12345?"
 

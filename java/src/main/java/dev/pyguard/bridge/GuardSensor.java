@@ -14,6 +14,7 @@ import dev.langchain4j.model.chat.listener.ChatModelListener;
 import dev.langchain4j.model.chat.listener.ChatModelRequestContext;
 import dev.langchain4j.model.chat.listener.ChatModelResponseContext;
 import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.TokenUsage;
 
@@ -44,6 +45,7 @@ import java.util.function.Consumer;
 public final class GuardSensor implements ChatModelListener {
 
     private static final String T0 = "pyguard.t0";
+    private static final String TRACEPARENT = "pyguard.traceparent";
     private static final JsonFactory JSON = new JsonFactory();
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final ExecutorService DEADLINE_POOL = Executors.newCachedThreadPool(r -> {
@@ -87,25 +89,32 @@ public final class GuardSensor implements ChatModelListener {
     @Override
     public void onRequest(ChatModelRequestContext ctx) {
         ctx.attributes().put(T0, System.nanoTime());
+        // The agent's thread: the application's span is active here, not on the callback thread.
+        String traceparent = TraceContexts.currentTraceparent();
+        if (traceparent != null) ctx.attributes().put(TRACEPARENT, traceparent);
     }
 
     @Override
     public void onResponse(ChatModelResponseContext ctx) {
-        handle(ctx.chatRequest(), ctx.chatResponse(), null, ctx.modelProvider(), ctx.attributes().get(T0));
+        handle(ctx.chatRequest(), ctx.chatResponse(), null, ctx.modelProvider(), ctx.attributes().get(T0),
+                ctx.attributes().get(TRACEPARENT));
     }
 
     @Override
     public void onError(ChatModelErrorContext ctx) {
-        handle(ctx.chatRequest(), null, ctx.error(), ctx.modelProvider(), ctx.attributes().get(T0));
+        handle(ctx.chatRequest(), null, ctx.error(), ctx.modelProvider(), ctx.attributes().get(T0),
+                ctx.attributes().get(TRACEPARENT));
     }
 
-    private void handle(ChatRequest request, ChatResponse response, Throwable error, ModelProvider provider, Object t0) {
+    private void handle(ChatRequest request, ChatResponse response, Throwable error, ModelProvider provider, Object t0,
+                        Object traceparent) {
         String json;
         int index;
         synchronized (this) { index = ++events; }
         try {
             Double latencyMs = t0 instanceof Long start ? (System.nanoTime() - start) / 1e6 : null;
-            json = record(index, request, response, error, provider, latencyMs);
+            json = record(index, request, response, error, provider, latencyMs,
+                    traceparent instanceof String tp ? tp : null);
         } catch (Throwable t) {
             // Building the event must never break the run; count it so the fail-safe and the report see it.
             fail("could not build the iteration event: " + t);
@@ -115,7 +124,8 @@ public final class GuardSensor implements ChatModelListener {
     }
 
     private synchronized String record(int index, ChatRequest request, ChatResponse response, Throwable error,
-                                       ModelProvider provider, Double latencyMs) throws IOException {
+                                       ModelProvider provider, Double latencyMs, String traceparent)
+            throws IOException {
         // sized for the texts it will hold: a large tool result is then copied into the event once (and once more by
         // toString), not once per doubling of a small buffer
         StringWriter out = new StringWriter(initialCapacity(request, response));
@@ -157,9 +167,43 @@ public final class GuardSensor implements ChatModelListener {
             g.writeStringField("error", error == null ? null : clean(describe(error)));
             g.writeStringField("task_type", config.taskType());
             g.writeNumberField("timestamp_ms", (double) System.currentTimeMillis());
+            ChatRequestParameters params = request == null ? null : request.parameters();
+            g.writeStringField("request_model", params == null ? null : clean(params.modelName()));
+            g.writeStringField("response_model", response == null ? null : clean(response.modelName()));
+            g.writeStringField("response_id", response == null ? null : clean(response.id()));
+            writeParameters(g, params);
+            g.writeStringField("trace_context", traceparent);
             g.writeEndObject();
         }
         return out.toString();
+    }
+
+    /** The sampling parameters that were set, named as in OpenTelemetry's {@code gen_ai.request.*} (or null). */
+    private static void writeParameters(JsonGenerator g, ChatRequestParameters p) throws IOException {
+        boolean any = p != null && (p.temperature() != null || p.topP() != null || p.topK() != null
+                || p.maxOutputTokens() != null || p.frequencyPenalty() != null || p.presencePenalty() != null
+                || (p.stopSequences() != null && !p.stopSequences().isEmpty()));
+        if (!any) {
+            g.writeNullField("request_parameters");
+            return;
+        }
+        g.writeObjectFieldStart("request_parameters");
+        writeFinite(g, "temperature", p.temperature());
+        writeFinite(g, "top_p", p.topP());
+        if (p.topK() != null) g.writeNumberField("top_k", p.topK());
+        if (p.maxOutputTokens() != null) g.writeNumberField("max_tokens", p.maxOutputTokens());
+        writeFinite(g, "frequency_penalty", p.frequencyPenalty());
+        writeFinite(g, "presence_penalty", p.presencePenalty());
+        if (p.stopSequences() != null && !p.stopSequences().isEmpty()) {
+            g.writeArrayFieldStart("stop_sequences");
+            for (String s : p.stopSequences()) g.writeString(s == null ? "" : clean(s));
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+    }
+
+    private static void writeFinite(JsonGenerator g, String name, Double v) throws IOException {
+        if (v != null && Double.isFinite(v)) g.writeNumberField(name, v);
     }
 
     /** Where the observations of a request begin: after its last {@link AiMessage}. */
