@@ -46,9 +46,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
-from pyguard.guard import Guard, GuardedRun, new_run_id
+from pyguard.guard import Guard
 from pyguard.jvm.nested import SubAgent, SystemKind
 from pyguard.limits import FAIL_SAFE_MARGIN
+from pyguard.run import GuardedRun, RunHost, new_run_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.decisions import Decision
@@ -99,7 +100,7 @@ class NestedRun(GuardedRun):
 
     def __init__(
         self,
-        guard: Guard,
+        guard: RunHost,
         *,
         run_id: str,
         task: str | None,
@@ -156,7 +157,7 @@ class NestedRun(GuardedRun):
             return decision
         hit = self.budget.exhausted()
         if hit is not None:
-            self._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+            self._impose(Outcome.EXPIRED, hit.message, hit.rule)
         return decision
 
     def _as_supervisor_event(self, event: IterationEvent) -> IterationEvent:
@@ -225,7 +226,7 @@ class NestedRun(GuardedRun):
         if self._imposed is None:
             hit = self.budget.exhausted()
             if hit is not None:
-                self._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+                self._impose(Outcome.EXPIRED, hit.message, hit.rule)
         if self._imposed is not None:
             return self._imposed
         if self.parent is not None:
@@ -274,7 +275,7 @@ class NestedRun(GuardedRun):
         else:
             hit = node.exhausted()
             if hit is not None:
-                child._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+                child._impose(Outcome.EXPIRED, hit.message, hit.rule)
         return guarded.java
 
     def close_child(self, agent_name: str, output: str | None, error: Any) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pyguard.errors import TraceFormatError, UnreadableRecord
-from pyguard.trace import detect_format, load_runs
+from pyguard.loading import detect_format, load_runs
 from pyguard.trace.medagent_import import is_medagent_run, parse_medagent
 
 FIXTURE = Path(__file__).parents[2] / "data" / "real" / "medagentbench" / "outputs" / "Jan17v1"
