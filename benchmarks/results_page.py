@@ -105,10 +105,7 @@ def real_replay_loso(r: dict) -> Table:
 
     def cell(f: dict, named: bool = True) -> str:
         name = f"`{f['candidate']}`: " if named else ""
-        return (
-            f"{name}{_pct(f['false_stop_rate'])} / {_pct(f['failed_calls_saved'])} / "
-            + _pct(f["capped_stopped"], 0)
-        )
+        return f"{name}{_pct(f['false_stop_rate'])} / {_pct(f['failed_calls_saved'])} / " + _pct(f["capped_stopped"], 0)
 
     rows = []
     for name, row in loso["sources"].items():

@@ -103,39 +103,14 @@ def test_build_policy_puts_the_untyped_runs_own_settings_at_the_top_and_keeps_th
 
 def test_the_cli_summary_says_which_type_is_reflect_only(tmp_path):
     write_runs(tmp_path / "mixed.jsonl", _mixed())
-    res = CliRunner().invoke(
-        main,
-        [
-            "tune",
-            str(tmp_path / "mixed.jsonl"),
-            "--quick",
-            "--workers",
-            "1",
-            "--max-false-stop-rate",
-            "0.02",
-            "--min-runs",
-            "5",
-        ],
-        catch_exceptions=False,
-    )
-    assert res.exit_code == 0, res.output
-    summary = " ".join(res.output.split())
+
+    def invoke(*extra: str):
+        args = [str(tmp_path / "mixed.jsonl"), "--quick", "--workers", "1", "--max-false-stop-rate", "0.02"]
+        res = CliRunner().invoke(main, ["tune", *args, "--min-runs", "5", *extra], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        return res.output
+
+    summary = " ".join(invoke().split())
     assert "loopy is reflect-only (stopped by its hard cap alone)" in summary
-    res = CliRunner().invoke(
-        main,
-        [
-            "tune",
-            str(tmp_path / "mixed.jsonl"),
-            "--quick",
-            "--workers",
-            "1",
-            "--max-false-stop-rate",
-            "0.02",
-            "--min-runs",
-            "5",
-            "--json",
-        ],
-        catch_exceptions=False,
-    )
-    data = json.loads(res.output)
+    data = json.loads(invoke("--json"))
     assert {t["task_type"]: t["reflect_only"] for t in data["types"]} == {"lookup": False, "loopy": True}
