@@ -93,6 +93,7 @@ from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.stop import policy_condition
 from pyguard.engine.templates import request_words, template_key
 from pyguard.engine.usage import UsageState, UsageTracker
+from pyguard.engine.window import observed_text
 from pyguard.errors import BudgetError, ConfigError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
@@ -306,7 +307,7 @@ class RunSession:
         results = []
         templates = self.stall_config.failure_templates
         for obs, match in _pair(self._pending, event.observations):
-            text = obs.text
+            text = observed_text(obs.text)  # at most a fixed window of it: a decision's cost does not grow with it
             # an observation that answers no requested call (a user message, an unmatched result) has no action,
             # so no raw key, template or write flag
             fp, requested_at, write = None, None, False
