@@ -23,9 +23,9 @@ from pyguard.decisions import Decision
 from pyguard.errors import BudgetError, HandleError
 from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
 from pyguard.events import IterationEvent, Outcome
-from pyguard.guard import GuardedRun
 from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 from pyguard.result import RunResult
+from pyguard.run import GuardedRun
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import RunSession
@@ -56,7 +56,7 @@ def run_chat(
     """Run ``task`` on pyguard's AiServices agent around ``model`` (a ``ChatModel``, or a ``StreamingChatModel``: then
     the agent's method returns a ``TokenStream``, and ``on_partial`` gets each text chunk). Never raises for the run
     itself. An escalated run's result carries its :class:`EscalationHandle`; ``agent`` names the agent in it."""
-    from pyguard.guard import recorded_task
+    from pyguard.run import recorded_task
 
     run = guard.start_run(task=recorded_task(task), task_type=task_type, run_id=run_id, agent_style="aiservices")
     ref = AgentRef(

@@ -23,25 +23,23 @@ Every run gets its own engine session and its own Java ``GuardedChatModel``, so 
 
 from __future__ import annotations
 
-import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyguard.decisions import Decision
-from pyguard.errors import ConfigError, RunError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.ending import end_from_events, finish_arguments
+from pyguard.errors import ConfigError
+from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.limits import JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, fail_safe_cap, loop_iterations
-from pyguard.result import RunResult, mark_partial_usage, usage_totals
+from pyguard.result import RunResult
+from pyguard.run import ActiveRuns, GuardedRun, Verifier, new_run_id, recorded_task
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pyguard.agent_guard import AgentGuard, GuardedAgent
     from pyguard.engine import Policy, PolicyConfig
-    from pyguard.jvm.agents import BridgeResult, GuardedModel
-    from pyguard.jvm.ending import RunEnding
 
 __all__ = [
     "Guard",
@@ -60,12 +58,10 @@ DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
 
 DEFAULT_CALLBACK_TIMEOUT_MS = 10_000
 """The default deadline of the guard's decision, per model call. An engine decision takes well under a millisecond
-(benchmarks/RESULTS.md section 5), so 10 s is only ever reached by a hung engine; then the run goes on under the Java
-fail-safe cap (outcome ``guard_error``), the late decision is discarded, and the caller of :meth:`Guard.run` gets its
-result at most this long after the agent ends. ``callback_timeout_ms=0`` runs the decision on the agent's thread
-instead (what that saves per model call: RESULTS section 3), but a hung engine then blocks the agent."""
-
-Verifier = Callable[[str], bool]
+(the engine_scaling benchmark suite), so 10 s is only ever reached by a hung engine; then the Java fail-safe stops the
+run at once (outcome ``guard_error``, no further model call), the late decision is discarded, and the caller of
+:meth:`Guard.run` waits for the engine no longer: one deadline per run. ``callback_timeout_ms=0`` runs the decision on the agent's thread
+instead (what that saves per model call: the overhead suite), but a hung engine then blocks the agent."""
 
 
 class Guard:
@@ -125,8 +121,7 @@ class Guard:
         self.callback_timeout_ms = callback_timeout_ms
         self.trace_file_mode = trace_file_mode
         self.verifier = verifier
-        self._active: set[GuardedRun] = set()
-        self._active_lock = threading.Lock()
+        self.active = ActiveRuns()
         self.telemetry = telemetry
 
     @classmethod
@@ -149,6 +144,54 @@ class Guard:
         """Open one guarded run: call :meth:`GuardedRun.wrap` on your model, run your agent inside
         :meth:`GuardedRun.call`, then read :attr:`GuardedRun.result`. Usable as a context manager."""
         return GuardedRun(self, run_id=run_id or new_run_id(), task=task, task_type=task_type, agent_style=agent_style)
+
+    def attach(
+        self,
+        model: Any,
+        *,
+        task_type: str | None = None,
+        agent_style: str | None = None,
+        on_result: Callable[[RunResult], None] | None = None,
+    ) -> AgentGuard:
+        """Attach this guard to an agent for its lifetime: build your agent once around the returned
+        :class:`pyguard.agent_guard.AgentGuard`'s ``.model`` (and its :meth:`~pyguard.agent_guard.AgentGuard.
+        before_tool_execution` hook); every user turn (every ``chat()`` call, on any thread) is then a guarded run of
+        its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends)."""
+        from pyguard.agent_guard import AgentGuard
+
+        return AgentGuard(self, model, task_type=task_type, agent_style=agent_style, on_result=on_result)
+
+    def agent(
+        self,
+        style: str,
+        model: Any,
+        *,
+        tools: Any = None,
+        task_type: str | None = None,
+        max_loop_iterations: int | None = None,
+        max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
+        exit_when_answer_contains: str | None = None,
+        system_message: str | None = None,
+        on_result: Callable[[RunResult], None] | None = None,
+    ) -> GuardedAgent:
+        """One of pyguard's agent styles ('aiservices', 'agentic', 'executor') around ``model``, built once and
+        guarded for its lifetime: each ``.chat(task)`` (from any thread) is a guarded run and returns its
+        :class:`RunResult`. The aiservices agent keeps no conversation between calls (a fresh chat memory per run)."""
+        from pyguard.agent_guard import GuardedAgent
+        from pyguard.jvm import build_agent
+
+        agent_guard = self.attach(model, task_type=task_type, agent_style=str(style), on_result=on_result)
+        java_agent = build_agent(
+            style,
+            agent_guard.model,
+            tools=tools,
+            max_loop_iterations=loop_iterations(max_loop_iterations, None, "Guard.agent"),
+            max_tool_calling_round_trips=max_tool_calling_round_trips,
+            exit_when_answer_contains=exit_when_answer_contains,
+            system_message=system_message,
+            per_run_memory=True,
+        )
+        return GuardedAgent(agent_guard, java_agent, str(style))
 
     def run(
         self,
@@ -258,8 +301,7 @@ class Guard:
     @property
     def active_runs(self) -> list[GuardedRun]:
         """The runs of this guard started and not yet finished."""
-        with self._active_lock:
-            return list(self._active)
+        return self.active.snapshot()
 
     def cancel_all(self, reason: str = "interrupted (Ctrl-C)") -> int:
         """Cancel every active run of this guard (their next model call or tool execution stops them, outcome
@@ -319,324 +361,6 @@ class Guard:
         return [r for r in results if r is not None]
 
 
-class GuardedRun:
-    """One run under the guard: its engine session, its Java guarded model, its trace."""
-
-    def __init__(
-        self,
-        guard: Guard,
-        *,
-        run_id: str,
-        task: str | None,
-        task_type: str | None,
-        agent_style: str | None,
-        parent_run_id: str | None = None,
-    ):
-        self.guard = guard
-        self.run_id = run_id
-        self.task_type = task_type
-        self.session = guard.policy.new_run(run_id, task_type)
-        self.start = RunStart(
-            run_id=run_id,
-            task_type=task_type,
-            task=task,
-            agent_style=agent_style,
-            policy=guard.config.model_dump(mode="json"),
-            started_at_ms=time.time() * 1000.0,
-            parent_run_id=parent_run_id,
-        )
-        self.events: list[IterationEvent] = []
-        self.decisions: list[Decision] = []
-        self._lock = threading.Lock()
-        """Guards events, decisions, the trace writer and the result: held only briefly, never across the engine."""
-        self._engine_lock = threading.Lock()
-        """Held while the engine decides (the session is single-threaded)."""
-        self._guarded: GuardedModel | None = None
-        self._result: RunResult | None = None
-        self._cancelled: str | None = None
-        self._abandoned_at: int | None = None
-        self._java_note: str | None = None
-        self.trace_path: Path | None = None
-        self._writer = None
-        if guard.trace_dir is not None:
-            from pyguard.errors import TraceFormatError
-            from pyguard.trace import TraceWriter
-
-            self.trace_path = guard.trace_dir / trace_file_name(run_id)
-            try:
-                self._writer = TraceWriter(self.trace_path, mode="x", file_mode=guard.trace_file_mode)
-            except TraceFormatError as exc:
-                raise RunError(f"run {run_id!r} cannot start: {exc}") from None
-            self._writer.start(self.start)
-        with guard._active_lock:
-            guard._active.add(self)
-        self._spans = guard.telemetry.start_run(self.start) if guard.telemetry is not None else None
-
-    # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
-    def observe(self, event: IterationEvent) -> Decision | None:
-        """Record ``event``, ask the engine, record and return its decision. With a deadline, the decision is recorded
-        only if Java still takes it (:meth:`_claim`): a decision that comes too late is discarded on both sides."""
-        with self._lock:
-            if self._result is not None or self._abandoned_at is not None:
-                return None  # the run has ended, or its guard was given up: nothing more is recorded
-            self.events.append(event)
-            if self._writer is not None:
-                self._writer.iteration(event)
-        with self._engine_lock:
-            if self._result is not None:
-                return None
-            decision = self.session.observe(event)
-        with self._lock:
-            if self._result is not None:
-                return None  # the run ended while the engine decided: discarded
-            if not self._claim(event.index):
-                self._abandoned_at = event.index
-                return None
-            self.decisions.append(decision)
-            if self._writer is not None:
-                self._writer.decision(self.run_id, decision)
-            if self._spans is not None:
-                self._spans.iteration(event, decision)
-            return decision
-
-    def _claim(self, index: int) -> bool:
-        """True when Java will apply the decision about event ``index`` (always, without a deadline)."""
-        if self.guard.callback_timeout_ms <= 0 or self._guarded is None:
-            return True
-        return self._guarded.claim(index)
-
-    def guarded_model(self, model: Any) -> GuardedModel:
-        """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
-        from pyguard.jvm import guard_model
-
-        return self._guard_once(guard_model, model)
-
-    def guarded_streaming_model(self, model: Any) -> GuardedModel:
-        """The :class:`pyguard.jvm.GuardedModel` of this run around a Java ``StreamingChatModel`` (made once): its
-        ``.java`` is a ``GuardedStreamingChatModel``."""
-        from pyguard.jvm.streaming import guard_streaming_model
-
-        return self._guard_once(guard_streaming_model, model)
-
-    def fail_safe_calls(self) -> int:
-        """The Java fail-safe cap of this run's guarded model (:mod:`pyguard.limits`): the guard's ``max_model_calls``."""
-        return self.guard.max_model_calls
-
-    def _guard_once(self, wrap: Callable[..., GuardedModel], model: Any) -> GuardedModel:
-        """This run's one guarded model, made by ``wrap`` around ``model`` the first time (a run wraps one model)."""
-        if self._guarded is None:
-            self._guarded = wrap(
-                model,
-                self.observe,
-                run_id=self.run_id,
-                task_type=self.task_type,
-                max_model_calls=self.fail_safe_calls(),
-                callback_timeout_ms=self.guard.callback_timeout_ms,
-                keep_events=False,
-            )
-            if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
-                self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
-        elif not self._guarded.wraps(model):
-            raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
-        return self._guarded
-
-    def wrap_streaming(self, model: Any) -> Any:
-        """A Java ``StreamingChatModel`` (pyguard's ``GuardedStreamingChatModel``) around ``model``: build your
-        streaming agent with it. Wire ``TokenStream.beforeToolExecution(guarded::beforeToolExecution)`` where you can,
-        so a stop keeps the last response's tools from running."""
-        return self.guarded_streaming_model(model).java
-
-    def wrap(self, model: Any) -> Any:
-        """A Java ``ChatModel`` (pyguard's ``GuardedChatModel``) around ``model``: build your agent with it.
-
-        For an AiServices agent, also give its builder :meth:`before_tool_execution`, so a stop keeps the last
-        response's tools from running (without it, they run and the next model call is refused)."""
-        return self.guarded_model(model).java
-
-    def before_tool_execution(self) -> Any:
-        """The guard's tool hook, typed only with LangChain4j's own interfaces: a Java
-        ``java.util.function.Consumer<dev.langchain4j.service.tool.BeforeToolExecution>``. Your Java factory takes it
-        as that type and passes it to ``AiServices.builder(...).beforeToolExecution(hook)``: it needs no pyguard jar to
-        compile, and a stop keeps the tools of the last response from running. Call :meth:`wrap` first."""
-        return self._wrapped("before_tool_execution").before_tool_execution()
-
-    def after_tool_execution(self) -> Any:
-        """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` for ``afterToolExecution(...)``: counts the
-        tools that ran (``toolExecutions`` of the run's Java counters). Call :meth:`wrap` first."""
-        return self._wrapped("after_tool_execution").after_tool_execution()
-
-    def _wrapped(self, what: str) -> GuardedModel:
-        if self._guarded is None:
-            raise RunError(f"run {self.run_id!r}: call run.wrap(model) before run.{what}() (the hook is the model's)")
-        return self._guarded
-
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the
-        guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value
-
-        try:
-            value = self.interruptible(fn)
-        except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
-            self.end(ending_of_exception(exc, last_text=self._last_text()))
-            return None
-        self.end(ending_of_value(value))
-        return value
-
-    def cancel(self, reason: str = "cancelled from Python") -> None:
-        """End the run from any thread: the next model call or tool execution stops it; outcome ``cancelled``.
-        Called before :meth:`wrap`, the run stops before its first model call."""
-        self._cancelled = reason
-        if self._guarded is not None:
-            self._guarded.request_stop(Outcome.CANCELLED, reason, "cancel")
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled is not None
-
-    def interruptible(self, fn: Callable[[], Any]) -> Any:
-        """Run ``fn`` (the agent) so that Ctrl-C cancels this run instead of killing it half-written: see
-        :func:`pyguard.interrupts.run_interruptibly`. On Ctrl-C the run ends ``cancelled`` (footer written), then the
-        ``KeyboardInterrupt`` goes on to the caller."""
-        from pyguard.interrupts import run_interruptibly
-
-        return run_interruptibly(
-            fn,
-            name=f"pyguard-run-{self.run_id}",
-            on_interrupt=lambda: self.cancel("interrupted (Ctrl-C)"),
-            on_give_up=lambda: self._finish(cancelled=True, answer=self._last_text()),
-        )
-
-    @property
-    def result(self) -> RunResult:
-        if self._result is None:
-            raise RunError(f"run {self.run_id!r} has not finished: run your agent inside GuardedRun.call(...) first")
-        return self._result
-
-    def __enter__(self) -> GuardedRun:
-        return self
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self._result is None:
-            self._finish(error=f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
-
-    # -- ending ----------------------------------------------------------------------------------------------------
-
-    def finish_bridge(self, res: BridgeResult) -> RunResult:
-        """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
-        from pyguard.jvm.ending import ending_of_result
-
-        return self.end(ending_of_result(res))
-
-    def abandon(self) -> None:
-        if self._result is None:
-            self._finish(error="the agent could not be built")
-
-    def end(self, ending: RunEnding) -> RunResult:
-        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through :func:`finish_arguments`; the
-        engine's ``RunSession.finish`` then settles the outcome (a STOP it decided keeps its own)."""
-        from pyguard.jvm.ending import Ending
-
-        if ending.guard_failures:
-            self._java_note = ending.guard_failures
-        if ending.ending is Ending.STOPPED:
-            stopped = False  # by the engine's own decision? (not when its decision was discarded, or it is stuck)
-            if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._deadline_s()):
-                try:
-                    stopped = self.session.stopped is not None
-                finally:
-                    self._engine_lock.release()
-            if stopped:
-                return self._finish(answer=ending.last_text)
-            if self._cancelled is not None:
-                return self._finish(cancelled=True, answer=ending.last_text)
-        return self._finish(**finish_arguments(ending, self.start.agent_style))
-
-    def _finish(
-        self,
-        *,
-        answer: str | None = None,
-        error: str | None = None,
-        cancelled: bool = False,
-        guard_error: str | None = None,
-        expired: str | None = None,
-    ) -> RunResult:
-        # Wait for an engine decision in progress at most the callback deadline: Java has given up on it by then.
-        engine = self._engine_lock.acquire(timeout=self._deadline_s())
-        try:
-            with self._lock:
-                if self._result is not None:
-                    return self._result
-                verified = None
-                if answer is not None and error is None and expired is None and self.guard.verifier is not None:
-                    verified = bool(self.guard.verifier(answer))
-                if engine and self._abandoned_at is None:
-                    end = self.session.finish(
-                        answer=answer,
-                        error=error,
-                        verified=verified,
-                        cancelled=cancelled,
-                        guard_error=guard_error,
-                        expired=expired,
-                    )
-                else:
-                    end = end_from_events(
-                        self.run_id,
-                        self.events,
-                        answer=answer,
-                        error=error,
-                        verified=verified,
-                        cancelled=cancelled,
-                        guard_error=guard_error,
-                        expired=expired,
-                        guard_failed=self._guard_failure(),
-                    )
-                self._result = self._result_from(end)
-                if self._guarded is not None:
-                    self._guarded.release()  # free the run's state now: Java -> callback -> this run is a cycle
-                return self._result
-        finally:
-            if engine:
-                self._engine_lock.release()
-            with self.guard._active_lock:
-                self.guard._active.discard(self)
-
-    def _guard_failure(self) -> str:
-        """Why the engine could not finish the run: its decision missed the deadline, or it is still busy."""
-        late = (
-            f"the engine's decision about model call {self._abandoned_at} missed the callback deadline of"
-            f" {self.guard.callback_timeout_ms} ms and was discarded"
-            if self._abandoned_at is not None
-            else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended"
-        )
-        return late + (f"; Java saw {self._java_note}" if self._java_note else "")
-
-    def _deadline_s(self) -> float:
-        ms = self.guard.callback_timeout_ms
-        return ms / 1000.0 if ms > 0 else -1
-
-    def _result_from(self, end: RunEnd) -> RunResult:
-        end = mark_partial_usage(end, self.events)
-        if self._writer is not None:
-            self._writer.end(end)
-            self._writer.close()
-        if self._spans is not None:
-            self._spans.end(end)
-        record = RunRecord(start=self.start, events=list(self.events), end=end)
-        return RunResult(
-            record=record,
-            decisions=tuple(self.decisions),
-            gains=tuple(self.session.gains),
-            trace_path=None if self.trace_path is None else str(self.trace_path),
-        )
-
-    def _last_text(self) -> str | None:
-        for event in reversed(self.events):
-            if event.text:
-                return event.text
-        return None
-
-
 def run_unguarded(
     style: str,
     model: Any,
@@ -673,94 +397,6 @@ def run_unguarded(
     end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
     start = RunStart(run_id=run_id, task_type=task_type, task=recorded_task(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
-
-
-def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> dict[str, Any]:
-    """How an ending reads as the arguments of the engine's ``RunSession.finish`` (and of :func:`end_from_events`):
-    an answer; the agent's own cap (``expired``); an error; or a stop the engine did not decide: a cancellation, a
-    guard failure (``guard_error``), or the Java fail-safe cap with a healthy guard (``expired``). Every ending but an
-    answer keeps the last text the model wrote as the salvaged answer (the outcome still says how the run ended)."""
-    from pyguard.jvm.ending import Ending
-
-    salvage = ending.last_text
-    if ending.ending is Ending.ANSWERED:
-        return {"answer": ending.answer}
-    if ending.ending is Ending.EXHAUSTED:
-        what = ending.reason or agent_style or "its loop cap"
-        return {"expired": f"the agent's own cap ended the run without an answer ({what})", "answer": salvage}
-    if ending.ending is Ending.FAILED:
-        return {"error": ending.error or "the run failed", "answer": salvage}
-    reason = ending.reason or ""
-    if ending.stop_outcome is Outcome.CANCELLED:
-        return {"cancelled": True, "answer": salvage}
-    if ending.stop_outcome is None or ending.stop_outcome is Outcome.GUARD_ERROR:
-        return {"guard_error": reason or "the run was stopped without an outcome", "answer": salvage}
-    return {"expired": reason + (" (Java fail-safe)" if ending.fail_safe else ""), "answer": salvage}
-
-
-def end_from_events(
-    run_id: str,
-    events: Sequence[IterationEvent],
-    *,
-    answer: str | None = None,
-    error: str | None = None,
-    verified: bool | None = None,
-    cancelled: bool = False,
-    guard_error: str | None = None,
-    expired: str | None = None,
-    guard_failed: str | None = None,
-    wall_ms: float | None = None,
-) -> RunEnd:
-    """The footer of a run the engine did not finish: an unguarded run, or a guarded one whose engine missed its
-    deadline (``guard_failed`` says how). The outcome comes from how the agent ended, in the order of the engine's
-    ``RunSession.finish``; the counts from the events (tokens: :func:`pyguard.result.usage_totals`)."""
-    note = f" ({guard_failed})" if guard_failed else ""
-    if cancelled:
-        outcome, reason = Outcome.CANCELLED, f"cancelled{note}"
-    elif guard_error is not None:
-        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}{note}"
-    elif expired is not None:
-        outcome, reason = Outcome.EXPIRED, f"{expired}{note}"
-    elif error is not None:
-        outcome, reason = Outcome.FAILED, f"the run failed: {error}{note}"
-    elif answer is not None and verified is False:
-        outcome, reason = Outcome.FAILED, f"the verifier rejected the answer{note}"
-    elif guard_failed and answer is not None:
-        outcome, reason = Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {guard_failed}"
-    elif guard_failed:
-        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_failed}"
-    elif answer is not None:
-        outcome, reason = Outcome.SUCCEEDED, "the model answered"
-    else:
-        outcome, reason = Outcome.FAILED, "the run ended without an answer"
-    inp, out, tot, partial = usage_totals(events)
-    return RunEnd(
-        run_id=run_id,
-        outcome=outcome,
-        reason=reason,
-        answer=answer,
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=inp,
-        output_tokens=out,
-        total_tokens=tot,
-        tokens_partial=partial,
-        wall_ms=wall_ms,
-        censored=bool(events) and not events[-1].is_final,
-    )
-
-
-def recorded_task(task: str | Sequence[str]) -> str | None:
-    """The task a trace records: the message itself, or a conversation's first user message (the others arrive as
-    user observations of the events)."""
-    if isinstance(task, str):
-        return task
-    return next(iter(task), None)
-
-
-def new_run_id() -> str:
-    """A fresh run id: 12 random hexadecimal characters."""
-    return uuid.uuid4().hex[:12]
 
 
 def _is_int(value: object) -> bool:

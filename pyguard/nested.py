@@ -46,9 +46,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
-from pyguard.guard import Guard, GuardedRun, new_run_id
+from pyguard.guard import Guard
 from pyguard.jvm.nested import SubAgent, SystemKind
 from pyguard.limits import FAIL_SAFE_MARGIN
+from pyguard.run import GuardedRun, RunHost, new_run_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.decisions import Decision
@@ -99,7 +100,7 @@ class NestedRun(GuardedRun):
 
     def __init__(
         self,
-        guard: Guard,
+        guard: RunHost,
         *,
         run_id: str,
         task: str | None,

@@ -25,7 +25,7 @@ Defaults and why
 The defaults were chosen on public recordings of real agents (``benchmarks/run.py real_replay``: a coding agent
 on SWE-bench, ReAct question answering, multi-turn function calling, customer-service conversations), where the
 first bound is that at most 1% of successful runs (2% of any one source) are stopped early. The measured figures
-and the trade-off between policies are in benchmarks/RESULTS.md section 8 (real_replay), not here: figures in a
+and the trade-off between policies are in benchmarks/RESULTS.md (real_replay), not here: figures in a
 docstring go stale.
 
 - ``base_budget = 8``: what a turn gets before it has shown any progress. Enough for a lookup (2-4 calls) and
@@ -35,14 +35,15 @@ docstring go stale.
   content) buys two more calls, so a run stays within budget while about one iteration in three is productive.
   With 1 (the replacement only), coding agents that succeed after many calls ran out of budget among their
   ordinary dull results (a grep that finds nothing, a re-read), and were stopped although they would have succeeded
-  (RESULTS section 8).
+  (the real_replay benchmark suite).
 - ``hard_cap = 150`` per turn: the ceiling however productive, above LangChain4j's own default of 100 round trips
   (which still applies to an AiServices agent unless raised) so that pyguard is never the tighter of the two for
-  productive work; the longest successful recorded coding runs stay below it (RESULTS section 8).
+  productive work; the longest successful recorded coding runs stay below it (real_replay).
 - ``extension = 4``: after a reflection the model needs one call to react, one to see the result and one to
   answer; one more of slack. Granted only with a reflection, never unconditionally.
 - ``max_reflections = 1``: one reflection, then the next stall stops the run (2 leaves fewer false stops on
-  recorded runs but also saves much less: the "1-cautious" row of the trade-off in RESULTS section 8).
+  recorded runs but also saves much less: the "1-cautious" policy of
+  ``benchmarks/real_data/tradeoff.py``).
 - Turns (``budget_per_turn = True``): a user message after the model's answer opens a new turn with its own
   budget, stall state, reflections and memory, as LangChain4j's cap counts per ``chat()`` call; ``caps`` hold
   across the run.
@@ -78,6 +79,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyguard.decisions import Action, Decision
+from pyguard.ending import settle
 from pyguard.engine.actions import classify_action
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
@@ -671,24 +673,19 @@ class RunSession:
             "reflections": self.reflections,
             "flags": [f.as_dict() for f in self.flags],
         }
+        stop = None
         if self._stop is not None:
-            outcome, reason = self._stop.outcome or Outcome.EXPIRED, self._stop.reason
+            stop = (self._stop.outcome or Outcome.EXPIRED, self._stop.reason)
             evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
-        elif guard_error is not None:
-            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}"
-        elif cancelled:
-            outcome, reason = Outcome.CANCELLED, "cancelled"
-        elif expired is not None:
-            outcome, reason = Outcome.EXPIRED, expired
-        elif error is not None:
-            outcome, reason = Outcome.FAILED, f"the run failed: {error}"
-        elif answer is not None and verified is False:
-            outcome, reason = Outcome.FAILED, "the verifier rejected the answer"
-        elif answer is not None:
-            outcome = Outcome.SUCCEEDED
-            reason = "the model answered" + (" and the verifier accepted it" if verified else "")
-        else:
-            outcome, reason = Outcome.FAILED, "the run ended without an answer"
+        outcome, reason = settle(
+            stop=stop,
+            guard_error=None if guard_error is None else str(guard_error),
+            cancelled=cancelled,
+            expired=expired,
+            error=None if error is None else str(error),
+            answer=answer,
+            verified=verified,
+        )
         usage = self._usage.state
         reported = usage.tokens_reported
         self._end = RunEnd(

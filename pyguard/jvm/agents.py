@@ -22,12 +22,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pyguard.ending import Ending
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
-from pyguard.jvm.ending import Ending
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS, loop_iterations
 
@@ -136,6 +136,14 @@ class GuardStopped(RunError):
         self.result = result
 
 
+REUSED_AFTER_RUN = (
+    "pyguard: this guarded model served run {run_id!r}, which has ended; an agent built around run.wrap(model) serves"
+    " one run. To guard an agent across calls, wrap the model once with guard.attach(model) and build the agent"
+    " around its .model (every chat() call is then a guarded run of its own)"
+)
+"""What a model call through a guarded model whose run has ended raises (Java ``IllegalStateException``)."""
+
+
 class GuardedModel:
     """One run's ``GuardedChatModel`` (``.java``) and its callback adapter (``.callback``, None if unregistered)."""
 
@@ -147,10 +155,12 @@ class GuardedModel:
     def release(self) -> None:
         """The run has ended: free its Python state now (:meth:`CallbackAdapter.release`), not when the JVM next
         collects. :func:`run_built` (given this model) and a :class:`pyguard.guard.GuardedRun` ending do it; call it
-        yourself when you run an agent of your own on ``.java``. A later model call through it counts a callback
-        failure (a guarded model serves one run)."""
+        yourself when you run an agent of your own on ``.java``. A later model call through it raises a Java
+        ``IllegalStateException`` saying :data:`REUSED_AFTER_RUN` (a guarded model serves one run: never unguarded)."""
         if self.callback is not None:
             self.callback.release()
+        actuator = self.java.actuator() if hasattr(self.java, "actuator") else self.java  # a streaming model's actuator
+        actuator.close(REUSED_AFTER_RUN.format(run_id=self.run_id))
 
     def check_not_released(self, what: str) -> None:
         """Raise :class:`RunError` when this guarded model's run is over: reusing it would run unguarded (every event
@@ -182,6 +192,11 @@ class GuardedModel:
         """True when Java will apply the decision about event ``index`` (always without a deadline; with one, only
         if it has not given up on that event: see ``GuardSensor.claim``)."""
         return bool(self.java.sensor().claim(index))
+
+    def missed_deadline_at(self) -> int:
+        """The model call whose guard decision missed the callback deadline (Java gave the run's guard up and stops the
+        run before its next model call), or 0 while none did: see ``GuardSensor.missedDeadlineAt``."""
+        return int(self.java.sensor().missedDeadlineAt())
 
     def request_stop(
         self, outcome: Outcome | str = Outcome.CANCELLED, reason: str = "cancelled", rule: str | None = "cancel"
@@ -324,13 +339,14 @@ def build_agent(
     exit_when_answer_contains: str | None = None,
     system_message: str | None = None,
     max_iterations: int | None = None,
+    per_run_memory: bool = False,
 ) -> Any:
     """A Java ``GuardedAgent`` of ``style`` around ``model`` (a :class:`GuardedModel` or any Java ChatModel).
 
     The agent's own loop caps (:mod:`pyguard.limits`): ``max_loop_iterations`` is the agentic loop's iterations /
     the explicit loop's model calls (``max_iterations`` is its deprecated name); ``max_tool_calling_round_trips``
     AiServices' (and the agentic sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, ""
-    never exits early.
+    never exits early. ``per_run_memory`` (aiservices): a chat memory per run, for an agent built once for many runs.
     """
     try:
         style = AgentStyle(style)
@@ -349,6 +365,7 @@ def build_agent(
         _positive(max_tool_calling_round_trips, "max_tool_calling_round_trips"),
         exit_when_answer_contains,
         system_message,
+        bool(per_run_memory),
         what="build_agent",
     )
 

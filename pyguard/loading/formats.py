@@ -21,6 +21,7 @@ from pyguard.store.parquet import is_parquet, read_parquet
 from pyguard.trace.bfcl_import import is_bfcl_run, parse_bfcl
 from pyguard.trace.containers import parse_container
 from pyguard.trace.labels import Labels
+from pyguard.trace.medagent_import import is_medagent_run, parse_medagent
 from pyguard.trace.miniswe_import import is_miniswe_run, parse_miniswe
 from pyguard.trace.openai_import import is_openai_run, parse_openai_text
 from pyguard.trace.react_import import is_react_run, parse_react_text
@@ -148,7 +149,10 @@ FORMAT_TABLE: tuple[Format, ...] = (
         "sweagent", _container(parse_sweagent, is_sweagent_run, named=True), run_check=is_sweagent_run, specificity=2
     ),
     Format("bfcl", _container(parse_bfcl, is_bfcl_run, named=False), run_check=is_bfcl_run, specificity=4),
-    Format("tau2", _container(parse_tau2, _is_tau2, named=False), run_check=_is_tau2, specificity=5),
+    Format(
+        "medagent", _container(parse_medagent, is_medagent_run, named=False), run_check=is_medagent_run, specificity=5
+    ),
+    Format("tau2", _container(parse_tau2, _is_tau2, named=False), run_check=_is_tau2, specificity=6),
     Format("otel", _otel, file_check=looks_like_otlp),
     Format("parquet", _parquet, file_check=is_parquet, suffixes=(".parquet",)),
 )

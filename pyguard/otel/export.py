@@ -6,7 +6,9 @@ span (INTERNAL) per tool call as children. ``gen_ai.*`` attributes follow the Ge
 models, ``gen_ai.usage.*``, finish reasons, tool names and call ids); the guard's decision after each model call is
 on its chat span (``pyguard.decision.*``, ``pyguard.gain``, ``pyguard.stall.flags``; a ``pyguard.reflection`` or
 ``pyguard.stop`` span event when it reflects or stops), the run's outcome on the run span (``pyguard.outcome``,
-``pyguard.stop.rule``, ...). Message content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
+``pyguard.stop.rule``, ...). Each span also carries ``openinference.span.kind`` (AGENT, LLM, TOOL), so Arize Phoenix
+shows the tree with its kinds; a reflection or a stop is also an ``apply_guardrail`` span
+(:mod:`pyguard.otel.guardrail`). Message content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
 arguments and results) is recorded only with ``capture_content=True`` or the environment variable
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, as OpenTelemetry's GenAI instrumentations do; an export
 meant for ``pyguard replay`` needs it (replay measures what each tool result brought).
@@ -183,6 +185,7 @@ class RunSpans:
             attrs = _clean(
                 {
                     sc.OPERATION_NAME: sc.OP_INVOKE_AGENT,
+                    sc.OPENINFERENCE_SPAN_KIND: "AGENT",
                     sc.AGENT_NAME: self.agent_name,
                     sc.PROVIDER_NAME: provider_name(event.provider) if event is not None else None,
                     sc.REQUEST_MODEL: _request_model(event) if event is not None else None,
@@ -254,6 +257,7 @@ class RunSpans:
         attrs = _clean(
             {
                 **call,
+                sc.OPENINFERENCE_SPAN_KIND: "LLM",
                 sc.PG_PROVIDER: event.provider if event.provider != call.get(sc.PROVIDER_NAME) else None,
                 sc.RESPONSE_ID: event.response_id,
                 **{
@@ -366,6 +370,7 @@ class RunSpans:
             attrs = _clean(
                 {
                     sc.OPERATION_NAME: sc.OP_EXECUTE_TOOL,
+                    sc.OPENINFERENCE_SPAN_KIND: "TOOL",
                     sc.TOOL_NAME: call.name,
                     sc.TOOL_CALL_ID: call.id,
                     sc.TOOL_TYPE: "function",

@@ -3,6 +3,10 @@ and ``tune`` read the telemetry a team already collects.
 
     runs = import_otlp("spans.jsonl").runs         # also: pyguard replay spans.jsonl (format detected)
 
+Shapes. pyguard's own export and spans that follow the GenAI conventions are read as they are; OpenLLMetry,
+OpenInference and Quarkus LangChain4j spans, content carried in span events and string finish reasons are first
+read into that shape (:mod:`pyguard.otel.shapes` lists exactly what is read).
+
 Runs. Each ``invoke_agent`` span is one run; the model calls (spans whose ``gen_ai.operation.name`` is ``chat``,
 ``text_completion`` or ``generate_content``) and tool calls (``execute_tool``) under it, at any depth, are its
 iterations and tool calls (under a nested agent they belong to the nearest agent). Model calls under no agent span
@@ -33,10 +37,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyguard.ending import TokenTotals, footer, settle
 from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span, read_spans
+from pyguard.otel.shapes import normalize
 from pyguard.safe_reader import loads
 
 __all__ = ["OtlpImport", "import_otlp", "spans_to_runs"]
@@ -294,33 +300,40 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
             censored=bool(a.get(sc.PG_CENSORED, False)),
         )
     last = events[-1]
-    evidence = {"imported_from": "otel", **where}
+    failed = None
     if agent is not None and agent.status_code == 2:
-        outcome, reason = Outcome.FAILED, f"the agent span ended with an error: {agent.status_message or 'error'}"
+        failed = f"the agent span ended with an error: {agent.status_message or 'error'}"
     elif last.error is not None:
-        outcome, reason = Outcome.FAILED, f"the last model call failed: {last.error}"
-    elif last.tool_calls:
-        outcome, reason = Outcome.EXPIRED, "the last model call still asked for tools (cut off)"
-    else:
-        outcome, reason = Outcome.SUCCEEDED, "the model answered (no outcome label was recorded)"
-    return RunEnd(
-        run_id=run_id,
-        outcome=outcome,
-        reason=reason,
+        failed = f"the last model call failed: {last.error}"
+    cut_off = bool(last.tool_calls) and failed is None  # inferred only when nothing failed
+    settled = settle(
+        failed=failed,
+        expired="the last model call still asked for tools (cut off)" if cut_off else None,
+        answered=True,
+        succeeded="the model answered (no outcome label was recorded)",
+    )
+    tokens = TokenTotals(
+        _sum([e.input_tokens for e in events]),
+        _sum([e.output_tokens for e in events]),
+        _sum([e.total_tokens for e in events]),
+        False,
+    )
+    return footer(
+        run_id,
+        events,
+        settled,
         answer=last.text if last.is_final else None,
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=_sum([e.input_tokens for e in events]),
-        output_tokens=_sum([e.output_tokens for e in events]),
-        total_tokens=_sum([e.total_tokens for e in events]),
+        tokens=tokens,
         wall_ms=(agent.end_ns - agent.start_ns) / 1e6 if agent is not None else None,
-        evidence=evidence,
+        evidence={"imported_from": "otel", **where},
         censored=bool(last.tool_calls) and last.error is None,
     )
 
 
 def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
-    """Group spans into runs (see the module docstring)."""
+    """Group spans into runs (see the module docstring); other emitters' shapes are read first
+    (:func:`pyguard.otel.shapes.normalize`)."""
+    spans = [normalize(s) for s in spans]
     by_id = {(s.trace_id, s.span_id): s for s in spans}
     skipped: dict[str, int] = defaultdict(int)
 

@@ -61,6 +61,7 @@ class TestGuard:
         self.guard = guard
         self.task_type = task_type
         self._collector = collector
+        self._attached: list[Any] = []
 
     @property
     def results(self) -> list[Any]:
@@ -88,11 +89,30 @@ class TestGuard:
         self._collector.add(result)
         return result
 
+    def attach(self, model: Any, *, task_type: str | None = None, **options: Any) -> Any:
+        """As ``Guard.attach``: a guard for an agent's lifetime (build the agent once around ``.model``); every run
+        it guards is recorded, and the runs still open when the test ends are ended then."""
+        agent_guard = self.guard.attach(
+            model, task_type=task_type or self.task_type, on_result=self._collector.add, **options
+        )
+        self._attached.append(agent_guard)
+        return agent_guard
+
+    def agent(self, style: Any, model: Any, *, task_type: str | None = None, **options: Any) -> Any:
+        """As ``Guard.agent``: one of pyguard's agent styles built once; each ``chat()`` run is recorded."""
+        agent = self.guard.agent(
+            style, model, task_type=task_type or self.task_type, on_result=self._collector.add, **options
+        )
+        self._attached.append(agent.agent_guard)
+        return agent
+
     def run_many(self, jobs: Any, **options: Any) -> list[Any]:
         """As ``Guard.run_many``; each job receives this test guard, so every result is recorded."""
         return self.guard.run_many([lambda _guard, job=job: job(self) for job in jobs], **options)
 
     def close(self) -> None:
+        while self._attached:
+            self._attached.pop().close()
         close = getattr(self.guard, "close", None)
         if callable(close):
             close()

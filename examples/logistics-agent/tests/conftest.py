@@ -37,14 +37,38 @@ def chat_model(request, pyguard_scripted_model, pyguard_openai_server, agent_fac
 
 
 @pytest.fixture
-def run_agent(pyguard_guard, agent_factory, tools):
-    """Run the agent on a task with a model, guarded; returns the RunResult."""
+def guarded_agent(pyguard_guard, agent_factory, tools):
+    """Factory: model -> (agent_guard, agent). The agent is built once, as the service builds it, around a guard
+    attached for its lifetime: every ``agent.chat(...)`` is a guarded run of its own (``agent_guard.results``)."""
+
+    def build(model):
+        agent_guard = pyguard_guard.attach(model)
+        # the guard's tool hook (a Consumer<BeforeToolExecution>): a stop keeps the last response's tools from running
+        agent = agent_factory.create(agent_guard.model, tools, agent_guard.before_tool_execution())
+        return agent_guard, agent
+
+    return build
+
+
+@pytest.fixture
+def run_agent(guarded_agent):
+    """Run the agent once on a task with a model, guarded; returns the run's RunResult."""
 
     def run(model, task=TASK):
-        with pyguard_guard.start_run(task=task) as run:
-            # the guard's tool hook (a Consumer<BeforeToolExecution>): a stop keeps the last response's tools from running
-            agent = agent_factory.create(run.wrap(model), tools, run.before_tool_execution())
-            run.call(lambda: str(agent.chat(task)))
-        return run.result
+        agent_guard, agent = guarded_agent(model)
+        ask(agent, task)
+        return agent_guard.results[-1]
 
     return run
+
+
+def ask(agent, task=TASK):
+    """The agent's answer; None when the guard stopped the run (its GuardStopException)."""
+    import jpype
+
+    try:
+        return str(agent.chat(task))
+    except jpype.JException as exc:
+        if "pyguard stopped run" not in str(exc):
+            raise
+        return None

@@ -6,7 +6,11 @@ against a local OpenAI-compatible server playing the same scenario.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+from conftest import TASK, ask
 
 from pyguard.testing import (
     assert_answer_contains,
@@ -58,3 +62,24 @@ def test_a_hard_cap_ends_the_run_as_expired(run_agent, chat_model, tools):
     # the guard's tool hook kept the third response's tool from running: only the first two responses' tools ran
     requested = [len(e.tool_calls) for e in result.record.events]
     assert requested[-1] >= 1 and tools.calls() == sum(requested[:-1]), (requested, tools.calls())
+
+
+@pytest.mark.pyguard(task_type="lookup")
+def test_the_agent_built_once_is_guarded_on_every_call_and_thread(guarded_agent, chat_model):
+    agent_guard, agent = guarded_agent(chat_model("scenarios/status_loop.json"))  # the service's one agent
+    threads = 3
+    start = threading.Barrier(threads)
+
+    def call(_):
+        start.wait()  # the calls arrive together
+        return ask(agent, TASK)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(call, range(threads)))
+    ask(agent, TASK)  # and one more after them
+    results = agent_guard.results
+    assert len(results) == threads + 1 and len({r.run_id for r in results}) == threads + 1
+    for result in results:  # every call caught on its own, long before LangChain4j's cap of 25 round trips
+        assert_outcome(result, "stalled")
+        assert_iterations_at_most(result, 10)
+    assert len({r.iterations for r in results}) == 1

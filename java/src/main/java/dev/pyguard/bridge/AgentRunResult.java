@@ -57,7 +57,7 @@ public record AgentRunResult(String style, String runId, Ending ending, String a
     /** The run ended with {@code error}: {@link Ending#STOPPED} when a guard stop is in its chain, else {@link Ending#FAILED}. */
     static AgentRunResult ofError(String style, ChatModel model, long t0, Throwable error, int iterations) {
         double wall = wallMs(t0);
-        GuardedChatModel g = model instanceof GuardedChatModel gm ? gm : null;
+        GuardedChatModel g = runOf(model);
         String runId = g == null ? null : g.runId();
         GuardStopException stop = GuardStopException.findIn(error);
         if (stop != null) {
@@ -70,9 +70,14 @@ public record AgentRunResult(String style, String runId, Ending ending, String a
 
     private static AgentRunResult plain(String style, ChatModel model, long t0, Ending ending, String answer,
                                         String reason, int iterations) {
-        GuardedChatModel g = model instanceof GuardedChatModel gm ? gm : null;
+        GuardedChatModel g = runOf(model);
         return new AgentRunResult(style, g == null ? null : g.runId(), ending, answer, null, reason, null, false, null,
                 null, iterations, g == null ? null : g.stats(), wallMs(t0));
+    }
+
+    /** The run's guarded model: the model itself, or the run of the calling thread of an agent's guard. */
+    private static GuardedChatModel runOf(ChatModel model) {
+        return model instanceof ToolGuard tg ? tg.currentRun() : null;
     }
 
     private static double wallMs(long t0) { return (System.nanoTime() - t0) / 1e6; }

@@ -91,7 +91,7 @@ public final class Agents {
 
     private static UntypedAgent build(ChatModel model, ToolSet tools, int maxIterations, int maxRoundTrips, String marker,
                                       String systemMessage, AtomicInteger iterations) {
-        GuardedChatModel g = model instanceof GuardedChatModel gm ? gm : null;
+        ToolGuard g = model instanceof ToolGuard tg ? tg : null;
         AgentBuilder<LoopWorker, ?> wb = AgenticServices.agentBuilder(LoopWorker.class)
                 .chatModel(model)
                 .maxToolCallingRoundTrips(maxRoundTrips)
@@ -127,9 +127,20 @@ public final class Agents {
      */
     public static GuardedAgent build(String style, ChatModel model, ToolSet tools, int limit, int maxToolCallingRoundTrips,
                                      String exitWhenAnswerContains, String systemMessage) {
+        return build(style, model, tools, limit, maxToolCallingRoundTrips, exitWhenAnswerContains, systemMessage, false);
+    }
+
+    /**
+     * @param perRunMemory aiservices: a chat memory per run ({@link ConversationAgents#perRun}: an agent built once
+     *                     for many runs, on any thread) instead of one conversation for the agent's life
+     */
+    public static GuardedAgent build(String style, ChatModel model, ToolSet tools, int limit, int maxToolCallingRoundTrips,
+                                     String exitWhenAnswerContains, String systemMessage, boolean perRunMemory) {
         if (tools == null) tools = ToolSet.ownedBy(model);
         return switch (style) {
-            case "aiservices" -> aiServices(model, tools, maxToolCallingRoundTrips, systemMessage);
+            case "aiservices" -> perRunMemory
+                    ? ConversationAgents.perRun(model, tools, maxToolCallingRoundTrips, systemMessage)
+                    : aiServices(model, tools, maxToolCallingRoundTrips, systemMessage);
             case "agentic" -> agenticLoop(model, tools, limit, maxToolCallingRoundTrips, exitWhenAnswerContains, systemMessage);
             case "executor" -> explicit(model, tools, limit, systemMessage);
             default -> throw new IllegalArgumentException("agent style '" + style + "' is unknown; use aiservices, agentic or executor");

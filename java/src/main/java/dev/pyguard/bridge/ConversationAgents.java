@@ -83,12 +83,43 @@ public final class ConversationAgents {
                 .chatMemory(memory)
                 .maxToolCallingRoundTrips(maxToolCallingRoundTrips);
         addTools(b, tools, systemMessage);
-        if (model instanceof GuardedChatModel g) {
-            b.beforeToolExecution(g::beforeToolExecution);
-            b.afterToolExecution(g::afterToolExecution);
-        }
+        addToolHooks(b, model);
         ToolAssistant assistant = b.build();
         return agent(false, memory, model, assistant::chat);
+    }
+
+    /**
+     * An AiServices agent built once for many runs (a guard attached to it for its lifetime): each run, on any thread,
+     * has a chat memory of its own, dropped when the run ends. {@code tools} null: the model's own.
+     */
+    public static GuardedAgent perRun(ChatModel model, ToolSet tools, int maxToolCallingRoundTrips, String systemMessage) {
+        checkRoundTrips(maxToolCallingRoundTrips);
+        if (tools == null) tools = ToolSet.ownedBy(model);
+        AiServices<MemoryAssistant> b = AiServices.builder(MemoryAssistant.class)
+                .chatModel(model)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(Agents.CONVERSATION_MESSAGES))
+                .maxToolCallingRoundTrips(maxToolCallingRoundTrips);
+        addTools(b, tools, systemMessage);
+        addToolHooks(b, model);
+        MemoryAssistant assistant = b.build();
+        return new GuardedAgent() {
+            @Override public String style() { return "aiservices"; }
+            @Override public AgentRunResult run(String task) { return runTurns(List.of(task)); }
+            @Override public AgentRunResult runTurns(List<String> userMessages) {
+                if (userMessages.isEmpty()) throw new IllegalArgumentException("a conversation needs at least one user message");
+                long t0 = System.nanoTime();
+                Object id = new Object();
+                try {
+                    String answer = null;
+                    for (String message : userMessages) answer = assistant.chat(id, message);
+                    return AgentRunResult.answered(style(), model, t0, answer, 0);
+                } catch (Throwable e) {
+                    return ended(style(), model, t0, e);
+                } finally {
+                    assistant.evictChatMemory(id);
+                }
+            }
+        };
     }
 
     /**
@@ -163,6 +194,14 @@ public final class ConversationAgents {
         if (!tools.objects().isEmpty()) b.tools(tools.objects());
         if (!tools.explicitTools().isEmpty()) b.tools(tools.explicitTools());
         if (systemMessage != null && !systemMessage.isBlank()) b.systemMessageProvider(id -> systemMessage);
+    }
+
+    /** The guard's tool hooks, when the model is a guarded one. */
+    private static void addToolHooks(AiServices<?> b, ChatModel model) {
+        if (model instanceof ToolGuard g) {
+            b.beforeToolExecution(g::beforeToolExecution);
+            b.afterToolExecution(g::afterToolExecution);
+        }
     }
 
     private static void checkRoundTrips(int n) {

@@ -54,7 +54,7 @@ public final class ExplicitAgentLoop implements GuardedAgent {
     @Override
     public AgentRunResult run(String task) {
         long t0 = System.nanoTime();
-        GuardedChatModel guarded = model instanceof GuardedChatModel g ? g : null;
+        ToolGuard guarded = model instanceof ToolGuard g ? g : null;
         List<ChatMessage> messages = new ArrayList<>();
         if (systemMessage != null && !systemMessage.isBlank()) messages.add(SystemMessage.from(systemMessage));
         messages.add(UserMessage.from(task));

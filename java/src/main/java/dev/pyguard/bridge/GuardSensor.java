@@ -269,8 +269,9 @@ public final class GuardSensor implements ChatModelListener {
     /**
      * The callback on a pool thread, with the deadline. Returns its reply, or null when the deadline passed (counted as
      * a failure). At most one callback per run is ever in flight: once one missed its deadline, the guard of this run
-     * is given up (later events are counted as failures, not delivered; the fail-safe cap still bounds the run), so a
-     * hung engine parks one pool thread per run, until it returns, instead of one per model call.
+     * is given up ({@link #missedDeadlineAt()}: the run is stopped before its next model call; an event that still
+     * comes is counted as a failure, not delivered), so a hung engine parks one pool thread per run, until it returns,
+     * and holds the run for one deadline, not one per model call.
      *
      * <p>Whether a reply is applied is settled by one claim, under one lock: Python calls {@link #claim(int)} before it
      * records its decision, and the deadline path marks the event abandoned. Whichever comes first wins, so a decision
@@ -335,6 +336,15 @@ public final class GuardSensor implements ChatModelListener {
             claimed = true;
             return true;
         }
+    }
+
+    /**
+     * The event whose guard callback missed its deadline, or 0 while none did. Once one did, the run's guard is given
+     * up: {@link GuardedChatModel} stops the run before its next model call ({@code guard_error}), so the run's caller
+     * waits out at most one deadline, whatever the engine does after.
+     */
+    public int missedDeadlineAt() {
+        synchronized (claimLock) { return abandonedAt; }
     }
 
     /** Callbacks running on the deadline pool right now, across all runs (a test hook: no thread may leak per run). */

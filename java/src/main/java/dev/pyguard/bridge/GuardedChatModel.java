@@ -10,7 +10,6 @@ import dev.langchain4j.model.chat.listener.ChatModelListener;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
-import dev.langchain4j.service.tool.BeforeToolExecution;
 import dev.langchain4j.service.tool.ToolExecution;
 
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
 /**
  * The actuator: decorates any {@link ChatModel} for exactly one run. Its {@link GuardSensor} is returned from
@@ -33,13 +31,16 @@ import java.util.function.Consumer;
  * <p>Fail-safe: at most {@link GuardConfig#maxModelCalls()} model calls per user turn, enforced here in Java whatever the
  * callback does (raises, blocks past its deadline, is never registered). The fail-safe stop's outcome is
  * {@code guard_error} when any callback failure happened, {@code expired} otherwise; its rule is {@code failsafe_cap}.
+ * And one deadline per run: once a callback missed its deadline ({@link GuardSensor#missedDeadlineAt()}), the next
+ * model call (or tool execution) stops the run at once, outcome {@code guard_error}, rule {@code failsafe_deadline}:
+ * a hung guard holds the run for one deadline, then lets go of it.
  *
  * <p>Tool hooks ({@link #beforeToolExecution}, {@link #afterToolExecution}): wired into AiServices'
  * {@code beforeToolExecution/afterToolExecution}, the agentic {@code AgentListener} and {@link ExplicitAgentLoop}, they
  * stop the tools of the last response from running when a STOP is pending (or the cap leaves no model call to read
  * their results), and count executed tools.
  */
-public final class GuardedChatModel implements ChatModel {
+public final class GuardedChatModel implements ChatModel, ToolGuard {
 
     private final ChatModel delegate;
     private final GuardConfig config;
@@ -52,6 +53,8 @@ public final class GuardedChatModel implements ChatModel {
     private final AtomicInteger turnStart = new AtomicInteger();
     private final AtomicInteger toolExecutions = new AtomicInteger();
     private final AtomicInteger reflections = new AtomicInteger();
+    /** Why this model may not be called any more (its run has ended), or null while the run goes on. */
+    private volatile String closed;
 
     public GuardedChatModel(ChatModel delegate, GuardConfig config, GuardCallback callback) {
         this.delegate = Objects.requireNonNull(delegate, "delegate ChatModel");
@@ -118,40 +121,39 @@ public final class GuardedChatModel implements ChatModel {
         return effective;
     }
 
+    /**
+     * The run this model served has ended: every later model call or tool execution through it throws
+     * {@link IllegalStateException} with {@code why} (which should name the fix), so an agent kept after its run never
+     * runs unguarded. Python's {@code GuardedModel.release} calls it.
+     */
+    public void close(String why) { closed = why == null || why.isBlank() ? "run " + runId() + " has ended" : why; }
+
+    public boolean isClosed() { return closed != null; }
+
     /** Throws GuardStopException when a STOP is pending or the fail-safe cap is reached. */
     public void checkCanCallModel() {
+        String why = closed;
+        if (why != null) throw new IllegalStateException(why);
         GuardStopException already = stopped.get();
         if (already != null) throw already;
         GuardDecision d = pending.get();
         if (d.action() == GuardDecision.Action.STOP) throw stop(d.outcome(), d.reason(), d.rule(), false);
+        int missed = sensor.missedDeadlineAt();
+        if (missed > 0) throw deadlineStop(missed);
         if (modelCalls.get() - turnStart.get() >= config.maxModelCalls()) throw failSafeStop();
     }
 
-    /**
-     * The guard's tool hook, typed only with LangChain4j's and the JDK's own interfaces, for an AiServices agent you
-     * build yourself: {@code AiServices.builder(MyAgent.class).chatModel(model).beforeToolExecution(hook)}. Your code
-     * then needs no pyguard type at compile time (receive it as a {@code Consumer<BeforeToolExecution>}); with it, a
-     * stop keeps the tools of the last response from running (without it they run, and the next model call is
-     * refused). From Python: {@code GuardedRun.before_tool_execution()}.
-     */
-    public Consumer<BeforeToolExecution> beforeToolExecutionHook() { return this::beforeToolExecution; }
-
-    /** Counts executed tools (for {@link RunStats#toolExecutions()}): pass it to {@code afterToolExecution(...)}. */
-    public Consumer<ToolExecution> afterToolExecutionHook() { return this::afterToolExecution; }
-
-    /** Hook for the tools of the last response: refuses to run them when the run cannot call the model again. */
-    public void beforeToolExecution(BeforeToolExecution before) {
-        checkBeforeTool(before == null ? null : before.request());
-    }
-
+    @Override
     public void checkBeforeTool(ToolExecutionRequest request) {
         checkCanCallModel();
     }
 
+    @Override
     public void afterToolExecution(ToolExecution execution) {
         toolExecutions.incrementAndGet();
     }
 
+    @Override
     public void recordToolExecution() {
         toolExecutions.incrementAndGet();
     }
@@ -164,6 +166,12 @@ public final class GuardedChatModel implements ChatModel {
                 ? " with " + s.callbackFailures() + " guard callback failure(s) (last: " + s.lastCallbackError() + ")"
                 : " without the guard stopping it");
         return stop(guardFailed ? "guard_error" : "expired", reason, "failsafe_cap", true);
+    }
+
+    private GuardStopException deadlineStop(int event) {
+        String reason = "Java fail-safe: the guard's decision about model call " + event + " missed its deadline of "
+                + config.callbackTimeoutMs() + " ms; the run is stopped at once (one deadline per run)";
+        return stop("guard_error", reason, "failsafe_deadline", true);
     }
 
     private GuardStopException stop(String outcome, String reason, String rule, boolean failSafe) {
@@ -187,6 +195,9 @@ public final class GuardedChatModel implements ChatModel {
 
     @Override
     public Set<Capability> supportedCapabilities() { return delegate.supportedCapabilities(); }
+
+    @Override
+    public GuardedChatModel currentRun() { return this; }
 
     public ChatModel delegate() { return delegate; }
     public GuardConfig config() { return config; }

@@ -63,6 +63,7 @@ public final class ToolSet {
      */
     public static ToolSet ownedBy(Object model) {
         Object inner = model instanceof GuardedChatModel g ? g.delegate()
+                : model instanceof AgentGuardedChatModel a ? a.delegate()
                 : model instanceof GuardedStreamingChatModel s ? s.delegate() : model;
         if (inner == null) return empty();
         Method m = NEW_TOOLS.get(inner.getClass());

@@ -1,0 +1,208 @@
+"""A guard attached to an agent for its lifetime: wrap the model once, build the agent once, and every user turn is a
+run of its own, with its own trace, budget and outcome.
+
+::
+
+    guard = Guard(PolicyConfig.from_toml("pyguard.toml"), trace_dir="traces")
+    agent_guard = guard.attach(my_chat_model, task_type="lookup")       # once, for the agent's lifetime
+    agent = MyAgents.create(agent_guard.model, agent_guard.before_tool_execution())
+    agent.chat("Where is order 12345?")        # a guarded run
+    agent.chat("And order 23456?")             # another one, with its own budget and trace
+    agent_guard.results[-1].outcome            # each run's RunResult, in the order they ended
+
+Calls on one agent from several threads (or for several chat-memory ids) are separate runs: Java's
+``AgentGuardedChatModel`` keeps a run per thread, opened through :class:`AgentGuard` when a user turn begins and ended
+when the model answers, the guard stops the run or the model call fails (see that class for the rules). pyguard's own
+agent styles built once through :meth:`pyguard.guard.Guard.agent` bind each ``chat()`` call to its run exactly
+(:class:`GuardedAgent`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from pyguard.ending import Ending, RunEnding
+from pyguard.errors import RunError
+from pyguard.result import RunResult
+from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
+
+__all__ = ["AgentGuard", "GuardedAgent", "UNFINISHED_TURN"]
+
+UNFINISHED_TURN = (
+    "the agent ended this user turn without a final answer outside the model (its own loop cap, such as LangChain4j's"
+    " maxToolCallingRoundTrips, or an exception in the agent's code)"
+)
+"""The reason of a run whose turn ended where the guard could not see it (read when the next turn began)."""
+
+ResultFn = Callable[[RunResult], None]
+
+
+class AgentGuard:
+    """One guard for one agent's lifetime (:meth:`pyguard.guard.Guard.attach` makes it).
+
+    ``model``: the Java ``ChatModel`` to build the agent with (a Java ``AgentGuardedChatModel`` around yours).
+    :meth:`before_tool_execution` / :meth:`after_tool_execution`: its tool hooks for an AiServices builder (they act on
+    the run of the calling thread). ``results``: the last ``keep_results`` runs' results in the order they ended;
+    ``on_result`` is called with each as it ends (on the agent's thread). :meth:`close` ends the runs still open and
+    refuses every later model call with an error naming the fix.
+    """
+
+    def __init__(
+        self,
+        host: RunHost,
+        model: Any,
+        *,
+        task_type: str | None = None,
+        agent_style: str | None = None,
+        on_result: ResultFn | None = None,
+        keep_results: int = 1000,
+    ) -> None:
+        from pyguard.jvm.lifetime import agent_guarded_model
+
+        self.host = host
+        self.task_type = task_type
+        self.agent_style = agent_style
+        self.on_result = on_result
+        self.delegate = model
+        self._lock = threading.Lock()
+        self._open: dict[str, GuardedRun] = {}
+        self._results: deque[RunResult] = deque(maxlen=keep_results)
+        self._closed = False
+        self.java = agent_guarded_model(model, self._open_implicit, self._end_implicit)
+
+    @property
+    def model(self) -> Any:
+        """The Java ``ChatModel`` to build your agent with, once."""
+        return self.java
+
+    def before_tool_execution(self) -> Any:
+        """A Java ``Consumer<BeforeToolExecution>`` for ``AiServices.builder(...).beforeToolExecution(hook)``: a stop
+        keeps the tools of the last response from running (the run of the calling thread)."""
+        return self.java.beforeToolExecutionHook()
+
+    def after_tool_execution(self) -> Any:
+        """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran."""
+        return self.java.afterToolExecutionHook()
+
+    @property
+    def results(self) -> list[RunResult]:
+        """The results of the runs that ended, oldest first (at most ``keep_results``)."""
+        with self._lock:
+            return list(self._results)
+
+    @property
+    def open_runs(self) -> list[str]:
+        """The run ids of the runs open now."""
+        with self._lock:
+            return list(self._open)
+
+    # -- runs ----------------------------------------------------------------------------------------------------
+
+    def new_run(self, task: str | None) -> GuardedRun:
+        """A run of this agent for one user turn (its guarded model made around the agent's model)."""
+        if self._closed:
+            raise RunError(self._closed_message())
+        run = GuardedRun(
+            self.host, run_id=new_run_id(), task=task, task_type=self.task_type, agent_style=self.agent_style
+        )
+        run.guarded_model(self.delegate)
+        with self._lock:
+            self._open[run.run_id] = run
+        return run
+
+    @contextmanager
+    def bound(self, run: GuardedRun) -> Iterator[GuardedRun]:
+        """Every model call of the calling thread inside the block is ``run``'s (the turn's boundaries are known)."""
+        self.java.bind(run.guarded_model(self.delegate).java)
+        try:
+            yield run
+        finally:
+            self.java.unbind()
+
+    def record(self, run: GuardedRun, result: RunResult) -> RunResult:
+        with self._lock:
+            self._open.pop(run.run_id, None)
+            self._results.append(result)
+        if self.on_result is not None:
+            self.on_result(result)
+        return result
+
+    def _open_implicit(self, user_message: str | None) -> Any:
+        return self.new_run(user_message).guarded_model(self.delegate).java
+
+    def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> None:
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value
+
+        with self._lock:
+            run = self._open.get(run_id)
+        if run is None:
+            return
+        if answer is not None:
+            ending = ending_of_value(answer)
+        elif error is not None:
+            ending = ending_of_exception(error, last_text=run.last_text())
+        else:
+            ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
+        self.record(run, run.end(ending))
+
+    # -- closing ---------------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the runs still open (outcome as for a turn that ended outside the model) and refuse later calls."""
+        self._closed = True
+        for run_id in list(self.java.close(self._closed_message())):
+            with self._lock:
+                run = self._open.get(str(run_id))
+            if run is not None:
+                ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
+                self.record(run, run.end(ending))
+
+    def _closed_message(self) -> str:
+        return (
+            "this agent's guard was closed (AgentGuard.close()): build the agent again around a new "
+            "guard.attach(model).model to guard it"
+        )
+
+    def __enter__(self) -> AgentGuard:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class GuardedAgent:
+    """One of pyguard's agent styles (aiservices, agentic, executor), built once around an :class:`AgentGuard`'s
+    model: each :meth:`chat` is one guarded run (its ``RunResult``), from any thread. Made by
+    :meth:`pyguard.guard.Guard.agent`."""
+
+    def __init__(self, agent_guard: AgentGuard, java_agent: Any, style: str) -> None:
+        self.agent_guard = agent_guard
+        self.java = java_agent
+        self.style = style
+
+    def chat(self, task: str | Sequence[str]) -> RunResult:
+        """Run one user turn (or, aiservices only, a list of user messages in one run); never raises for the run
+        itself: its outcome says how it ended."""
+        from pyguard.jvm import run_built
+
+        ag = self.agent_guard
+        run = ag.new_run(recorded_task(task))
+        guarded = run.guarded_model(ag.delegate)
+
+        def turn() -> Any:
+            with ag.bound(run):
+                return run_built(self.java, task, guarded)
+
+        try:
+            res = run.interruptible(turn)
+        except BaseException:
+            run.abandon()
+            raise
+        return ag.record(run, run.finish_bridge(res))
+
+    def close(self) -> None:
+        self.agent_guard.close()

@@ -1,0 +1,413 @@
+"""One guarded run's lifecycle: its engine session, its Java guarded model, its trace, and how it ends.
+
+A :class:`GuardedRun` is what :meth:`pyguard.guard.Guard.start_run` opens, what :mod:`pyguard.conversation` and
+:mod:`pyguard.agent_guard` run agents in, and what turns how an agent ended (:mod:`pyguard.jvm.ending`) into the run's
+one outcome (:func:`pyguard.ending.finish_arguments`, the engine's ``RunSession.finish``, or
+:func:`pyguard.ending.end_from_events` when the engine could not finish it). It sits below the Guard: it knows the guard only as a :class:`RunHost` (its policy, fail-safe,
+trace place and telemetry), so nothing here imports :mod:`pyguard.guard`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pyguard.decisions import Decision
+from pyguard.ending import Ending, RunEnding, end_from_events, finish_arguments
+from pyguard.errors import RunError
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.result import RunResult, mark_partial_usage
+from pyguard.trace.writer import trace_file_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyguard.engine import Policy, PolicyConfig
+    from pyguard.jvm.agents import BridgeResult, GuardedModel
+
+__all__ = [
+    "ActiveRuns",
+    "GuardedRun",
+    "RunHost",
+    "Verifier",
+    "new_run_id",
+    "recorded_task",
+]
+
+Verifier = Callable[[str], bool]
+
+
+class ActiveRuns:
+    """The runs of one guard started and not yet finished (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._runs: set[GuardedRun] = set()
+        self._lock = threading.Lock()
+
+    def add(self, run: GuardedRun) -> None:
+        with self._lock:
+            self._runs.add(run)
+
+    def discard(self, run: GuardedRun) -> None:
+        with self._lock:
+            self._runs.discard(run)
+
+    def snapshot(self) -> list[GuardedRun]:
+        with self._lock:
+            return list(self._runs)
+
+
+class RunHost(Protocol):
+    """What a run needs of its guard (:class:`pyguard.guard.Guard` is one)."""
+
+    policy: Policy
+    config: PolicyConfig
+    trace_dir: Path | None
+    trace_file_mode: int
+    max_model_calls: int
+    callback_timeout_ms: int
+    verifier: Verifier | None
+    telemetry: Any
+    active: ActiveRuns
+
+
+class GuardedRun:
+    """One run under the guard: its engine session, its Java guarded model, its trace."""
+
+    def __init__(
+        self,
+        guard: RunHost,
+        *,
+        run_id: str,
+        task: str | None,
+        task_type: str | None,
+        agent_style: str | None,
+        parent_run_id: str | None = None,
+    ):
+        self.guard = guard
+        self.run_id = run_id
+        self.task_type = task_type
+        self.session = guard.policy.new_run(run_id, task_type)
+        self.start = RunStart(
+            run_id=run_id,
+            task_type=task_type,
+            task=task,
+            agent_style=agent_style,
+            policy=guard.config.model_dump(mode="json"),
+            started_at_ms=time.time() * 1000.0,
+            parent_run_id=parent_run_id,
+        )
+        self.events: list[IterationEvent] = []
+        self.decisions: list[Decision] = []
+        self._lock = threading.Lock()
+        """Guards events, decisions, the trace writer and the result: held only briefly, never across the engine."""
+        self._engine_lock = threading.Lock()
+        """Held while the engine decides (the session is single-threaded)."""
+        self._guarded: GuardedModel | None = None
+        self._result: RunResult | None = None
+        self._cancelled: str | None = None
+        self._abandoned_at: int | None = None
+        self._java_note: str | None = None
+        self.trace_path: Path | None = None
+        self._writer = None
+        if guard.trace_dir is not None:
+            from pyguard.errors import TraceFormatError
+            from pyguard.trace import TraceWriter
+
+            self.trace_path = guard.trace_dir / trace_file_name(run_id)
+            try:
+                self._writer = TraceWriter(self.trace_path, mode="x", file_mode=guard.trace_file_mode)
+            except TraceFormatError as exc:
+                raise RunError(f"run {run_id!r} cannot start: {exc}") from None
+            self._writer.start(self.start)
+        guard.active.add(self)
+        self._spans = guard.telemetry.start_run(self.start) if guard.telemetry is not None else None
+
+    # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
+    def observe(self, event: IterationEvent) -> Decision | None:
+        """Record ``event``, ask the engine, record and return its decision. With a deadline, the decision is recorded
+        only if Java still takes it (:meth:`_claim`): a decision that comes too late is discarded on both sides."""
+        with self._lock:
+            if self._result is not None or self._abandoned_at is not None:
+                return None  # the run has ended, or its guard was given up: nothing more is recorded
+            self.events.append(event)
+            if self._writer is not None:
+                self._writer.iteration(event)
+        with self._engine_lock:
+            if self._result is not None:
+                return None
+            decision = self.session.observe(event)
+        with self._lock:
+            if self._result is not None:
+                return None  # the run ended while the engine decided: discarded
+            if not self._claim(event.index):
+                self._abandoned_at = event.index
+                return None
+            self.decisions.append(decision)
+            if self._writer is not None:
+                self._writer.decision(self.run_id, decision)
+            if self._spans is not None:
+                self._spans.iteration(event, decision)
+            return decision
+
+    def _claim(self, index: int) -> bool:
+        """True when Java will apply the decision about event ``index`` (always, without a deadline)."""
+        if self.guard.callback_timeout_ms <= 0 or self._guarded is None:
+            return True
+        return self._guarded.claim(index)
+
+    def guarded_model(self, model: Any) -> GuardedModel:
+        """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
+        from pyguard.jvm import guard_model
+
+        return self._guard_once(guard_model, model)
+
+    def guarded_streaming_model(self, model: Any) -> GuardedModel:
+        """The :class:`pyguard.jvm.GuardedModel` of this run around a Java ``StreamingChatModel`` (made once): its
+        ``.java`` is a ``GuardedStreamingChatModel``."""
+        from pyguard.jvm.streaming import guard_streaming_model
+
+        return self._guard_once(guard_streaming_model, model)
+
+    def fail_safe_calls(self) -> int:
+        """The Java fail-safe cap of this run's guarded model (:mod:`pyguard.limits`): the guard's ``max_model_calls``."""
+        return self.guard.max_model_calls
+
+    def _guard_once(self, wrap: Callable[..., GuardedModel], model: Any) -> GuardedModel:
+        """This run's one guarded model, made by ``wrap`` around ``model`` the first time (a run wraps one model)."""
+        if self._guarded is None:
+            self._guarded = wrap(
+                model,
+                self.observe,
+                run_id=self.run_id,
+                task_type=self.task_type,
+                max_model_calls=self.fail_safe_calls(),
+                callback_timeout_ms=self.guard.callback_timeout_ms,
+                keep_events=False,
+            )
+            if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
+                self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
+        elif not self._guarded.wraps(model):
+            raise RunError(f"run {self.run_id!r} already wraps another model: start a new run for a new model")
+        return self._guarded
+
+    def wrap_streaming(self, model: Any) -> Any:
+        """A Java ``StreamingChatModel`` (pyguard's ``GuardedStreamingChatModel``) around ``model``: build your
+        streaming agent with it. Wire ``TokenStream.beforeToolExecution(guarded::beforeToolExecution)`` where you can,
+        so a stop keeps the last response's tools from running."""
+        return self.guarded_streaming_model(model).java
+
+    def wrap(self, model: Any) -> Any:
+        """A Java ``ChatModel`` (pyguard's ``GuardedChatModel``) around ``model``: build your agent with it.
+
+        For an AiServices agent, also give its builder :meth:`before_tool_execution`, so a stop keeps the last
+        response's tools from running (without it, they run and the next model call is refused)."""
+        return self.guarded_model(model).java
+
+    def before_tool_execution(self) -> Any:
+        """The guard's tool hook, typed only with LangChain4j's own interfaces: a Java
+        ``java.util.function.Consumer<dev.langchain4j.service.tool.BeforeToolExecution>``. Your Java factory takes it
+        as that type and passes it to ``AiServices.builder(...).beforeToolExecution(hook)``: it needs no pyguard jar to
+        compile, and a stop keeps the tools of the last response from running. Call :meth:`wrap` first."""
+        return self._wrapped("before_tool_execution").before_tool_execution()
+
+    def after_tool_execution(self) -> Any:
+        """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` for ``afterToolExecution(...)``: counts the
+        tools that ran (``toolExecutions`` of the run's Java counters). Call :meth:`wrap` first."""
+        return self._wrapped("after_tool_execution").after_tool_execution()
+
+    def _wrapped(self, what: str) -> GuardedModel:
+        if self._guarded is None:
+            raise RunError(f"run {self.run_id!r}: call run.wrap(model) before run.{what}() (the hook is the model's)")
+        return self._guarded
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the
+        guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value
+
+        try:
+            value = self.interruptible(fn)
+        except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
+            self.end(ending_of_exception(exc, last_text=self.last_text()))
+            return None
+        self.end(ending_of_value(value))
+        return value
+
+    def cancel(self, reason: str = "cancelled from Python") -> None:
+        """End the run from any thread: the next model call or tool execution stops it; outcome ``cancelled``.
+        Called before :meth:`wrap`, the run stops before its first model call."""
+        self._cancelled = reason
+        if self._guarded is not None:
+            self._guarded.request_stop(Outcome.CANCELLED, reason, "cancel")
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled is not None
+
+    def interruptible(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (the agent) so that Ctrl-C cancels this run instead of killing it half-written: see
+        :func:`pyguard.interrupts.run_interruptibly`. On Ctrl-C the run ends ``cancelled`` (footer written), then the
+        ``KeyboardInterrupt`` goes on to the caller."""
+        from pyguard.interrupts import run_interruptibly
+
+        return run_interruptibly(
+            fn,
+            name=f"pyguard-run-{self.run_id}",
+            on_interrupt=lambda: self.cancel("interrupted (Ctrl-C)"),
+            on_give_up=lambda: self._finish(cancelled=True, answer=self.last_text()),
+        )
+
+    @property
+    def result(self) -> RunResult:
+        if self._result is None:
+            raise RunError(f"run {self.run_id!r} has not finished: run your agent inside GuardedRun.call(...) first")
+        return self._result
+
+    def __enter__(self) -> GuardedRun:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._result is None:
+            self._finish(error=f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+
+    # -- ending ----------------------------------------------------------------------------------------------------
+
+    def finish_bridge(self, res: BridgeResult) -> RunResult:
+        """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
+        from pyguard.jvm.ending import ending_of_result
+
+        return self.end(ending_of_result(res))
+
+    def abandon(self) -> None:
+        if self._result is None:
+            self._finish(error="the agent could not be built")
+
+    def end(self, ending: RunEnding) -> RunResult:
+        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through :func:`pyguard.ending.finish_arguments`; the
+        engine's ``RunSession.finish`` then settles the outcome (a STOP it decided keeps its own)."""
+        if ending.guard_failures:
+            self._java_note = ending.guard_failures
+        if ending.ending is Ending.STOPPED:
+            stopped = False  # by the engine's own decision? (not when its decision was discarded, or it is stuck)
+            if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._engine_wait_s()):
+                try:
+                    stopped = self.session.stopped is not None
+                finally:
+                    self._engine_lock.release()
+            if stopped:
+                return self._finish(answer=ending.last_text)
+            if self._cancelled is not None:
+                return self._finish(cancelled=True, answer=ending.last_text)
+        return self._finish(**finish_arguments(ending, self.start.agent_style))
+
+    def _finish(
+        self,
+        *,
+        answer: str | None = None,
+        error: str | None = None,
+        cancelled: bool = False,
+        guard_error: str | None = None,
+        expired: str | None = None,
+    ) -> RunResult:
+        # Wait for an engine decision in progress at most the callback deadline (Java has given up on it by then), and
+        # not at all once Java gave up on one: one deadline per run.
+        engine = self._engine_lock.acquire(timeout=self._engine_wait_s())
+        try:
+            with self._lock:
+                if self._result is not None:
+                    return self._result
+                verified = None
+                if answer is not None and error is None and expired is None and self.guard.verifier is not None:
+                    verified = bool(self.guard.verifier(answer))
+                if engine and self._abandoned_at is None:
+                    end = self.session.finish(
+                        answer=answer,
+                        error=error,
+                        verified=verified,
+                        cancelled=cancelled,
+                        guard_error=guard_error,
+                        expired=expired,
+                    )
+                else:
+                    end = end_from_events(
+                        self.run_id,
+                        self.events,
+                        answer=answer,
+                        error=error,
+                        verified=verified,
+                        cancelled=cancelled,
+                        guard_error=guard_error,
+                        expired=expired,
+                        guard_failed=self._guard_failure(),
+                    )
+                self._result = self._result_from(end)
+                if self._guarded is not None:
+                    self._guarded.release()  # free the run's state now: Java -> callback -> this run is a cycle
+                return self._result
+        finally:
+            if engine:
+                self._engine_lock.release()
+            self.guard.active.discard(self)
+
+    def _guard_failure(self) -> str:
+        """Why the engine could not finish the run: its decision missed the deadline, or it is still busy."""
+        missed = self._missed_deadline_at()
+        late = (
+            f"the engine's decision about model call {missed} missed the callback deadline of"
+            f" {self.guard.callback_timeout_ms} ms and was discarded"
+            if missed
+            else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended"
+        )
+        return late + (f"; Java saw {self._java_note}" if self._java_note else "")
+
+    def _missed_deadline_at(self) -> int:
+        """The model call whose decision missed the callback deadline (Python saw it late, or Java gave up), or 0."""
+        if self._abandoned_at is not None:
+            return self._abandoned_at
+        return self._guarded.missed_deadline_at() if self._guarded is not None and self._deadline_s() > 0 else 0
+
+    def _engine_wait_s(self) -> float:
+        """How long ending the run may wait for an engine decision in progress: the callback deadline (-1: no
+        deadline, wait), and not at all once a decision missed it, so the caller waits out one deadline per run."""
+        return 0 if self._missed_deadline_at() else self._deadline_s()
+
+    def _deadline_s(self) -> float:
+        ms = self.guard.callback_timeout_ms
+        return ms / 1000.0 if ms > 0 else -1
+
+    def _result_from(self, end: RunEnd) -> RunResult:
+        end = mark_partial_usage(end, self.events)
+        if self._writer is not None:
+            self._writer.end(end)
+            self._writer.close()
+        if self._spans is not None:
+            self._spans.end(end)
+        record = RunRecord(start=self.start, events=list(self.events), end=end)
+        return RunResult(
+            record=record,
+            decisions=tuple(self.decisions),
+            gains=tuple(self.session.gains),
+            trace_path=None if self.trace_path is None else str(self.trace_path),
+        )
+
+    def last_text(self) -> str | None:
+        for event in reversed(self.events):
+            if event.text:
+                return event.text
+        return None
+
+
+def recorded_task(task: str | Sequence[str]) -> str | None:
+    """The task a trace records: the message itself, or a conversation's first user message (the others arrive as
+    user observations of the events)."""
+    if isinstance(task, str):
+        return task
+    return next(iter(task), None)
+
+
+def new_run_id() -> str:
+    """A fresh run id: 12 random hexadecimal characters."""
+    return uuid.uuid4().hex[:12]
