@@ -66,6 +66,15 @@ docstring go stale.
   :func:`pyguard.engine.result_kinds.is_empty_result`, at most 120 characters) scores zero gain even the first time. A
   repeated action whose result changed (a poll whose queue empties) is still credited as changed.
 
+The principle (issue 22): a stop needs evidence that the run's *state* repeats, judged over the whole cycle.
+``cycle_progress``: a repeated action that returns the same result is a stall only when nothing since its last result
+brought anything (no write of new values, no output the action never printed before, no new result), so a cleanup
+repeated between attempts with new content is progress. ``futility_stops = False``: attempts that leave a check's
+output unchanged earn a reflection, never a stop by itself. ``waits_make_polls``: identical reads around a wait, or
+saying "pending", are polls. ``stop_on_repeated_evidence``: after a reflection, a second signal that is the first one
+again, with the model asking for more of the same, stops in that call; every stall stop says which signal it was
+(``evidence["signal"]``).
+
 With these defaults the logistics incident (``get_shipment_status`` 7 times identical, then 3 times with the
 ``SO-`` prefix) is reflected on after its 3rd model call (the 2nd identical result) and stopped after its 4th,
 when the model asks for the same shipment again: 4 model calls instead of 11.
