@@ -467,13 +467,7 @@ class RunSession:
         hit = self._condition.check(state)
         if hit is None:
             self.budget = budget
-            return Decision(
-                action=Action.CONTINUE,
-                iteration=i,
-                turn=self.turn,
-                budget=self.budget,
-                evidence={"gain": round(gain, 4)},
-            )
+            return self._continue(i, gain)
         # precedence: a stall once the reflections are used up, then a limit (a cap, a tree budget, a condition of
         # the config's or your own), then a reflection on a stall, then the budget
         hits = hit.leaves()
@@ -529,15 +523,14 @@ class RunSession:
                     evidence=self._evidence(stalls, limits, usage),
                 )
         if budget_hit is None:
-            return Decision(
-                action=Action.CONTINUE,
-                iteration=i,
-                turn=self.turn,
-                budget=self.budget,
-                evidence={"gain": round(gain, 4)},
-            )
+            return self._continue(i, gain)
         return self._stop_decision(
             i, Outcome.EXPIRED, "budget", budget_hit.message, flags=stalls, hits=limits, usage=usage
+        )
+
+    def _continue(self, i: int, gain: float) -> Decision:
+        return Decision(
+            action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}
         )
 
     def _repeated_evidence(self, flags: Sequence[StallFlag], actions: Sequence[ActionFingerprint]) -> StallFlag | None:
