@@ -36,6 +36,7 @@ from pyguard.result import RunResult
 from pyguard.run import (
     ActiveRuns,
     GuardedRun,
+    OnStop,
     Verifier,
     end_from_events,
     finish_arguments,
@@ -88,6 +89,11 @@ class Guard:
     ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
     ``telemetry``: optional :class:`pyguard.otel.GuardTelemetry` (``otel`` extra): each run also emits OpenTelemetry
     GenAI spans as it goes.
+    ``on_stop``: ``"answer"`` (default): a stopped run (the guard's stop, the fail-safe cap, the agent's own cap when
+    pyguard knows it) ends with one last model call with no tools asking for the best answer from what the run knows
+    (:data:`pyguard.run.WRAP_UP`); the agent returns that answer, the outcome still says ``stalled``/``expired`` and
+    ``RunResult.answer_source`` is ``"wrap_up"``. ``"raise"``: the agent's call raises the Java ``GuardStopException``
+    (``GuardedRun.call`` returns None).
     """
 
     def __init__(
@@ -101,6 +107,7 @@ class Guard:
         verifier: Verifier | None = None,
         trace_file_mode: int = 0o600,
         telemetry: Any = None,
+        on_stop: OnStop = "answer",
     ) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
@@ -124,6 +131,9 @@ class Guard:
             )
         if not _is_int(trace_file_mode) or not 0 <= trace_file_mode <= 0o777:
             raise ConfigError(f"trace_file_mode={trace_file_mode!r} must be permission bits such as 0o600")
+        if on_stop not in ("answer", "raise"):
+            raise ConfigError(f"on_stop={on_stop!r} must be 'answer' (a last model call with no tools) or 'raise'")
+        self.on_stop: OnStop = on_stop
         self.max_model_calls = max_model_calls
         self.callback_timeout_ms = callback_timeout_ms
         self.trace_file_mode = trace_file_mode
@@ -159,14 +169,18 @@ class Guard:
         task_type: str | None = None,
         agent_style: str | None = None,
         on_result: Callable[[RunResult], None] | None = None,
+        round_trips: int | None = None,
     ) -> AgentGuard:
         """Attach this guard to an agent for its lifetime: build your agent once around the returned
         :class:`pyguard.agent_guard.AgentGuard`'s ``.model`` (and its :meth:`~pyguard.agent_guard.AgentGuard.
         before_tool_execution` hook); every user turn (every ``chat()`` call, on any thread) is then a guarded run of
-        its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends)."""
+        its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends).
+        ``round_trips``: your agent's ``maxToolCallingRoundTrips``, so that its end gets the wrap-up answer too."""
         from pyguard.agent_guard import AgentGuard
 
-        return AgentGuard(self, model, task_type=task_type, agent_style=agent_style, on_result=on_result)
+        return AgentGuard(
+            self, model, task_type=task_type, agent_style=agent_style, on_result=on_result, round_trips=round_trips
+        )
 
     def agent(
         self,
@@ -187,7 +201,10 @@ class Guard:
         from pyguard.agent_guard import GuardedAgent
         from pyguard.jvm import build_agent
 
-        agent_guard = self.attach(model, task_type=task_type, agent_style=str(style), on_result=on_result)
+        round_trips = max_tool_calling_round_trips if str(style) == "aiservices" else None
+        agent_guard = self.attach(
+            model, task_type=task_type, agent_style=str(style), on_result=on_result, round_trips=round_trips
+        )
         java_agent = build_agent(
             style,
             agent_guard.model,
