@@ -99,6 +99,18 @@ class IterationEvent(_Frozen):
     task_type: str | None = None
     timestamp_ms: NonNegative | None = None
     """Wall-clock time of the response in epoch milliseconds (None in synthetic events)."""
+    request_model: str | None = None
+    """The model the request asked for (``model`` is the response's when it named one, else this)."""
+    response_model: str | None = None
+    """The model the response named (None when it named none)."""
+    response_id: str | None = None
+    """The provider's id of the response, when it gave one."""
+    request_parameters: dict[str, float | int | list[str]] | None = None
+    """The request's sampling parameters that were set, named as in ``gen_ai.request.*`` (``temperature``,
+    ``top_p``, ``top_k``, ``max_tokens``, ``frequency_penalty``, ``presence_penalty``, ``stop_sequences``)."""
+    trace_context: str | None = None
+    """The W3C ``traceparent`` of the OpenTelemetry span active on the agent's thread when the call was made (the
+    Java sensor reads it in ``onRequest``); None without OpenTelemetry in the JVM."""
 
     @property
     def is_final(self) -> bool:

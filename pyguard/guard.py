@@ -66,10 +66,10 @@ DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
 
 DEFAULT_CALLBACK_TIMEOUT_MS = 10_000
 """The default deadline of the guard's decision, per model call. An engine decision takes well under a millisecond
-(benchmarks/RESULTS.md section 5), so 10 s is only ever reached by a hung engine; then the run goes on under the Java
-fail-safe cap (outcome ``guard_error``), the late decision is discarded, and the caller of :meth:`Guard.run` gets its
-result at most this long after the agent ends. ``callback_timeout_ms=0`` runs the decision on the agent's thread
-instead (what that saves per model call: RESULTS section 3), but a hung engine then blocks the agent."""
+(the engine_scaling benchmark suite), so 10 s is only ever reached by a hung engine; then the Java fail-safe stops the
+run at once (outcome ``guard_error``, no further model call), the late decision is discarded, and the caller of
+:meth:`Guard.run` waits for the engine no longer: one deadline per run. ``callback_timeout_ms=0`` runs the decision on the agent's thread
+instead (what that saves per model call: the overhead suite), but a hung engine then blocks the agent."""
 
 
 class Guard:

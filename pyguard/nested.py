@@ -160,7 +160,7 @@ class NestedRun(GuardedRun):
             return decision
         hit = self.budget.exhausted()
         if hit is not None:
-            self._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+            self._impose(Outcome.EXPIRED, hit.message, hit.rule)
         return decision
 
     def _as_supervisor_event(self, event: IterationEvent) -> IterationEvent:
@@ -229,7 +229,7 @@ class NestedRun(GuardedRun):
         if self._imposed is None:
             hit = self.budget.exhausted()
             if hit is not None:
-                self._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+                self._impose(Outcome.EXPIRED, hit.message, hit.rule)
         if self._imposed is not None:
             return self._imposed
         if self.parent is not None:
@@ -278,7 +278,7 @@ class NestedRun(GuardedRun):
         else:
             hit = node.exhausted()
             if hit is not None:
-                child._impose(Outcome.EXPIRED, hit.reason(), f"tree_budget:{hit.dimension}")
+                child._impose(Outcome.EXPIRED, hit.message, hit.rule)
         return guarded.java
 
     def close_child(self, agent_name: str, output: str | None, error: Any) -> None:

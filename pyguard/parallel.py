@@ -139,7 +139,7 @@ def replay_parallel(
             )
             replayed = [r for chunk in results for r in chunk]
             return ReplayReport(runs=replayed, summary=summarise(replayed))
-        from pyguard.trace import load_runs
+        from pyguard.loading import load_runs
 
         runs = load_runs(path)
     records = list(runs)

@@ -13,6 +13,7 @@ recorded timestamps (``timestamp_ms``, else the sum of ``latency_ms``), so time 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
-    from pyguard.engine import PolicyConfig
+    from pyguard.engine import Policy, PolicyConfig
 
 __all__ = [
     "REFLECTION_NOTE",
@@ -171,18 +172,35 @@ class RecordedClock:
 
 
 class _Replayer:
-    """One policy (from one config) and its recorded clock, reused for every run; each run its own session."""
+    """One policy (from one config) and its recorded clock, reused for every run; each run its own session. A run
+    whose trace header recorded stop conditions (``policy.stop``) is replayed with them (one policy per recorded
+    condition), unless the replay's config sets its own."""
 
     def __init__(self, config: PolicyConfig | None) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
         self.clock = RecordedClock()
         self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
+        self._recorded: dict[str, Policy] = {}
+
+    def _policy_for(self, record: RunRecord) -> Policy:
+        from pyguard.engine import Policy
+        from pyguard.engine.stop import with_recorded_stop
+
+        header = record.start.policy
+        if not header or header.get("stop") is None or self.policy.config.stop is not None:
+            return self.policy
+        key = json.dumps(header["stop"], sort_keys=True)
+        policy = self._recorded.get(key)
+        if policy is None:
+            policy = Policy(with_recorded_stop(self.policy.config, header), clock=self.clock)
+            self._recorded[key] = policy
+        return policy
 
     def decide(self, record: RunRecord) -> tuple[list[Decision], RunEnd | None]:
         """The decisions after each iteration (up to the first STOP) and, when it stops, the engine's RunEnd."""
         self.clock.reset(record)
-        session = self.policy.new_run(run_id=record.run_id, task_type=record.task_type)
+        session = self._policy_for(record).new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
         for event in record.events:
             self.clock.advance(event)

@@ -329,7 +329,7 @@ class GuardedRun:
             self._java_note = ending.guard_failures
         if ending.ending is Ending.STOPPED:
             stopped = False  # by the engine's own decision? (not when its decision was discarded, or it is stuck)
-            if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._deadline_s()):
+            if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._engine_wait_s()):
                 try:
                     stopped = self.session.stopped is not None
                 finally:
@@ -382,8 +382,9 @@ class GuardedRun:
         guard_error: str | None = None,
         expired: str | None = None,
     ) -> RunResult:
-        # Wait for an engine decision in progress at most the callback deadline: Java has given up on it by then.
-        engine = self._engine_lock.acquire(timeout=self._deadline_s())
+        # Wait for an engine decision in progress at most the callback deadline (Java has given up on it by then), and
+        # not at all once Java gave up on one: one deadline per run.
+        engine = self._engine_lock.acquire(timeout=self._engine_wait_s())
         try:
             with self._lock:
                 if self._result is not None:
@@ -423,13 +424,25 @@ class GuardedRun:
 
     def _guard_failure(self) -> str:
         """Why the engine could not finish the run: its decision missed the deadline, or it is still busy."""
+        missed = self._missed_deadline_at()
         late = (
-            f"the engine's decision about model call {self._abandoned_at} missed the callback deadline of"
+            f"the engine's decision about model call {missed} missed the callback deadline of"
             f" {self.guard.callback_timeout_ms} ms and was discarded"
-            if self._abandoned_at is not None
+            if missed
             else f"the engine was still deciding {self.guard.callback_timeout_ms} ms after the run ended"
         )
         return late + (f"; Java saw {self._java_note}" if self._java_note else "")
+
+    def _missed_deadline_at(self) -> int:
+        """The model call whose decision missed the callback deadline (Python saw it late, or Java gave up), or 0."""
+        if self._abandoned_at is not None:
+            return self._abandoned_at
+        return self._guarded.missed_deadline_at() if self._guarded is not None and self._deadline_s() > 0 else 0
+
+    def _engine_wait_s(self) -> float:
+        """How long ending the run may wait for an engine decision in progress: the callback deadline (-1: no
+        deadline, wait), and not at all once a decision missed it, so the caller waits out one deadline per run."""
+        return 0 if self._missed_deadline_at() else self._deadline_s()
 
     def _deadline_s(self) -> float:
         ms = self.guard.callback_timeout_ms

@@ -4,7 +4,8 @@
         [--snapshot fireact=/path/to/FireAct.git] [--only fireact,bfcl]
 
 A snapshot is a git directory (bare or not) of the source repository at (or after) the pinned commit: clone
-it (``git clone --bare https://github.com/OWNER/NAME``) or point ``--snapshots`` at a folder holding
+it (``git clone --bare https://github.com/OWNER/NAME``; a commit reachable only from a pull request also needs
+``git fetch origin refs/pull/N/head``, the source's ``ref``) or point ``--snapshots`` at a folder holding
 ``OWNER+NAME/repo`` git directories. The files are taken from the pinned commit exactly as published (``git
 show COMMIT:path``), so the figures of ``real_replay`` can be reproduced byte for byte. Each DIR/<source>/ gets
 a ``source.toml`` manifest (name, origin repo@commit, licence, attribution, format, kind, label rule, runs,
@@ -29,6 +30,7 @@ SOURCES = HERE / "sources.toml"
 MANIFEST_KEYS = (
     "repo",
     "commit",
+    "ref",
     "licence",
     "attribution",
     "format",
@@ -85,6 +87,15 @@ def manifest(name: str, spec: dict) -> str:
 def prepare(name: str, spec: dict, snapshot: Path, out: Path) -> int:
     gitdir = _gitdir(snapshot)
     commit = spec["commit"]
+    present = subprocess.run(
+        ["git", "--git-dir", str(gitdir), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True, check=False
+    )
+    if present.returncode != 0:
+        where = spec.get("ref", "its default branch")
+        raise SystemExit(
+            f"{name}: commit {commit[:12]} is not in {snapshot}; it is reachable from {where} of"
+            f" https://github.com/{spec['repo']}: git --git-dir {gitdir} fetch origin {where}"
+        )
     files = _git(gitdir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
     chosen = [f for f in files if any(fnmatch.fnmatch(f, pattern) for pattern in spec["paths"])]
     if not chosen:

@@ -30,6 +30,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from suites._loso import candidates
+from suites._loso import loso as leave_one_source_out
 from suites._real_metrics import last_artifact_change, openhands_stop, repeat_stop, score
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +40,9 @@ POLICIES = ("pyguard", "repeat", "openhands")
 FIGURES = ("false_stop_rate", "failed_calls_saved", "capped_stopped")
 _CHUNK = 150  # runs per job
 _FILES_PER_CHUNK = 50
+POLICY_FILES = ROOT / "benchmarks" / "real_data" / "policies"
+DEFAULT_CANDIDATE = "2-default"
+"""The policy file that is the shipped default (an empty file: ``PolicyConfig()``)."""
 
 
 def _manifests(data: Path) -> list[tuple[str, Path, dict]]:
@@ -65,7 +70,7 @@ def _files(folder: Path, spec: dict) -> list[str]:
 
 
 def _load(folder: Path, spec: dict, files: list[str] | None = None):  # noqa: ANN202
-    from pyguard.trace import load_runs
+    from pyguard.loading import load_runs
 
     labels = spec.get("labels")
     return load_runs(
@@ -76,47 +81,58 @@ def _load(folder: Path, spec: dict, files: list[str] | None = None):  # noqa: AN
     )
 
 
-def _replay_chunk(args: tuple[str, dict, list[str] | None, int, int, str | None]) -> list[dict]:
+def _first_reflection(reflect_at: list[int], stop_at: int | None) -> int | None:
+    """The first reflection before the stop (or anywhere, when it never stops); None when there is none."""
+    before = [i for i in reflect_at if stop_at is None or i < stop_at]
+    return before[0] if before else None
+
+
+def _replay_chunk(args: tuple[str, dict, list[str] | None, int, int | None, list[tuple[str, dict]]]) -> list[dict]:
     """Replay runs [start, stop) of the given files of one source (read again in this process: cheaper than
-    pickling runs; a source with one run per file is split by files, so each process reads only its own)."""
-    folder, spec, files, start, stop, config_path = args
+    pickling runs; a source with one run per file is split by files, so each process reads only its own) through
+    each named policy (``PolicyConfig`` dumps; the first is ``pyguard``, the policy under test) and the peers."""
+    folder, spec, files, start, stop, configs = args
+    from pyguard.engine import PolicyConfig
     from pyguard.replay import replay_run
 
-    config = None
-    if config_path:
-        from pyguard.engine import PolicyConfig
-
-        config = PolicyConfig.from_toml(config_path)
+    policies = [(name, PolicyConfig.model_validate(dump)) for name, dump in configs]
     runs = _load(Path(folder), spec, files)[start:stop]
     artifact = spec.get("kind") == "artifact"
     rows = []
     for record in runs:
-        replayed = replay_run(record, config)
         end = record.end
-        base = {
+        row: dict = {
             "id": record.run_id,
             "n": len(record.events),
             "label": end.success_label if end is not None else None,
             "capped": bool(end is not None and end.censored),
             "calls": [len(e.tool_calls) for e in record.events],
             "last_edit": last_artifact_change(record) if artifact else 0,
+            "repeat": {
+                "stop_at": repeat_stop(record.events),
+                "rule": "exact_repeat",
+                "reason": "an exact (tool, arguments) repeat",
+            },
+            "openhands": {
+                "stop_at": openhands_stop(record.events),
+                "rule": "stuck",
+                "reason": "OpenHands-style stuck pattern",
+            },
+            "candidates": {},
         }
-        rows.append(
-            {
-                **base,
-                "pyguard": {"stop_at": replayed.stop_at, "rule": replayed.rule, "reason": replayed.reason},
-                "repeat": {
-                    "stop_at": repeat_stop(record.events),
-                    "rule": "exact_repeat",
-                    "reason": "an exact (tool, arguments) repeat",
-                },
-                "openhands": {
-                    "stop_at": openhands_stop(record.events),
-                    "rule": "stuck",
-                    "reason": "OpenHands-style stuck pattern",
-                },
+        for k, (name, config) in enumerate(policies):
+            replayed = replay_run(record, config)
+            stops = {
+                "stop_at": replayed.stop_at,
+                "rule": replayed.rule,
+                "reason": replayed.reason,
+                "reflect_at": _first_reflection(replayed.reflect_at, replayed.stop_at),
             }
-        )
+            if k == 0:
+                row["pyguard"] = stops
+            else:
+                row["candidates"][name] = stops
+        rows.append(row)
     return rows
 
 
@@ -125,12 +141,43 @@ def _mean(values: list[float | None]) -> float | None:
     return statistics.fmean(kept) if kept else None
 
 
-def run(quick: bool, data: str | None = None, config: str | None = None) -> dict:
-    root = Path(data) if data else FIXTURES
-    if not data and not quick:
-        raise SystemExit("real_replay needs --data DIR (see benchmarks/RESULTS.md: how to get the data), or --quick")
-    sources = _manifests(root)
-    started = time.perf_counter()
+def _reflection_share(rows: list[dict], artifact: bool) -> dict:
+    """What the first signal (a reflection) buys against the second (the stop after it), for the policy under test:
+    of the failed runs it stops early, how many were reflected on first; the calls saved at the stop, and what the
+    same runs would save if the stop came at the first reflection; and the three figures of that variant ("every
+    reflection stops": stop_at = the first reflection when there is one before the stop)."""
+    bad = [r for r in rows if r["label"] is False]
+    early = [r for r in bad if r["pyguard"]["stop_at"] is not None and r["pyguard"]["stop_at"] < r["n"]]
+    after = [r for r in early if r["pyguard"]["reflect_at"] is not None]
+    failed_calls = sum(sum(r["calls"]) for r in bad)
+
+    def saved(r: dict, at: int) -> int:
+        return sum(r["calls"][at:])
+
+    at_stop = sum(saved(r, r["pyguard"]["stop_at"]) for r in after)
+    at_reflection = sum(saved(r, r["pyguard"]["reflect_at"]) for r in after)
+    variant = [
+        {**r, **r["pyguard"], "stop_at": r["pyguard"]["reflect_at"] or r["pyguard"]["stop_at"], "rule": "reflection"}
+        for r in rows
+    ]
+    figures = score(variant, artifact=artifact, examples=0)
+    return {
+        "failed_stopped": len(early),
+        "failed_stopped_after_reflection": len(after),
+        "share_after_reflection": len(after) / len(early) if early else None,
+        "calls_saved_by_those_stops": at_stop,
+        "calls_saved_if_stopped_at_reflection": at_reflection,
+        "failed_calls": failed_calls,
+        "extra_saved_share": (at_reflection - at_stop) / failed_calls if failed_calls else None,
+        "stop_at_first_reflection": {k: figures[k] for k in (*FIGURES, "false_stops")},
+    }
+
+
+def _replay_sources(
+    sources: list[tuple[str, Path, dict]], configs: list[tuple[str, dict]]
+) -> tuple[dict[str, list[dict]], dict[str, dict], int]:
+    """Rows of every run of every source replayed through ``configs`` (see :func:`_replay_chunk`), the loading
+    figures per source, and the number of worker processes used."""
     jobs, meta = [], {}
     for name, folder, spec in sources:
         files = _files(folder, spec)
@@ -138,10 +185,10 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
         meta[name] = {"spec": spec, "skipped": dict(loaded.skipped), "runs": len(loaded)}
         if len(files) >= len(loaded) > _CHUNK:  # one run per file: split the files
             for start in range(0, len(files), _FILES_PER_CHUNK):
-                jobs.append((name, (str(folder), spec, files[start : start + _FILES_PER_CHUNK], 0, None, config)))
+                jobs.append((name, (str(folder), spec, files[start : start + _FILES_PER_CHUNK], 0, None, configs)))
         else:
             for start in range(0, len(loaded), _CHUNK):
-                jobs.append((name, (str(folder), spec, files, start, min(start + _CHUNK, len(loaded)), config)))
+                jobs.append((name, (str(folder), spec, files, start, min(start + _CHUNK, len(loaded)), configs)))
     workers = min(os.cpu_count() or 1, len(jobs))
     if workers > 1 and sum(m["runs"] for m in meta.values()) > 200:
         with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -151,7 +198,23 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
     rows_by_source: dict[str, list[dict]] = {name: [] for name, _, _ in sources}
     for (name, _), rows in zip(jobs, results, strict=False):
         rows_by_source[name].extend(rows)
+    return rows_by_source, meta, workers
+
+
+def run(quick: bool, data: str | None = None, config: str | None = None, loso: bool = False) -> dict:
+    from pyguard.engine import PolicyConfig
+
+    root = Path(data) if data else FIXTURES
+    if not data and not quick:
+        raise SystemExit("real_replay needs --data DIR (see benchmarks/README.md: how to get the data), or --quick")
+    sources = _manifests(root)
+    started = time.perf_counter()
+    configs = [("pyguard", (PolicyConfig.from_toml(config) if config else PolicyConfig()).model_dump())]
+    if loso:
+        configs += candidates(POLICY_FILES, space=not quick)
+    rows_by_source, meta, workers = _replay_sources(sources, configs)
     per_source = {}
+    table: dict[str, dict[str, dict]] = {name: {} for name, _ in configs[1:]}
     for name, rows in rows_by_source.items():
         spec = meta[name]["spec"]
         artifact = spec.get("kind") == "artifact"
@@ -166,7 +229,10 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
             "capped": sum(r["capped"] for r in rows),
             "skipped": meta[name]["skipped"],
             "policies": {p: score([{**r, **r[p]} for r in rows], artifact=artifact) for p in POLICIES},
+            "reflection": _reflection_share(rows, artifact),
         }
+        for cand in table:
+            table[cand][name] = score([{**r, **r["candidates"][cand]} for r in rows], artifact=artifact, examples=0)
     mean = {p: {f: _mean([s["policies"][p][f] for s in per_source.values()]) for f in FIGURES} for p in POLICIES}
     worst = {}
     for p in POLICIES:
@@ -179,11 +245,12 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
         worst[p] = {"source": name, "false_stop_rate": rate}
     elapsed = time.perf_counter() - started
     print(
-        f"real_replay: {sum(s['runs'] for s in per_source.values())} runs from {len(per_source)} sources in"
-        f" {elapsed:.1f} s ({workers} worker(s))",
+        f"real_replay: {sum(s['runs'] for s in per_source.values())} runs from {len(per_source)} sources"
+        f" through {len(configs)} polic{'y' if len(configs) == 1 else 'ies'} in {elapsed:.1f} s"
+        f" ({workers} worker(s))",
         file=sys.stderr,
     )
-    return {
+    result = {
         "data": str(root),
         "config": config,
         "sources": per_source,
@@ -191,6 +258,9 @@ def run(quick: bool, data: str | None = None, config: str | None = None) -> dict
         "worst_false_stops": worst,
         "seconds": round(elapsed, 2),
     }
+    if loso:
+        result["loso"] = leave_one_source_out(table, list(per_source), default=DEFAULT_CANDIDATE)
+    return result
 
 
 def _pct(value: float | None) -> str:
@@ -254,3 +324,70 @@ def render(result: dict, console) -> None:  # noqa: ANN001
                         f" {ex['reason'][:160]}"
                     )
                 )
+    _render_reflection(result, console)
+    if "loso" in result:
+        _render_loso(result["loso"], console)
+
+
+def _render_reflection(result: dict, console) -> None:  # noqa: ANN001
+    from rich.table import Table
+
+    table = Table(title="what a reflection buys (policy under test): the first signal vs the stop after it")
+    for col in (
+        "source",
+        "failed runs stopped",
+        "of them reflected first",
+        "calls saved by those stops",
+        "if stopped at the reflection",
+        "every reflection stops: false stops / saved / capped",
+    ):
+        table.add_column(col, justify="left" if col == "source" else "right")
+    for name, s in result["sources"].items():
+        r = s["reflection"]
+        v = r["stop_at_first_reflection"]
+        table.add_row(
+            name,
+            str(r["failed_stopped"]),
+            f"{r['failed_stopped_after_reflection']} ({_pct(r['share_after_reflection'])})",
+            str(r["calls_saved_by_those_stops"]),
+            f"{r['calls_saved_if_stopped_at_reflection']} (+{_pct(r['extra_saved_share'])} of failed calls)",
+            f"{_pct(v['false_stop_rate'])} / {_pct(v['failed_calls_saved'])} / {_pct(v['capped_stopped'])}",
+        )
+    console.print(table)
+
+
+def _render_loso(loso: dict, console) -> None:  # noqa: ANN001
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(
+        title=f"leave-one-source-out: {len(loso['candidates'])} candidate policies; per-source bound {loso['bound']:g}"
+    )
+    for col in ("source", "column", "policy chosen", "successful stopped", "failed calls saved", "capped stopped"):
+        table.add_column(col, justify="left" if col in ("source", "column", "policy chosen") else "right")
+    labels = {"default": "shipped default", "in_sample": "chosen on all sources", "loso": "chosen without it"}
+    for name, row in loso["sources"].items():
+        for k, column in enumerate(("default", "in_sample", "loso")):
+            fig = row[column]
+            table.add_row(
+                name if k == 0 else "",
+                labels[column],
+                escape(fig["candidate"]),
+                _pct(fig["false_stop_rate"]),
+                _pct(fig["failed_calls_saved"]),
+                _pct(fig["capped_stopped"]),
+                end_section=k == 2,
+            )
+    for k, column in enumerate(("default", "in_sample", "loso")):
+        s = loso["summary"][column]
+        w = s["worst_false_stops"]
+        table.add_row(
+            "mean over sources" if k == 0 else "",
+            labels[column],
+            "",
+            f"{_pct(s['mean']['false_stop_rate'])} (worst {w['source']}: {_pct(w['false_stop_rate'])})",
+            _pct(s["mean"]["failed_calls_saved"]),
+            _pct(s["mean"]["capped_stopped"]),
+        )
+    console.print(table)
+    console.print(escape(f"procedure: {loso['procedure']}"))

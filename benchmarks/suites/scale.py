@@ -156,7 +156,7 @@ def _step(task: str, fmt: str, path: str) -> dict:
             )  # spawn: workers are ours, their peak memory counts
             digest = {"runs": rep.summary.runs, "stopped": rep.summary.stopped}
     else:
-        from pyguard.trace import load_runs, load_traces
+        from pyguard.loading import load_runs, load_traces
 
         if task == "check":
             from pyguard.check import check_runs

@@ -1,7 +1,7 @@
 """Plan and resume: the runs of a live calibration (``<task_id>#<rep>``), which are already done, how a run is labelled.
 
 The plan is ordered repeat by repeat (every task's #1, then every task's #2, ...) so a calibration stopped early still
-covers every task. Resuming reads the trace dir with :func:`pyguard.trace.load_runs` and skips every planned id that
+covers every task. Resuming reads the trace dir with :func:`pyguard.loading.load_runs` and skips every planned id that
 already has a footer; a run recorded for a task that has since changed (text, type, agent, cap, expect) is an error,
 not a silent mix. The run's seed derives from the task's seed (or its id) and the repeat, so a rerun of an id plays
 the same scripted run.
@@ -22,7 +22,7 @@ from pyguard.calibrate.tasks import ID_PATTERN as _ID
 from pyguard.calibrate.tasks import FrozenModel, LiveTask, TaskSet
 from pyguard.errors import InputError, RunError
 from pyguard.events import Outcome, RunRecord
-from pyguard.trace import load_runs
+from pyguard.loading import load_runs
 
 __all__ = [
     "PlannedRun",

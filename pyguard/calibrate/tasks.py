@@ -28,6 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pyguard.errors import InputError
+from pyguard.safe_reader import loads
 
 __all__ = ["ID_PATTERN", "AgentFactory", "FrozenModel", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
 
@@ -261,7 +262,7 @@ def load_tasks(path: str | os.PathLike[str]) -> TaskSet:
         raise InputError(f"task set {str(p)!r} does not exist; pass a .toml or .json task file")
     try:
         text = p.read_text(encoding="utf-8")
-        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
+        data = loads(text, source=str(p)) if p.suffix.lower() == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         kind = "JSON" if p.suffix.lower() == ".json" else "TOML"
         raise InputError(f"task set {str(p)!r} is not valid {kind}: {exc}") from None

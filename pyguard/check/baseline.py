@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from pyguard.check.summary import RunSetSummary
 from pyguard.errors import InputError
+from pyguard.safe_reader import loads
 
 __all__ = ["write_baseline", "read_baseline", "baseline_json"]
 
@@ -44,7 +45,7 @@ def read_baseline(path: str | Path) -> RunSetSummary:
             f"cannot read the baseline {str(path)!r}: {exc.strerror or exc}; make one with --write-baseline"
         ) from exc
     try:
-        data = json.loads(text)
+        data = loads(text, source=str(path))  # the safe reader: depth and integer limits
     except json.JSONDecodeError as exc:
         raise InputError(
             f"the baseline {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno}): "

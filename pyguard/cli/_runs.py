@@ -21,7 +21,8 @@ from typing import Any
 
 import click
 
-from pyguard.trace import FORMATS, LoadResult, load_runs
+from pyguard.loading import FORMATS, load_runs
+from pyguard.trace import LoadResult
 
 __all__ = ["RUNS_PATH", "runs_options", "load_cli_runs"]
 

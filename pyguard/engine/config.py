@@ -21,6 +21,9 @@ TOML layout (a plain file, or ``[tool.pyguard]`` in a ``pyproject.toml``)::
     hard_cap = 12
     [task_types.lookup.stall]           # replaces [stall] for runs of this task type
     low_gain_streak = 2
+    [stop]                              # more stop conditions (pyguard.engine.stop_config)
+    kind = "any"
+    of = [{ kind = "model_calls", limit = 60 }, { kind = "tool_calls", limit = 3, tool = "send_email" }]
 
 Tables named in :data:`OTHER_SECTIONS` (``check``, ``calibrate``, ...) belong to other pyguard components
 sharing ``[tool.pyguard]`` and are skipped here. A ``[tool.pyguard.policy]`` table, if present, is used instead.
@@ -32,12 +35,13 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from pyguard.engine.stop_config import StopConfig
+from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
 
 __all__ = [
-    "JAVA_INT_MAX",
     "OTHER_SECTIONS",
     "Price",
     "CapsConfig",
@@ -49,7 +53,6 @@ __all__ = [
     "ToolsConfig",
     "BudgetSettings",
     "PolicyConfig",
-    "config_error",
 ]
 
 OTHER_SECTIONS: frozenset[str] = frozenset(
@@ -58,96 +61,7 @@ OTHER_SECTIONS: frozenset[str] = frozenset(
 """Sub-tables of ``[tool.pyguard]`` owned by other components; the policy loader skips them."""
 
 
-def _items(exc: ValidationError, prefix: tuple = ()) -> list[tuple[str, Any, str]]:
-    """(key, value, message) for every error, flattening errors raised by nested config models."""
-    out: list[tuple[str, Any, str]] = []
-    for err in exc.errors():
-        loc = prefix + tuple(err.get("loc", ()))
-        inner = (err.get("ctx") or {}).get("error")
-        nested = getattr(inner, "items", None)
-        if isinstance(inner, ConfigError) and isinstance(nested, list):
-            for key, value, msg in nested:
-                out.append(
-                    (
-                        ".".join(str(p) for p in loc + tuple(key.split("."))) if key else ".".join(map(str, loc)),
-                        value,
-                        msg,
-                    )
-                )
-            continue
-        msg = err.get("msg", "invalid")
-        if err.get("type") == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling"
-        elif msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-        out.append((".".join(str(p) for p in loc), err.get("input"), msg))
-    return out
-
-
-def config_error(exc: ValidationError, *, model: str, source: str | None = None) -> ConfigError:
-    """Turn a pydantic ValidationError into a ConfigError naming every bad key and value."""
-    items = _items(exc)
-    lines = []
-    for key, value, msg in items:
-        shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        lines.append(f"key {key or '<root>'!r} = {shown}: {msg}" if key else f"{msg}")
-    where = f" in {source}" if source else ""
-    err = ConfigError(f"invalid {model}{where}: " + "; ".join(lines) + ". Fix the value(s) and retry.")
-    err.items = items  # type: ignore[attr-defined]
-    return err
-
-
-JAVA_INT_MAX = 2**31 - 1
-"""The largest count a config may hold: counts reach the Java bridge as a Java ``int``."""
-
-
-def _check_bounds(value: Any) -> None:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int) and not -JAVA_INT_MAX <= value <= JAVA_INT_MAX:
-        raise ValueError(f"{value} is out of range: at most {JAVA_INT_MAX} (counts reach the Java bridge as an int)")
-    if isinstance(value, dict):
-        for v in value.values():
-            _check_bounds(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _check_bounds(v)
-
-
-class _Config(BaseModel):
-    """Base: frozen, extra keys forbidden, strict types (``"8"`` or ``true`` is not an integer), finite numbers,
-    integers within a Java int, validation errors raised as ConfigError. Checked when the config is built or loaded,
-    never later at run time."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _within_bounds(cls, value: Any) -> Any:
-        _check_bounds(value)
-        return value
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise config_error(exc, model=type(self).__name__) from None
-
-    @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any):
-        return cls._validate(obj, source=None, **kwargs)
-
-    @classmethod
-    def _validate(cls, obj: Any, *, source: str | None, **kwargs: Any):
-        try:
-            return BaseModel.model_validate.__func__(cls, obj, **kwargs)  # type: ignore[attr-defined]
-        except ValidationError as exc:
-            raise config_error(exc, model=cls.__name__, source=source) from None
-
-
-class Price(_Config):
+class Price(StrictConfig):
     """Price of one model, in currency units (e.g. USD) per million tokens."""
 
     input_per_mtok: float = Field(ge=0)
@@ -156,7 +70,7 @@ class Price(_Config):
     """Price per million output (completion) tokens."""
 
 
-class CapsConfig(_Config):
+class CapsConfig(StrictConfig):
     """Hard limits, independent of the dynamic budget. ``None`` disables a limit. Any limit reached stops the run
     (outcome ``expired``). A limit of N means "at most N": the run stops once N is reached."""
 
@@ -186,7 +100,7 @@ class CapsConfig(_Config):
         return self
 
 
-class NoveltyConfig(_Config):
+class NoveltyConfig(StrictConfig):
     """The default information-gain estimator: hashed character shingles (numpy)."""
 
     kind: Literal["shingles"] = "shingles"
@@ -203,7 +117,7 @@ class NoveltyConfig(_Config):
     observation text; the default ~512 KB is more than a 128k-token context) and forgets older ones."""
 
 
-class StallConfig(_Config):
+class StallConfig(StrictConfig):
     """Stall detection thresholds."""
 
     low_gain_threshold: float = Field(default=0.1, ge=0, le=1)
@@ -217,7 +131,7 @@ class StallConfig(_Config):
     runs of coding agents 2 dull results in a row after a reflection are common in work that succeeds; 3 stopped
     none of them once new edits were waited for."""
     empty_streak: int = Field(default=3, ge=1)
-    """A low-gain streak in which every tool result was empty (:func:`pyguard.engine.stall.is_empty_result`:
+    """A low-gain streak in which every tool result was empty (:func:`pyguard.engine.result_kinds.is_empty_result`:
     ``[]``, "No matching records found.") is a stall at this length, when shorter than ``low_gain_streak``: an
     empty answer holds nothing at all, where a dull one (a re-read, a grep with few hits) may still hold a clue.
     Three queries in a row that find nothing are a search coming up empty."""
@@ -227,7 +141,7 @@ class StallConfig(_Config):
     empty_results_no_gain: bool = True
     """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
     phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer
-    is not new information, even the first time (see :func:`pyguard.engine.stall.is_empty_result`)."""
+    is not new information, even the first time (see :func:`pyguard.engine.result_kinds.is_empty_result`)."""
     changed_result_gain: float = Field(default=0.3, ge=0, le=1)
     """Gain credited to a repeated action whose (masked) result changed: polling, re-run after a change."""
     normalised_repeats: bool = True
@@ -260,7 +174,7 @@ class StallConfig(_Config):
     ``same_answer``); None: ``error_storm_length``."""
 
 
-class ToolsConfig(_Config):
+class ToolsConfig(StrictConfig):
     """Which tools change the world (writes) and which only read; inferred when not named
     (:mod:`pyguard.engine.actions`)."""
 
@@ -277,7 +191,7 @@ class ToolsConfig(_Config):
         return self
 
 
-class ReflectionConfig(_Config):
+class ReflectionConfig(StrictConfig):
     """How the reflection message is written."""
 
     max_quote_chars: int = Field(default=300, ge=0)
@@ -291,7 +205,7 @@ class ReflectionConfig(_Config):
 EscalationChoice = Literal["stop", "escalate"]
 
 
-class EscalationConfig(_Config):
+class EscalationConfig(StrictConfig):
     """What the guard does when it would stop a run: stop it, or escalate it to a human (outcome ``escalated``, with
     its evidence and a handle the run can be resumed from once the human answered; see :mod:`pyguard.escalation`).
 
@@ -323,7 +237,7 @@ class EscalationConfig(_Config):
         return choice == "escalate"
 
 
-class TaskTypeConfig(_Config):
+class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
 
@@ -341,7 +255,7 @@ class TaskTypeConfig(_Config):
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
 
 
-class BudgetSettings(_Config):
+class BudgetSettings(StrictConfig):
     """The budget numbers and reflection settings in force for one run (the policy's, with its task type's
     overrides applied)."""
 
@@ -364,7 +278,7 @@ class BudgetSettings(_Config):
         return self
 
 
-class PolicyConfig(_Config):
+class PolicyConfig(StrictConfig):
     """The dynamic budget policy. See :mod:`pyguard.engine.policy` for the defaults and why."""
 
     base_budget: int = Field(default=8, ge=1)
@@ -396,6 +310,20 @@ class PolicyConfig(_Config):
     """Stop or escalate to a human, per rule (see :class:`EscalationConfig`); by default every stop stops."""
     task_types: dict[str, TaskTypeConfig] = Field(default_factory=dict)
     """Overrides by task type name."""
+    stop: StopConfig | None = None
+    """More stop conditions, OR-ed with the built-in ones (the stall rules, ``caps``, the hard cap and the budget):
+    one condition of :mod:`pyguard.engine.stop_config` (``any``/``all`` nest), or from Python a composed condition
+    (``ModelCallCap(60) | (TokenCap(200_000) & WallClockCap(300))``), kept as its config. A run's trace header
+    records it, and replay rebuilds it from there."""
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _condition_to_config(cls, value: Any) -> Any:
+        """A stop condition object given from Python is kept as its configuration (``condition.config()``)."""
+        to_config = getattr(value, "config", None)
+        if callable(to_config) and not isinstance(value, (dict, StrictConfig)):
+            return to_config()
+        return value
 
     @model_validator(mode="after")
     def _check_budgets(self) -> PolicyConfig:

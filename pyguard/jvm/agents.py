@@ -232,6 +232,11 @@ class GuardedModel:
         if it has not given up on that event: see ``GuardSensor.claim``)."""
         return bool(self.java.sensor().claim(index))
 
+    def missed_deadline_at(self) -> int:
+        """The model call whose guard decision missed the callback deadline (Java gave the run's guard up and stops the
+        run before its next model call), or 0 while none did: see ``GuardSensor.missedDeadlineAt``."""
+        return int(self.java.sensor().missedDeadlineAt())
+
     def request_stop(
         self, outcome: Outcome | str = Outcome.CANCELLED, reason: str = "cancelled", rule: str | None = "cancel"
     ) -> None:

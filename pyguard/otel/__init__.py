@@ -8,6 +8,7 @@ Export needs the ``otel`` extra (``pip install 'pyguard[otel]'``); import reads 
 Names are in :mod:`pyguard.otel.semconv`.
 """
 
+from pyguard.otel.capture import ContentCapture
 from pyguard.otel.context import java_traceparent, traceparent
 from pyguard.otel.export import RunSpans, content_capture_default
 from pyguard.otel.otlp_import import OtlpImport, import_otlp, spans_to_runs
@@ -15,6 +16,7 @@ from pyguard.otel.otlp_json import Span, looks_like_otlp, read_spans
 from pyguard.otel.telemetry import GuardTelemetry, export_runs
 
 __all__ = [
+    "ContentCapture",
     "GuardTelemetry",
     "OtlpImport",
     "RunSpans",

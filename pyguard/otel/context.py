@@ -1,10 +1,14 @@
 """Joining the Java side's OpenTelemetry trace: the W3C ``traceparent`` of the span active in the JVM.
 
 When the Java application runs with OpenTelemetry (the Java agent, Spring Boot or Quarkus instrumentation), the
-span active on the thread that calls the model is visible through ``io.opentelemetry.api.trace.Span.current()``.
-pyguard's listener callback runs on that thread, so ``GuardTelemetry(parent=java_traceparent)`` parents each
-run's span under it (read at the run's first model call). When the JVM is not running, or the OpenTelemetry API
-is not on its classpath, or no span is active, it returns None and the run joins the Python context instead.
+span active on the agent's thread is what a run should join. The Java sensor reads it there, in the listener's
+``onRequest`` (:class:`dev.pyguard.bridge.TraceContexts`), and sends it with each event
+(``IterationEvent.trace_context``); :class:`~pyguard.otel.GuardTelemetry` parents the run under it by default. No
+configuration is needed, and it works with the default ``callback_timeout_ms``, where the guard's callback runs on a
+pool thread (``pyguard-callback-N``) with no span active.
+
+:func:`java_traceparent` reads the span active on the *calling* thread instead: useful only from a thread that runs
+Java code inside the application's span; on the callback thread it finds nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ def traceparent(trace_id: str, span_id: str, sampled: bool = True) -> str:
 
 
 def java_traceparent() -> str | None:
-    """The ``traceparent`` of the span active on this thread in the JVM, or None (see the module docstring)."""
+    """The ``traceparent`` of the span active on the calling thread in the JVM, or None (see the module docstring)."""
     if "jpype" not in sys.modules:  # never start or import the JVM edge just to look
         return None
     from pyguard.jvm.otel_context import current_java_span

@@ -6,7 +6,9 @@ span (INTERNAL) per tool call as children. ``gen_ai.*`` attributes follow the Ge
 models, ``gen_ai.usage.*``, finish reasons, tool names and call ids); the guard's decision after each model call is
 on its chat span (``pyguard.decision.*``, ``pyguard.gain``, ``pyguard.stall.flags``; a ``pyguard.reflection`` or
 ``pyguard.stop`` span event when it reflects or stops), the run's outcome on the run span (``pyguard.outcome``,
-``pyguard.stop.rule``, ...). Message content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
+``pyguard.stop.rule``, ...). Each span also carries ``openinference.span.kind`` (AGENT, LLM, TOOL), so Arize Phoenix
+shows the tree with its kinds; a reflection or a stop is also an ``apply_guardrail`` span
+(:mod:`pyguard.otel.guardrail`). Message content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
 arguments and results) is recorded only with ``capture_content=True`` or the environment variable
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, as OpenTelemetry's GenAI instrumentations do; an export
 meant for ``pyguard replay`` needs it (replay measures what each tool result brought).
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -30,6 +32,10 @@ from pyguard._extras import require
 from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
+from pyguard.otel.capture import content_capture_default
+from pyguard.otel.guardrail import guardrail_attributes, is_intervention
+from pyguard.otel.metrics import ClientMetrics
+from pyguard.otel.providers import provider_name
 
 __all__ = ["RunSpans", "content_capture_default", "input_messages", "output_messages", "trace_api"]
 
@@ -42,11 +48,6 @@ def trace_api() -> Any:
     """The ``opentelemetry.trace`` module (a :class:`~pyguard.errors.MissingExtraError` naming the ``otel`` extra
     when OpenTelemetry is not installed)."""
     return require("opentelemetry.trace", extra="otel", feature="OpenTelemetry export")
-
-
-def content_capture_default() -> bool:
-    """True when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for message content."""
-    return os.environ.get(sc.CAPTURE_CONTENT_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def _ns(ms: float) -> int:
@@ -92,6 +93,24 @@ def output_messages(event: IterationEvent) -> list[dict[str, Any]]:
     return [{"role": "assistant", "parts": parts, "finish_reason": reason}]
 
 
+_CLASS_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
+def _error_type(error: str) -> str:
+    """The exception class of a model call's error (``"ClassName: message"``), or ``"error"`` when the text does
+    not start with one (``error.type`` is exported without content capture: never a free-text message)."""
+    head = error.split(":", 1)[0].strip()
+    return head if _CLASS_NAME.fullmatch(head) else "error"
+
+
+def _request_model(event: IterationEvent) -> str | None:
+    """The model the call asked for: ``request_model``; for a recording that has neither it nor ``response_model``,
+    its one ``model``; None when only the response named a model."""
+    if event.request_model is not None or event.response_model is not None:
+        return event.request_model
+    return event.model
+
+
 def _gain(decision: Decision) -> float | None:
     ev = decision.evidence
     if isinstance(ev.get("gain"), int | float):
@@ -115,6 +134,9 @@ class RunSpans:
         fallback: Any = None,
         clock_ms: Callable[[], float] | None = None,
         live: bool = True,
+        conversation_id: str | None = None,
+        decisions_only: bool = False,
+        metrics: ClientMetrics | None = None,
     ) -> None:
         self._trace = trace_api()
         self.tracer = tracer
@@ -130,11 +152,23 @@ class RunSpans:
         self._pending_tools: list[tuple[Any, float]] = []  # (tool call, end of the chat that asked for it) in order
         self._last_end_ms: float | None = None
         self.reflections = 0
+        self.conversation_id = conversation_id
+        self.decisions_only = decisions_only
+        """Only the guard's interventions (apply_guardrail spans), under the application's own spans: no run, chat
+        or tool spans and no usage, for applications whose instrumentation emits those already."""
+        self._metrics = metrics if live and not decisions_only else None
+
+    def _text(self, text: str | None, without: str | None = None) -> str | None:
+        """``text`` when content is captured, else ``without``: reasons, reflections and error messages may quote
+        the task, the model or a tool, so they leave the process only with content capture."""
+        return text if self.capture else without
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
 
-    def _context(self) -> Any:
+    def _context(self, event: IterationEvent | None = None) -> Any:
         parent = self._parent() if callable(self._parent) else self._parent
+        if (parent is None or parent == "") and event is not None:
+            parent = event.trace_context  # the Java app's span on the agent's thread at this call
         if parent is None or parent == "":
             return self._fallback
         if isinstance(parent, str):
@@ -144,15 +178,18 @@ class RunSpans:
             return propagate.TraceContextTextMapPropagator().extract({"traceparent": parent})
         return parent
 
-    def _ensure_run_span(self, at_ms: float) -> Any:
+    def _ensure_run_span(self, at_ms: float, event: IterationEvent | None = None) -> Any:
         if self._run_span is None:
             s = self.start
             started = s.started_at_ms if s.started_at_ms is not None else at_ms
             attrs = _clean(
                 {
                     sc.OPERATION_NAME: sc.OP_INVOKE_AGENT,
+                    sc.OPENINFERENCE_SPAN_KIND: "AGENT",
                     sc.AGENT_NAME: self.agent_name,
-                    sc.CONVERSATION_ID: s.run_id,
+                    sc.PROVIDER_NAME: provider_name(event.provider) if event is not None else None,
+                    sc.REQUEST_MODEL: _request_model(event) if event is not None else None,
+                    sc.CONVERSATION_ID: self.conversation_id,
                     sc.PG_RUN_ID: s.run_id,
                     sc.PG_TASK_TYPE: s.task_type,
                     sc.PG_AGENT_STYLE: s.agent_style,
@@ -162,7 +199,7 @@ class RunSpans:
             )
             self._run_span = self.tracer.start_span(
                 f"{sc.OP_INVOKE_AGENT} {self.agent_name}",
-                context=self._context(),
+                context=self._context(event),
                 kind=self._trace.SpanKind.INTERNAL,
                 attributes=attrs,
                 start_time=_ns(started),
@@ -200,16 +237,34 @@ class RunSpans:
 
     def _iteration(self, event: IterationEvent, decision: Decision | None) -> None:
         begin, finish = self._times(event)
-        run_span = self._ensure_run_span(begin)
+        if self.decisions_only:
+            if decision is not None and is_intervention(decision):
+                self._guardrail(self._context(event), decision, event.index, finish)
+            self._last_end_ms = finish
+            return
+        run_span = self._ensure_run_span(begin, event)
         ctx = self._trace.set_span_in_context(run_span)
         self._flush_tools(event.observations, until_ms=begin, ctx=ctx)
-        model = event.model
-        attrs = _clean(
+        model = _request_model(event)
+        call = _clean(
             {
                 sc.OPERATION_NAME: sc.OP_CHAT,
-                sc.PROVIDER_NAME: event.provider,
+                sc.PROVIDER_NAME: provider_name(event.provider),
                 sc.REQUEST_MODEL: model,
-                sc.RESPONSE_MODEL: model,
+                sc.RESPONSE_MODEL: event.response_model,
+            }
+        )
+        attrs = _clean(
+            {
+                **call,
+                sc.OPENINFERENCE_SPAN_KIND: "LLM",
+                sc.PG_PROVIDER: event.provider if event.provider != call.get(sc.PROVIDER_NAME) else None,
+                sc.RESPONSE_ID: event.response_id,
+                **{
+                    sc.REQUEST_PARAMETERS[k]: v
+                    for k, v in (event.request_parameters or {}).items()
+                    if k in sc.REQUEST_PARAMETERS
+                },
                 sc.USAGE_INPUT_TOKENS: event.input_tokens,
                 sc.USAGE_OUTPUT_TOKENS: event.output_tokens,
                 sc.PG_TOTAL_TOKENS: event.total_tokens,
@@ -227,18 +282,24 @@ class RunSpans:
             attrs[sc.INPUT_MESSAGES] = _dumps(input_messages(event.observations))
             attrs[sc.OUTPUT_MESSAGES] = _dumps(output_messages(event))
         span = self.tracer.start_span(
-            f"{sc.OP_CHAT} {model}" if model else sc.OP_CHAT,
+            f"{sc.OP_CHAT} {model or event.model}" if model or event.model else sc.OP_CHAT,
             context=ctx,
             kind=self._trace.SpanKind.CLIENT,
             attributes=attrs,
             start_time=_ns(begin),
         )
         if event.error is not None:
-            span.set_attribute(sc.ERROR_TYPE, event.error.split(":", 1)[0].strip() or "error")
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, event.error))
+            error_type = _error_type(event.error)
+            call[sc.ERROR_TYPE] = error_type
+            span.set_attribute(sc.ERROR_TYPE, error_type)
+            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, self._text(event.error, error_type)))
         if decision is not None:
             self._decision(span, decision, finish)
         span.end(end_time=_ns(finish))
+        if decision is not None and is_intervention(decision):
+            self._guardrail(ctx, decision, event.index, finish)
+        if self._metrics is not None:
+            self._metrics.record(event, call)
         self._last_end_ms = finish
         self._pending_tools = [(call, finish) for call in event.tool_calls]
 
@@ -249,7 +310,7 @@ class RunSpans:
                 {
                     sc.PG_ACTION: d.action.value,
                     sc.PG_RULE: d.rule,
-                    sc.PG_REASON: d.reason or None,
+                    sc.PG_REASON: self._text(d.reason or None),
                     sc.PG_GAIN: _gain(d),
                     sc.PG_BUDGET: d.budget,
                     sc.PG_STALL_FLAGS: flags or None,
@@ -260,17 +321,37 @@ class RunSpans:
             self.reflections += 1
             span.add_event(
                 sc.EVENT_REFLECTION,
-                _clean({sc.PG_RULE: d.rule, sc.PG_REASON: d.reason, sc.PG_REFLECTION: d.reflection}),
+                _clean(
+                    {
+                        sc.PG_RULE: d.rule,
+                        sc.PG_REASON: self._text(d.reason),
+                        sc.PG_REFLECTION: self._text(d.reflection),
+                    }
+                ),
                 timestamp=_ns(at_ms),
             )
         elif d.action is Action.STOP:
             span.add_event(
                 sc.EVENT_STOP,
                 _clean(
-                    {sc.PG_RULE: d.rule, sc.PG_REASON: d.reason, sc.PG_OUTCOME: d.outcome.value if d.outcome else None}
+                    {
+                        sc.PG_RULE: d.rule,
+                        sc.PG_REASON: self._text(d.reason),
+                        sc.PG_OUTCOME: d.outcome.value if d.outcome else None,
+                    }
                 ),
                 timestamp=_ns(at_ms),
             )
+
+    def _guardrail(self, ctx: Any, d: Decision, iteration: int, at_ms: float) -> None:
+        span = self.tracer.start_span(
+            f"{sc.OP_APPLY_GUARDRAIL} pyguard",
+            context=ctx,
+            kind=self._trace.SpanKind.INTERNAL,
+            attributes=_clean({**guardrail_attributes(d, iteration), sc.PG_REASON: self._text(d.reason or None)}),
+            start_time=_ns(at_ms),
+        )
+        span.end(end_time=_ns(at_ms))
 
     def _flush_tools(self, observations: Sequence[Observation], *, until_ms: float, ctx: Any) -> None:
         """The execute_tool spans of the previous model call's tool calls, now that their results arrived."""
@@ -289,6 +370,7 @@ class RunSpans:
             attrs = _clean(
                 {
                     sc.OPERATION_NAME: sc.OP_EXECUTE_TOOL,
+                    sc.OPENINFERENCE_SPAN_KIND: "TOOL",
                     sc.TOOL_NAME: call.name,
                     sc.TOOL_CALL_ID: call.id,
                     sc.TOOL_TYPE: "function",
@@ -311,6 +393,8 @@ class RunSpans:
         self._pending_tools = []
 
     def _end(self, end: RunEnd | None) -> None:
+        if self.decisions_only:
+            return  # the application's own spans carry the run; the stop is its guardrail span
         now = self._clock_ms()
         if self._run_span is None:
             self._ensure_run_span(self.start.started_at_ms if self.start.started_at_ms is not None else now)
@@ -330,12 +414,12 @@ class RunSpans:
                 _clean(
                     {
                         sc.PG_OUTCOME: end.outcome.value,
-                        sc.PG_OUTCOME_REASON: end.reason or None,
+                        sc.PG_OUTCOME_REASON: self._text(end.reason or None),
                         sc.PG_STOP_RULE: rule,
                         sc.PG_ITERATIONS: end.iterations,
                         sc.PG_TOOL_CALLS: end.tool_calls,
-                        sc.USAGE_INPUT_TOKENS: end.input_tokens,
-                        sc.USAGE_OUTPUT_TOKENS: end.output_tokens,
+                        sc.PG_INPUT_TOKENS: end.input_tokens,
+                        sc.PG_OUTPUT_TOKENS: end.output_tokens,
                         sc.PG_TOTAL_TOKENS: end.total_tokens,
                         sc.PG_COST: end.cost,
                         sc.PG_WALL_MS: end.wall_ms,
@@ -346,7 +430,9 @@ class RunSpans:
                     }
                 )
             )
-            if end.outcome in (Outcome.FAILED, Outcome.GUARD_ERROR):
+            if end.outcome is not Outcome.SUCCEEDED:  # stopped, cut off, failed or cancelled: not done
                 span.set_attribute(sc.ERROR_TYPE, end.outcome.value)
-                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, end.reason))
+                span.set_status(
+                    self._trace.Status(self._trace.StatusCode.ERROR, self._text(end.reason, end.outcome.value))
+                )
         span.end(end_time=_ns(finish))

@@ -3,6 +3,10 @@ and ``tune`` read the telemetry a team already collects.
 
     runs = import_otlp("spans.jsonl").runs         # also: pyguard replay spans.jsonl (format detected)
 
+Shapes. pyguard's own export and spans that follow the GenAI conventions are read as they are; OpenLLMetry,
+OpenInference and Quarkus LangChain4j spans, content carried in span events and string finish reasons are first
+read into that shape (:mod:`pyguard.otel.shapes` lists exactly what is read).
+
 Runs. Each ``invoke_agent`` span is one run; the model calls (spans whose ``gen_ai.operation.name`` is ``chat``,
 ``text_completion`` or ``generate_content``) and tool calls (``execute_tool``) under it, at any depth, are its
 iterations and tool calls (under a nested agent they belong to the nearest agent). Model calls under no agent span
@@ -37,6 +41,8 @@ from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span, read_spans
+from pyguard.otel.shapes import normalize
+from pyguard.safe_reader import loads
 
 __all__ = ["OtlpImport", "import_otlp", "spans_to_runs"]
 
@@ -78,8 +84,8 @@ def _text(v: Any) -> str:
 def _json_list(v: Any) -> list[dict[str, Any]] | None:
     if isinstance(v, str):
         try:
-            v = json.loads(v)
-        except json.JSONDecodeError:
+            v = loads(v, source="<span attribute>")
+        except ValueError:  # not JSON, or refused by a limit: no messages in it
             return None
     return [m for m in v if isinstance(m, dict)] if isinstance(v, list) else None
 
@@ -226,8 +232,12 @@ def _event(span: Span, index: int, run_id: str, tools: list[Span], prev_tools: l
     return IterationEvent(
         run_id=run_id,
         index=index,
-        provider=a.get(sc.PROVIDER_NAME, a.get(sc.SYSTEM)),
+        provider=a.get(sc.PG_PROVIDER, a.get(sc.PROVIDER_NAME, a.get(sc.SYSTEM))),
         model=a.get(sc.RESPONSE_MODEL, a.get(sc.REQUEST_MODEL)),
+        request_model=a.get(sc.REQUEST_MODEL) if not ours or sc.RESPONSE_MODEL in a else None,
+        response_model=a.get(sc.RESPONSE_MODEL),
+        response_id=_str(a.get(sc.RESPONSE_ID)),
+        request_parameters=_parameters(a),
         input_tokens=inp,
         output_tokens=out,
         total_tokens=total,
@@ -240,6 +250,23 @@ def _event(span: Span, index: int, run_id: str, tools: list[Span], prev_tools: l
         task_type=a.get(sc.PG_TASK_TYPE) if ours else None,
         timestamp_ms=stamp,
     )
+
+
+def _str(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _parameters(a: dict[str, Any]) -> dict[str, float | int | list[str]] | None:
+    out: dict[str, float | int | list[str]] = {}
+    for key, attr in sc.REQUEST_PARAMETERS.items():
+        v = a.get(attr)
+        if isinstance(v, bool) or v is None:
+            continue
+        if isinstance(v, int | float):
+            out[key] = v
+        elif isinstance(v, list):
+            out[key] = [str(x) for x in v]
+    return out or None
 
 
 def _sum(values: Sequence[int | None]) -> int | None:
@@ -262,8 +289,8 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
             answer=a.get(sc.PG_ANSWER),
             iterations=_int(a.get(sc.PG_ITERATIONS)) or len(events),
             tool_calls=_int(a.get(sc.PG_TOOL_CALLS)) or 0,
-            input_tokens=_int(a.get(sc.USAGE_INPUT_TOKENS)),
-            output_tokens=_int(a.get(sc.USAGE_OUTPUT_TOKENS)),
+            input_tokens=_int(a.get(sc.PG_INPUT_TOKENS, a.get(sc.USAGE_INPUT_TOKENS))),  # gen_ai.* before 0.2
+            output_tokens=_int(a.get(sc.PG_OUTPUT_TOKENS, a.get(sc.USAGE_OUTPUT_TOKENS))),
             total_tokens=_int(a.get(sc.PG_TOTAL_TOKENS)),
             cost=a.get(sc.PG_COST),
             wall_ms=a.get(sc.PG_WALL_MS),
@@ -298,7 +325,9 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
 
 
 def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
-    """Group spans into runs (see the module docstring)."""
+    """Group spans into runs (see the module docstring); other emitters' shapes are read first
+    (:func:`pyguard.otel.shapes.normalize`)."""
+    spans = [normalize(s) for s in spans]
     by_id = {(s.trace_id, s.span_id): s for s in spans}
     skipped: dict[str, int] = defaultdict(int)
 
@@ -320,6 +349,8 @@ def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
         groups[key]  # every agent span is a run, even with nothing under it (then skipped below)
     for s in spans:
         op = s.operation
+        if op == sc.OP_APPLY_GUARDRAIL:
+            continue  # pyguard's guardrail spans: the decisions, already on the model calls' spans
         if op in sc.MODEL_CALL_OPERATIONS:
             groups[owner(s)]["chat"].append(s)
         elif op == sc.OP_EXECUTE_TOOL:

@@ -6,8 +6,9 @@ specification makes: trace and span ids are hex strings and enums are integers. 
 ``{"resourceSpans": [...]}``.
 
 Reading (:func:`read_spans`) takes what collectors, Jaeger v2 and Langfuse-style exports write: one JSON object
-``{"resourceSpans": [...]}``, JSON Lines of such objects, or a JSON array of them; ids in hex or base64; integers as
-numbers or strings. It yields flat :class:`Span` s (attributes decoded to Python values).
+``{"resourceSpans": [...]}`` (or Jaeger ``/api/v3``'s ``{"result": {"resourceSpans": [...]}}``), JSON Lines of such
+objects, or a JSON array of them; ids in hex or base64; integers as numbers or strings; status codes as integers or
+enum names (``STATUS_CODE_ERROR``). It yields flat :class:`Span` s (attributes decoded to Python values).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from pyguard._extras import require
 from pyguard.errors import InputError, TraceFormatError
+from pyguard.safe_reader import loads, read_source
 
 __all__ = ["file_exporter", "encode_spans_json", "Span", "SpanEvent", "read_spans", "looks_like_otlp"]
 
@@ -173,7 +175,20 @@ def _attributes(items: Any) -> dict[str, Any]:
     return {kv["key"]: _value(kv.get("value")) for kv in items or () if isinstance(kv, dict) and "key" in kv}
 
 
+_STATUS = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2, "UNSET": 0, "OK": 1, "ERROR": 2}
+
+
+def _status_code(v: Any) -> int:
+    """A status code as an integer or as its enum name (``STATUS_CODE_ERROR``, what protobuf JSON and Jaeger's
+    ``/api/v3`` write)."""
+    if isinstance(v, str) and v.strip().upper() in _STATUS:
+        return _STATUS[v.strip().upper()]
+    return int(v or 0)
+
+
 def _spans_of(request: Any, where: str, counter: list[int]) -> Iterator[Span]:
+    if isinstance(request, dict) and isinstance(request.get("result"), dict) and "resourceSpans" not in request:
+        request = request["result"]  # Jaeger's /api/v3 answer: {"result": {"resourceSpans": [...]}}
     if not isinstance(request, dict) or "resourceSpans" not in request:
         raise InputError(
             f"{where}: not an OTLP JSON trace export (no 'resourceSpans'); export GenAI spans as OTLP "
@@ -193,7 +208,7 @@ def _spans_of(request: Any, where: str, counter: list[int]) -> Iterator[Span]:
                         start_ns=int(s.get("startTimeUnixNano") or 0),
                         end_ns=int(s.get("endTimeUnixNano") or 0),
                         attributes=_attributes(s.get("attributes")),
-                        status_code=int(status.get("code") or 0),
+                        status_code=_status_code(status.get("code")),
                         status_message=str(status.get("message") or ""),
                         events=[
                             SpanEvent(
@@ -223,25 +238,30 @@ def looks_like_otlp(path: str | os.PathLike[str]) -> bool:
 
 
 def read_spans(path: str | os.PathLike[str]) -> list[Span]:
-    """Every span of an OTLP JSON file (one object, JSON Lines of objects, or an array of objects)."""
-    p = str(path)
+    """Every span of an OTLP JSON file (one object, JSON Lines of objects, or an array of objects), read through
+    the safe reader (:mod:`pyguard.safe_reader`: line size, nesting depth, integer size)."""
+    src = read_source(path)
+    src.refuse_oversize()
+    p = src.name
     counter = [0]
-    with open(p, "rb") as f:
-        data = f.read()
     try:
-        whole = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        whole = loads(src.data, source=p)
+    except TraceFormatError:
+        if len(src.data.strip().splitlines()) <= 1:
+            raise
+        whole = None  # JSON Lines: the line a limit refuses is named below
+    except json.JSONDecodeError:
         whole = None
     if whole is not None:
         requests = whole if isinstance(whole, list) else [whole]
         return [s for i, r in enumerate(requests) for s in _spans_of(r, f"{p} (object {i + 1})", counter)]
     spans: list[Span] = []
-    for number, line in enumerate(data.splitlines(), start=1):
+    for number, line in enumerate(src.data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            request = loads(line, source=p, line=number)
+        except json.JSONDecodeError as exc:
             raise TraceFormatError(
                 f"not valid JSON ({exc}); an OTLP JSON file holds one export object per line", path=p, line=number
             ) from None

@@ -29,6 +29,19 @@ __all__ = [
     "TOOL_CALL_ARGUMENTS",
     "TOOL_CALL_RESULT",
     "ERROR_TYPE",
+    "RESPONSE_ID",
+    "REQUEST_PARAMETERS",
+    "TOKEN_TYPE",
+    "METRIC_OPERATION_DURATION",
+    "METRIC_TOKEN_USAGE",
+    "OP_APPLY_GUARDRAIL",
+    "GUARDIAN_NAME",
+    "SECURITY_DECISION_TYPE",
+    "SECURITY_TARGET_TYPE",
+    "SECURITY_POLICY_ID",
+    "OPENINFERENCE_SPAN_KIND",
+    "OPENINFERENCE_OUTPUT",
+    "LANGFUSE_OBSERVATION_TYPE",
     "OP_INVOKE_AGENT",
     "OP_CHAT",
     "OP_EXECUTE_TOOL",
@@ -38,7 +51,10 @@ __all__ = [
     "PG_TASK",
     "PG_AGENT_STYLE",
     "PG_ITERATION",
+    "PG_PROVIDER",
     "PG_TOTAL_TOKENS",
+    "PG_INPUT_TOKENS",
+    "PG_OUTPUT_TOKENS",
     "PG_FINISH_REASON",
     "PG_ACTION",
     "PG_RULE",
@@ -93,6 +109,33 @@ TOOL_CALL_ID = "gen_ai.tool.call.id"
 TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_CALL_RESULT = "gen_ai.tool.call.result"
 ERROR_TYPE = "error.type"
+RESPONSE_ID = "gen_ai.response.id"
+REQUEST_PARAMETERS = {
+    "temperature": "gen_ai.request.temperature",
+    "top_p": "gen_ai.request.top_p",
+    "top_k": "gen_ai.request.top_k",
+    "max_tokens": "gen_ai.request.max_tokens",
+    "frequency_penalty": "gen_ai.request.frequency_penalty",
+    "presence_penalty": "gen_ai.request.presence_penalty",
+    "stop_sequences": "gen_ai.request.stop_sequences",
+}
+"""``IterationEvent.request_parameters`` keys -> their ``gen_ai.request.*`` attributes."""
+TOKEN_TYPE = "gen_ai.token.type"
+METRIC_OPERATION_DURATION = "gen_ai.client.operation.duration"
+METRIC_TOKEN_USAGE = "gen_ai.client.token.usage"
+
+# -- guard decisions as guardrail results ----------------------------------------------------------------------------
+# An ``apply_guardrail`` span per intervention, spelled three ways so each backend shows it as a guardrail: the
+# OpenTelemetry GenAI SIG's draft security-guardian conventions (``apply_guardrail``, ``gen_ai.security.*``),
+# OpenInference's span kind (Phoenix) and Langfuse's observation type.
+OP_APPLY_GUARDRAIL = "apply_guardrail"
+GUARDIAN_NAME = "gen_ai.guardian.name"
+SECURITY_DECISION_TYPE = "gen_ai.security.decision.type"
+SECURITY_TARGET_TYPE = "gen_ai.security.target.type"
+SECURITY_POLICY_ID = "gen_ai.security.policy.id"
+OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
+OPENINFERENCE_OUTPUT = "output.value"
+LANGFUSE_OBSERVATION_TYPE = "langfuse.observation.type"
 
 OP_INVOKE_AGENT = "invoke_agent"
 OP_CHAT = "chat"
@@ -110,7 +153,13 @@ PG_TASK = "pyguard.task"
 PG_AGENT_STYLE = "pyguard.agent_style"
 PG_STARTED_AT_MS = "pyguard.started_at_ms"
 PG_ITERATION = "pyguard.iteration"
+PG_PROVIDER = "pyguard.provider"
+"""The provider as the sensor named it (LangChain4j's ``OPEN_AI``) when it differs from ``gen_ai.provider.name``."""
 PG_TOTAL_TOKENS = "pyguard.usage.total_tokens"
+PG_INPUT_TOKENS = "pyguard.usage.input_tokens"
+"""The run's input tokens on the run span (not ``gen_ai.usage.*``: the chat spans carry those, and a backend that
+sums usage over a trace would count the run's twice)."""
+PG_OUTPUT_TOKENS = "pyguard.usage.output_tokens"
 PG_FINISH_REASON = "pyguard.finish_reason"
 PG_TIMESTAMP_MS = "pyguard.timestamp_ms"
 PG_LATENCY_MS = "pyguard.latency_ms"

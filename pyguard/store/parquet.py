@@ -25,7 +25,8 @@ from pydantic import ValidationError
 from pyguard._extras import require
 from pyguard.decisions import Decision
 from pyguard.errors import InputError
-from pyguard.events import RunRecord
+from pyguard.events import IterationEvent, RunRecord
+from pyguard.safe_reader import loads
 from pyguard.trace.records import TraceRun
 
 __all__ = [
@@ -94,6 +95,11 @@ def run_schema() -> Any:
             ("error", s),
             ("task_type", s),
             ("timestamp_ms", f64),
+            ("request_model", s),
+            ("response_model", s),
+            ("response_id", s),
+            ("request_parameters", s),
+            ("trace_context", s),
         ]
     )
     decision = pa.struct(
@@ -156,6 +162,12 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def _event_row(event: IterationEvent) -> dict[str, Any]:
+    row = event.model_dump(mode="json", exclude={"run_id"})
+    row["request_parameters"] = _json(row["request_parameters"])  # a map of mixed values: one JSON column
+    return row
+
+
 def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
     stray = next((e for e in record.events if e.run_id != record.run_id), None)
     if stray is not None:
@@ -172,7 +184,7 @@ def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
         row[k] = None if end is None else end[k]
     if end is not None:
         row["evidence"] = _json(end["evidence"])
-    row["events"] = [e.model_dump(mode="json", exclude={"run_id"}) for e in record.events]
+    row["events"] = [_event_row(e) for e in record.events]
     row["decisions"] = [{**d.model_dump(mode="json"), "evidence": _json(d.evidence)} for d in decisions]
     return row
 
@@ -231,7 +243,7 @@ def _loads(value: str | None, what: str, run_id: str) -> Any:
     if value is None:
         return None
     try:
-        return json.loads(value)
+        return loads(value, source=f"run {run_id!r}, column {what!r}")
     except json.JSONDecodeError as exc:
         raise InputError(f"run {run_id!r}: column {what!r} is not valid JSON ({exc.msg})") from None
 
@@ -250,6 +262,8 @@ def _to_run(row: dict[str, Any], source: str) -> TraceRun:
             e = _drop_none(e)
             e["tool_calls"] = [_drop_none(t) for t in e.get("tool_calls") or ()]
             e["observations"] = [_drop_none(o) for o in e.get("observations") or ()]
+            if "request_parameters" in e:
+                e["request_parameters"] = _loads(e["request_parameters"], "request_parameters", run_id)
             events.append({**e, "run_id": run_id})
         end = None
         if row["complete"]:

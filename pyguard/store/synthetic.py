@@ -126,6 +126,7 @@ def _table(
             none_s,
             none_s,
             pa.nulls(total, pa.float64()),
+            *(none_s for _ in range(5)),  # request/response model, response id, request parameters, trace context
         ],
         fields=list(run_schema().field("events").type.value_type),
     )

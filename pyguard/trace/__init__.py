@@ -1,8 +1,9 @@
-"""pyguard traces: the JSON Lines trace format, its writer and reader, the importers of recorded runs (OpenAI
-messages, ReAct text, mini-swe-agent and SWE-agent trajectories, BFCL results), and :func:`load_runs`, which
-reads any of them from a file, a directory or a stream, tolerantly.
+"""pyguard traces: the JSON Lines trace format, its writer and reader, and the importers of recorded runs (OpenAI
+messages, ReAct text, mini-swe-agent and SWE-agent trajectories, BFCL results). :func:`pyguard.loading.load_runs`,
+above this package, reads any of them from a file, a directory or a stream, tolerantly.
 
-    from pyguard.trace import TraceWriter, load_runs
+    from pyguard.loading import load_runs
+    from pyguard.trace import TraceWriter
     with TraceWriter("runs.jsonl") as w:
         w.start(RunStart(run_id="r1")); w.iteration(event); w.decision("r1", decision); w.end(run_end)
     runs = load_runs("runs.jsonl")             # -> LoadResult: a list of RunRecord, plus .skipped counts
@@ -13,7 +14,6 @@ The formats are described in docs/trace-format.md.
 
 from pyguard.trace.ending import DEFAULT_TERMINAL_TOOLS, build_end, is_terminal, normalise_tool_names
 from pyguard.trace.labels import Labels, load_labels
-from pyguard.trace.loading import FORMATS, detect_format, detect_text_format, load_runs, load_traces
 from pyguard.trace.openai_import import import_openai, openai_run_to_record, parse_openai_runs, parse_openai_text
 from pyguard.trace.react_import import parse_react_text
 from pyguard.trace.reader import read_trace, read_trace_bytes
@@ -23,7 +23,6 @@ from pyguard.trace.writer import TraceWriter, trace_file_name, write_runs
 
 __all__ = [
     "DEFAULT_TERMINAL_TOOLS",
-    "FORMATS",
     "FORMAT_VERSION",
     "LoadResult",
     "Labels",
@@ -33,14 +32,10 @@ __all__ = [
     "TraceRun",
     "TraceWriter",
     "build_end",
-    "detect_format",
-    "detect_text_format",
     "encode_record",
     "import_openai",
     "is_terminal",
     "load_labels",
-    "load_runs",
-    "load_traces",
     "normalise_tool_names",
     "openai_run_to_record",
     "parse_openai_runs",

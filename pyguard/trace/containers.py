@@ -12,18 +12,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from pyguard import safe_reader
 from pyguard.errors import TraceFormatError, UnreadableRecord
-from pyguard.trace import records
+from pyguard.safe_reader import TOO_LARGE, loads, oversize_error
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["parse_container", "read_json_text", "text_runs"]
-
-
-def read_json_text(data: bytes, source: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TraceFormatError(f"not UTF-8 text ({exc}); save the recording as UTF-8", path=source) from None
+__all__ = ["parse_container", "text_runs"]
 
 
 def parse_container(
@@ -39,8 +33,12 @@ def parse_container(
         raise TraceFormatError("the file is empty: there are no runs in it", path=source)
     if stripped.startswith("[") or stripped.startswith("{"):
         try:
-            data = _loads(text, source, None)
+            data = loads(text, source=source)
         except json.JSONDecodeError:
+            data = _NOT_WHOLE
+        except TraceFormatError:  # a limit: refused, unless the text is JSON Lines (then that line is skipped)
+            if len(stripped.rstrip().splitlines()) <= 1:
+                raise
             data = _NOT_WHOLE
         if data is not _NOT_WHOLE:
             if isinstance(data, list):
@@ -60,20 +58,13 @@ def parse_container(
         if not line.strip():
             continue
         try:
-            if len(line) > records.MAX_RECORD_BYTES:  # characters >= bytes / 4: refuse before parsing (memory)
-                raise TraceFormatError(
-                    f"the line is longer than the per-record limit of {records.MAX_RECORD_BYTES} bytes;"
-                    " split the recording",
-                    path=source,
-                    line=number,
-                )
-            objects.append((None, _loads(line, source, number)))
+            if len(line) > safe_reader.MAX_LINE_BYTES:  # text given in memory (files: left empty by the safe reader)
+                raise oversize_error(source, number)
+            objects.append((None, loads(line, source=source, line=number)))
         except TraceFormatError as exc:
             if log.strict:
                 raise
-            log.skip(
-                UnreadableRecord(str(exc), reason="record that cannot be read (too large, too deep, a huge number)")
-            )
+            log.skip(UnreadableRecord(str(exc), reason=TOO_LARGE))
         except json.JSONDecodeError as exc:
             last = number == len(lines) and not text.endswith("\n")
             reason = "torn last line (writer cut off mid-write)" if last else "line that is not JSON"
@@ -105,16 +96,3 @@ def text_runs(
 
 
 _NOT_WHOLE = object()
-
-
-def _loads(text: str, source: str, line: int | None) -> Any:
-    """``json.loads`` whose hostile cases (nesting too deep, an integer too long to convert) are a
-    :class:`TraceFormatError` naming the place; invalid JSON stays a ``JSONDecodeError`` for the caller."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise TraceFormatError("the JSON is nested too deeply to read", path=source, line=line) from None
-    except json.JSONDecodeError:
-        raise
-    except ValueError as exc:
-        raise TraceFormatError(f"a number cannot be read ({exc})", path=source, line=line) from None

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pyguard.errors import InputError
+from pyguard.safe_reader import loads, read_source
 
 __all__ = ["Labels", "load_labels"]
 
@@ -94,13 +95,13 @@ def _parse(text: str, name: str) -> Labels:
     if not stripped:
         raise InputError(f"labels file {name!r} is empty; give a JSON mapping of run id -> true/false")
     try:
-        data = json.loads(stripped)
+        data = loads(stripped, source=name)
     except json.JSONDecodeError:
         data = None
         rows = []
-        for line in stripped.splitlines():
+        for number, line in enumerate(stripped.splitlines(), start=1):
             try:
-                rows.append(json.loads(line))
+                rows.append(loads(line, source=name, line=number))
             except json.JSONDecodeError:
                 continue
         if rows and isinstance(rows[0], dict) and {"accuracy", "total_count"} <= set(rows[0]):
@@ -142,15 +143,18 @@ def load_labels(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> La
         if not files:
             raise InputError(f"labels directory {str(p)!r} holds no .json files")
         for f in files:
-            got = _parse(f.read_text(encoding="utf-8"), str(f))
+            got = _parse(_read(f), str(f))
             merged.update(got)
             if got.default is not None:
                 merged.default = got.default
         return merged
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(
-            f"cannot read labels file {str(p)!r}: {exc.strerror or exc}; pass a JSON file of labels"
-        ) from None
-    return _parse(text, str(p))
+    return _parse(_read(p), str(p))
+
+
+def _read(path: Path) -> str:
+    """A labels file through the safe reader (:mod:`pyguard.safe_reader`): no line over the limit."""
+    if not path.exists():
+        raise InputError(f"cannot read labels file {str(path)!r}: no such file; pass a JSON file of labels")
+    src = read_source(path)
+    src.refuse_oversize()
+    return src.text()

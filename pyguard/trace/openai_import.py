@@ -29,9 +29,11 @@ from typing import Any
 
 from pyguard.errors import InputError, UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
-from pyguard.trace.containers import read_json_text, text_runs
+from pyguard.safe_reader import read_source
+from pyguard.trace.containers import text_runs
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
+from pyguard.trace.reader import check_regular_file
 from pyguard.trace.tolerance import SkipLog
 
 __all__ = ["import_openai", "is_openai_run", "parse_openai_text", "parse_openai_runs", "openai_run_to_record"]
@@ -47,16 +49,10 @@ def import_openai(
     labels: Labels | None = None,
 ) -> list[RunRecord]:
     """Read one file of OpenAI-format runs (JSON array, JSON Lines, or one object) into run records."""
-    from pyguard.trace.reader import check_regular_file
-
     p = Path(path)
     check_regular_file(p, "recording")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read recording {str(p)!r}: {exc.strerror or exc}") from None
     return parse_openai_text(
-        read_json_text(data, str(p)),
+        read_source(p).text(),
         source=str(p),
         default_id_prefix=p.stem,
         log=log,
@@ -91,14 +87,6 @@ def parse_openai_text(
         terminal_tools=terminal_tools,
         labels=labels,
     )
-
-
-def _line_ends(text: str):  # noqa: ANN202 - the offset of each newline, then the end of the text
-    pos = text.find("\n")
-    while pos != -1:
-        yield pos
-        pos = text.find("\n", pos + 1)
-    yield len(text)
 
 
 def parse_openai_runs(

@@ -8,7 +8,7 @@
 - A run with no ``run_end`` footer is returned with ``record.end = None`` (:attr:`TraceRun.complete` is
   False): never dropped, never taken for a success.
 - Hostile input gets a :class:`~pyguard.errors.TraceFormatError`, never a traceback: a line longer than
-  :data:`~pyguard.trace.records.MAX_RECORD_BYTES` (refused before it is parsed), JSON nested too deep, an integer
+  :data:`~pyguard.safe_reader.MAX_LINE_BYTES` (refused before it is parsed), JSON nested too deep, an integer
   too long to convert, NaN or infinity, a negative count, a string where a number belongs; a FIFO or a device is
   refused by name (reading one could block forever).
 """
@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import stat
 import warnings
@@ -26,9 +25,11 @@ from typing import IO
 
 from pydantic import BaseModel, ValidationError
 
+from pyguard import safe_reader
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
+from pyguard.safe_reader import loads, oversize_error
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
 __all__ = [
@@ -37,13 +38,12 @@ __all__ = [
     "iter_lines",
     "check_regular_file",
     "describe_validation_error",
-    "parse_json_line",
 ]
 
 
 def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -> None:
     """Raise :class:`TraceFormatError` unless ``path`` is an existing regular file. A FIFO or ``/dev/fd/N`` is
-    read as a stream by :func:`pyguard.trace.load_runs` (whole, then :func:`read_trace_bytes`), never by path."""
+    read as a stream by :func:`pyguard.loading.load_runs` (whole, then :func:`read_trace_bytes`), never by path."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -65,7 +65,7 @@ def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -
             else "not a regular file"
         )
         raise TraceFormatError(
-            f"this path is {kind}, not a {what}; pass a regular file, or the stream to pyguard.trace.load_runs",
+            f"this path is {kind}, not a {what}; pass a regular file, or the stream to pyguard.loading.load_runs",
             path=str(path),
         )
 
@@ -76,11 +76,9 @@ def iter_lines(
     """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line of a file
     (or of ``bytes`` already read from a stream).
 
-    A line longer than ``max_bytes`` (default :data:`~pyguard.trace.records.MAX_RECORD_BYTES`) raises
+    A line longer than ``max_bytes`` (default :data:`pyguard.safe_reader.MAX_LINE_BYTES`) raises
     :class:`TraceFormatError` without being read whole."""
-    from pyguard.trace import records
-
-    max_bytes = records.MAX_RECORD_BYTES if max_bytes is None else max_bytes
+    max_bytes = safe_reader.MAX_LINE_BYTES if max_bytes is None else max_bytes
     if isinstance(path, bytes):
         yield from _lines(io.BytesIO(path), max_bytes, name)
         return
@@ -99,38 +97,9 @@ def _lines(f: IO[bytes], max_bytes: int, name: str) -> Iterator[tuple[int, bytes
         ended = raw.endswith(b"\n")
         body = raw.rstrip(b"\r\n")
         if len(body) > max_bytes:
-            raise TraceFormatError(
-                f"the line is longer than the per-record limit of {max_bytes} bytes"
-                f" ({max_bytes // (1024 * 1024)} MiB); a record that large is not a pyguard record."
-                " Split the recording or cut the text in it",
-                path=name,
-                line=number,
-            )
+            raise oversize_error(name, number, max_bytes)
         if body.strip():
             yield number, body, ended
-
-
-def parse_json_line(raw: bytes) -> object:
-    """``json.loads`` of one line, with every way it can fail raised as ``ValueError`` with a plain message:
-    invalid JSON or UTF-8, nesting too deep, an integer too long to convert, NaN or infinity."""
-    try:
-        return json.loads(raw, parse_constant=_refuse_constant)
-    except RecursionError:
-        raise ValueError("the JSON is nested too deeply to read") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except (json.JSONDecodeError, _Refused):
-        raise
-    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
-        raise ValueError(f"a number cannot be read ({exc})") from None
-
-
-class _Refused(ValueError):
-    pass
-
-
-def _refuse_constant(name: str) -> object:
-    raise _Refused(f"{name} is not a number pyguard accepts (JSON has no NaN or infinity)")
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -257,10 +226,12 @@ def _read(name: str, lines: Iterator[tuple[int, bytes, bool]]) -> TraceFile:
 def _feed_line(reader: _Reader, number: int, raw: bytes, ended: bool, *, is_last: bool) -> int | None:
     """Parse and feed one line; returns the line number when it is a torn last line that was skipped."""
     try:
-        obj = parse_json_line(raw)
+        obj = loads(raw, source=reader.path, line=number, allow_nan=False)
     except ValueError as exc:
         if is_last and not ended:
             return number
+        if isinstance(exc, TraceFormatError):  # a limit of the safe reader: its message names it
+            raise
         raise reader.fail(number, f"not valid JSON ({exc}); a trace line is one whole JSON object") from None
     if not isinstance(obj, dict):
         raise reader.fail(number, f"a trace line must be a JSON object, got {type(obj).__name__}")

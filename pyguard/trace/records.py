@@ -18,7 +18,6 @@ from pyguard.decisions import Decision
 from pyguard.events import RunRecord
 
 __all__ = [
-    "MAX_RECORD_BYTES",
     "TraceWarning",
     "FORMAT_VERSION",
     "RECORD_TYPES",
@@ -32,11 +31,6 @@ FORMAT_VERSION = 1
 
 RECORD_TYPES = ("run_start", "iteration", "decision", "run_end")
 """The values of the ``type`` key, in the order they appear within a run."""
-
-MAX_RECORD_BYTES = 64 * 1024 * 1024
-"""The largest record (one line, newline excluded) pyguard writes or reads: 64 MiB. A longer line is refused with a
-message naming it, before it is parsed (parsing a line costs many times its size in memory); the writer refuses to
-write one, so every trace it writes can be read back."""
 
 
 class TraceWarning(UserWarning):

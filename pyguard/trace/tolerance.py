@@ -4,7 +4,7 @@ Every importer reports a record it cannot read (a run with no assistant message,
 role, a bad task type, a line that is not JSON) by raising or noting a :class:`~pyguard.errors.UnreadableRecord`
 with a short ``reason``. A :class:`SkipLog` decides what happens: in strict mode it raises the error (the old
 behaviour: the first bad record fails the load); otherwise it counts the reason, keeps the first few messages
-as examples, and loading goes on. :class:`LoadResult` is what :func:`pyguard.trace.load_runs` returns: the
+as examples, and loading goes on. :class:`LoadResult` is what :func:`pyguard.loading.load_runs` returns: the
 list of runs that were read, plus the skip counts, so every command can print them.
 """
 
@@ -48,6 +48,13 @@ class SkipLog:
     @property
     def total(self) -> int:
         return sum(self.counts.values())
+
+    def first_example(self) -> str:
+        """The first message kept for the most frequent reason ('' when nothing was skipped)."""
+        if not self.counts:
+            return ""
+        reason = min(self.counts, key=lambda r: (-self.counts[r], r))
+        return (self.examples.get(reason) or [""])[0]
 
     def summary(self) -> str:
         """One line: ``skipped 3 items: 2 unknown role 'exit' (messages), 1 no assistant message``; '' if none."""

@@ -7,7 +7,7 @@ that torn line and reports the run as incomplete.
 
 The writer refuses records that would make the trace unreadable (an iteration of a run never started, an
 iteration index out of order, a record after the footer, a record over
-:data:`~pyguard.trace.records.MAX_RECORD_BYTES`), so a mistake shows where it is made.
+:data:`~pyguard.safe_reader.MAX_LINE_BYTES`), so a mistake shows where it is made.
 
 File safety: the file is opened with ``O_NOFOLLOW`` (a symlink where the trace goes is refused, never followed),
 created with mode ``0o600`` by default (traces hold prompts and tool output; ``file_mode=`` changes it), and with
@@ -26,10 +26,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
+from pyguard import safe_reader
 from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
-from pyguard.trace import records
 from pyguard.trace.records import FORMAT_VERSION, TraceWarning, encode_record
 
 __all__ = ["TraceWriter", "trace_file_name", "write_runs"]
@@ -165,7 +165,7 @@ class TraceWriter:
     # -- internals -------------------------------------------------------------------------------------
 
     def _write(self, line: bytes) -> None:
-        limit = records.MAX_RECORD_BYTES
+        limit = safe_reader.MAX_LINE_BYTES
         if len(line) - 1 > limit:
             raise self._error(
                 f"a record of {len(line) - 1} bytes is over the per-record limit of {limit} bytes; readers"

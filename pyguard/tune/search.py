@@ -1,7 +1,7 @@
 """The search: one fit of the policy to a set of labelled runs.
 
-Why this search. What costs time is the engine (pure Python; its cost per iteration is in benchmarks/RESULTS.md
-section 5); the budget rules cost nothing once an engine pass has recorded each iteration's gain and flags
+Why this search. What costs time is the engine (pure Python; its cost per iteration: the engine_scaling
+benchmark suite); the budget rules cost nothing once an engine pass has recorded each iteration's gain and flags
 (:mod:`pyguard.tune.simulate`, exact). So:
 
 1. **Stall settings, screened one at a time.** The starting settings and every one-parameter change of them
@@ -31,7 +31,7 @@ false stops <= bound x successes; and a type with fewer than 1/bound - 1 success
 (:func:`min_successes_to_fit`: 99 at 0.01) cannot certify any fitted budget at all: it keeps the starting budget
 numbers (or, if those break the bound, the most lenient ones: loosening needs no headroom), and only the shared
 stall settings are tuned for it. The starting and the most lenient budget, not fitted to the runs, are judged plainly. Without this, budgets fitted on ~70 successes per type stopped 1.2-1.8% of
-held-out successes at a 1% bound (benchmarks/RESULTS.md section 10).
+held-out successes at a 1% bound (the tune benchmark suite with ``--data``).
 
 **The fit target and the starting policy.** A fit may aim below the bound (``fit(train, target=...)``: the tuner
 lowers the target when fitted policies exceeded the bound on held-out runs). The target is for what the search
@@ -40,7 +40,7 @@ the same runs). The starting policy itself (the starting stall settings with a t
 not chosen on these runs, so its in-sample rate is not biased low: it is judged plainly against the *bound*. So a fit
 whose starting policy meets the bound on its runs always has it as a candidate and never ends below it (ranks only
 move up from the start); before, a lowered target made the start infeasible in the fit and the search ended on a
-stricter policy that saved less than the start, which met the bound (benchmarks/RESULTS.md section 10).
+stricter policy that saved less than the start, which met the bound (the tune benchmark suite, ``--data``).
 """
 
 from __future__ import annotations

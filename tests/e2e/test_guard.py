@@ -9,7 +9,8 @@ from pyguard.engine import PolicyConfig
 from pyguard.events import Outcome
 from pyguard.guard import Guard, run_unguarded
 from pyguard.jvm import build_agent, load_scenario, run_built, scripted_model
-from pyguard.trace import load_runs, read_trace
+from pyguard.loading import load_runs
+from pyguard.trace import read_trace
 
 TASK = "Where is order 12345?"
 

@@ -10,10 +10,10 @@ pytest.importorskip("opentelemetry.sdk")
 from pyguard.events import Outcome  # noqa: E402
 from pyguard.guard import Guard  # noqa: E402
 from pyguard.jvm import load_scenario  # noqa: E402
+from pyguard.loading import load_runs  # noqa: E402
 from pyguard.otel import GuardTelemetry, import_otlp  # noqa: E402
 from pyguard.otel import semconv as sc
 from pyguard.replay import replay_runs  # noqa: E402
-from pyguard.trace import load_runs  # noqa: E402
 
 TASK = "Where is order 12345?"
 

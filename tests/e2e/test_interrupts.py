@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pyguard.events import Outcome
-from pyguard.trace import load_runs
+from pyguard.loading import load_runs
 
 TARGET = Path(__file__).with_name("interrupt_target.py")
 pytestmark = pytest.mark.jvm

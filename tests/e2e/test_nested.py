@@ -9,8 +9,8 @@ from pyguard.engine.tree import TreeLimits
 from pyguard.events import Outcome
 from pyguard.guard import Guard
 from pyguard.jvm import scripted_model
+from pyguard.loading import load_runs
 from pyguard.nested import RECOVERY_PREFIX, SubAgent, run_nested, run_nested_unguarded, run_tree
-from pyguard.trace import load_runs
 
 TASK = "Where is order 12345? Tell the customer."
 

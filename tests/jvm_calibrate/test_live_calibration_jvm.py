@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import pyguard.calibrate.live as live
 from pyguard.cli import main
-from pyguard.trace import load_runs
+from pyguard.loading import load_runs
 
 TASKS = """
 repeats = 3

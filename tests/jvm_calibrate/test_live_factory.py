@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pyguard.jvm import bridge_jars
-from pyguard.trace import load_runs
+from pyguard.loading import load_runs
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "logistics-agent"
 FACTORY = "com.example.logistics.LogisticsAgentFactory"

@@ -7,7 +7,7 @@ import pytest
 
 from pyguard.calibrate.runs import iteration_tokens
 from pyguard.check.outcomes import run_tokens
-from pyguard.engine.caps import UsageTracker
+from pyguard.engine.usage import UsageTracker
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import event_tokens
 from pyguard.result import RunResult, mark_partial_usage, usage_totals

@@ -9,8 +9,9 @@ import pytest
 from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
+from pyguard.loading import load_runs
 from pyguard.replay import REFLECTION_NOTE, ReplayReport, recorded_success, replay_run, replay_runs
-from pyguard.trace import load_runs, parse_openai_runs
+from pyguard.trace import parse_openai_runs
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "recordings"
 RUN_KEYS = {

@@ -12,7 +12,7 @@ from pyguard.calibrate import calibrate_runs, make_config
 from pyguard.calibrate.report import plot_cost, plot_success, report_json, write_report
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
 from pyguard.events import turn_starts
-from pyguard.trace import load_runs
+from pyguard.loading import load_runs
 
 FIXTURE = Path(__file__).parents[2] / "data" / "mixed_runs.jsonl"
 D = 20_000.0

@@ -25,7 +25,8 @@ from pyguard.calibrate.live import (
 from pyguard.calibrate.runs import RunStatus, run_status
 from pyguard.errors import InputError, RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
-from pyguard.trace import TraceWriter, load_runs
+from pyguard.loading import load_runs
+from pyguard.trace import TraceWriter
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "calibration" / "tasks.toml"
 

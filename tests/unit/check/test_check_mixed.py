@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from pyguard.check import GateConfig, check_runs, policy_replayer
 from pyguard.check.report import junit_xml, xml_safe
 from pyguard.cli import main
+from pyguard.loading import load_runs
 from pyguard.replay import replay_runs
-from pyguard.trace import load_runs
 
 FIXTURE = Path(__file__).parents[2] / "data" / "mixed_runs.jsonl"
 

@@ -146,8 +146,8 @@ RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
 
 def test_the_real_replay_agrees_with_replay_runs():
     from pyguard.check import policy_replayer
+    from pyguard.loading import load_runs
     from pyguard.replay import replay_runs
-    from pyguard.trace import load_runs
 
     runs = load_runs(RECORDINGS / "openai_runs.jsonl")
     facts = resolve_runs(runs, None, lambda: policy_replayer(None))

@@ -119,8 +119,8 @@ def test_hard_caps_stop_with_expired_and_name_the_cap(clock: FakeClock):
     assert end.outcome is Outcome.EXPIRED and end.wall_ms == pytest.approx(10_000)
 
 
-def test_extra_caps_and_token_cap():
-    s = Policy(PolicyConfig(), extra_caps=ModelCallCap(2)).new_run("r1")
+def test_extra_stop_and_token_cap():
+    s = Policy(PolicyConfig(), extra_stop=ModelCallCap(2)).new_run("r1")
     sc = Script()
     assert not s.observe(productive(sc, 0)).stops
     assert s.observe(productive(sc, 1)).rule == "cap:model_calls"

@@ -105,8 +105,12 @@ def test_a_guarded_run_arrives_as_genai_spans():
     assert stop.attributes[sc.PG_ACTION] == "stop" and stop.attributes[sc.PG_STALL_FLAGS]
     assert run.attributes[sc.PG_OUTCOME] == end.outcome.value == "stalled"
     assert run.attributes[sc.PG_STOP_RULE] == end.evidence["rule"] and run.attributes[sc.PG_REFLECTIONS] == 1
-    assert run.attributes[sc.USAGE_INPUT_TOKENS] == end.input_tokens
-    assert run.status.status_code is StatusCode.UNSET
+    assert run.attributes[sc.PG_INPUT_TOKENS] == end.input_tokens
+    assert sc.USAGE_INPUT_TOKENS not in run.attributes  # usage once per call: a backend summing a trace counts it once
+    assert run.status.status_code is StatusCode.ERROR and run.attributes[sc.ERROR_TYPE] == "stalled"
+    assert run.status.description == "stalled"  # no reason text without content capture
+    assert run.attributes[sc.PROVIDER_NAME] == "openai" and run.attributes[sc.REQUEST_MODEL] == first[sc.REQUEST_MODEL]
+    assert sc.CONVERSATION_ID not in run.attributes  # a run is not a conversation
 
 
 def test_the_run_joins_the_active_context_or_a_given_traceparent():

@@ -12,8 +12,8 @@ from pyguard.check import check_runs, policy_replayer
 from pyguard.cli import main
 from pyguard.errors import InputError, TraceFormatError
 from pyguard.events import Outcome
+from pyguard.loading import detect_format, load_runs
 from pyguard.otel import import_otlp, read_spans
-from pyguard.trace import detect_format, load_runs
 
 SPANS = Path(__file__).resolve().parents[2] / "data" / "otel" / "genai_spans.json"
 

@@ -11,9 +11,10 @@ pytest.importorskip("pyarrow")
 
 from pyguard.errors import InputError, MissingExtraError  # noqa: E402
 from pyguard.events import Observation, RunRecord, RunStart  # noqa: E402
+from pyguard.loading import detect_format, load_runs  # noqa: E402
 from pyguard.store import read_parquet, run_schema, write_parquet  # noqa: E402
 from pyguard.store.synthetic import synthetic_table  # noqa: E402
-from pyguard.trace import detect_format, load_runs, read_trace, write_runs  # noqa: E402
+from pyguard.trace import read_trace, write_runs  # noqa: E402
 
 
 def test_runs_and_decisions_round_trip(tmp_path):

@@ -90,7 +90,7 @@ def test_conversations_split_into_turns_and_labels_as_in_python(tmp_path):
     """Real-shaped recordings (conversations of 1-3 user turns, final tool calls, reward labels)."""
     from pathlib import Path
 
-    from pyguard.trace import load_runs
+    from pyguard.loading import load_runs
 
     records = list(load_runs(Path(__file__).resolve().parents[2] / "data" / "mixed_runs.jsonl"))
     path = tmp_path / "mixed.parquet"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from pyguard.errors import InputError
-from pyguard.trace import detect_format, load_labels, load_runs
+from pyguard.loading import detect_format, load_runs
+from pyguard.trace import load_labels
 
 
 def test_mini_swe_agent_exit_role_carries_the_status_and_a_limit_is_censored(tmp_path: Path) -> None:

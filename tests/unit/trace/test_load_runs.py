@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pyguard.errors import InputError, TraceFormatError
-from pyguard.trace import detect_format, load_runs, load_traces
+from pyguard.loading import detect_format, load_runs, load_traces
 
 RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
 PYGUARD = RECORDINGS / "pyguard_trace.jsonl"

@@ -9,7 +9,8 @@ import pytest
 
 from pyguard.errors import InputError, TraceFormatError
 from pyguard.events import Outcome
-from pyguard.trace import import_openai, load_runs, parse_openai_runs
+from pyguard.loading import load_runs
+from pyguard.trace import import_openai, parse_openai_runs
 
 RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
 

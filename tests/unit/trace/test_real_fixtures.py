@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pyguard.trace import detect_format, load_runs
+from pyguard.loading import detect_format, load_runs
 
 REAL = Path(__file__).parents[2] / "data" / "real"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pyguard.errors import InputError
-from pyguard.trace import load_runs
+from pyguard.loading import load_runs
 
 ANSWER = {"role": "assistant", "content": "done"}
 
@@ -113,7 +113,7 @@ def test_react_text_and_labels_file(tmp_path: Path) -> None:
 def test_standard_input_and_fifo_paths_are_read_as_streams(tmp_path: Path) -> None:
     path = _write(tmp_path / "r.jsonl", [{"id": "s", "messages": [ANSWER]}])
     out = subprocess.run(
-        [sys.executable, "-c", "from pyguard.trace import load_runs; print(load_runs('-')[0].run_id)"],
+        [sys.executable, "-c", "from pyguard.loading import load_runs; print(load_runs('-')[0].run_id)"],
         input=path.read_bytes(),
         capture_output=True,
         check=True,

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from pyguard.decisions import Action, Decision
 from pyguard.errors import InputError, TraceFormatError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
-from pyguard.trace import FORMAT_VERSION, TraceWriter, load_runs, read_trace, write_runs
+from pyguard.loading import load_runs
+from pyguard.trace import FORMAT_VERSION, TraceWriter, read_trace, write_runs
 
 RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
 

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from pyguard.cli import main
 from pyguard.errors import TraceFormatError
-from pyguard.trace import load_runs, read_trace
+from pyguard.loading import load_runs
+from pyguard.trace import read_trace
 
 RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
 COMMANDS = {
@@ -42,15 +43,16 @@ def _hostile(kind: str, fmt: str) -> str:
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("fmt", ["pyguard", "openai"])
+@pytest.mark.parametrize("given", [True, False], ids=["format-given", "format-detected"])
 @pytest.mark.parametrize("kind", ["deep", "huge_int", "huge_line"])
-def test_hostile_input_is_a_clear_error_with_exit_2(tmp_path, monkeypatch, command, fmt, kind):
+def test_hostile_input_is_a_clear_error_with_exit_2(tmp_path, monkeypatch, command, fmt, given, kind):
     """A pyguard trace is strict: the hostile line is an error naming the file (exit 2). A recording is read
     tolerantly (messy real logs): the hostile record is skipped and counted, the others are used (exit 0), and
-    ``--strict`` makes it the error. Never a traceback either way."""
-    monkeypatch.setattr("pyguard.trace.records.MAX_RECORD_BYTES", 2000)
+    ``--strict`` makes it the error. Never a traceback either way, whether ``--format`` is given or detected."""
+    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 2000)
     path = tmp_path / "runs.jsonl"
     path.write_text(_hostile(kind, fmt))
-    args = [*COMMANDS[command], str(path), "--format", fmt]
+    args = [*COMMANDS[command], str(path), *(["--format", fmt] if given else [])]
     runs = [args, args + ["--strict"]] if fmt == "openai" else [args]
     for k, argv in enumerate(runs):
         result = CliRunner().invoke(main, argv, catch_exceptions=True)
@@ -66,12 +68,69 @@ def test_hostile_input_is_a_clear_error_with_exit_2(tmp_path, monkeypatch, comma
         assert str(path) in result.output or "runs.jsonl" in result.output, result.output
 
 
+_LIMIT_NAMED = {"deep": "recursion limit", "huge_int": "4300 digits", "huge_line": "per-line limit of 2000 bytes"}
+
+
+def _only_hostile(kind: str) -> str:
+    """A file whose one record is hostile: nothing in it can be read."""
+    if kind == "deep":
+        return '{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    if kind == "huge_int":
+        return '{"id": "x", "messages": [{"role": "assistant", "content": "a"}], "n": ' + "9" * 4301 + "}\n"
+    return json.dumps({"id": "big", "messages": [{"role": "user", "content": "x" * 5000}]}) + "\n"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("fmt", [None, "openai", "pyguard"])
+@pytest.mark.parametrize("kind", ["deep", "huge_int", "huge_line"])
+def test_a_file_of_nothing_but_hostile_input_is_refused_naming_file_and_limit(
+    tmp_path, monkeypatch, command, fmt, kind
+):
+    """Issue 24: with the format detected (the default) a deep nesting or a huge integer printed a traceback
+    (RecursionError, ValueError) in replay, calibrate and check. Now every path refuses it with exit 2 and a
+    message naming the file and the limit."""
+    if kind == "huge_line":
+        monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 2000)
+    path = tmp_path / "hostile.jsonl"
+    path.write_text(_only_hostile(kind))
+    argv = [*COMMANDS[command], str(path), *(["--format", fmt] if fmt else [])]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert not isinstance(result.exception, (RecursionError, MemoryError)), result.exception
+    assert "Traceback" not in result.output
+    assert "hostile.jsonl" in result.output and _LIMIT_NAMED[kind] in result.output, result.output
+
+
+def test_an_over_size_line_is_never_held_whole(tmp_path, monkeypatch):
+    """The line-size limit bounds memory: a line 40 times the limit is read past in chunks, never whole. Measured
+    with tracemalloc (allocations, not time): the peak stays within a few limits, far below the line's size."""
+    import tracemalloc
+
+    limit = 1 << 20
+    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", limit)
+    path = tmp_path / "big.jsonl"
+    with path.open("w") as f:
+        f.write('{"messages": [{"role": "user", "content": "')
+        for _ in range(40):
+            f.write("x" * limit)
+        f.write('"}]}\n')
+    tracemalloc.start()
+    try:
+        with pytest.raises(TraceFormatError, match="per-line limit") as info:
+            load_runs(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert info.value.path == str(path) and info.value.line == 1
+    assert peak < 4 * limit, f"peak {peak} bytes for a {40 * limit}-byte line"
+
+
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_fifo_is_named_as_a_fifo(tmp_path, command, monkeypatch):
     """A FIFO nobody writes to: given up after the wait (shortened here), named as a FIFO, never a hang."""
-    import pyguard.trace.loading
+    import pyguard.safe_reader
 
-    monkeypatch.setattr(pyguard.trace.loading, "FIFO_WAIT_S", 0.05)
+    monkeypatch.setattr(pyguard.safe_reader, "FIFO_WAIT_S", 0.05)
     fifo = tmp_path / "runs.jsonl"
     os.mkfifo(fifo)
     result = CliRunner().invoke(main, [*COMMANDS[command], str(fifo)])

@@ -68,7 +68,7 @@ def test_appending_after_a_torn_line_repairs_the_file(tmp_path):
 
 
 def test_a_record_over_the_limit_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr("pyguard.trace.records.MAX_RECORD_BYTES", 500)
+    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 500)
     with TraceWriter(tmp_path / "t.jsonl") as w:
         w.start(RunStart(run_id="r1"))
         with pytest.raises(TraceFormatError, match="per-record limit"):

@@ -14,6 +14,7 @@ import dev.langchain4j.model.chat.listener.ChatModelListener;
 import dev.langchain4j.model.chat.listener.ChatModelRequestContext;
 import dev.langchain4j.model.chat.listener.ChatModelResponseContext;
 import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.TokenUsage;
 
@@ -44,6 +45,7 @@ import java.util.function.Consumer;
 public final class GuardSensor implements ChatModelListener {
 
     private static final String T0 = "pyguard.t0";
+    private static final String TRACEPARENT = "pyguard.traceparent";
     private static final JsonFactory JSON = new JsonFactory();
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final ExecutorService DEADLINE_POOL = Executors.newCachedThreadPool(r -> {
@@ -87,25 +89,32 @@ public final class GuardSensor implements ChatModelListener {
     @Override
     public void onRequest(ChatModelRequestContext ctx) {
         ctx.attributes().put(T0, System.nanoTime());
+        // The agent's thread: the application's span is active here, not on the callback thread.
+        String traceparent = TraceContexts.currentTraceparent();
+        if (traceparent != null) ctx.attributes().put(TRACEPARENT, traceparent);
     }
 
     @Override
     public void onResponse(ChatModelResponseContext ctx) {
-        handle(ctx.chatRequest(), ctx.chatResponse(), null, ctx.modelProvider(), ctx.attributes().get(T0));
+        handle(ctx.chatRequest(), ctx.chatResponse(), null, ctx.modelProvider(), ctx.attributes().get(T0),
+                ctx.attributes().get(TRACEPARENT));
     }
 
     @Override
     public void onError(ChatModelErrorContext ctx) {
-        handle(ctx.chatRequest(), null, ctx.error(), ctx.modelProvider(), ctx.attributes().get(T0));
+        handle(ctx.chatRequest(), null, ctx.error(), ctx.modelProvider(), ctx.attributes().get(T0),
+                ctx.attributes().get(TRACEPARENT));
     }
 
-    private void handle(ChatRequest request, ChatResponse response, Throwable error, ModelProvider provider, Object t0) {
+    private void handle(ChatRequest request, ChatResponse response, Throwable error, ModelProvider provider, Object t0,
+                        Object traceparent) {
         String json;
         int index;
         synchronized (this) { index = ++events; }
         try {
             Double latencyMs = t0 instanceof Long start ? (System.nanoTime() - start) / 1e6 : null;
-            json = record(index, request, response, error, provider, latencyMs);
+            json = record(index, request, response, error, provider, latencyMs,
+                    traceparent instanceof String tp ? tp : null);
         } catch (Throwable t) {
             // Building the event must never break the run; count it so the fail-safe and the report see it.
             fail("could not build the iteration event: " + t);
@@ -115,7 +124,8 @@ public final class GuardSensor implements ChatModelListener {
     }
 
     private synchronized String record(int index, ChatRequest request, ChatResponse response, Throwable error,
-                                       ModelProvider provider, Double latencyMs) throws IOException {
+                                       ModelProvider provider, Double latencyMs, String traceparent)
+            throws IOException {
         StringWriter out = new StringWriter(256);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
@@ -155,9 +165,43 @@ public final class GuardSensor implements ChatModelListener {
             g.writeStringField("error", error == null ? null : clean(describe(error)));
             g.writeStringField("task_type", config.taskType());
             g.writeNumberField("timestamp_ms", (double) System.currentTimeMillis());
+            ChatRequestParameters params = request == null ? null : request.parameters();
+            g.writeStringField("request_model", params == null ? null : clean(params.modelName()));
+            g.writeStringField("response_model", response == null ? null : clean(response.modelName()));
+            g.writeStringField("response_id", response == null ? null : clean(response.id()));
+            writeParameters(g, params);
+            g.writeStringField("trace_context", traceparent);
             g.writeEndObject();
         }
         return out.toString();
+    }
+
+    /** The sampling parameters that were set, named as in OpenTelemetry's {@code gen_ai.request.*} (or null). */
+    private static void writeParameters(JsonGenerator g, ChatRequestParameters p) throws IOException {
+        boolean any = p != null && (p.temperature() != null || p.topP() != null || p.topK() != null
+                || p.maxOutputTokens() != null || p.frequencyPenalty() != null || p.presencePenalty() != null
+                || (p.stopSequences() != null && !p.stopSequences().isEmpty()));
+        if (!any) {
+            g.writeNullField("request_parameters");
+            return;
+        }
+        g.writeObjectFieldStart("request_parameters");
+        writeFinite(g, "temperature", p.temperature());
+        writeFinite(g, "top_p", p.topP());
+        if (p.topK() != null) g.writeNumberField("top_k", p.topK());
+        if (p.maxOutputTokens() != null) g.writeNumberField("max_tokens", p.maxOutputTokens());
+        writeFinite(g, "frequency_penalty", p.frequencyPenalty());
+        writeFinite(g, "presence_penalty", p.presencePenalty());
+        if (p.stopSequences() != null && !p.stopSequences().isEmpty()) {
+            g.writeArrayFieldStart("stop_sequences");
+            for (String s : p.stopSequences()) g.writeString(s == null ? "" : clean(s));
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+    }
+
+    private static void writeFinite(JsonGenerator g, String name, Double v) throws IOException {
+        if (v != null && Double.isFinite(v)) g.writeNumberField(name, v);
     }
 
     private static void writeObservations(JsonGenerator g, List<ChatMessage> messages) throws IOException {
@@ -225,8 +269,9 @@ public final class GuardSensor implements ChatModelListener {
     /**
      * The callback on a pool thread, with the deadline. Returns its reply, or null when the deadline passed (counted as
      * a failure). At most one callback per run is ever in flight: once one missed its deadline, the guard of this run
-     * is given up (later events are counted as failures, not delivered; the fail-safe cap still bounds the run), so a
-     * hung engine parks one pool thread per run, until it returns, instead of one per model call.
+     * is given up ({@link #missedDeadlineAt()}: the run is stopped before its next model call; an event that still
+     * comes is counted as a failure, not delivered), so a hung engine parks one pool thread per run, until it returns,
+     * and holds the run for one deadline, not one per model call.
      *
      * <p>Whether a reply is applied is settled by one claim, under one lock: Python calls {@link #claim(int)} before it
      * records its decision, and the deadline path marks the event abandoned. Whichever comes first wins, so a decision
@@ -291,6 +336,15 @@ public final class GuardSensor implements ChatModelListener {
             claimed = true;
             return true;
         }
+    }
+
+    /**
+     * The event whose guard callback missed its deadline, or 0 while none did. Once one did, the run's guard is given
+     * up: {@link GuardedChatModel} stops the run before its next model call ({@code guard_error}), so the run's caller
+     * waits out at most one deadline, whatever the engine does after.
+     */
+    public int missedDeadlineAt() {
+        synchronized (claimLock) { return abandonedAt; }
     }
 
     /** Callbacks running on the deadline pool right now, across all runs (a test hook: no thread may leak per run). */

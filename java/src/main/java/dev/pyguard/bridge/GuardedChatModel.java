@@ -32,6 +32,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Fail-safe: at most {@link GuardConfig#maxModelCalls()} model calls per user turn, enforced here in Java whatever the
  * callback does (raises, blocks past its deadline, is never registered). The fail-safe stop's outcome is
  * {@code guard_error} when any callback failure happened, {@code expired} otherwise; its rule is {@code failsafe_cap}.
+ * And one deadline per run: once a callback missed its deadline ({@link GuardSensor#missedDeadlineAt()}), the next
+ * model call (or tool execution) stops the run at once, outcome {@code guard_error}, rule {@code failsafe_deadline}:
+ * a hung guard holds the run for one deadline, then lets go of it.
  *
  * <p>Tool hooks ({@link #beforeToolExecution}, {@link #afterToolExecution}): wired into AiServices'
  * {@code beforeToolExecution/afterToolExecution}, the agentic {@code AgentListener} and {@link ExplicitAgentLoop}, they
@@ -208,6 +211,8 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         if (already != null) throw already;
         GuardDecision d = pending.get();
         if (d.action() == GuardDecision.Action.STOP) throw stop(d.outcome(), d.reason(), d.rule(), false);
+        int missed = sensor.missedDeadlineAt();
+        if (missed > 0) throw deadlineStop(missed);
         if (modelCalls.get() - turnStart.get() >= config.maxModelCalls()) throw failSafeStop();
     }
 
@@ -234,6 +239,12 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
                 ? " with " + s.callbackFailures() + " guard callback failure(s) (last: " + s.lastCallbackError() + ")"
                 : " without the guard stopping it");
         return stop(guardFailed ? "guard_error" : "expired", reason, "failsafe_cap", true);
+    }
+
+    private GuardStopException deadlineStop(int event) {
+        String reason = "Java fail-safe: the guard's decision about model call " + event + " missed its deadline of "
+                + config.callbackTimeoutMs() + " ms; the run is stopped at once (one deadline per run)";
+        return stop("guard_error", reason, "failsafe_deadline", true);
     }
 
     private GuardStopException stop(String outcome, String reason, String rule, boolean failSafe) {

@@ -1,0 +1,174 @@
+"""Load recorded runs from files, directories or streams, in any format pyguard reads, tolerantly by default.
+
+The loader sits above :mod:`pyguard.trace`, :mod:`pyguard.otel` and :mod:`pyguard.store`: it reads every file through
+the one safe reader (:mod:`pyguard.safe_reader`: line size, nesting depth, integer size) and hands it to the format
+of the one format table (:mod:`pyguard.loading.formats`).
+
+``load_runs(path, format=None, *, strict=False, terminal_tools=None, labels=None) -> LoadResult``
+
+- ``path``: a file, a directory (read recursively: ``.jsonl``, ``.ndjson``, ``.json``, ``.traj``; hidden files
+  skipped; sorted), ``"-"`` for standard input, a FIFO or ``/dev/fd/N`` (process substitution: read as a
+  stream, never stat-ed as a regular file), or a list of any of these.
+- ``format``: one of :data:`FORMATS` (the format table: :mod:`pyguard.loading.formats`) or None to detect it per
+  file (see :func:`detect_format`).
+- Tolerance: what cannot be read (a line that is not JSON, a message with an unknown role, a run with no
+  model call, a bad task type, a file in no known format, a run id seen before) is skipped and counted per
+  reason in the returned :class:`~pyguard.trace.tolerance.LoadResult`; ``strict=True`` raises on the first.
+  Loading nothing at all is always an error.
+- ``terminal_tools``: names of the tools that end a run (default: a guess, see :mod:`pyguard.trace.ending`).
+- ``labels``: run id -> success from elsewhere (a mapping or a file: see :mod:`pyguard.trace.labels`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pyguard.errors import InputError, UnreadableRecord
+from pyguard.loading.formats import BY_NAME, FORMAT_TABLE, FORMATS, Recording, detect_file, detect_text
+from pyguard.safe_reader import is_stream, read_source
+from pyguard.trace.ending import normalise_tool_names
+from pyguard.trace.labels import Labels, load_labels
+from pyguard.trace.records import TraceFile
+from pyguard.trace.tolerance import LoadResult, SkipLog
+
+__all__ = ["FORMATS", "detect_format", "detect_text_format", "load_traces", "load_runs"]
+
+_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", *(s for f in FORMAT_TABLE for s in f.suffixes))
+
+
+def detect_text_format(text: str, name: str = "<input>") -> str | None:
+    """The format of one recording's text; None when it is empty. Raises TraceFormatError when it cannot tell."""
+    return detect_text(text, name)
+
+
+def detect_format(path: str | os.PathLike[str]) -> str | None:
+    """The format of one file (None when it is empty)."""
+    name = str(path)
+    if not is_stream(name) and (found := detect_file(name)) is not None:
+        return found
+    src = read_source(name)
+    return detect_text(src.text(), src.name)
+
+
+def _sources(path: str | os.PathLike[str]) -> list[str]:
+    """The file names to read for one argument (a stream counts as one file)."""
+    name = str(path)
+    if is_stream(name):
+        return [name]
+    p = Path(name)
+    if p.is_dir():
+        files = sorted(
+            f
+            for f in p.rglob("*")
+            if f.is_file()
+            and f.name.lower().endswith(_SUFFIXES)
+            and not any(part.startswith(".") for part in f.relative_to(p).parts)
+        )
+        if not files:
+            raise InputError(f"directory {name!r} holds no .jsonl, .ndjson, .json or .traj files; nothing to load")
+        return [str(f) for f in files]
+    if p.exists():
+        return [name]
+    raise InputError(f"{name!r} does not exist; pass a recording file, a directory of them, or - for standard input")
+
+
+def _stem(name: str) -> str:
+    if name == "-":
+        return "stdin"
+    base = Path(name).name
+    for suffix in (".traj.json", *_SUFFIXES):
+        if base.lower().endswith(suffix):
+            return base[: -len(suffix)]
+    return Path(name).stem
+
+
+def _parse_file(
+    name: str, fmt: str | None, log: SkipLog, terminal_tools: frozenset[str] | None, labels: Labels | None
+) -> TraceFile:
+    rec = Recording(name=name, stem=_stem(name), log=log, terminal_tools=terminal_tools, labels=labels)
+    if fmt is None and not is_stream(name):
+        fmt = detect_file(name)
+    if fmt is None:
+        fmt = rec.detect()
+        if fmt is None:
+            return TraceFile(path=rec.shown)
+    return BY_NAME[fmt].read(rec)
+
+
+def _read_all(
+    path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    format: str | None,
+    strict: bool,
+    terminal_tools: Iterable[str] | str | None,
+    labels: Labels | Mapping[str, Any] | str | os.PathLike[str] | None,
+) -> tuple[list[TraceFile], SkipLog]:
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown format {format!r}; use one of {', '.join(FORMATS)} or leave it out to detect it")
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    names = [n for p in paths for n in _sources(p)]
+    term = normalise_tool_names(terminal_tools)
+    lab = load_labels(labels)
+    log = SkipLog(strict=strict)
+    out: list[TraceFile] = []
+    owner: dict[str, str] = {}
+    for name in names:
+        try:
+            tf = _parse_file(name, format, log, term, lab)
+        except UnreadableRecord:
+            raise
+        except InputError as exc:
+            if strict or len(names) == 1:
+                raise
+            log.skip(UnreadableRecord(str(exc), reason="file that cannot be read as a recording"))
+            continue
+        kept = []
+        for run in tf.runs:
+            if run.run_id in owner:
+                log.skip(
+                    UnreadableRecord(
+                        f"run id {run.run_id!r} appears in {owner[run.run_id]!r} and in {tf.path!r}; run ids must be unique"
+                        " (the later one was skipped)",
+                        reason="duplicate run id",
+                    )
+                )
+                continue
+            owner[run.run_id] = tf.path
+            kept.append(run)
+        tf.runs = kept
+        out.append(tf)
+    if not any(tf.runs for tf in out) and (log.total or format is None):  # an explicit format may load nothing
+        shown = ", ".join(repr("<stdin>" if str(p) == "-" else str(p)) for p in paths)
+        detail = f" ({log.summary()}; the first: {log.first_example()})" if log.total else ""
+        raise InputError(f"{shown} holds no records that could be read{detail}; nothing to load")
+    return out, log
+
+
+def load_traces(
+    path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    format: str | None = None,
+    *,
+    strict: bool = False,
+    terminal_tools: Iterable[str] | str | None = None,
+    labels: Labels | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+) -> list[TraceFile]:
+    """Every file under ``path`` read into a :class:`TraceFile` (recordings have no decisions)."""
+    return _read_all(path, format, strict, terminal_tools, labels)[0]
+
+
+def load_runs(
+    path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    format: str | None = None,
+    *,
+    strict: bool = False,
+    terminal_tools: Iterable[str] | str | None = None,
+    labels: Labels | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+) -> LoadResult:
+    """All runs under ``path``, in file order, plus what was skipped (``.skipped``: reason -> count).
+
+    Runs with no footer (pyguard traces cut short) come back with ``end=None``.
+    """
+    files, log = _read_all(path, format, strict, terminal_tools, labels)
+    return LoadResult([run.record for tf in files for run in tf.runs], log, files=len(files))

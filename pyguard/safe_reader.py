@@ -1,0 +1,202 @@
+"""The one safe reader: every file, stream and JSON text pyguard reads as recorded runs goes through it.
+
+Three limits, each refused with a :class:`~pyguard.errors.TraceFormatError` that names the place and the limit,
+never with a traceback:
+
+- **line size**: a physical line longer than :data:`MAX_LINE_BYTES` (64 MiB) is never held whole: :func:`read_source`
+  reads past it in chunks and reports its number (parsing a line costs many times its size in memory);
+- **nesting depth**: JSON nested deeper than the parser can follow (Python's recursion limit,
+  :func:`sys.getrecursionlimit`, about 1,000 levels);
+- **integer size**: an integer longer than :func:`sys.get_int_max_str_digits` digits (4,300), which Python refuses
+  to convert (converting one costs time quadratic in its length).
+
+Invalid JSON is not hostile: :func:`loads` lets its :class:`json.JSONDecodeError` through, so a tolerant reader can
+skip the line and count it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import stat
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from pyguard.errors import InputError, TraceFormatError
+
+__all__ = [
+    "FIFO_WAIT_S",
+    "MAX_LINE_BYTES",
+    "SourceBytes",
+    "TOO_LARGE",
+    "is_stream",
+    "loads",
+    "oversize_error",
+    "read_source",
+]
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest line (newline excluded) pyguard reads or writes: 64 MiB. It is also the largest trace record."""
+
+FIFO_WAIT_S = float(os.environ.get("PYGUARD_FIFO_WAIT_S", "30"))
+"""How long a FIFO may stay silent before it is given up: a named pipe nobody writes to would block a reader
+forever. Process substitution (``<(...)``, ``/dev/fd/N``) and a pipe with a writer start at once."""
+
+TOO_LARGE = "record that cannot be read (too large, too deep, a huge number)"
+"""The reason a tolerant reader counts a record under when a limit refused it."""
+
+_CHUNK = 1 << 20
+
+
+def loads(data: str | bytes, *, source: str, line: int | None = None, allow_nan: bool = True) -> Any:
+    """``json.loads`` whose hostile cases (nesting too deep, an integer too long, NaN or infinity when
+    ``allow_nan`` is False, bytes that are not UTF-8) raise :class:`TraceFormatError` naming ``source`` and
+    ``line``; invalid JSON stays a :class:`json.JSONDecodeError` for the caller."""
+    try:
+        if allow_nan:
+            return json.loads(data)
+        return json.loads(data, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise TraceFormatError(
+            f"the JSON is nested deeper than pyguard reads (Python's recursion limit, {sys.getrecursionlimit()}"
+            " levels); a recording is never nested that deep",
+            path=source,
+            line=line,
+        ) from None
+    except json.JSONDecodeError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(
+            f"not valid UTF-8 ({exc.reason} at byte {exc.start}); save the recording as UTF-8", path=source, line=line
+        ) from None
+    except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion", NaN refused
+        if "integer string conversion" in str(exc):
+            message = (
+                f"an integer is longer than the limit of {sys.get_int_max_str_digits()} digits pyguard reads;"
+                " a recording never holds one that long"
+            )
+        else:
+            message = f"a number cannot be read ({exc})"
+        raise TraceFormatError(message, path=source, line=line) from None
+
+
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number pyguard accepts (JSON has no NaN or infinity)")
+
+
+def oversize_error(source: str, line: int, limit: int | None = None) -> TraceFormatError:
+    """The error for a line longer than the line-size limit."""
+    limit = MAX_LINE_BYTES if limit is None else limit
+    return TraceFormatError(
+        f"the line is longer than the per-line limit of {limit} bytes"
+        + (f" ({limit >> 20} MiB)" if limit >= 1 << 20 else "")
+        + ";"
+        " a record that large is not one pyguard reads. Split the recording or cut the text in it",
+        path=source,
+        line=line,
+    )
+
+
+@dataclass(frozen=True)
+class SourceBytes:
+    """One file or stream read through the line-size limit."""
+
+    name: str
+    """The name to show (``<stdin>`` for ``-``)."""
+    data: bytes
+    """The bytes read, each over-size line left empty (so line numbers still count)."""
+    oversize: tuple[int, ...] = ()
+    """The numbers of the lines longer than the limit: never read whole."""
+    limit: int = MAX_LINE_BYTES
+
+    def refuse_oversize(self) -> None:
+        """Raise the error for the first over-size line, if any (readers that accept no damaged line)."""
+        if self.oversize:
+            raise oversize_error(self.name, self.oversize[0], self.limit)
+
+    def text(self) -> str:
+        """The bytes as text (UTF-8, a byte-order mark dropped)."""
+        try:
+            return self.data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise TraceFormatError(f"not UTF-8 text ({exc}); save the recording as UTF-8", path=self.name) from None
+
+
+def is_stream(path: str) -> bool:
+    """True for ``-`` (standard input), a FIFO, a character device or a socket: read once, never stat-ed again."""
+    if path == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def read_source(path: str | os.PathLike[str], *, max_line_bytes: int | None = None) -> SourceBytes:
+    """A file, ``-`` (standard input), a FIFO or a device, read line by line through the line-size limit: an
+    over-size line is read past in chunks and left empty, so memory stays within the file's other lines plus
+    one limit. Raises :class:`InputError` when it cannot be read."""
+    name = str(path)
+    limit = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    shown = "<stdin>" if name == "-" else name
+    if name == "-":
+        return _collect(sys.stdin.buffer, shown, limit)
+    try:
+        if stat.S_ISFIFO(os.stat(name).st_mode):
+            return _read_fifo(name, limit)
+        with open(name, "rb") as f:  # regular files, devices and sockets
+            return _collect(f, shown, limit)
+    except OSError as exc:
+        raise InputError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+
+
+def _read_fifo(name: str, limit: int) -> SourceBytes:
+    """A FIFO read whole, waiting at most :data:`FIFO_WAIT_S` for its writer to send something (or hang up)."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)  # never blocks, writer or not
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not poller.poll(int(FIFO_WAIT_S * 1000)):
+            raise InputError(
+                f"{name!r} is a FIFO (named pipe) and nothing was written to it in {FIFO_WAIT_S:g} s; start its"
+                " writer first, or pass a regular file (PYGUARD_FIFO_WAIT_S sets the wait)"
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return _collect(f, name, limit)
+    finally:
+        os.close(fd)
+
+
+def _collect(f: IO[bytes], name: str, limit: int) -> SourceBytes:
+    kept: list[bytes] = []
+    oversize: list[int] = []
+    for number, raw, too_long in _physical_lines(f, limit):
+        if too_long:
+            oversize.append(number)
+            kept.append(b"\n")
+        else:
+            kept.append(raw)
+    return SourceBytes(name=name, data=b"".join(kept), oversize=tuple(oversize), limit=limit)
+
+
+def _physical_lines(f: IO[bytes], limit: int) -> Iterator[tuple[int, bytes, bool]]:
+    """``(number, line with its newline, too_long)``; a too-long line is read past in chunks, its bytes dropped."""
+    number = 0
+    while True:
+        raw = f.readline(limit + 2)  # + "\r\n": a line of exactly ``limit`` bytes is not over it
+        if not raw:
+            return
+        number += 1
+        if len(raw.rstrip(b"\r\n")) <= limit:
+            yield number, raw, False
+            continue
+        while not raw.endswith(b"\n"):
+            raw = f.readline(_CHUNK)
+            if not raw:
+                break
+        yield number, b"", True
