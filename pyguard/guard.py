@@ -48,6 +48,7 @@ from pyguard.trace.writer import trace_file_name
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.agent_guard import AgentGuard, GuardedAgent
     from pyguard.engine import Policy, PolicyConfig
+    from pyguard.engine.config import Mode
 
 __all__ = [
     "Guard",
@@ -89,6 +90,9 @@ class Guard:
     ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
     ``telemetry``: optional :class:`pyguard.otel.GuardTelemetry` (``otel`` extra): each run also emits OpenTelemetry
     GenAI spans as it goes.
+    ``mode``: ``"observe"``, ``"reflect"`` or ``"enforce"`` for every run (the policy file's ``mode`` and its task
+    types' are replaced): observe records every decision in the trace and acts on none, reflect sends reflections
+    and never stops, enforce acts on every decision. None: the policy's (``PolicyConfig.mode``, default enforce).
     ``on_stop``: ``"answer"`` (default): a stopped run (the guard's stop, the fail-safe cap, the agent's own cap when
     pyguard knows it) ends with one last model call with no tools asking for the best answer from what the run knows
     (:data:`pyguard.run.WRAP_UP`); the agent returns that answer, the outcome still says ``stalled``/``expired`` and
@@ -108,11 +112,14 @@ class Guard:
         trace_file_mode: int = 0o600,
         telemetry: Any = None,
         on_stop: OnStop = "answer",
+        mode: Mode | None = None,
     ) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
         if config is not None and not isinstance(config, PolicyConfig):
             raise ConfigError(f"config must be a pyguard.engine.PolicyConfig, not {type(config).__name__}")
+        if mode is not None:
+            config = with_mode(config or PolicyConfig(), mode)
         self.policy: Policy = Policy(config, clock=clock)
         self.config: PolicyConfig = self.policy.config
         self.trace_dir = Path(trace_dir) if trace_dir is not None else None
@@ -421,6 +428,18 @@ def run_unguarded(
     end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
     start = RunStart(run_id=run_id, task_type=task_type, task=recorded_task(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
+
+
+def with_mode(config: PolicyConfig, mode: Mode) -> PolicyConfig:
+    """``config`` with ``mode`` for every run: the top level's, and no task type's own."""
+    from pyguard.engine import PolicyConfig
+
+    if mode not in ("observe", "reflect", "enforce"):
+        raise ConfigError(f"mode={mode!r} must be 'observe', 'reflect' or 'enforce'")
+    types = {name: t.model_copy(update={"mode": None}) for name, t in config.task_types.items()}
+    return PolicyConfig.model_validate(
+        {**config.model_dump(), "mode": mode, "task_types": {name: t.model_dump() for name, t in types.items()}}
+    )
 
 
 def _is_int(value: object) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pyguard.decisions import Decision
+from pyguard.decisions import Action, Decision
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.result import RunResult, mark_partial_usage, usage_totals
@@ -24,6 +24,7 @@ from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
+    from pyguard.engine.config import Mode
     from pyguard.jvm.agents import BridgeResult, GuardedModel, WrapUpRecord
     from pyguard.jvm.ending import RunEnding
 
@@ -133,6 +134,10 @@ class GuardedRun:
         self._wrap_up: WrapUpRecord | None = None
         self._answered = False
         self.counts_executions = False
+        self.mode: Mode = guard.config.mode_for(task_type)
+        """How this run acts on the engine's decisions (``PolicyConfig.mode``, per task type)."""
+        self.observed_stop: Decision | None = None
+        """In observe or reflect mode: the stop the engine decided (and the guard did not act on), if any."""
         """True when the agent's loop reports the tools that ran (LangChain4j's after-tool hook, pyguard's agents):
         the footer's ``tool_calls_executed`` then holds the count (None otherwise)."""
         self.trace_path: Path | None = None
@@ -160,6 +165,8 @@ class GuardedRun:
             self.events.append(event)
             if self._writer is not None:
                 self._writer.iteration(event)
+            if self.observed_stop is not None:
+                return None  # observe/reflect mode: the engine stopped the run here, the run goes on (recorded)
         with self._engine_lock:
             if self._result is not None:
                 return None
@@ -175,7 +182,23 @@ class GuardedRun:
                 self._writer.decision(self.run_id, decision)
             if self._spans is not None:
                 self._spans.iteration(event, decision)
+            return self._acted(decision)
+
+    def _acted(self, decision: Decision) -> Decision:
+        """What Java is told to do about ``decision`` in this run's :attr:`mode` (the recorded decision is the
+        engine's, in every mode): enforce, all of it; reflect, reflections, and a stop becomes one last reflection;
+        observe, nothing (a continue that still carries the iteration and turn)."""
+        if self.mode == "enforce":
             return decision
+        if decision.stops:
+            self.observed_stop = decision
+        if self.mode == "reflect" and decision.action is not Action.CONTINUE:
+            text = decision.reflection or (
+                f"You appear to be stuck ({decision.reason or decision.rule}). Change your approach, or give your"
+                " final answer now from what you have found."
+            )
+            return decision.model_copy(update={"action": Action.REFLECT, "reflection": text, "outcome": None})
+        return decision.model_copy(update={"action": Action.CONTINUE, "reflection": None, "outcome": None})
 
     def _claim(self, index: int) -> bool:
         """True when Java will apply the decision about event ``index`` (always, without a deadline)."""
@@ -331,7 +354,7 @@ class GuardedRun:
             stopped = False  # by the engine's own decision? (not when its decision was discarded, or it is stuck)
             if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._engine_wait_s()):
                 try:
-                    stopped = self.session.stopped is not None
+                    stopped = self.session.stopped is not None and self.observed_stop is None
                 finally:
                     self._engine_lock.release()
             if stopped:
@@ -392,7 +415,7 @@ class GuardedRun:
                 verified = None
                 if answer is not None and error is None and expired is None and self.guard.verifier is not None:
                     verified = bool(self.guard.verifier(answer))
-                if engine and self._abandoned_at is None:
+                if engine and self._abandoned_at is None and self.observed_stop is None:
                     end = self.session.finish(
                         answer=answer,
                         error=error,
@@ -411,7 +434,7 @@ class GuardedRun:
                         cancelled=cancelled,
                         guard_error=guard_error,
                         expired=expired,
-                        guard_failed=self._guard_failure(),
+                        guard_failed=None if self.observed_stop is not None else self._guard_failure(),
                     )
                 self._result = self._result_from(end)
                 if self._guarded is not None:
@@ -450,7 +473,7 @@ class GuardedRun:
 
     def _result_from(self, end: RunEnd) -> RunResult:
         end = mark_partial_usage(end, self.events)
-        end = end.model_copy(update={**self._answer_fields(end), **self._executed()})
+        end = end.model_copy(update={**self._answer_fields(end), **self._executed(), **self._observed(end)})
         if self._writer is not None:
             self._writer.end(end)
             self._writer.close()
@@ -463,6 +486,21 @@ class GuardedRun:
             gains=tuple(self.session.gains),
             trace_path=None if self.trace_path is None else str(self.trace_path),
         )
+
+    def _observed(self, end: RunEnd) -> dict[str, Any]:
+        """In observe or reflect mode: the footer's ``evidence["observed_stop"]``, the stop the guard did not act on
+        (``pyguard check`` counts the run as that stop; the outcome says how the run really ended)."""
+        stop = self.observed_stop
+        if stop is None:
+            return {}
+        observed = {
+            "mode": self.mode,
+            "iteration": stop.iteration,
+            "outcome": None if stop.outcome is None else stop.outcome.value,
+            "rule": stop.rule,
+            "reason": stop.reason,
+        }
+        return {"evidence": {**end.evidence, "observed_stop": observed}}
 
     def _executed(self) -> dict[str, Any]:
         """``tool_calls_executed`` of the footer, when the agent's loop reports the tools that ran."""

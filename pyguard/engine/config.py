@@ -237,6 +237,12 @@ class EscalationConfig(StrictConfig):
         return choice == "escalate"
 
 
+Mode = Literal["observe", "reflect", "enforce"]
+"""How a live guard acts on its decisions (the engine decides the same in every mode; replay ignores the mode):
+``enforce`` applies them; ``reflect`` sends reflections and turns a stop into one last reflection, so it never stops
+the run; ``observe`` acts on none. Every decision is recorded in the trace either way."""
+
+
 class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
@@ -253,6 +259,8 @@ class TaskTypeConfig(StrictConfig):
     stall: StallConfig | None = None
     """Replaces the policy's ``[stall]`` table for this task type (a whole table: unset keys take the
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
+    mode: Mode | None = None
+    """Replaces the policy's ``mode`` for this task type."""
 
 
 class BudgetSettings(StrictConfig):
@@ -298,6 +306,9 @@ class PolicyConfig(StrictConfig):
     """Outcome of a run stopped by a stall: ``escalated`` hands it on (with the evidence) instead."""
     stop_on_fruitless_retry: bool = True
     """After a reflection, stop at once when the model's next actions only repeat actions already found fruitless."""
+    mode: Mode = "enforce"
+    """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
+    goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
     budget_per_turn: bool = True
     """A conversation's budget, stall state and reflections are per turn (a user message after the model's
     answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""
@@ -345,6 +356,11 @@ class PolicyConfig(StrictConfig):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.escalation if over is not None and over.escalation is not None else self.escalation
 
+    def mode_for(self, task_type: str | None) -> Mode:
+        """The mode for ``task_type`` (its own ``mode``, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.mode if over is not None and over.mode is not None else self.mode
+
     def stall_for(self, task_type: str | None) -> StallConfig:
         """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -365,7 +381,11 @@ class PolicyConfig(StrictConfig):
         }
         if over is not None:
             values.update(
-                {k: v for k, v in over.model_dump().items() if v is not None and k not in ("escalation", "stall")}
+                {
+                    k: v
+                    for k, v in over.model_dump().items()
+                    if v is not None and k not in ("escalation", "stall", "mode")
+                }
             )
         return BudgetSettings.model_validate(values)
 
