@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from pyguard.ending import Ending, RunEnding
 from pyguard.errors import RunError
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
@@ -143,7 +144,7 @@ class AgentGuard:
         return self.new_run(user_message).guarded_model(self.delegate).java
 
     def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> None:
-        from pyguard.jvm.ending import Ending, RunEnding, ending_of_exception, ending_of_value
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value
 
         with self._lock:
             run = self._open.get(run_id)
@@ -161,8 +162,6 @@ class AgentGuard:
 
     def close(self) -> None:
         """End the runs still open (outcome as for a turn that ended outside the model) and refuse later calls."""
-        from pyguard.jvm.ending import Ending, RunEnding
-
         self._closed = True
         for run_id in list(self.java.close(self._closed_message())):
             with self._lock:

@@ -29,20 +29,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pyguard.ending import end_from_events, finish_arguments
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.limits import JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, fail_safe_cap, loop_iterations
 from pyguard.result import RunResult
-from pyguard.run import (
-    ActiveRuns,
-    GuardedRun,
-    OnStop,
-    Verifier,
-    end_from_events,
-    finish_arguments,
-    new_run_id,
-    recorded_task,
-)
+from pyguard.run import ActiveRuns, GuardedRun, OnStop, Verifier, new_run_id, recorded_task
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover

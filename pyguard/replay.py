@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
+from pyguard.ending import Settled, TokenTotals, footer, verdict
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
@@ -232,21 +233,22 @@ def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayR
 def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: Decision) -> RunEnd:
     """The footer the guarded run would have had: the engine's outcome, the recording's counts up to the stop."""
     kept = record.events[:stop_at]
-
-    def total(key: str) -> int | None:
-        return _sum_or_none([getattr(e, key) for e in kept])
-
-    return engine_end.model_copy(
-        update={
-            "iterations": stop_at,
-            "tool_calls": sum(len(e.tool_calls) for e in kept),
-            "input_tokens": total("input_tokens"),
-            "output_tokens": total("output_tokens"),
-            "total_tokens": _sum_or_none([event_tokens(e) for e in kept]),
-            "evidence": {**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
-            "success_label": None,
-            "censored": False,
-        }
+    tokens = TokenTotals(
+        _sum_or_none([e.input_tokens for e in kept]),
+        _sum_or_none([e.output_tokens for e in kept]),
+        _sum_or_none([event_tokens(e) for e in kept]),
+        engine_end.tokens_partial,
+    )
+    return footer(
+        engine_end.run_id,
+        kept,
+        Settled(engine_end.outcome, engine_end.reason),
+        answer=engine_end.answer,
+        tokens=tokens,
+        censored=False,
+        wall_ms=engine_end.wall_ms,
+        cost=engine_end.cost,
+        evidence={**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
     )
 
 
@@ -282,26 +284,11 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
     )
 
 
-_OUTCOME_SUCCESS = {
-    Outcome.SUCCEEDED: True,
-    Outcome.FAILED: False,
-    Outcome.EXPIRED: False,
-    Outcome.STALLED: False,
-    Outcome.ESCALATED: False,
-}
-
-
 def recorded_success(record: RunRecord) -> bool | None:
     """Did the recorded run succeed? Its label when it has one; else, for a live pyguard trace, its outcome
-    (cancelled and guard errors are unknown); None for an unlabelled recording or a run with no footer."""
-    end = record.end
-    if end is None:
-        return None
-    if end.success_label is not None:
-        return end.success_label
-    if end.evidence.get("imported_from") is not None:
-        return None  # an imported recording's outcome is inferred, not known
-    return _OUTCOME_SUCCESS.get(end.outcome)
+    (cancelled and guard errors are unknown); None for an unlabelled recording or a run with no footer
+    (:func:`pyguard.ending.verdict`)."""
+    return verdict(record.end).success
 
 
 def _group(runs: Iterable[ReplayRun], g: GroupSummary | None = None) -> GroupSummary:

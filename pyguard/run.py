@@ -2,8 +2,8 @@
 
 A :class:`GuardedRun` is what :meth:`pyguard.guard.Guard.start_run` opens, what :mod:`pyguard.conversation` and
 :mod:`pyguard.agent_guard` run agents in, and what turns how an agent ended (:mod:`pyguard.jvm.ending`) into the run's
-one outcome (:func:`finish_arguments`, the engine's ``RunSession.finish``, or :func:`end_from_events` when the engine
-could not finish it). It sits below the Guard: it knows the guard only as a :class:`RunHost` (its policy, fail-safe,
+one outcome (:func:`pyguard.ending.finish_arguments`, the engine's ``RunSession.finish``, or
+:func:`pyguard.ending.end_from_events` when the engine could not finish it). It sits below the Guard: it knows the guard only as a :class:`RunHost` (its policy, fail-safe,
 trace place and telemetry), so nothing here imports :mod:`pyguard.guard`.
 """
 
@@ -17,24 +17,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pyguard.decisions import Action, Decision
+from pyguard.ending import Ending, RunEnding, end_from_events, finish_arguments
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.result import RunResult, mark_partial_usage, usage_totals
+from pyguard.result import RunResult, mark_partial_usage
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.config import Mode
     from pyguard.jvm.agents import BridgeResult, GuardedModel, WrapUpRecord
-    from pyguard.jvm.ending import RunEnding
 
 __all__ = [
     "ActiveRuns",
     "GuardedRun",
     "RunHost",
     "Verifier",
-    "end_from_events",
-    "finish_arguments",
     "new_run_id",
     "recorded_task",
 ]
@@ -339,12 +337,10 @@ class GuardedRun:
             self._finish(error="the agent could not be built")
 
     def end(self, ending: RunEnding, *, wrap_up: bool = True) -> RunResult:
-        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through :func:`finish_arguments`; the
-        engine's ``RunSession.finish`` then settles the outcome (a STOP it decided keeps its own). A wrap-up (the
-        answer after a stop, ``on_stop="answer"``) makes the ending the stop it answered, with its answer;
-        ``wrap_up=False`` makes none now (the agent's caller has had its reply already)."""
-        from pyguard.jvm.ending import Ending
-
+        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through
+        :func:`pyguard.ending.finish_arguments`; the engine's ``RunSession.finish`` then settles the outcome (a STOP it
+        decided keeps its own). A wrap-up (the answer after a stop, ``on_stop="answer"``) makes the ending the stop it
+        answered, with its answer; ``wrap_up=False`` makes none now (the agent's caller has had its reply already)."""
         ending = self._with_wrap_up(ending, now=wrap_up)
         self._answered = ending.ending is Ending.ANSWERED
 
@@ -366,8 +362,6 @@ class GuardedRun:
     def _with_wrap_up(self, ending: RunEnding, *, now: bool) -> RunEnding:
         """The ending as the wrap-up makes it: the one made during the run (the agent returned its answer), or one
         made now for a loop that ended on its own cap or on a stop it raised."""
-        from pyguard.jvm.ending import Ending, RunEnding
-
         guarded = self._guarded
         if guarded is None or self.guard.on_stop != "answer" or not self.wraps_up:
             return ending
@@ -528,81 +522,6 @@ class GuardedRun:
             if event.text:
                 return event.text
         return None
-
-
-def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> dict[str, Any]:
-    """How an ending reads as the arguments of the engine's ``RunSession.finish`` (and of :func:`end_from_events`):
-    an answer; the agent's own cap (``expired``); an error; or a stop the engine did not decide: a cancellation, a
-    guard failure (``guard_error``), or the Java fail-safe cap with a healthy guard (``expired``). Every ending but an
-    answer keeps the last text the model wrote as the salvaged answer (the outcome still says how the run ended)."""
-    from pyguard.jvm.ending import Ending
-
-    salvage = ending.last_text
-    if ending.ending is Ending.ANSWERED:
-        return {"answer": ending.answer}
-    if ending.ending is Ending.EXHAUSTED:
-        what = ending.reason or agent_style or "its loop cap"
-        return {"expired": f"the agent's own cap ended the run without an answer ({what})", "answer": salvage}
-    if ending.ending is Ending.FAILED:
-        return {"error": ending.error or "the run failed", "answer": salvage}
-    reason = ending.reason or ""
-    if ending.stop_outcome is Outcome.CANCELLED:
-        return {"cancelled": True, "answer": salvage}
-    if ending.stop_outcome is None or ending.stop_outcome is Outcome.GUARD_ERROR:
-        return {"guard_error": reason or "the run was stopped without an outcome", "answer": salvage}
-    return {"expired": reason + (" (Java fail-safe)" if ending.fail_safe else ""), "answer": salvage}
-
-
-def end_from_events(
-    run_id: str,
-    events: Sequence[IterationEvent],
-    *,
-    answer: str | None = None,
-    error: str | None = None,
-    verified: bool | None = None,
-    cancelled: bool = False,
-    guard_error: str | None = None,
-    expired: str | None = None,
-    guard_failed: str | None = None,
-    wall_ms: float | None = None,
-) -> RunEnd:
-    """The footer of a run the engine did not finish: an unguarded run, or a guarded one whose engine missed its
-    deadline (``guard_failed`` says how). The outcome comes from how the agent ended, in the order of the engine's
-    ``RunSession.finish``; the counts from the events (tokens: :func:`pyguard.result.usage_totals`)."""
-    note = f" ({guard_failed})" if guard_failed else ""
-    if cancelled:
-        outcome, reason = Outcome.CANCELLED, f"cancelled{note}"
-    elif guard_error is not None:
-        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}{note}"
-    elif expired is not None:
-        outcome, reason = Outcome.EXPIRED, f"{expired}{note}"
-    elif error is not None:
-        outcome, reason = Outcome.FAILED, f"the run failed: {error}{note}"
-    elif answer is not None and verified is False:
-        outcome, reason = Outcome.FAILED, f"the verifier rejected the answer{note}"
-    elif guard_failed and answer is not None:
-        outcome, reason = Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {guard_failed}"
-    elif guard_failed:
-        outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_failed}"
-    elif answer is not None:
-        outcome, reason = Outcome.SUCCEEDED, "the model answered"
-    else:
-        outcome, reason = Outcome.FAILED, "the run ended without an answer"
-    inp, out, tot, partial = usage_totals(events)
-    return RunEnd(
-        run_id=run_id,
-        outcome=outcome,
-        reason=reason,
-        answer=answer,
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=inp,
-        output_tokens=out,
-        total_tokens=tot,
-        tokens_partial=partial,
-        wall_ms=wall_ms,
-        censored=bool(events) and not events[-1].is_final,
-    )
 
 
 def recorded_task(task: str | Sequence[str]) -> str | None:

@@ -79,6 +79,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyguard.decisions import Action, Decision
+from pyguard.ending import settle
 from pyguard.engine.actions import classify_action
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
@@ -92,6 +93,7 @@ from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.stop import policy_condition
 from pyguard.engine.templates import request_words, template_key
 from pyguard.engine.usage import UsageState, UsageTracker
+from pyguard.engine.window import observed_text
 from pyguard.errors import BudgetError, ConfigError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
@@ -305,7 +307,7 @@ class RunSession:
         results = []
         templates = self.stall_config.failure_templates
         for obs, match in _pair(self._pending, event.observations):
-            text = obs.text
+            text = observed_text(obs.text)  # at most a fixed window of it: a decision's cost does not grow with it
             # an observation that answers no requested call (a user message, an unmatched result) has no action,
             # so no raw key, template or write flag
             fp, requested_at, write = None, None, False
@@ -583,24 +585,19 @@ class RunSession:
             "reflections": self.reflections,
             "flags": [f.as_dict() for f in self.flags],
         }
+        stop = None
         if self._stop is not None:
-            outcome, reason = self._stop.outcome or Outcome.EXPIRED, self._stop.reason
+            stop = (self._stop.outcome or Outcome.EXPIRED, self._stop.reason)
             evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
-        elif guard_error is not None:
-            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}"
-        elif cancelled:
-            outcome, reason = Outcome.CANCELLED, "cancelled"
-        elif expired is not None:
-            outcome, reason = Outcome.EXPIRED, expired
-        elif error is not None:
-            outcome, reason = Outcome.FAILED, f"the run failed: {error}"
-        elif answer is not None and verified is False:
-            outcome, reason = Outcome.FAILED, "the verifier rejected the answer"
-        elif answer is not None:
-            outcome = Outcome.SUCCEEDED
-            reason = "the model answered" + (" and the verifier accepted it" if verified else "")
-        else:
-            outcome, reason = Outcome.FAILED, "the run ended without an answer"
+        outcome, reason = settle(
+            stop=stop,
+            guard_error=None if guard_error is None else str(guard_error),
+            cancelled=cancelled,
+            expired=expired,
+            error=None if error is None else str(error),
+            answer=answer,
+            verified=verified,
+        )
         usage = self._usage.state
         reported = usage.tokens_reported
         self._end = RunEnd(

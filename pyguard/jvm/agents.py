@@ -22,12 +22,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from pyguard.ending import Ending
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
-from pyguard.jvm.ending import Ending
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS, loop_iterations
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import jpype
 import pytest
 
+from pyguard.ending import Ending
 from pyguard.events import Outcome
 from pyguard.guard import Guard
 from pyguard.jvm import build_agent, guard_model, run_built, scripted_model
-from pyguard.jvm.ending import Ending, ending_of_exception
+from pyguard.jvm.ending import ending_of_exception
 
 
 def test_a_stop_without_an_outcome_is_a_guard_failure_and_the_fail_safe_ends_the_run(jvm):
