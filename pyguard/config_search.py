@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pyguard.errors import ConfigError
 
-__all__ = ["CONFIG_FILE_NAMES", "find_config_file"]
+__all__ = ["find_config_file"]
 
 CONFIG_FILE_NAMES = ("pyguard.toml", "pyproject.toml")
 """Looked for in this order in each directory; a ``pyproject.toml`` counts only with a ``[tool.pyguard]`` table."""

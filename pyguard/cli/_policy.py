@@ -12,7 +12,7 @@ import click
 
 from pyguard.config_search import find_config_file
 
-__all__ = ["CONFIG_DEFAULT_HELP", "config_option", "policy_file", "policy_line"]
+__all__ = ["config_option", "policy_file", "policy_line"]
 
 CONFIG_DEFAULT_HELP = (
     "default: the nearest pyguard.toml, or pyproject.toml with [tool.pyguard], in this directory or a parent (up to"

@@ -45,7 +45,7 @@ from pyguard.otel.otlp_json import Span, read_spans
 from pyguard.otel.shapes import normalize
 from pyguard.safe_reader import loads
 
-__all__ = ["OtlpImport", "import_otlp", "spans_to_runs"]
+__all__ = ["import_otlp"]
 
 log = logging.getLogger(__name__)
 _FINISH = {

@@ -6,30 +6,16 @@ Needs the ``columnar`` extra (``pip install 'pyguard[columnar]'``); importing th
 pyarrow or duckdb, each function does when called.
 """
 
-from pyguard.store.parquet import (
-    FORMAT_TAG,
-    is_parquet,
-    iter_parquet,
-    read_parquet,
-    run_schema,
-    runs_to_table,
-    table_to_runs,
-    write_parquet,
-)
-from pyguard.store.summaries import calibrate_parquet, calibration_arrays, check_parquet, check_summary, connect
+from pyguard.store.parquet import iter_parquet, read_parquet, run_schema, write_parquet
+from pyguard.store.summaries import calibrate_parquet, calibration_arrays, check_parquet, check_summary
 
 __all__ = [
-    "FORMAT_TAG",
     "calibrate_parquet",
     "calibration_arrays",
     "check_parquet",
     "check_summary",
-    "connect",
-    "is_parquet",
     "iter_parquet",
     "read_parquet",
     "run_schema",
-    "runs_to_table",
-    "table_to_runs",
     "write_parquet",
 ]
