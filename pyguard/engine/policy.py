@@ -103,6 +103,7 @@ from pyguard.engine.stop import policy_condition
 from pyguard.engine.templates import request_words, template_key
 from pyguard.engine.usage import UsageState, UsageTracker
 from pyguard.engine.waits import is_pending_result, is_wait
+from pyguard.engine.window import observed_text
 from pyguard.errors import BudgetError, ConfigError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
@@ -320,7 +321,7 @@ class RunSession:
         results = []
         templates = self.stall_config.failure_templates
         for obs, match in _pair(self._pending, event.observations):
-            text = obs.text
+            text = observed_text(obs.text)  # at most a fixed window of it: a decision's cost does not grow with it
             # an observation that answers no requested call (a user message, an unmatched result) has no action,
             # so no raw key, template or write flag
             fp, requested_at, write, wait = None, None, False, False

@@ -86,12 +86,23 @@ def _hanging_guard(release, entered, *, waits: list | None = None, **kwargs) -> 
     return guard
 
 
+def _no_callback_in_flight(sensor) -> None:
+    """Wait until no guard callback of an earlier test is still returning (the count is the JVM's, across tests):
+    polling a condition, with a bound that only stops a broken build from hanging."""
+    for _ in range(60_000):
+        if not sensor.callbacksInFlight():
+            return
+        threading.Event().wait(0.001)
+    raise AssertionError(f"{sensor.callbacksInFlight()} guard callbacks still in flight")
+
+
 def test_a_hung_engine_holds_the_run_one_deadline_then_it_ends_at_once_and_its_late_decision_is_discarded(
     jvm, tmp_path
 ):
     from jpype import JClass
 
     sensor = JClass("dev.pyguard.bridge.GuardSensor")
+    _no_callback_in_flight(sensor)
     release, entered, waits = threading.Event(), threading.Event(), []
     guard = _hanging_guard(
         release, entered, waits=waits, callback_timeout_ms=200, trace_dir=tmp_path, max_model_calls=12
@@ -100,6 +111,7 @@ def test_a_hung_engine_holds_the_run_one_deadline_then_it_ends_at_once_and_its_l
     try:
         result = guard.run("aiservices", model, TASK)
         # guard.run came back while the engine still hangs: at most one callback thread is busy for this run
+        decided = entered.is_set()  # the engine began the decision before the run ended (not so on a loaded machine)
         assert not release.is_set()
         assert sensor.callbacksInFlight() <= 1
     finally:
@@ -108,7 +120,8 @@ def test_a_hung_engine_holds_the_run_one_deadline_then_it_ends_at_once_and_its_l
     # one deadline per run: after the missed deadline no later model call was made (the cap was 12) ...
     assert model.calls() == 1, result.summary()
     assert "model call 1 missed its deadline of 200 ms; the run is stopped at once" in result.reason, result.reason
-    assert "missed the callback deadline of 200 ms and was discarded" in result.reason, result.reason
+    if decided:  # then Python knows whose decision was late, and says so too
+        assert "missed the callback deadline of 200 ms and was discarded" in result.reason, result.reason
     # ... and ending the run did not wait for the hung engine again: every wait for it allowed no time at all
     assert [w for w in waits if w is not None and w != 0] == [], waits
     # the decision about iteration 1 came too late (if at all): it is in neither the result nor the trace
@@ -124,6 +137,7 @@ def test_after_the_hung_engine_returns_no_callback_thread_stays_busy(jvm):
 
     sensor = JClass("dev.pyguard.bridge.GuardSensor")
     release, entered = threading.Event(), threading.Event()
+    _no_callback_in_flight(sensor)
     guard = _hanging_guard(release, entered, callback_timeout_ms=100, max_model_calls=8)
     runs, models = [], [scripted_model("logistics_incident", seed=1) for _ in range(3)]
     try:
@@ -136,11 +150,7 @@ def test_after_the_hung_engine_returns_no_callback_thread_stays_busy(jvm):
     for run, model in zip(runs, models, strict=True):
         assert run.outcome is Outcome.GUARD_ERROR
         assert model.calls() == 1  # stopped at once after the missed deadline
-    deadline_waits = 0
-    while sensor.callbacksInFlight() and deadline_waits < 10_000:
-        threading.Event().wait(0.001)  # polling a condition, not a timing assumption
-        deadline_waits += 1
-    assert sensor.callbacksInFlight() == 0
+    _no_callback_in_flight(sensor)
 
 
 def test_guard_has_a_default_callback_deadline():

@@ -126,7 +126,9 @@ public final class GuardSensor implements ChatModelListener {
     private synchronized String record(int index, ChatRequest request, ChatResponse response, Throwable error,
                                        ModelProvider provider, Double latencyMs, String traceparent)
             throws IOException {
-        StringWriter out = new StringWriter(256);
+        // sized for the texts it will hold: a large tool result is then copied into the event once (and once more by
+        // toString), not once per doubling of a small buffer
+        StringWriter out = new StringWriter(initialCapacity(request, response));
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
             g.writeStringField("run_id", config.runId());
@@ -204,12 +206,41 @@ public final class GuardSensor implements ChatModelListener {
         if (v != null && Double.isFinite(v)) g.writeNumberField(name, v);
     }
 
-    private static void writeObservations(JsonGenerator g, List<ChatMessage> messages) throws IOException {
-        int start = 0;
+    /** Where the observations of a request begin: after its last {@link AiMessage}. */
+    private static int observationsStart(List<ChatMessage> messages) {
         for (int i = messages.size() - 1; i >= 0; i--) {
-            if (messages.get(i) instanceof AiMessage) { start = i + 1; break; }
+            if (messages.get(i) instanceof AiMessage) return i + 1;
         }
-        for (int i = start; i < messages.size(); i++) {
+        return 0;
+    }
+
+    /** The event's JSON length, near enough: its texts plus room for the fields and some escapes. */
+    static int initialCapacity(ChatRequest request, ChatResponse response) {
+        long chars = 1024;
+        if (request != null && request.messages() != null) {
+            List<ChatMessage> messages = request.messages();
+            for (int i = observationsStart(messages); i < messages.size(); i++) {
+                ChatMessage m = messages.get(i);
+                if (m instanceof ToolExecutionResultMessage || m instanceof UserMessage || m instanceof SystemMessage) {
+                    chars += Messages.text(m).length() + 256;
+                }
+            }
+        }
+        AiMessage ai = response == null ? null : response.aiMessage();
+        if (ai != null) {
+            if (ai.text() != null) chars += ai.text().length();
+            if (ai.hasToolExecutionRequests()) {
+                for (ToolExecutionRequest r : ai.toolExecutionRequests()) {
+                    chars += 256 + (r.arguments() == null ? 0 : r.arguments().length());
+                }
+            }
+        }
+        chars += chars / 16;  // escapes (a newline is written as two characters)
+        return (int) Math.min(chars, Integer.MAX_VALUE - 16);
+    }
+
+    private static void writeObservations(JsonGenerator g, List<ChatMessage> messages) throws IOException {
+        for (int i = observationsStart(messages); i < messages.size(); i++) {
             ChatMessage m = messages.get(i);
             if (m instanceof ToolExecutionResultMessage t) {
                 g.writeStartObject();
