@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from pyguard._extras import require
 from pyguard.decisions import Decision
 from pyguard.errors import InputError
-from pyguard.events import RunRecord
+from pyguard.events import IterationEvent, RunRecord
 from pyguard.safe_reader import loads
 from pyguard.trace.records import TraceRun
 
@@ -92,6 +92,11 @@ def run_schema() -> Any:
             ("error", s),
             ("task_type", s),
             ("timestamp_ms", f64),
+            ("request_model", s),
+            ("response_model", s),
+            ("response_id", s),
+            ("request_parameters", s),  # JSON: its values are numbers or lists of strings
+            ("trace_context", s),
         ]
     )
     decision = pa.struct(
@@ -167,8 +172,15 @@ def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
         row[k] = None if end is None else end[k]
     if end is not None:
         row["evidence"] = _json(end["evidence"])
-    row["events"] = [e.model_dump(mode="json", exclude={"run_id"}) for e in record.events]
+    row["events"] = [_event_row(e) for e in record.events]
     row["decisions"] = [{**d.model_dump(mode="json"), "evidence": _json(d.evidence)} for d in decisions]
+    return row
+
+
+def _event_row(event: IterationEvent) -> dict[str, Any]:
+    row = event.model_dump(mode="json", exclude={"run_id"})
+    if row.get("request_parameters") is not None:
+        row["request_parameters"] = _json(row["request_parameters"])
     return row
 
 
@@ -245,6 +257,8 @@ def _to_run(row: dict[str, Any], source: str) -> TraceRun:
             e = _drop_none(e)
             e["tool_calls"] = [_drop_none(t) for t in e.get("tool_calls") or ()]
             e["observations"] = [_drop_none(o) for o in e.get("observations") or ()]
+            if isinstance(e.get("request_parameters"), str):
+                e["request_parameters"] = _loads(e["request_parameters"], "request_parameters", run_id)
             events.append({**e, "run_id": run_id})
         end = None
         if row["complete"]:

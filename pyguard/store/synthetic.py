@@ -126,6 +126,7 @@ def _table(
             none_s,
             none_s,
             pa.nulls(total, pa.float64()),
+            *[none_s] * 5,  # request_model, response_model, response_id, request_parameters, trace_context
         ],
         fields=list(run_schema().field("events").type.value_type),
     )
