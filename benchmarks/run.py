@@ -6,7 +6,9 @@ Each suite is a module ``benchmarks/suites/NAME.py`` with:
 - ``render(result: dict, console) -> None`` (optional): prints rich tables for people.
 
 With ``--json`` exactly one JSON object is printed on stdout (progress, if any, goes to stderr).
-Every result carries ``suite``, ``quick``, ``date`` and ``machine`` so a figure can be traced to its run.
+Every result carries ``suite``, ``quick``, ``date``, ``command`` (as typed, with the ``PYGUARD_*`` environment
+variables that were set), ``commit``, ``run_seconds`` and ``machine`` (with the load average when the suite started and ended) so a figure can
+be traced to its run. A run worth keeping goes to ``benchmarks/results/`` (see ``benchmarks/results_page.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import inspect
 import json
 import os
 import platform
+import shlex
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -36,7 +41,26 @@ def machine() -> dict:
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "processor": platform.processor() or platform.machine(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def command(argv: list[str]) -> str:
+    """The command line as typed, with the ``PYGUARD_*`` environment variables set for it."""
+    env = [f"{k}={shlex.quote(v)}" for k, v in sorted(os.environ.items()) if k.startswith("PYGUARD_")]
+    return " ".join([*env, shlex.join(["python", "benchmarks/run.py", *argv])])
+
+
+def commit() -> str | None:
+    """The checked-out commit (with ``+dirty`` when tracked files differ from it), or None outside git."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=HERE, capture_output=True).returncode != 0
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return sha + ("+dirty" if dirty else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave-one-source-out: choose the default without each source, measure on it (real_replay)",
     )
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     if args.name not in available():
         parser.error(f"unknown suite {args.name!r}; choose one of: {', '.join(available())}")
@@ -61,13 +86,18 @@ def main(argv: list[str] | None = None) -> int:
     accepted = inspect.signature(suite.run).parameters
     if any(k not in accepted for k in extra):
         parser.error(f"suite {args.name!r} takes no {', '.join('--' + k for k in extra if k not in accepted)}")
+    started = {"date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()}
+    clock = time.monotonic()
     result = suite.run(quick=args.quick, **extra)
+    started["run_seconds"] = round(time.monotonic() - clock, 1)
+    started["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     result = {
         "suite": args.name,
         "quick": args.quick,
-        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": machine(),
+        **started,
         **result,
+        "command": command(argv),
+        "commit": commit(),
     }
     if args.json:
         json.dump(result, sys.stdout, indent=2, default=str)

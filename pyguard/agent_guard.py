@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from pyguard.ending import Ending, RunEnding
 from pyguard.errors import RunError
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
@@ -46,8 +47,10 @@ class AgentGuard:
     ``model``: the Java ``ChatModel`` to build the agent with (a Java ``AgentGuardedChatModel`` around yours).
     :meth:`before_tool_execution` / :meth:`after_tool_execution`: its tool hooks for an AiServices builder (they act on
     the run of the calling thread). ``results``: the last ``keep_results`` runs' results in the order they ended;
-    ``on_result`` is called with each as it ends (on the agent's thread). :meth:`close` ends the runs still open and
-    refuses every later model call with an error naming the fix.
+    ``on_result`` is called with each as it ends (on the agent's thread). ``round_trips``: the agent's own cap on
+    tool-calling round trips per turn (LangChain4j's ``maxToolCallingRoundTrips``), when you tell it: with the guard's
+    ``on_stop="answer"`` that cap's end gets the wrap-up answer too instead of LangChain4j's exception. :meth:`close`
+    ends the runs still open and refuses every later model call with an error naming the fix.
     """
 
     def __init__(
@@ -59,6 +62,7 @@ class AgentGuard:
         agent_style: str | None = None,
         on_result: ResultFn | None = None,
         keep_results: int = 1000,
+        round_trips: int | None = None,
     ) -> None:
         from pyguard.jvm.lifetime import agent_guarded_model
 
@@ -66,6 +70,8 @@ class AgentGuard:
         self.task_type = task_type
         self.agent_style = agent_style
         self.on_result = on_result
+        self.round_trips = round_trips
+        self.counts_executions = False
         self.delegate = model
         self._lock = threading.Lock()
         self._open: dict[str, GuardedRun] = {}
@@ -84,7 +90,9 @@ class AgentGuard:
         return self.java.beforeToolExecutionHook()
 
     def after_tool_execution(self) -> Any:
-        """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran."""
+        """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran (each run's
+        ``tool_calls_executed``; None without this hook)."""
+        self.counts_executions = True
         return self.java.afterToolExecutionHook()
 
     @property
@@ -108,6 +116,8 @@ class AgentGuard:
         run = GuardedRun(
             self.host, run_id=new_run_id(), task=task, task_type=self.task_type, agent_style=self.agent_style
         )
+        run.agent_round_trips = self.round_trips
+        run.counts_executions = self.counts_executions
         run.guarded_model(self.delegate)
         with self._lock:
             self._open[run.run_id] = run
@@ -134,7 +144,7 @@ class AgentGuard:
         return self.new_run(user_message).guarded_model(self.delegate).java
 
     def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> None:
-        from pyguard.jvm.ending import Ending, RunEnding, ending_of_exception, ending_of_value
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value
 
         with self._lock:
             run = self._open.get(run_id)
@@ -146,21 +156,19 @@ class AgentGuard:
             ending = ending_of_exception(error, last_text=run.last_text())
         else:
             ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-        self.record(run, run.end(ending))
+        self.record(run, run.end(ending, wrap_up=False))
 
     # -- closing ---------------------------------------------------------------------------------------------------
 
     def close(self) -> None:
         """End the runs still open (outcome as for a turn that ended outside the model) and refuse later calls."""
-        from pyguard.jvm.ending import Ending, RunEnding
-
         self._closed = True
         for run_id in list(self.java.close(self._closed_message())):
             with self._lock:
                 run = self._open.get(str(run_id))
             if run is not None:
                 ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-                self.record(run, run.end(ending))
+                self.record(run, run.end(ending, wrap_up=False))
 
     def _closed_message(self) -> str:
         return (

@@ -1,9 +1,17 @@
 """Ctrl-C for guarded runs: run an agent so that an interrupt cancels the run instead of killing it half-written.
 
-A call into Java cannot be interrupted from Python (the signal handler runs only when the main thread runs Python
-code), so on the main thread the agent runs on a helper thread while the main thread waits, which Python can
-interrupt. The JVM is started with JPype's ``interrupt=False`` (:func:`pyguard.jvm.start_jvm`), so SIGINT reaches
-Python at all.
+How a Ctrl-C reaches Python while a JVM runs in the process: the kernel hands a process-directed SIGINT to any thread
+that does not block it (the JVM's threads included), and runs the process's one handler there. With JPype's
+``interrupt=False`` (:func:`pyguard.jvm.start_jvm`) that handler is the JVM's, which JPype routes (``sun.misc.Signal``)
+to a Java thread that sets Python's interrupt flag (``PyErr_SetInterruptEx``); with Python's own handler (a program
+that called ``signal.signal``) the flag is set on whichever thread the kernel picked. Either way only the flag is set:
+Python runs the handler (``KeyboardInterrupt``) on the main thread between bytecodes, and a main thread blocked in a
+wait is woken only when the signal itself landed on the main thread. So the main thread never blocks for long: it waits
+in slices of :data:`POLL_S` and sees the flag within one slice, whichever thread got the signal.
+
+A call into Java cannot be interrupted from Python, so on the main thread the agent runs on a helper thread while the
+main thread waits. The helper thread starts the agent only once the main thread is inside the guarded section: a
+Ctrl-C at any moment of the agent's run cancels it.
 """
 
 from __future__ import annotations
@@ -12,7 +20,17 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_interruptibly"]
+__all__ = ["POLL_S", "run_interruptibly"]
+
+POLL_S = 0.05
+"""How long the waiting main thread may go without looking at Python's interrupt flag, in seconds: the most a Ctrl-C
+waits to be seen once its flag is set. Not a timeout: the wait goes on until the run ends or is interrupted."""
+
+
+def _wait(done: threading.Event) -> None:
+    """``done.wait()`` in slices, so that an interrupt flag set from another thread is seen (see the module doc)."""
+    while not done.wait(POLL_S):
+        pass
 
 
 def run_interruptibly(
@@ -26,34 +44,44 @@ def run_interruptibly(
 
     On Ctrl-C (``KeyboardInterrupt``): ``on_interrupt()`` (cancel the run: its agent stops at its next model call or
     tool execution), wait for ``fn`` to end, then ``on_give_up()`` (end the run ``cancelled``, footer written) and
-    re-raise. A second Ctrl-C stops waiting for ``fn`` (an agent stuck inside a model call): ``on_give_up()`` at once.
-    Off the main thread ``fn`` simply runs (signals only reach the main thread). The helper thread detaches from the
-    JVM when it ends, so a run leaves no Java thread behind."""
+    re-raise. A Ctrl-C before ``fn`` began: ``fn`` never runs; ``on_give_up()`` and re-raise. A second Ctrl-C stops
+    waiting for ``fn`` (an agent stuck inside a model call): ``on_give_up()`` at once. Off the main thread ``fn``
+    simply runs (signals only reach the main thread). The helper thread detaches from the JVM when it ends, so a run
+    leaves no Java thread behind."""
     if threading.current_thread() is not threading.main_thread():
         return fn()
     box: dict[str, Any] = {}
+    guarded = threading.Event()  # set by the main thread once inside the guarded section below
     done = threading.Event()
 
     def work() -> None:
         from pyguard.jvm._java import detach_thread
 
+        guarded.wait()
         try:
-            box["value"] = fn()
+            if not box.get("skip"):
+                box["value"] = fn()
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
             box["error"] = exc
         finally:
             detach_thread()  # else every run would leave an attached Java thread behind
             done.set()
 
-    threading.Thread(target=work, name=name, daemon=True).start()
+    helper = threading.Thread(target=work, name=name, daemon=True)
     try:
-        done.wait()
+        helper.start()
+        guarded.set()
+        _wait(done)
     except KeyboardInterrupt:
-        on_interrupt()
-        try:
-            done.wait()
-        except KeyboardInterrupt:
-            pass
+        if not guarded.is_set():  # before fn could begin: it never will
+            box["skip"] = True
+            guarded.set()
+        else:
+            on_interrupt()
+            try:
+                _wait(done)
+            except KeyboardInterrupt:
+                pass
         on_give_up()
         raise
     if "error" in box:

@@ -13,16 +13,18 @@ recorded timestamps (``timestamp_ms``, else the sum of ``latency_ms``), so time 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
+from pyguard.ending import Settled, footer, token_totals, verdict
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
-    from pyguard.engine import PolicyConfig
+    from pyguard.engine import Policy, PolicyConfig
 
 __all__ = [
     "REFLECTION_NOTE",
@@ -73,7 +75,11 @@ class ReplayRun(_Model):
     tool_calls: int
     tool_calls_saved: int
     tokens: int | None
-    """Total tokens recorded; None when any iteration of the recording has no usage."""
+    """Tokens recorded (:class:`pyguard.ending.TokenTotals`): the sum over the calls that reported usage; None when
+    none did."""
+    tokens_partial: bool = False
+    """True when some calls reported no usage, or only part of it: ``tokens`` is then a lower bound, and the summary
+    leaves the run out of its token figures (a share of a lower bound means nothing)."""
     tokens_saved: int | None
     rule: str | None = Field(default=None, exclude=True)
     """The rule that stopped it (not in the JSON; the reason says it in words)."""
@@ -171,18 +177,35 @@ class RecordedClock:
 
 
 class _Replayer:
-    """One policy (from one config) and its recorded clock, reused for every run; each run its own session."""
+    """One policy (from one config) and its recorded clock, reused for every run; each run its own session. A run
+    whose trace header recorded stop conditions (``policy.stop``) is replayed with them (one policy per recorded
+    condition), unless the replay's config sets its own."""
 
     def __init__(self, config: PolicyConfig | None) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
         self.clock = RecordedClock()
         self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
+        self._recorded: dict[str, Policy] = {}
+
+    def _policy_for(self, record: RunRecord) -> Policy:
+        from pyguard.engine import Policy
+        from pyguard.engine.stop import with_recorded_stop
+
+        header = record.start.policy
+        if not header or header.get("stop") is None or self.policy.config.stop is not None:
+            return self.policy
+        key = json.dumps(header["stop"], sort_keys=True)
+        policy = self._recorded.get(key)
+        if policy is None:
+            policy = Policy(with_recorded_stop(self.policy.config, header), clock=self.clock)
+            self._recorded[key] = policy
+        return policy
 
     def decide(self, record: RunRecord) -> tuple[list[Decision], RunEnd | None]:
         """The decisions after each iteration (up to the first STOP) and, when it stops, the engine's RunEnd."""
         self.clock.reset(record)
-        session = self.policy.new_run(run_id=record.run_id, task_type=record.task_type)
+        session = self._policy_for(record).new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
         for event in record.events:
             self.clock.advance(event)
@@ -202,10 +225,6 @@ def event_tokens(event: IterationEvent) -> int | None:
     return event.tokens if event.tokens_complete else None
 
 
-def _sum_or_none(values: Sequence[int | None]) -> int | None:
-    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
-
-
 def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayRun:
     """Replay one recorded run through a fresh policy built from ``config`` (None = the default PolicyConfig)."""
     return _summarise_run(record, *_Replayer(config).decide(record))
@@ -213,22 +232,15 @@ def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayR
 
 def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: Decision) -> RunEnd:
     """The footer the guarded run would have had: the engine's outcome, the recording's counts up to the stop."""
-    kept = record.events[:stop_at]
-
-    def total(key: str) -> int | None:
-        return _sum_or_none([getattr(e, key) for e in kept])
-
-    return engine_end.model_copy(
-        update={
-            "iterations": stop_at,
-            "tool_calls": sum(len(e.tool_calls) for e in kept),
-            "input_tokens": total("input_tokens"),
-            "output_tokens": total("output_tokens"),
-            "total_tokens": _sum_or_none([event_tokens(e) for e in kept]),
-            "evidence": {**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
-            "success_label": None,
-            "censored": False,
-        }
+    return footer(
+        engine_end.run_id,
+        record.events[:stop_at],
+        Settled(engine_end.outcome, engine_end.reason),
+        answer=engine_end.answer,
+        censored=False,
+        wall_ms=engine_end.wall_ms,
+        cost=engine_end.cost,
+        evidence={**decision.evidence, "rule": decision.rule, "replayed": True, "stop_at": stop_at},
     )
 
 
@@ -238,9 +250,8 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
     stop_at = stop[0] if stop else None
     reflect_at = [i for i, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
     calls = [len(e.tool_calls) for e in events]
-    tokens = [event_tokens(e) for e in events]
     after = slice(stop_at, None) if stop_at is not None else slice(len(events), None)
-    total_tokens = _sum_or_none(tokens)
+    tokens = token_totals(events)
     return ReplayRun(
         id=record.run_id,
         task_type=record.task_type or next((e.task_type for e in events if e.task_type), None),
@@ -251,8 +262,9 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
         reflect_at=reflect_at,
         tool_calls=sum(calls),
         tool_calls_saved=sum(calls[after]),
-        tokens=total_tokens,
-        tokens_saved=None if total_tokens is None else _sum_or_none(tokens[after]),
+        tokens=tokens.total,
+        tokens_partial=tokens.partial,
+        tokens_saved=None if tokens.total is None else token_totals(events[after]).total or 0,
         rule=stop[1].rule if stop else None,
         outcome=stop[1].outcome if stop else None,
         complete=record.end is not None,
@@ -264,26 +276,11 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
     )
 
 
-_OUTCOME_SUCCESS = {
-    Outcome.SUCCEEDED: True,
-    Outcome.FAILED: False,
-    Outcome.EXPIRED: False,
-    Outcome.STALLED: False,
-    Outcome.ESCALATED: False,
-}
-
-
 def recorded_success(record: RunRecord) -> bool | None:
     """Did the recorded run succeed? Its label when it has one; else, for a live pyguard trace, its outcome
-    (cancelled and guard errors are unknown); None for an unlabelled recording or a run with no footer."""
-    end = record.end
-    if end is None:
-        return None
-    if end.success_label is not None:
-        return end.success_label
-    if end.evidence.get("imported_from") is not None:
-        return None  # an imported recording's outcome is inferred, not known
-    return _OUTCOME_SUCCESS.get(end.outcome)
+    (cancelled and guard errors are unknown); None for an unlabelled recording or a run with no footer
+    (:func:`pyguard.ending.verdict`)."""
+    return verdict(record.end).success
 
 
 def _group(runs: Iterable[ReplayRun], g: GroupSummary | None = None) -> GroupSummary:
@@ -296,7 +293,7 @@ def _group(runs: Iterable[ReplayRun], g: GroupSummary | None = None) -> GroupSum
         g.reflected += bool(r.reflect_at)
         g.tool_calls += r.tool_calls
         g.tool_calls_saved += r.tool_calls_saved
-        if r.tokens is None:
+        if r.tokens is None or r.tokens_partial:
             g.runs_without_usage += 1
         else:
             tokens.append(r.tokens)

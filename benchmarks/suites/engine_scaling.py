@@ -21,6 +21,11 @@ compiled kernel (``fast`` extra) or numpy scored the shingles. ``prepare_json_10
 (:func:`pyguard.engine.novelty.prepare_text`) on 100 KB of JSON lines full of ids, timestamps and numbers (seeded),
 with and without volatile masking, median of 7: what real tool results cost before any shingle is hashed (the
 benchmark's fresh texts above are letters only, which skip the masking).
+
+``by_observation_size``: the time of one decision about one tool result of 1 KB up to 100 MB (quick: up to 1 MB),
+the second iteration of a fresh run (the engine reads at most a window of it: :mod:`pyguard.engine.window`); median
+of 3 (quick 1), wall and CPU; ``peak_alloc_mb``: the most Python memory allocated at once during one more, untimed,
+decision (tracemalloc), against the observation's own size. Target: at most 100 ms for 50 MB and 100 MB.
 """
 
 from __future__ import annotations
@@ -40,6 +45,16 @@ from pyguard.replay import replay_runs
 from pyguard.testing.synthetic import labelled_set, logistics_incident
 
 SIZES = {"1KB": 1_000, "100KB": 100_000}
+OBSERVATION_SIZES = {
+    "1KB": 1_000,
+    "100KB": 100_000,
+    "1MB": 1_000_000,
+    "10MB": 10_000_000,
+    "50MB": 50_000_000,
+    "100MB": 100_000_000,
+}
+QUICK_OBSERVATION_SIZES = ("1KB", "100KB", "1MB")
+DECISION_TARGET_MS = 100.0
 LENGTHS = (10, 100, 1000)
 WINDOW = 10
 
@@ -146,6 +161,65 @@ def _prepare_json() -> dict:
     return out
 
 
+def _one_result(chars: int, texts: _Texts) -> tuple[IterationEvent, IterationEvent]:
+    """The two events of a run whose second model call reads one tool result of ``chars`` characters."""
+    block = texts.make(min(chars, 1_000_000))
+    text = (block * (chars // max(len(block), 1) + 1))[:chars]
+    call = ToolCall(id="c1", name="read_file", arguments='{"path": "dump.log"}')
+    first = IterationEvent(
+        run_id="size", index=1, tool_calls=(call,), observations=(Observation(kind="user", text="Read the dump."),)
+    )
+    second = IterationEvent(
+        run_id="size",
+        index=2,
+        tool_calls=(ToolCall(id="c2", name="read_file", arguments='{"path": "dump2.log"}'),),
+        observations=(Observation(tool_call_id="c1", tool_name="read_file", text=text),),
+    )
+    return first, second
+
+
+def _decide(first: IterationEvent, second: IterationEvent) -> tuple[float, float]:
+    """Wall and CPU milliseconds of the decision about ``second`` in a fresh run."""
+    session = Policy(PolicyConfig()).new_run("size")
+    session.observe(first)
+    gc.collect()
+    c0 = time.thread_time_ns()
+    t0 = time.perf_counter_ns()
+    session.observe(second)
+    return (time.perf_counter_ns() - t0) / 1e6, (time.thread_time_ns() - c0) / 1e6
+
+
+def _by_observation_size(quick: bool, texts: _Texts) -> list[dict]:
+    import tracemalloc
+
+    rows = []
+    labels = QUICK_OBSERVATION_SIZES if quick else tuple(OBSERVATION_SIZES)
+    for label in labels:
+        chars = OBSERVATION_SIZES[label]
+        first, second = _one_result(chars, texts)
+        timed = [_decide(first, second) for _ in range(1 if quick else 3)]
+        tracemalloc.start()
+        try:
+            _decide(first, second)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        ms = statistics.median(t[0] for t in timed)
+        rows.append(
+            {
+                "observation": label,
+                "chars": chars,
+                "ms_per_decision": round(ms, 2),
+                "cpu_ms_per_decision": round(statistics.median(t[1] for t in timed), 2),
+                "peak_alloc_mb": round(peak / 1e6, 2),
+                "within_target": ms <= DECISION_TARGET_MS,
+                "repeats": len(timed),
+            }
+        )
+        del first, second
+    return rows
+
+
 def run(quick: bool) -> dict:
     repeats = 3 if quick else 5
     shingles.backend()  # load the compiled kernel (if installed) before timing
@@ -185,24 +259,39 @@ def run(quick: bool) -> dict:
         "novelty_backend": shingles.backend(),
         "replay_one_core": _replay_one_core(quick),
         "prepare_json_100KB": _prepare_json(),
+        "by_observation_size": _by_observation_size(quick, texts),
+        "decision_target_ms": DECISION_TARGET_MS,
     }
 
 
-def render(result: dict, console) -> None:
+def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]):  # noqa: ANN202
     from rich.table import Table
 
-    table = Table(title=f"engine decision time per iteration ({result['date']}, quick={result['quick']})")
-    for col in ("observation", "iterations", "µs/decision at N", "µs/decision mean", "CPU µs at N"):
+    table = Table(title=title)
+    for col in columns:
         table.add_column(col, justify="right")
-    for r in result["rows"]:
-        table.add_row(
-            r["observation"],
-            str(r["iterations"]),
-            f"{r['us_per_decision_at_n']:.1f}",
-            f"{r['us_per_decision_mean']:.1f}",
-            f"{r['cpu_us_per_decision_at_n']:.1f}",
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def render(result: dict, console) -> None:  # noqa: ANN001
+    console.print(
+        _table(
+            f"engine decision time per iteration ({result['date']}, quick={result['quick']})",
+            ("observation", "iterations", "µs/decision at N", "µs/decision mean", "CPU µs at N"),
+            [
+                (
+                    r["observation"],
+                    str(r["iterations"]),
+                    f"{r['us_per_decision_at_n']:.1f}",
+                    f"{r['us_per_decision_mean']:.1f}",
+                    f"{r['cpu_us_per_decision_at_n']:.1f}",
+                )
+                for r in result["rows"]
+            ],
         )
-    console.print(table)
+    )
     for label, ratio in result["ratio_1000_vs_10"].items():
         ok = "[green]ok[/]" if ratio <= result["target_ratio"] else "[red]over target[/]"
         console.print(f"{label}: 1000-iteration / 10-iteration = {ratio:.3f} (target <= {result['target_ratio']}) {ok}")
@@ -215,4 +304,20 @@ def render(result: dict, console) -> None:
     p = result["prepare_json_100KB"]
     console.print(
         f"prepare_text on 100 KB of JSON lines: {p['masked_us']:,.0f} µs masked, {p['unmasked_us']:,.0f} µs unmasked"
+    )
+    console.print(
+        _table(
+            f"one decision by the size of its tool result (target <= {result['decision_target_ms']} ms)",
+            ("observation", "ms/decision", "CPU ms", "peak alloc MB", "within target"),
+            [
+                (
+                    r["observation"],
+                    f"{r['ms_per_decision']:.2f}",
+                    f"{r['cpu_ms_per_decision']:.2f}",
+                    f"{r['peak_alloc_mb']:.2f}",
+                    "yes" if r["within_target"] else "[red]no[/]",
+                )
+                for r in result["by_observation_size"]
+            ],
+        )
     )

@@ -206,7 +206,7 @@ def run(quick: bool, data: str | None = None, config: str | None = None, loso: b
 
     root = Path(data) if data else FIXTURES
     if not data and not quick:
-        raise SystemExit("real_replay needs --data DIR (see benchmarks/RESULTS.md: how to get the data), or --quick")
+        raise SystemExit("real_replay needs --data DIR (see benchmarks/README.md: how to get the data), or --quick")
     sources = _manifests(root)
     started = time.perf_counter()
     configs = [("pyguard", (PolicyConfig.from_toml(config) if config else PolicyConfig()).model_dump())]

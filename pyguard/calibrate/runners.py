@@ -22,9 +22,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from pyguard.calibrate.plan import PlannedRun
+from pyguard.ending import footer, settle
 from pyguard.errors import InputError, PyguardError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.result import RunResult, mark_partial_usage, usage_totals
+from pyguard.events import IterationEvent, RunRecord, RunStart
+from pyguard.result import RunResult
 
 __all__ = ["jvm_runner", "factory_runner", "preflight", "env_model_settings", "DEFAULT_ENV_MODEL"]
 
@@ -120,42 +121,35 @@ def factory_runner(run: PlannedRun) -> RunResult:
             max_model_calls=run.cap,
             keep_events=False,
         )
+        cap = error = None
         try:
             agent = factory.build(guarded.java)
             answer = factory.ask(agent, run.task.task)
-            outcome, reason = Outcome.SUCCEEDED, "the agent answered"
         except Exception as exc:
-            stop = guard_stop_of(exc)
             text = f"{type(exc).__name__}: {exc}"
-            if stop is not None:
-                outcome, reason = Outcome.EXPIRED, f"the calibration cap of {run.cap} model calls ended the run"
+            if guard_stop_of(exc) is not None:
+                cap = f"the calibration cap of {run.cap} model calls ended the run"
             elif "tool calling round trips" in str(exc) or "sequential tool" in str(exc):
-                outcome, reason = Outcome.EXPIRED, f"the agent's own cap ended the run: {text}"
+                cap = f"the agent's own cap ended the run: {text}"
             else:
-                outcome, reason = Outcome.FAILED, f"the agent failed: {text}"
+                error = f"the agent failed: {text}"
         finally:
             guarded.release()  # the run is over: its Python side need not wait for the JVM's collector
-    inp, out, tot, partial = usage_totals(events)
-    end = RunEnd(
-        run_id=run.run_id,
-        outcome=outcome,
-        reason=reason,
+    settled = settle(expired=cap, failed=error, answered=error is None and cap is None, succeeded="the agent answered")
+    end = footer(
+        run.run_id,
+        events,
+        settled,
         answer=answer if answer is not None else next((e.text for e in reversed(events) if e.text), None),
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=inp,
-        output_tokens=out,
-        total_tokens=tot,
-        tokens_partial=partial,
         wall_ms=(time.monotonic() - t0) * 1000.0,
-        censored=outcome is Outcome.EXPIRED or (bool(events) and not events[-1].is_final and answer is None),
+        censored=cap is not None or (bool(events) and not events[-1].is_final and answer is None),
     )
     f = run.task.factory
     assert f is not None
     start = RunStart(
         run_id=run.run_id, task_type=run.task.task_type, task=run.task.task, agent_style=f"factory:{f.qualified}"
     )
-    return RunResult(record=RunRecord(start=start, events=events, end=mark_partial_usage(end, events)))
+    return RunResult(record=RunRecord(start=start, events=events, end=end))
 
 
 def preflight(plan: Sequence[PlannedRun]) -> None:

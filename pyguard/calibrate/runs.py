@@ -38,15 +38,14 @@ from enum import IntEnum
 
 import numpy as np
 
+from pyguard.ending import verdict
 from pyguard.errors import InputError
-from pyguard.events import IterationEvent, Outcome, RunRecord, turn_starts
+from pyguard.events import IterationEvent, RunRecord, turn_starts
 
 __all__ = ["RunStatus", "RunArrays", "RunAccumulator", "run_status", "iteration_tokens", "extract_runs", "UNTYPED"]
 
 UNTYPED = "default"
 """The task type given to runs that carry none (they form one type)."""
-
-_CUT_OFF = {Outcome.EXPIRED, Outcome.STALLED, Outcome.ESCALATED, Outcome.CANCELLED, Outcome.GUARD_ERROR}
 
 
 class RunStatus(IntEnum):
@@ -58,17 +57,11 @@ class RunStatus(IntEnum):
 
 
 def run_status(record: RunRecord) -> RunStatus:
-    """The calibration status of one run (see the module docstring for the rules)."""
-    end = record.end
-    if end is not None and end.success_label is True and end.censored:
-        return RunStatus.SUCCESS  # the recording ends in its final tool call (finish, submit, purchase)
-    if end is None or end.censored or end.outcome in _CUT_OFF:
+    """The calibration status of one run (see the module docstring for the rules; :func:`pyguard.ending.verdict`)."""
+    v = verdict(record.end)
+    if v.censored:
         return RunStatus.CENSORED
-    if end.success_label is not None:
-        return RunStatus.SUCCESS if end.success_label else RunStatus.FAILURE
-    if end.outcome is Outcome.SUCCEEDED:
-        return RunStatus.SUCCESS
-    return RunStatus.FAILURE
+    return RunStatus.SUCCESS if v.event_success else RunStatus.FAILURE
 
 
 def iteration_tokens(event: IterationEvent) -> float | None:

@@ -8,7 +8,7 @@ of runs are cancelled at a uniform call in 1..record_cap (censored there, if the
 Call n uses about ``base_tokens + growth_tokens * (n - 1)`` tokens (normal noise, sd ``token_noise``).
 
 Used by the validation tests, the benchmark and the documentation; vectorised (how long 100,000 runs take:
-benchmarks/RESULTS.md section 6).
+the calibrate_scale benchmark suite).
 """
 
 from __future__ import annotations

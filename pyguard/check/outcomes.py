@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pyguard.check.summary import ALL_TASKS, RunFacts
+from pyguard.ending import verdict
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
 
@@ -68,26 +69,37 @@ def facts_from_footer(run: RunRecord) -> RunFacts:
             "pass --format openai to replay it through a policy"
         )
     end = run.end
+    observed = _observed_stop(end)
+    if observed is not None:  # a guard in observe or reflect mode: the run counts as the stop it recorded
+        outcome, at = observed
+        return RunFacts(
+            run_id=run.run_id,
+            task_type=run.task_type,
+            outcome=outcome,
+            iterations=at,
+            tokens=run_tokens(run, at),
+            observed=True,
+        )
     iterations = end.iterations or len(run.events)
     return RunFacts(
         run_id=run.run_id,
         task_type=run.task_type,
-        outcome=_labelled(end),
+        outcome=verdict(end).outcome or end.outcome,
         iterations=iterations,
         tokens=run_tokens(run),
     )
 
 
-def _labelled(end: RunEnd) -> Outcome:
-    """A recording's outcome as its label says (``success``, ``resolved`` or ``reward``, read by the importer):
-    a run labelled successful succeeded even when its recording ends in a final tool call (``censored``); one
-    labelled failed failed. A live trace (no label) keeps its footer's outcome."""
-    finished = end.outcome in (Outcome.SUCCEEDED, Outcome.FAILED) or (end.outcome is Outcome.EXPIRED and end.censored)
-    if end.success_label is True and finished:
-        return Outcome.SUCCEEDED
-    if end.success_label is False and end.outcome is Outcome.SUCCEEDED:
-        return Outcome.FAILED
-    return end.outcome
+def _observed_stop(end: RunEnd) -> tuple[Outcome, int] | None:
+    """The stop a guard in observe or reflect mode recorded (footer ``evidence["observed_stop"]``, written by
+    ``pyguard.run.GuardedRun``): its outcome and iteration, or None."""
+    stop = end.evidence.get("observed_stop")
+    if not isinstance(stop, dict):
+        return None
+    try:
+        return Outcome(stop["outcome"]), int(stop["iteration"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFacts]:
@@ -182,5 +194,5 @@ def _as_run_end(record: RunRecord, replayed: object) -> RunEnd:
             total_tokens=total,
             reason=getattr(replayed, "reason", None) or "",
         )
-    recorded = _labelled(record.end) if record.end is not None else Outcome.SUCCEEDED
+    recorded = verdict(record.end).outcome or Outcome.SUCCEEDED
     return RunEnd(run_id=record.run_id, outcome=recorded, iterations=len(record.events))

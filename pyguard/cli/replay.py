@@ -85,7 +85,7 @@ def render_runs(report: ReplayReport, console: Console) -> None:
             escape(r.reason or "-"),
             ", ".join(map(str, r.reflect_at)) or "-",
             _saved(r.tool_calls, r.tool_calls_saved),
-            _saved(r.tokens, r.tokens_saved),
+            _saved(None if r.tokens_partial else r.tokens, r.tokens_saved),  # a share of a lower bound: none
         )
     console.print(table)
 

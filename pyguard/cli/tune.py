@@ -3,8 +3,9 @@
     pyguard tune RUNS [--format F] [--strict] [--terminal-tools N] [--labels L] [--config START.toml] [--max-false-stop-rate 0.01] [--by task_type|none]
                       [--folds 5] [--seed S] [--artifact] [--out FILE.toml] [--report DIR] [--json] [--workers N]
 
-Exit status (:mod:`pyguard.cli.exit_codes`): 0 fitted; 2 bad input (no labels, a task type with no successful run, a
-bound no policy meets, a bad option or file; the message says what to do); 3 an optional extra missing; 1 any other
+Exit status (:mod:`pyguard.cli.exit_codes`): 0 fitted (a task type that no stall setting keeps within the bound is
+made reflect-only, stopped by its hard cap alone, and the summary says so); 2 bad input (no labels, a task type with
+no successful run, a bad option or file; the message says what to do); 3 an optional extra missing; 1 any other
 pyguard error.
 """
 
@@ -60,7 +61,7 @@ def _table(result, console: Console) -> None:
     for t in result.types:
         name = t.task_type or "(none)"
         if t.tuned:
-            row(name, "held-out (CV)", t.held_out)
+            row(name, "held-out (CV), reflect-only" if t.reflect_only else "held-out (CV)", t.held_out)
             row("", "in-sample (optimistic)", t.in_sample)
         else:
             row(name, "not tuned", None)
@@ -71,6 +72,11 @@ def _table(result, console: Console) -> None:
         + "; ".join(f"{t.task_type or '(none)'}: {t.budget}" for t in result.types)
         + "".join(
             f"; own stall settings for {name}: {own or 'the starting ones'}" for name, own in result.type_stall.items()
+        )
+        + "".join(
+            f"; {t.task_type or '(none)'} is reflect-only (stopped by its hard cap alone)"
+            for t in result.types
+            if t.reflect_only
         )
     )
     for w in result.warnings:

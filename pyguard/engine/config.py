@@ -21,6 +21,9 @@ TOML layout (a plain file, or ``[tool.pyguard]`` in a ``pyproject.toml``)::
     hard_cap = 12
     [task_types.lookup.stall]           # replaces [stall] for runs of this task type
     low_gain_streak = 2
+    [stop]                              # more stop conditions (pyguard.engine.stop_config)
+    kind = "any"
+    of = [{ kind = "model_calls", limit = 60 }, { kind = "tool_calls", limit = 3, tool = "send_email" }]
 
 Tables named in :data:`OTHER_SECTIONS` (``check``, ``calibrate``, ...) belong to other pyguard components
 sharing ``[tool.pyguard]`` and are skipped here. A ``[tool.pyguard.policy]`` table, if present, is used instead.
@@ -32,12 +35,13 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from pyguard.engine.stop_config import StopConfig
+from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
 
 __all__ = [
-    "JAVA_INT_MAX",
     "OTHER_SECTIONS",
     "Price",
     "CapsConfig",
@@ -49,7 +53,6 @@ __all__ = [
     "ToolsConfig",
     "BudgetSettings",
     "PolicyConfig",
-    "config_error",
 ]
 
 OTHER_SECTIONS: frozenset[str] = frozenset(
@@ -58,96 +61,7 @@ OTHER_SECTIONS: frozenset[str] = frozenset(
 """Sub-tables of ``[tool.pyguard]`` owned by other components; the policy loader skips them."""
 
 
-def _items(exc: ValidationError, prefix: tuple = ()) -> list[tuple[str, Any, str]]:
-    """(key, value, message) for every error, flattening errors raised by nested config models."""
-    out: list[tuple[str, Any, str]] = []
-    for err in exc.errors():
-        loc = prefix + tuple(err.get("loc", ()))
-        inner = (err.get("ctx") or {}).get("error")
-        nested = getattr(inner, "items", None)
-        if isinstance(inner, ConfigError) and isinstance(nested, list):
-            for key, value, msg in nested:
-                out.append(
-                    (
-                        ".".join(str(p) for p in loc + tuple(key.split("."))) if key else ".".join(map(str, loc)),
-                        value,
-                        msg,
-                    )
-                )
-            continue
-        msg = err.get("msg", "invalid")
-        if err.get("type") == "extra_forbidden":
-            msg = "unknown key; remove it or check its spelling"
-        elif msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-        out.append((".".join(str(p) for p in loc), err.get("input"), msg))
-    return out
-
-
-def config_error(exc: ValidationError, *, model: str, source: str | None = None) -> ConfigError:
-    """Turn a pydantic ValidationError into a ConfigError naming every bad key and value."""
-    items = _items(exc)
-    lines = []
-    for key, value, msg in items:
-        shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        lines.append(f"key {key or '<root>'!r} = {shown}: {msg}" if key else f"{msg}")
-    where = f" in {source}" if source else ""
-    err = ConfigError(f"invalid {model}{where}: " + "; ".join(lines) + ". Fix the value(s) and retry.")
-    err.items = items  # type: ignore[attr-defined]
-    return err
-
-
-JAVA_INT_MAX = 2**31 - 1
-"""The largest count a config may hold: counts reach the Java bridge as a Java ``int``."""
-
-
-def _check_bounds(value: Any) -> None:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int) and not -JAVA_INT_MAX <= value <= JAVA_INT_MAX:
-        raise ValueError(f"{value} is out of range: at most {JAVA_INT_MAX} (counts reach the Java bridge as an int)")
-    if isinstance(value, dict):
-        for v in value.values():
-            _check_bounds(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _check_bounds(v)
-
-
-class _Config(BaseModel):
-    """Base: frozen, extra keys forbidden, strict types (``"8"`` or ``true`` is not an integer), finite numbers,
-    integers within a Java int, validation errors raised as ConfigError. Checked when the config is built or loaded,
-    never later at run time."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _within_bounds(cls, value: Any) -> Any:
-        _check_bounds(value)
-        return value
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise config_error(exc, model=type(self).__name__) from None
-
-    @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any):
-        return cls._validate(obj, source=None, **kwargs)
-
-    @classmethod
-    def _validate(cls, obj: Any, *, source: str | None, **kwargs: Any):
-        try:
-            return BaseModel.model_validate.__func__(cls, obj, **kwargs)  # type: ignore[attr-defined]
-        except ValidationError as exc:
-            raise config_error(exc, model=cls.__name__, source=source) from None
-
-
-class Price(_Config):
+class Price(StrictConfig):
     """Price of one model, in currency units (e.g. USD) per million tokens."""
 
     input_per_mtok: float = Field(ge=0)
@@ -156,7 +70,7 @@ class Price(_Config):
     """Price per million output (completion) tokens."""
 
 
-class CapsConfig(_Config):
+class CapsConfig(StrictConfig):
     """Hard limits, independent of the dynamic budget. ``None`` disables a limit. Any limit reached stops the run
     (outcome ``expired``). A limit of N means "at most N": the run stops once N is reached."""
 
@@ -186,7 +100,7 @@ class CapsConfig(_Config):
         return self
 
 
-class NoveltyConfig(_Config):
+class NoveltyConfig(StrictConfig):
     """The default information-gain estimator: hashed character shingles (numpy)."""
 
     kind: Literal["shingles"] = "shingles"
@@ -203,7 +117,7 @@ class NoveltyConfig(_Config):
     observation text; the default ~512 KB is more than a 128k-token context) and forgets older ones."""
 
 
-class StallConfig(_Config):
+class StallConfig(StrictConfig):
     """Stall detection thresholds."""
 
     low_gain_threshold: float = Field(default=0.1, ge=0, le=1)
@@ -217,7 +131,7 @@ class StallConfig(_Config):
     runs of coding agents 2 dull results in a row after a reflection are common in work that succeeds; 3 stopped
     none of them once new edits were waited for."""
     empty_streak: int = Field(default=3, ge=1)
-    """A low-gain streak in which every tool result was empty (:func:`pyguard.engine.stall.is_empty_result`:
+    """A low-gain streak in which every tool result was empty (:func:`pyguard.engine.result_kinds.is_empty_result`:
     ``[]``, "No matching records found.") is a stall at this length, when shorter than ``low_gain_streak``: an
     empty answer holds nothing at all, where a dull one (a re-read, a grep with few hits) may still hold a clue.
     Three queries in a row that find nothing are a search coming up empty."""
@@ -227,7 +141,7 @@ class StallConfig(_Config):
     empty_results_no_gain: bool = True
     """Score a result that is only an empty container (``[]``, ``{"items": [], "total": 0}``) or a short no-data
     phrase ("No matching records found.", "0 rows returned.", "order not found") as zero gain: an empty answer
-    is not new information, even the first time (see :func:`pyguard.engine.stall.is_empty_result`)."""
+    is not new information, even the first time (see :func:`pyguard.engine.result_kinds.is_empty_result`)."""
     changed_result_gain: float = Field(default=0.3, ge=0, le=1)
     """Gain credited to a repeated action whose (masked) result changed: polling, re-run after a change."""
     normalised_repeats: bool = True
@@ -258,9 +172,19 @@ class StallConfig(_Config):
     same_answer_streak: int | None = Field(default=None, ge=2)
     """Results in a row whose template matches an earlier one of the same tool that make a stall (rule
     ``same_answer``); None: ``error_storm_length``."""
+    cycle_progress: bool = True
+    """Judge a repeat over the whole cycle: an action that returns the same result again is a stall only when
+    nothing since its last result brought anything (no write with new content, no changed check output, no new
+    result); a cleanup (``rm file``) repeated exactly between attempts with new content is progress."""
+    waits_make_polls: bool = True
+    """An identical read with a wait since (a tool that sleeps or waits: :mod:`pyguard.engine.waits`), a read that
+    waits itself, or a result that says "pending" is a poll (within ``polling_allowance``), not a repeat."""
+    futility_stops: bool = False
+    """Whether ``fruitless_attempts`` (new attempts leaving a check's output unchanged) may stop a run; by default
+    it earns a reflection, never a stop by itself (attempts are not a repeated state)."""
 
 
-class ToolsConfig(_Config):
+class ToolsConfig(StrictConfig):
     """Which tools change the world (writes) and which only read; inferred when not named
     (:mod:`pyguard.engine.actions`)."""
 
@@ -268,6 +192,8 @@ class ToolsConfig(_Config):
     """Tools that are always writes (side effects: edits, orders, messages)."""
     read_tools: list[str] = Field(default_factory=list)
     """Tools that are always reads, whatever their names suggest."""
+    wait_tools: list[str] = Field(default_factory=list)
+    """Tools that wait (their descriptions say so, their names do not): a read repeated after one is a poll."""
 
     @model_validator(mode="after")
     def _check_disjoint(self) -> ToolsConfig:
@@ -277,7 +203,7 @@ class ToolsConfig(_Config):
         return self
 
 
-class ReflectionConfig(_Config):
+class ReflectionConfig(StrictConfig):
     """How the reflection message is written."""
 
     max_quote_chars: int = Field(default=300, ge=0)
@@ -291,7 +217,7 @@ class ReflectionConfig(_Config):
 EscalationChoice = Literal["stop", "escalate"]
 
 
-class EscalationConfig(_Config):
+class EscalationConfig(StrictConfig):
     """What the guard does when it would stop a run: stop it, or escalate it to a human (outcome ``escalated``, with
     its evidence and a handle the run can be resumed from once the human answered; see :mod:`pyguard.escalation`).
 
@@ -323,7 +249,13 @@ class EscalationConfig(_Config):
         return choice == "escalate"
 
 
-class TaskTypeConfig(_Config):
+Mode = Literal["observe", "reflect", "enforce"]
+"""How a live guard acts on its decisions (the engine decides the same in every mode; replay ignores the mode):
+``enforce`` applies them; ``reflect`` sends reflections and turns a stop into one last reflection, so it never stops
+the run; ``observe`` acts on none. Every decision is recorded in the trace either way."""
+
+
+class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
 
@@ -334,14 +266,17 @@ class TaskTypeConfig(_Config):
     earn_per_iteration: int | None = Field(default=None, ge=0)
     max_reflections: int | None = Field(default=None, ge=0)
     stop_on_fruitless_retry: bool | None = None
+    stop_on_repeated_evidence: bool | None = None
     escalation: EscalationConfig | None = None
     """Replaces the policy's ``escalation`` table for this task type."""
     stall: StallConfig | None = None
     """Replaces the policy's ``[stall]`` table for this task type (a whole table: unset keys take the
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
+    mode: Mode | None = None
+    """Replaces the policy's ``mode`` for this task type."""
 
 
-class BudgetSettings(_Config):
+class BudgetSettings(StrictConfig):
     """The budget numbers and reflection settings in force for one run (the policy's, with its task type's
     overrides applied)."""
 
@@ -353,6 +288,7 @@ class BudgetSettings(_Config):
     earn_per_iteration: int = Field(ge=0)
     max_reflections: int = Field(default=1, ge=0)
     stop_on_fruitless_retry: bool = True
+    stop_on_repeated_evidence: bool = True
 
     @model_validator(mode="after")
     def _check(self) -> BudgetSettings:
@@ -364,7 +300,7 @@ class BudgetSettings(_Config):
         return self
 
 
-class PolicyConfig(_Config):
+class PolicyConfig(StrictConfig):
     """The dynamic budget policy. See :mod:`pyguard.engine.policy` for the defaults and why."""
 
     base_budget: int = Field(default=8, ge=1)
@@ -384,6 +320,13 @@ class PolicyConfig(_Config):
     """Outcome of a run stopped by a stall: ``escalated`` hands it on (with the evidence) instead."""
     stop_on_fruitless_retry: bool = True
     """After a reflection, stop at once when the model's next actions only repeat actions already found fruitless."""
+    stop_on_repeated_evidence: bool = True
+    """After a reflection, stop in the next call when its results bring the reflected evidence again (the same rule,
+    the same actions or tool) and the model, having read the reflection, asks for more of the same: the second
+    signal is the first one repeated, so waiting for its result buys nothing."""
+    mode: Mode = "enforce"
+    """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
+    goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
     budget_per_turn: bool = True
     """A conversation's budget, stall state and reflections are per turn (a user message after the model's
     answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""
@@ -396,6 +339,20 @@ class PolicyConfig(_Config):
     """Stop or escalate to a human, per rule (see :class:`EscalationConfig`); by default every stop stops."""
     task_types: dict[str, TaskTypeConfig] = Field(default_factory=dict)
     """Overrides by task type name."""
+    stop: StopConfig | None = None
+    """More stop conditions, OR-ed with the built-in ones (the stall rules, ``caps``, the hard cap and the budget):
+    one condition of :mod:`pyguard.engine.stop_config` (``any``/``all`` nest), or from Python a composed condition
+    (``ModelCallCap(60) | (TokenCap(200_000) & WallClockCap(300))``), kept as its config. A run's trace header
+    records it, and replay rebuilds it from there."""
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _condition_to_config(cls, value: Any) -> Any:
+        """A stop condition object given from Python is kept as its configuration (``condition.config()``)."""
+        to_config = getattr(value, "config", None)
+        if callable(to_config) and not isinstance(value, (dict, StrictConfig)):
+            return to_config()
+        return value
 
     @model_validator(mode="after")
     def _check_budgets(self) -> PolicyConfig:
@@ -417,6 +374,11 @@ class PolicyConfig(_Config):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.escalation if over is not None and over.escalation is not None else self.escalation
 
+    def mode_for(self, task_type: str | None) -> Mode:
+        """The mode for ``task_type`` (its own ``mode``, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.mode if over is not None and over.mode is not None else self.mode
+
     def stall_for(self, task_type: str | None) -> StallConfig:
         """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -434,10 +396,15 @@ class PolicyConfig(_Config):
             "earn_per_iteration": self.earn_per_iteration,
             "max_reflections": self.max_reflections,
             "stop_on_fruitless_retry": self.stop_on_fruitless_retry,
+            "stop_on_repeated_evidence": self.stop_on_repeated_evidence,
         }
         if over is not None:
             values.update(
-                {k: v for k, v in over.model_dump().items() if v is not None and k not in ("escalation", "stall")}
+                {
+                    k: v
+                    for k, v in over.model_dump().items()
+                    if v is not None and k not in ("escalation", "stall", "mode")
+                }
             )
         return BudgetSettings.model_validate(values)
 

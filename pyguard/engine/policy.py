@@ -25,7 +25,7 @@ Defaults and why
 The defaults were chosen on public recordings of real agents (``benchmarks/run.py real_replay``: a coding agent
 on SWE-bench, ReAct question answering, multi-turn function calling, customer-service conversations), where the
 first bound is that at most 1% of successful runs (2% of any one source) are stopped early. The measured figures
-and the trade-off between policies are in benchmarks/RESULTS.md section 8 (real_replay), not here: figures in a
+and the trade-off between policies are in benchmarks/RESULTS.md (real_replay), not here: figures in a
 docstring go stale.
 
 - ``base_budget = 8``: what a turn gets before it has shown any progress. Enough for a lookup (2-4 calls) and
@@ -35,14 +35,15 @@ docstring go stale.
   content) buys two more calls, so a run stays within budget while about one iteration in three is productive.
   With 1 (the replacement only), coding agents that succeed after many calls ran out of budget among their
   ordinary dull results (a grep that finds nothing, a re-read), and were stopped although they would have succeeded
-  (RESULTS section 8).
+  (the real_replay benchmark suite).
 - ``hard_cap = 150`` per turn: the ceiling however productive, above LangChain4j's own default of 100 round trips
   (which still applies to an AiServices agent unless raised) so that pyguard is never the tighter of the two for
-  productive work; the longest successful recorded coding runs stay below it (RESULTS section 8).
+  productive work; the longest successful recorded coding runs stay below it (real_replay).
 - ``extension = 4``: after a reflection the model needs one call to react, one to see the result and one to
   answer; one more of slack. Granted only with a reflection, never unconditionally.
 - ``max_reflections = 1``: one reflection, then the next stall stops the run (2 leaves fewer false stops on
-  recorded runs but also saves much less: the "1-cautious" row of the trade-off in RESULTS section 8).
+  recorded runs but also saves much less: the "1-cautious" policy of
+  ``benchmarks/real_data/tradeoff.py``).
 - Turns (``budget_per_turn = True``): a user message after the model's answer opens a new turn with its own
   budget, stall state, reflections and memory, as LangChain4j's cap counts per ``chat()`` call; ``caps`` hold
   across the run.
@@ -62,8 +63,17 @@ docstring go stale.
   may. A write that failed (an error) changed nothing and is judged by its failure template like a read.
 - ``empty_results_no_gain = True``: a result that is only an empty container (``[]``, ``{"items": [],
   "total": 0}``) or a short no-data phrase ("No matching records found.", "0 rows returned.", "not found";
-  :func:`pyguard.engine.stall.is_empty_result`, at most 120 characters) scores zero gain even the first time. A
+  :func:`pyguard.engine.result_kinds.is_empty_result`, at most 120 characters) scores zero gain even the first time. A
   repeated action whose result changed (a poll whose queue empties) is still credited as changed.
+
+The principle (issue 22): a stop needs evidence that the run's *state* repeats, judged over the whole cycle.
+``cycle_progress``: a repeated action that returns the same result is a stall only when nothing since its last result
+brought anything (no write of new values, no output the action never printed before, no new result), so a cleanup
+repeated between attempts with new content is progress. ``futility_stops = False``: attempts that leave a check's
+output unchanged earn a reflection, never a stop by itself. ``waits_make_polls``: identical reads around a wait, or
+saying "pending", are polls. ``stop_on_repeated_evidence``: after a reflection, a second signal that is the first one
+again, with the model asking for more of the same, stops in that call; every stall stop says which signal it was
+(``evidence["signal"]``).
 
 With these defaults the logistics incident (``get_shipment_status`` 7 times identical, then 3 times with the
 ``SO-`` prefix) is reflected on after its 3rd model call (the 2nd identical result) and stopped after its 4th,
@@ -78,14 +88,22 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyguard.decisions import Action, Decision
+from pyguard.ending import settle
 from pyguard.engine.actions import classify_action
-from pyguard.engine.caps import Cap, CapHit, UsageState, UsageTracker, build_caps
+from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, run_key
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
-from pyguard.engine.stall import ActionResult, StallDetector, StallFlag, StallReport, Step, error_kind, is_empty_result
+from pyguard.engine.result_kinds import error_kind, is_empty_result
+from pyguard.engine.stall import StallDetector
+from pyguard.engine.stall_flags import StallFlag, StallReport
+from pyguard.engine.steps import ActionResult, Step
+from pyguard.engine.stop import policy_condition
 from pyguard.engine.templates import request_words, template_key
+from pyguard.engine.usage import UsageState, UsageTracker
+from pyguard.engine.waits import is_pending_result, is_wait
+from pyguard.engine.window import observed_text
 from pyguard.errors import BudgetError, ConfigError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
@@ -104,35 +122,37 @@ class Policy:
         clock: Clock = time.monotonic,
         *,
         estimator_factory: Callable[[], NoveltyEstimator] | None = None,
-        extra_caps: Cap | Callable[[], Cap] | None = None,
+        extra_stop: StopCondition | Callable[[], StopCondition] | None = None,
     ) -> None:
         self.config = config if config is not None else PolicyConfig()
         self.clock = clock
         self.estimator_factory = estimator_factory or (lambda: make_estimator(self.config.novelty))
-        if extra_caps is not None and not isinstance(extra_caps, Cap) and not callable(extra_caps):
-            raise ConfigError(f"extra_caps={extra_caps!r} must be a Cap or a function that makes one per run")
-        self.extra_caps = extra_caps
+        if extra_stop is not None and not isinstance(extra_stop, StopCondition) and not callable(extra_stop):
+            raise ConfigError(f"extra_stop={extra_stop!r} must be a StopCondition or a function that makes one per run")
+        self.extra_stop = extra_stop
+        """A stop condition given in Python that a trace does not record (a function, a live run tree); conditions
+        with a config belong in ``config.stop``, which the trace header records and replay rebuilds."""
         self._per_task: dict[
             str | None,
             tuple[PolicyConfig, BudgetSettings, EscalationConfig, frozenset[str], frozenset[str], StallConfig],
         ] = {}
         """What every run of a task type starts from, made once (the configs are frozen): see :meth:`_run_settings`."""
-        self.caps = self.caps_for_run()
-        """The caps of this policy (what a run gets; each run has its own copy: :meth:`caps_for_run`)."""
+        self.stop_condition = self.condition_for_run()
+        """The whole stop condition of this policy (what a run gets; each run has its own copy:
+        :meth:`condition_for_run`)."""
 
-    def caps_for_run(self) -> Cap | None:
-        """The caps of one run: the config's, built afresh, OR-ed with ``extra_caps`` (a deep copy of the given cap,
-        or what the given function makes). The built-in caps are stateless (they read the run's usage), and a cap of
-        your own that keeps state between checks gets one copy per run: runs on many threads never share it, and a
-        run starting never resets another's."""
-        caps = build_caps(self.config.caps)
-        extra = self.extra_caps
+    def condition_for_run(self) -> StopCondition:
+        """The stop condition of one run (:func:`pyguard.engine.stop.policy_condition`): the stall rules, the
+        config's caps and ``stop`` conditions, ``extra_stop`` (a deep copy of the given condition, or what the given
+        function makes), the hard cap and the budget. The built-in conditions are stateless (they read the run
+        state), and a condition of your own that keeps state between checks gets one copy per run: runs on many
+        threads never share it, and a run starting never resets another's."""
+        extra = self.extra_stop
         if extra is not None:
-            extra = copy.deepcopy(extra) if isinstance(extra, Cap) else extra()
-            if not isinstance(extra, Cap):
-                raise ConfigError(f"extra_caps made {extra!r}, not a Cap")
-            caps = extra if caps is None else caps | extra
-        return caps
+            extra = copy.deepcopy(extra) if isinstance(extra, StopCondition) else extra()
+            if not isinstance(extra, StopCondition):
+                raise ConfigError(f"extra_stop made {extra!r}, not a StopCondition")
+        return policy_condition(self.config, extra)
 
     def _run_settings(
         self, task_type: str | None
@@ -160,8 +180,9 @@ class Policy:
         return RunSession(self, run_id=run_id, task_type=task_type)
 
 
-_Pending = tuple[ToolCall, ActionFingerprint, int, bool]
-"""A call requested in the previous iteration: the call, its fingerprint, the iteration and whether it is a write."""
+_Pending = tuple[ToolCall, ActionFingerprint, int, bool, bool]
+"""A call requested in the previous iteration: the call, its fingerprint, the iteration, whether it is a write and
+whether it waits."""
 
 
 def _pair(pending: Sequence[_Pending], observations: Sequence[Observation]):
@@ -195,6 +216,13 @@ def _pair(pending: Sequence[_Pending], observations: Sequence[Observation]):
     return out
 
 
+def _flag_of(hit: StopHit, iteration: int) -> StallFlag:
+    """The stall finding behind a ``stalled`` hit (a condition of your own that stalls gets one made from its hit)."""
+    if hit.flag is not None:
+        return hit.flag
+    return StallFlag(rule=hit.rule, iteration=iteration, message=hit.message, evidence=dict(hit.evidence))
+
+
 class RunSession:
     """The engine's state for one run. ``observe`` every iteration event in order, then ``finish`` once."""
 
@@ -216,9 +244,11 @@ class RunSession:
         self._shingles = self._estimator if isinstance(self._estimator, ShingleNovelty) else None
         self._detector = StallDetector(self.stall_config)
         self._usage = UsageTracker(self.config.caps.prices)
-        self._caps = policy.caps_for_run()
+        self._condition = policy.condition_for_run()
         self._pending: list[_Pending] = []
         self._reflected_at: int | None = None
+        self._reflected: list[StallFlag] = []
+        """The findings of the turn's last reflection (what a second signal is compared with)."""
         self._tried_new = False
         self._iterations = 0
         self._last_event: IterationEvent | None = None
@@ -239,6 +269,7 @@ class RunSession:
         self.budget = self._turn_start + self.settings.base_budget
         self.reflections = 0
         self._reflected_at = None
+        self._reflected = []
         self._tried_new = False
         self._detector = StallDetector(self.stall_config)
         self._estimator.reset()
@@ -290,12 +321,12 @@ class RunSession:
         results = []
         templates = self.stall_config.failure_templates
         for obs, match in _pair(self._pending, event.observations):
-            text = obs.text
+            text = observed_text(obs.text)  # at most a fixed window of it: a decision's cost does not grow with it
             # an observation that answers no requested call (a user message, an unmatched result) has no action,
             # so no raw key, template or write flag
-            fp, requested_at, write = None, None, False
+            fp, requested_at, write, wait = None, None, False, False
             if match is not None:
-                _call, fp, requested_at, write = match
+                _call, fp, requested_at, write, wait = match
             novelty, prepared = self._novelty(text, () if fp is None else fp.arg_values)
             results.append(
                 ActionResult(
@@ -310,6 +341,8 @@ class RunSession:
                     None if fp is None else run_key(text),
                     template_key(prepared, request_words(fp.arg_values)) if templates and fp is not None else None,
                     write,
+                    wait,
+                    fp is not None and is_pending_result(prepared),
                 )
             )
         return tuple(results)
@@ -341,9 +374,9 @@ class RunSession:
         # pairing all use these
         actions = tuple(fingerprint(c.name, c.arguments) for c in calls)
         self._usage.accumulate(event, self.policy.clock() - self._started, actions)
-        wt, rt = self._write_tools, self._read_tools
+        wt, rt, waits = self._write_tools, self._read_tools, self.config.tools.wait_tools
         pending = [
-            (c, fp, i, classify_action(c.name, c.arguments, wt, rt) == "write")
+            (c, fp, i, classify_action(c.name, c.arguments, wt, rt) == "write", is_wait(c.name, c.arguments, waits))
             for c, fp in zip(calls, actions, strict=False)
         ]
         writes = tuple(p[1] for p in pending if p[3])
@@ -367,10 +400,14 @@ class RunSession:
         s = self.settings
         cfg = self.config
         gain = report.gain
+        echo = None
         if self._reflected_at is not None and i == self._reflected_at + 1:
+            echo = self._repeated_evidence(flags, actions) if s.stop_on_repeated_evidence else None
             if flags:
                 self.flags.extend(flags)
-            flags = []  # grace: these results answer calls made before the model read the reflection
+            # grace: these results answer calls made before the model read the reflection; unless they bring the
+            # reflected evidence again and the model, having read it, asks for more of the same (``echo``, below)
+            flags = []
             self._detector.rearm()
         fruitless = False
         if self._reflected_at is not None and i > self._reflected_at and actions:
@@ -392,6 +429,8 @@ class RunSession:
                     evidence={"actions": [a.canonical for a in actions]},
                 )
             ]
+        elif echo is not None:
+            flags = [echo]
         self.flags.extend(flags)
         if event.is_final:
             return Decision(
@@ -402,82 +441,155 @@ class RunSession:
                 budget=self.budget,
                 evidence={"gain": round(gain, 4)},
             )
-        usage: UsageState | None = None  # the snapshot only when needed (evidence: lazily)
-        hits: list[CapHit] = []
-        if self._caps is not None:
-            usage = self._usage.state
-            hits = self._caps.check(usage)
-        if flags and self.reflections >= s.max_reflections:
-            outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
-            first = flags[0]
-            again = " again after a reflection" if self.reflections else ""
-            return self._stop_decision(
-                i, outcome, first.rule, f"stalled{again}: {first.message}", flags=flags, hits=hits, usage=usage
-            )
-        if hits:
-            names = ", ".join(h.name for h in hits)
-            return self._stop_decision(
-                i,
-                Outcome.EXPIRED,
-                f"cap:{hits[0].name}",
-                f"hard cap reached ({names}): {hits[0].message}",
-                flags=flags,
-                hits=hits,
-                usage=usage,
-            )
-        if flags:
-            self.reflections += 1
-            self._reflected_at = i
-            # actions requested in this same response came after the fruitless ones: they may change the world
-            self._tried_new = bool(actions) and not self._detector.all_fruitless(actions)
-            self.budget = min(self.budget + s.extension, self._hard_cap)
-            self._detector.rearm()
-            if i >= self.budget:
+        # the budget if the run goes on: a reflection's extension when there is a stall, else what this call
+        # earned (a poll within its allowance waits, and a call re-prompted after a response with no tool call (a
+        # format error answered by the harness) did not use a tool: neither spends budget)
+        neutral = report.only_polls or (self._reprompted and not report.acted)
+        budget = self.budget
+        if flags and self.reflections < s.max_reflections:
+            budget = min(budget + s.extension, self._hard_cap)
+        elif gain >= s.earn_threshold or neutral:
+            budget = min(budget + max(s.earn_per_iteration, int(neutral)), self._hard_cap)
+        usage = self._usage.state
+        state = RunState(
+            run_id=self.run_id,
+            iteration=i,
+            turn=self.turn,
+            turn_start=self._turn_start,
+            usage=usage,
+            budget=budget,
+            hard_cap=self._hard_cap,
+            hard_cap_per_turn=s.hard_cap,
+            gain=gain,
+            flags=tuple(flags),
+            reflections=self.reflections,
+            max_reflections=s.max_reflections,
+        )
+        hit = self._condition.check(state)
+        if hit is None:
+            self.budget = budget
+            return self._continue(i, gain)
+        # precedence: a stall once the reflections are used up, then a limit (a cap, a tree budget, a condition of
+        # the config's or your own), then a reflection on a stall, then the budget
+        hits = hit.leaves()
+        stalls = [_flag_of(h, i) for h in hits if h.outcome is Outcome.STALLED]
+        limits = [h for h in hits if h.outcome is not Outcome.STALLED and h.rule != "budget"]
+        budget_hit = next((h for h in hits if h.rule == "budget"), None)
+        if stalls and self.reflections >= s.max_reflections:
+            stoppers = [f for f in stalls if f.stops]
+            if stoppers:
+                outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
+                first = stoppers[0]
+                again = " again after a reflection" if self.reflections else ""
                 return self._stop_decision(
                     i,
-                    Outcome.EXPIRED,
-                    "budget",
-                    f"stalled with no budget left (hard cap {s.hard_cap})",
-                    flags=flags,
-                    hits=hits,
+                    outcome,
+                    first.rule,
+                    f"stalled{again}: {first.message}",
+                    flags=stalls,
+                    hits=limits,
                     usage=usage,
+                    signal=self._signal(stoppers),
                 )
-            text = build_reflection(flags, remaining_calls=self.budget - i, config=cfg.reflection)
-            return Decision(
-                action=Action.REFLECT,
-                reason=flags[0].message,
-                rule=flags[0].rule,
-                reflection=text,
-                iteration=i,
-                turn=self.turn,
-                budget=self.budget,
-                evidence=self._evidence(flags, hits, usage),
-            )
-        # a poll within its allowance waits, and a call re-prompted after a response with no tool call (a format
-        # error answered by the harness) did not use a tool: neither spends budget
-        neutral = report.only_polls or (self._reprompted and not report.acted)
-        if gain >= s.earn_threshold or neutral:
-            self.budget = min(self.budget + max(s.earn_per_iteration, int(neutral)), self._hard_cap)
-        if i >= self.budget:
-            at_cap = " (the hard cap)" if self.budget >= self._hard_cap else ""
-            used = self.budget - self._turn_start
-            where = f" in turn {self.turn}" if self.turn > 1 else ""
+            stalls = []  # futility alone, and no reflection left to give: never a stop by itself
+        if limits:
+            names = ", ".join(h.rule.removeprefix("cap:") for h in limits)
             return self._stop_decision(
                 i,
-                Outcome.EXPIRED,
-                "budget",
-                f"iteration budget of {used} model calls used{where}{at_cap}"
-                if i == self.budget
-                else f"{i - self._turn_start} model calls made{where}, over the iteration budget of {used}{at_cap}",
-                flags=flags,
-                hits=hits,
+                limits[0].outcome,
+                limits[0].rule,
+                f"hard cap reached ({names}): {limits[0].message}",
+                flags=stalls,
+                hits=limits,
                 usage=usage,
             )
+        self.budget = budget
+        if stalls:
+            self.reflections += 1
+            self._reflected_at = i
+            self._reflected = list(stalls)
+            # actions requested in this same response came after the fruitless ones: they may change the world
+            self._tried_new = bool(actions) and not self._detector.all_fruitless(actions)
+            self._detector.rearm()
+            if budget_hit is None:
+                text = build_reflection(stalls, remaining_calls=self.budget - i, config=cfg.reflection)
+                return Decision(
+                    action=Action.REFLECT,
+                    reason=stalls[0].message,
+                    rule=stalls[0].rule,
+                    reflection=text,
+                    iteration=i,
+                    turn=self.turn,
+                    budget=self.budget,
+                    evidence=self._evidence(stalls, limits, usage),
+                )
+        if budget_hit is None:
+            return self._continue(i, gain)
+        return self._stop_decision(
+            i, Outcome.EXPIRED, "budget", budget_hit.message, flags=stalls, hits=limits, usage=usage
+        )
+
+    def _continue(self, i: int, gain: float) -> Decision:
         return Decision(
             action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}
         )
 
-    def _evidence(self, flags: Sequence[StallFlag], hits: Sequence[Any], usage: UsageState | None) -> dict[str, Any]:
+    def _repeated_evidence(self, flags: Sequence[StallFlag], actions: Sequence[ActionFingerprint]) -> StallFlag | None:
+        """In the call after a reflection: a finding that is the reflected evidence again (the same rule about the
+        same actions, or about the same tool for ``same_answer``), when the model, having read the reflection,
+        asks only for more of the same (the same actions; for ``same_answer``, the same tool again) and for no
+        write. Returned as the stop's finding; None when the evidence is new or the model tries something else."""
+        if not actions or not self._reflected:
+            return None
+        reflected_ids = {x for f in self._reflected for x in f.ids}
+        reflected_tools = {f.tool for f in self._reflected if f.rule == "same_answer"}
+        if any(p[3] for p in self._pending):  # the model's response makes a write: an attempt, judged by its result
+            return None
+        for f in flags:
+            if not f.stops or not any(f.rule == g.rule for g in self._reflected):
+                continue
+            if f.rule == "same_answer" and f.tool in reflected_tools:
+                more = all(a.tool == f.tool for a in actions)
+            elif set(f.ids) & reflected_ids:
+                more = all({a.exact_id, a.norm_id} & reflected_ids for a in actions)
+            else:
+                continue
+            if more:
+                return StallFlag(
+                    rule=f.rule,
+                    iteration=f.iteration,
+                    message=f.message + " The model, after the reflection, asked for more of the same.",
+                    tool=f.tool,
+                    fingerprints=f.fingerprints,
+                    ids=f.ids,
+                    sample=f.sample,
+                    evidence={**f.evidence, "repeated_evidence": True},
+                )
+        return None
+
+    def _signal(self, stoppers: Sequence[StallFlag]) -> dict[str, Any]:
+        """Which signal a stall stop is: ``first`` (no reflection before it in this turn) or ``second`` (after one),
+        and for a second whether it is the reflected evidence repeated (the same rule about the same actions, a
+        fruitless retry, or a stop on repeated evidence) or new evidence; replay reports the split."""
+        if self._reflected_at is None:
+            return {"kind": "first"}
+        reflected_ids = {x for f in self._reflected for x in f.ids}
+        same = any(
+            f.rule == "fruitless_retry"
+            or f.evidence.get("repeated_evidence")
+            or any(g.rule == f.rule and (set(f.ids) & reflected_ids or g.tool == f.tool) for g in self._reflected)
+            for f in stoppers
+        )
+        return {
+            "kind": "second",
+            "reflected_at": self._reflected_at,
+            "reflected_rules": [f.rule for f in self._reflected],
+            "same_evidence": same,
+        }
+
+    def _evidence(
+        self, flags: Sequence[StallFlag], hits: Sequence[StopHit], usage: UsageState | None
+    ) -> dict[str, Any]:
         if usage is None:
             usage = self._usage.state
         return {
@@ -491,7 +603,9 @@ class RunSession:
             "usage": usage.as_dict(),
         }
 
-    def _stop_decision(self, i, outcome, rule, reason, *, flags, hits, usage: UsageState | None) -> Decision:
+    def _stop_decision(
+        self, i, outcome, rule, reason, *, flags, hits, usage: UsageState | None, signal: dict | None = None
+    ) -> Decision:
         if outcome in (Outcome.STALLED, Outcome.EXPIRED) and self.escalation.escalates(
             rule, outcome is Outcome.STALLED
         ):
@@ -504,7 +618,9 @@ class RunSession:
             iteration=i,
             turn=self.turn,
             budget=self.budget,
-            evidence=self._evidence(flags, hits, usage),
+            evidence=self._evidence(flags, hits, usage)
+            if signal is None
+            else {**self._evidence(flags, hits, usage), "signal": signal},
         )
 
     def resume(self, budget: int, reason: str = "a human answered the escalation") -> Decision:
@@ -560,24 +676,19 @@ class RunSession:
             "reflections": self.reflections,
             "flags": [f.as_dict() for f in self.flags],
         }
+        stop = None
         if self._stop is not None:
-            outcome, reason = self._stop.outcome or Outcome.EXPIRED, self._stop.reason
+            stop = (self._stop.outcome or Outcome.EXPIRED, self._stop.reason)
             evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
-        elif guard_error is not None:
-            outcome, reason = Outcome.GUARD_ERROR, f"the guard failed: {guard_error}"
-        elif cancelled:
-            outcome, reason = Outcome.CANCELLED, "cancelled"
-        elif expired is not None:
-            outcome, reason = Outcome.EXPIRED, expired
-        elif error is not None:
-            outcome, reason = Outcome.FAILED, f"the run failed: {error}"
-        elif answer is not None and verified is False:
-            outcome, reason = Outcome.FAILED, "the verifier rejected the answer"
-        elif answer is not None:
-            outcome = Outcome.SUCCEEDED
-            reason = "the model answered" + (" and the verifier accepted it" if verified else "")
-        else:
-            outcome, reason = Outcome.FAILED, "the run ended without an answer"
+        outcome, reason = settle(
+            stop=stop,
+            guard_error=None if guard_error is None else str(guard_error),
+            cancelled=cancelled,
+            expired=expired,
+            error=None if error is None else str(error),
+            answer=answer,
+            verified=verified,
+        )
         usage = self._usage.state
         reported = usage.tokens_reported
         self._end = RunEnd(

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 
 from pyguard.engine.config import ReflectionConfig
-from pyguard.engine.stall import StallFlag
+from pyguard.engine.stall_flags import StallFlag
 
 __all__ = ["HEADER", "quote_as_data", "quote_names", "build_reflection"]
 

@@ -9,7 +9,7 @@ Two rules make the tree:
 - **what a child spends is charged to its parent**: :meth:`BudgetNode.charge` adds one model call's usage to the node
   and to every ancestor, so a parent's :attr:`BudgetNode.spent` is its own usage plus all of its descendants'.
 
-A limit of N means "at most N", as with :mod:`pyguard.engine.caps`: a node is exhausted once a dimension is
+A limit of N means "at most N", as with :mod:`pyguard.engine.caps`; :class:`TreeBudget` is the stop condition (:mod:`pyguard.engine.conditions`) that reads it: a node is exhausted once a dimension is
 *reached*, so the run stops before using more (a model call that crosses a token or cost limit is the last one).
 Thread-safe: one lock per tree. The clock is injected (no test sleeps).
 """
@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import Price
 from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent
+from pyguard.events import IterationEvent, Outcome
 
-__all__ = ["TreeLimits", "Spend", "TreeHit", "BudgetNode", "event_cost"]
+__all__ = ["TreeLimits", "Spend", "BudgetNode", "TreeBudget", "event_cost"]
 
 
 class TreeLimits(BaseModel):
@@ -50,33 +51,22 @@ class Spend:
 
     model_calls: int = 0
     tokens: int = 0
+    """The known sum (:class:`pyguard.ending.TokenTotals`): a call that reported no usage adds nothing ..."""
     cost: float = 0.0
+    tokens_partial: bool = False
+    """... and makes it partial: a lower bound, said so."""
 
     def plus(self, other: Spend) -> Spend:
-        return Spend(self.model_calls + other.model_calls, self.tokens + other.tokens, self.cost + other.cost)
-
-    def as_dict(self) -> dict:
-        return {"model_calls": self.model_calls, "tokens": self.tokens, "cost": round(self.cost, 6)}
-
-
-@dataclass(frozen=True, slots=True)
-class TreeHit:
-    """A dimension that ran out: whose limit (``owner``), its value, and how much was used under it."""
-
-    dimension: str
-    limit: float
-    used: float
-    owner: str
-    """The run id whose limit ran out (the node itself or an ancestor)."""
-
-    def reason(self) -> str:
-        return (
-            f"the run tree's budget ran out: run {self.owner!r}'s {self.dimension} limit of {_fmt(self.limit)} is"
-            f" used up ({_fmt(self.used)} used)"
+        return Spend(
+            self.model_calls + other.model_calls,
+            self.tokens + other.tokens,
+            self.cost + other.cost,
+            self.tokens_partial or other.tokens_partial,
         )
 
     def as_dict(self) -> dict:
-        return {"dimension": self.dimension, "limit": self.limit, "used": self.used, "owner": self.owner}
+        out = {"model_calls": self.model_calls, "tokens": self.tokens, "cost": round(self.cost, 6)}
+        return {**out, "tokens_partial": True} if self.tokens_partial else out
 
 
 def _fmt(value: float) -> str:
@@ -172,14 +162,15 @@ class BudgetNode:
                 node.spent = node.spent.plus(usage)
 
     def charge_event(self, event: IterationEvent, prices: Mapping[str, Price] | None = None) -> Spend:
-        """Charge one model call (its :attr:`~pyguard.events.IterationEvent.tokens`, none when unknown, and its cost when
-        ``prices`` are given); returns what was charged."""
-        usage = Spend(1, event.tokens or 0, event_cost(event, prices) if prices else 0.0)
+        """Charge one model call (its :attr:`~pyguard.events.IterationEvent.tokens`, none when unknown and then partial,
+        and its cost when ``prices`` are given); returns what was charged."""
+        usage = Spend(1, event.tokens or 0, event_cost(event, prices) if prices else 0.0, not event.tokens_complete)
         self.charge(usage)
         return usage
 
-    def exhausted(self) -> TreeHit | None:
-        """The first limit reached on the path from the root down to this node (the outermost owner), or None."""
+    def exhausted(self) -> StopHit | None:
+        """The first limit reached on the path from the root down to this node (the outermost owner), or None: rule
+        ``tree_budget:<dimension>``, outcome ``expired``, evidence the dimension, limit, use and whose limit it is."""
         with self._lock:
             now = self.clock()
             for node in reversed(self.path()):
@@ -192,7 +183,7 @@ class BudgetNode:
                 )
                 for dimension, limit, used in checks:
                     if limit is not None and used >= limit:
-                        return TreeHit(dimension, float(limit), float(used), node.run_id)
+                        return _tree_hit(dimension, float(limit), float(used), node.run_id)
             return None
 
     def summary(self) -> dict:
@@ -205,6 +196,34 @@ class BudgetNode:
                 "spent": self.spent.as_dict(),
                 "children": [c.summary() for c in self.children],
             }
+
+
+def _tree_hit(dimension: str, limit: float, used: float, owner: str) -> StopHit:
+    return StopHit(
+        f"tree_budget:{dimension}",
+        Outcome.EXPIRED,
+        f"the run tree's budget ran out: run {owner!r}'s {dimension} limit of {_fmt(limit)} is"
+        f" used up ({_fmt(used)} used)",
+        {"dimension": dimension, "limit": limit, "used": used, "owner": owner},
+    )
+
+
+class TreeBudget(StopCondition):
+    """A stop condition over a live run tree: fires when :meth:`BudgetNode.exhausted` names a limit on the path
+    from the root to ``node``. It reads the tree, not the run state, and has no configuration (the tree is built
+    at run time): give it as ``Policy(extra_stop=...)``."""
+
+    def __init__(self, node: BudgetNode) -> None:
+        self.node = node
+
+    def check(self, state: RunState) -> StopHit | None:
+        return self.node.exhausted()
+
+    def __deepcopy__(self, memo: dict) -> TreeBudget:
+        return self  # every run's copy reads the one live tree (the policy copies conditions per run)
+
+    def __repr__(self) -> str:
+        return f"TreeBudget({self.node.run_id!r})"
 
 
 def _min(a: float | None, b: float | None) -> float | None:

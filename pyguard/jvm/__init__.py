@@ -17,6 +17,7 @@ ended, read from a Java result or exception).
 
 from typing import Any
 
+from pyguard.ending import Ending, RunEnding
 from pyguard.jvm._java import jclass
 from pyguard.jvm.agents import (
     AgentStyle,
@@ -45,7 +46,6 @@ from pyguard.jvm.bootstrap import (
 )
 from pyguard.jvm.callback import CallbackAdapter, decision_to_json
 from pyguard.jvm.classpath import USER_FIRST_ENV, ClasspathConflictWarning
-from pyguard.jvm.ending import Ending, RunEnding
 from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
 from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
 

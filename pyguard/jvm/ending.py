@@ -2,57 +2,22 @@
 
 Java says how the agent's loop ended with one enum (``AgentRunResult.Ending``: answered, stopped, failed, exhausted)
 and, for a stop, the :class:`GuardStopException` that carries the stop's outcome. This module turns either into a
-:class:`RunEnding`, which holds no Java object; :class:`pyguard.guard.GuardedRun` maps it to the run's one outcome
-(through the engine's ``RunSession.finish``). So the Guard never touches a Java class, and an ending is read the same
+:class:`pyguard.ending.RunEnding`, which holds no Java object; :func:`pyguard.ending.finish_arguments` reads it as
+the causes whose one outcome :func:`pyguard.ending.settle` decides (through the engine's ``RunSession.finish``). So the Guard never touches a Java class, and an ending is read the same
 way whether the run was pyguard's own agent (a ``BridgeResult``) or the user's (an exception out of ``agent.chat``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from pyguard.ending import Ending, RunEnding
 from pyguard.events import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import BridgeResult
 
-__all__ = ["Ending", "RunEnding", "ending_of_result", "ending_of_exception", "ending_of_value"]
-
-
-class Ending(StrEnum):
-    """How an agent's loop ended: the values of Java's ``AgentRunResult.Ending``."""
-
-    ANSWERED = "answered"
-    """The model answered."""
-    STOPPED = "stopped"
-    """A guard stop ended it: the guard's decision, a cancellation, or the Java fail-safe (``fail_safe``)."""
-    FAILED = "failed"
-    """An exception other than a guard stop."""
-    EXHAUSTED = "exhausted"
-    """The loop's own cap (``maxToolCallingRoundTrips``, ``maxIterations``) ended it without an answer."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunEnding:
-    """A run's ending, with no Java object in it. ``last_text`` is the last answer-like text the model wrote (a
-    salvaged answer for a run that did not answer); ``guard_failures`` says what Java saw of the guard failing
-    (callback errors or timeouts), when it did."""
-
-    ending: Ending
-    answer: str | None = None
-    """For ANSWERED: the answer."""
-    stop_outcome: Outcome | None = None
-    """For STOPPED: the stop's outcome (the guard's, ``cancelled``, or the fail-safe's ``guard_error``/``expired``)."""
-    reason: str | None = None
-    """For STOPPED: why; for EXHAUSTED: the loop's own signal, when it gave one."""
-    fail_safe: bool = False
-    """For STOPPED: the Java fail-safe cap, not the guard's decision, stopped the run."""
-    error: str | None = None
-    """For FAILED: what went wrong."""
-    last_text: str | None = None
-    guard_failures: str | None = None
+__all__ = ["ending_of_result", "ending_of_exception", "ending_of_value"]
 
 
 def ending_of_result(res: BridgeResult) -> RunEnding:

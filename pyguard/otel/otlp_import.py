@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyguard.ending import footer, settle
 from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
@@ -228,10 +229,6 @@ def _parameters(a: dict[str, Any]) -> dict[str, float | int | list[str]] | None:
     return out or None
 
 
-def _sum(values: Sequence[int | None]) -> int | None:
-    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
-
-
 def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: str, trace_id: str) -> RunEnd | None:
     a = agent.attributes if agent is not None else {}
     where = {"source": source, "otel_trace_id": trace_id}
@@ -258,27 +255,25 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
             censored=bool(a.get(sc.PG_CENSORED, False)),
         )
     last = events[-1]
-    evidence = {"imported_from": "otel", **where}
+    failed = None
     if agent is not None and agent.status_code == 2:
-        outcome, reason = Outcome.FAILED, f"the agent span ended with an error: {agent.status_message or 'error'}"
+        failed = f"the agent span ended with an error: {agent.status_message or 'error'}"
     elif last.error is not None:
-        outcome, reason = Outcome.FAILED, f"the last model call failed: {last.error}"
-    elif last.tool_calls:
-        outcome, reason = Outcome.EXPIRED, "the last model call still asked for tools (cut off)"
-    else:
-        outcome, reason = Outcome.SUCCEEDED, "the model answered (no outcome label was recorded)"
-    return RunEnd(
-        run_id=run_id,
-        outcome=outcome,
-        reason=reason,
+        failed = f"the last model call failed: {last.error}"
+    cut_off = bool(last.tool_calls) and failed is None  # inferred only when nothing failed
+    settled = settle(
+        failed=failed,
+        expired="the last model call still asked for tools (cut off)" if cut_off else None,
+        answered=True,
+        succeeded="the model answered (no outcome label was recorded)",
+    )
+    return footer(
+        run_id,
+        events,
+        settled,
         answer=last.text if last.is_final else None,
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=_sum([e.input_tokens for e in events]),
-        output_tokens=_sum([e.output_tokens for e in events]),
-        total_tokens=_sum([e.total_tokens for e in events]),
         wall_ms=(agent.end_ns - agent.start_ns) / 1e6 if agent is not None else None,
-        evidence=evidence,
+        evidence={"imported_from": "otel", **where},
         censored=bool(last.tool_calls) and last.error is None,
     )
 

@@ -62,6 +62,9 @@ _END = (
     "success_label",
     "censored",
     "tokens_partial",
+    "answer_source",
+    "wrap_up_tokens",
+    "tool_calls_executed",
 )
 _JSON_COLUMNS = ("policy", "evidence")
 
@@ -95,7 +98,7 @@ def run_schema() -> Any:
             ("request_model", s),
             ("response_model", s),
             ("response_id", s),
-            ("request_parameters", s),  # JSON: its values are numbers or lists of strings
+            ("request_parameters", s),
             ("trace_context", s),
         ]
     )
@@ -136,6 +139,9 @@ def run_schema() -> Any:
             ("success_label", b),
             ("censored", b),
             ("tokens_partial", b),
+            ("answer_source", s),
+            ("wrap_up_tokens", i64),
+            ("tool_calls_executed", i64),
             ("events", pa.list_(event)),
             ("decisions", pa.list_(decision)),
         ],
@@ -156,6 +162,12 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def _event_row(event: IterationEvent) -> dict[str, Any]:
+    row = event.model_dump(mode="json", exclude={"run_id"})
+    row["request_parameters"] = _json(row["request_parameters"])  # a map of mixed values: one JSON column
+    return row
+
+
 def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
     stray = next((e for e in record.events if e.run_id != record.run_id), None)
     if stray is not None:
@@ -174,13 +186,6 @@ def _row(record: RunRecord, decisions: Sequence[Decision]) -> dict[str, Any]:
         row["evidence"] = _json(end["evidence"])
     row["events"] = [_event_row(e) for e in record.events]
     row["decisions"] = [{**d.model_dump(mode="json"), "evidence": _json(d.evidence)} for d in decisions]
-    return row
-
-
-def _event_row(event: IterationEvent) -> dict[str, Any]:
-    row = event.model_dump(mode="json", exclude={"run_id"})
-    if row.get("request_parameters") is not None:
-        row["request_parameters"] = _json(row["request_parameters"])
     return row
 
 
@@ -257,12 +262,12 @@ def _to_run(row: dict[str, Any], source: str) -> TraceRun:
             e = _drop_none(e)
             e["tool_calls"] = [_drop_none(t) for t in e.get("tool_calls") or ()]
             e["observations"] = [_drop_none(o) for o in e.get("observations") or ()]
-            if isinstance(e.get("request_parameters"), str):
+            if "request_parameters" in e:
                 e["request_parameters"] = _loads(e["request_parameters"], "request_parameters", run_id)
             events.append({**e, "run_id": run_id})
         end = None
         if row["complete"]:
-            end = _drop_none({k: row[k] for k in _END})
+            end = _drop_none({k: row.get(k) for k in _END})  # files written before a column was added lack it
             end["run_id"] = run_id
             end["evidence"] = _loads(row["evidence"], "evidence", run_id) or {}
         record = RunRecord.model_validate({"start": start, "events": events, "end": end})

@@ -126,7 +126,7 @@ def _table(
             none_s,
             none_s,
             pa.nulls(total, pa.float64()),
-            *[none_s] * 5,  # request_model, response_model, response_id, request_parameters, trace_context
+            *(none_s for _ in range(5)),  # request/response model, response id, request parameters, trace context
         ],
         fields=list(run_schema().field("events").type.value_type),
     )
@@ -161,6 +161,9 @@ def _table(
         "success_label": pa.nulls(n, pa.bool_()),
         "censored": pa.array(cut),
         "tokens_partial": pa.array(np.zeros(n, bool)),
+        "answer_source": pa.nulls(n, s),
+        "wrap_up_tokens": pa.nulls(n, pa.int64()),
+        "tool_calls_executed": pa.nulls(n, pa.int64()),
         "events": pa.ListArray.from_arrays(pa.array(offsets), events),
         "decisions": pa.array([[]] * n, run_schema().field("decisions").type),
     }

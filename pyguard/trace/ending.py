@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pyguard.events import IterationEvent, Outcome, RunEnd
+from pyguard.ending import footer, settle
+from pyguard.events import IterationEvent, RunEnd
 
 __all__ = ["DEFAULT_TERMINAL_TOOLS", "is_terminal", "normalise_tool_names", "build_end"]
 
@@ -76,11 +77,6 @@ def is_terminal(name: str, terminal_tools: frozenset[str] | None = None) -> bool
     return n in DEFAULT_TERMINAL_TOOLS or n.startswith(_PREFIXES)
 
 
-def _sum(events: list[IterationEvent], key: str) -> int | None:
-    values = [getattr(e, key) for e in events]
-    return None if any(v is None for v in values) else sum(values)
-
-
 def build_end(
     run_id: str,
     events: list[IterationEvent],
@@ -106,40 +102,24 @@ def build_end(
     ended_by = next((c.name for c in last.tool_calls if is_terminal(c.name, terminal_tools)), None)
     if cut_off is None and not finished and last.tool_calls and ended_by is None:
         cut_off = "recording_ends"
+    censored = cut_off is not None
     if cut_off is not None:
-        censored = True
         ev["cut_off"] = cut_off
-        outcome = Outcome.EXPIRED
-        reason = (
-            "recording ends while the model still requests tools (cut off)"
-            if cut_off == "recording_ends"
-            else f"cut off by the agent's harness ({cut_off.replace('_', ' ')})"
-        )
-    else:
-        censored = False
-        if ended_by is not None:
-            ev["ended_by_tool"] = ended_by
-        if label is False:
-            outcome, reason = Outcome.FAILED, "recorded as failed"
-        else:
-            outcome = Outcome.SUCCEEDED
-            reason = "recorded as successful" if label else "the run ended on its own (no outcome label recorded)"
+    elif ended_by is not None:
+        ev["ended_by_tool"] = ended_by
+    settled = settle(
+        expired=None
+        if cut_off is None
+        else "recording ends while the model still requests tools (cut off)"
+        if cut_off == "recording_ends"
+        else f"cut off by the agent's harness ({cut_off.replace('_', ' ')})",
+        failed="recorded as failed" if label is False else None,
+        answered=True,
+        succeeded="recorded as successful" if label else "the run ended on its own (no outcome label recorded)",
+    )
     if answer is None and not censored:
         answer = last.text
         if ended_by is not None:
             call = next(c for c in last.tool_calls if c.name == ended_by)
             answer = call.arguments or last.text
-    return RunEnd(
-        run_id=run_id,
-        outcome=outcome,
-        reason=reason,
-        answer=answer,
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
-        input_tokens=_sum(events, "input_tokens"),
-        output_tokens=_sum(events, "output_tokens"),
-        total_tokens=_sum(events, "total_tokens"),
-        evidence=ev,
-        success_label=label,
-        censored=censored,
-    )
+    return footer(run_id, events, settled, answer=answer, evidence=ev, success_label=label, censored=censored)

@@ -260,13 +260,20 @@ def tune(
         full = fitter(True).fit(everyone)
         for name in tuned:
             f = full.types[name]
+            shown = "runs with no task type" if name is None else f"task type {name!r}"
+            if f.reflect_only:
+                notes[name] = (
+                    f"no stall setting in the search space keeps its false-stop rate within {o.max_false_stop_rate:g}"
+                    f" (the lowest is {f.unmet_rate:.4g}): reflect-only, its stalls reflect and never stop it, the"
+                    f" hard cap of {f.budget.hard_cap} model calls per turn alone does"
+                )
+                warnings.append(f"{shown}: {notes[name]}")
             if not f.feasible:
-                shown = "runs with no task type" if name is None else f"task type {name!r}"
-                raise InputError(
-                    f"no policy in the search space keeps the false-stop rate of {shown} within"
-                    f" {o.max_false_stop_rate:g}: the lowest it reaches is {f.counts.false_stop_rate:.4g}"
-                    f" ({f.counts.false_stops} of {f.counts.successes} successful runs); raise"
-                    f" --max-false-stop-rate to at least that, or check the labels"
+                warnings.append(
+                    f"{shown}: even reflect-only (the hard caps alone) stops {f.counts.false_stops} of"
+                    f" {f.counts.successes} successful runs ({f.counts.false_stop_rate:.4g} >"
+                    f" {o.max_false_stop_rate:g}): no policy in the search space meets the bound on it; the most"
+                    " lenient one is written; check its labels or raise --max-false-stop-rate"
                 )
         for name, f in full.types.items():
             if name not in tuned and not f.feasible:
@@ -394,6 +401,7 @@ def tune(
                 tasks=len(set(groups[runs].tolist())),
                 tuned=name in tuned,
                 budget_fitted=name in tuned and full.types[name].budget_fitted and not kept_start,
+                reflect_only=name in tuned and full.types[name].reflect_only and not kept_start,
                 note=notes.get(name),
                 default_meets_bound=default_ok[name],
                 budget=full.types[name].budget.model_dump(),

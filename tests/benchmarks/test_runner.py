@@ -1,4 +1,5 @@
-"""benchmarks/run.py: one JSON object per suite, stamped with the suite, mode, date and machine; bad names rejected."""
+"""benchmarks/run.py: one JSON object per suite, stamped with the suite, mode, date, command, commit and machine; bad
+names rejected."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ def test_calibrate_scale_quick_prints_one_well_formed_json_object():
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["suite"] == "calibrate_scale" and result["quick"] is True
-    assert {"date", "machine"} <= result.keys() and result["machine"]["cpus"] >= 1
+    assert {"date", "machine", "commit", "run_seconds"} <= result.keys() and result["machine"]["cpus"] >= 1
+    assert result["command"].endswith("python benchmarks/run.py calibrate_scale --quick --json")
+    assert len(result["machine"]["load_average"]) == 3 and len(result["machine"]["load_average_end"]) == 3
     assert result["runs"] == 10_000 and result["model_calls"] > result["runs"]
     # each figure is rounded to 1 ms on its own, so the rounded total may differ from the rounded sum by 1 ms
     assert abs(result["total_s"] - (result["extract_s"] + result["estimate_s"])) <= 0.0011

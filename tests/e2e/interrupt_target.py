@@ -2,7 +2,9 @@
 
 Usage: python interrupt_target.py MODE TRACE_DIR
 MODE "guard": a user program calling guard.run; "demo": ``pyguard demo``. The engine's decision about model call 2
-prints READY and waits until the run is cancelled, so the SIGINT the test sends on READY lands mid-run."""
+prints READY and waits until the run is cancelled, so the SIGINT the test sends on READY lands mid-run. Nothing here
+depends on time: the guard has no callback deadline (``callback_timeout_ms=0``), so the run waits for the Ctrl-C however
+long the signal takes to be seen (on a loaded machine too)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ _init = Guard.__init__
 
 def _patched_init(self, *args, **kwargs):  # noqa: ANN001
     _init(self, *args, **kwargs)
+    self.callback_timeout_ms = 0  # no deadline: the wait for Ctrl-C below must not race a clock
     real = self.policy.new_run
     self.policy.new_run = lambda run_id, task_type=None: _WaitAtTwo(real(run_id, task_type))
 

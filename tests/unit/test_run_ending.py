@@ -1,6 +1,7 @@
-"""One run lifecycle (issue 13): how an agent ended (pyguard.jvm.ending) maps to the run's one outcome in one place
-(pyguard.guard.finish_arguments), and the footer of a run the engine did not finish is built in one place
-(pyguard.guard.end_from_events), the same for an unguarded run and for a guarded one whose engine gave up."""
+"""One run lifecycle (issues 13, 24): how an agent ended (pyguard.jvm.ending) maps to the run's causes in one place
+(pyguard.ending.finish_arguments), one precedence settles them (pyguard.ending.settle, the engine's too), and the
+footer of a run the engine did not finish is built in one place (pyguard.ending.end_from_events), the same for an
+unguarded run and for a guarded one whose engine gave up."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from pyguard.ending import Ending, RunEnding, end_from_events, finish_arguments
 from pyguard.events import IterationEvent, Outcome, ToolCall
-from pyguard.guard import end_from_events, finish_arguments
 from pyguard.jvm.agents import AgentStyle, BridgeResult, BridgeRunStats
-from pyguard.jvm.ending import Ending, RunEnding, ending_of_exception, ending_of_result, ending_of_value
+from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
 
 
 def stats(**kw) -> BridgeRunStats:
@@ -121,3 +122,31 @@ def test_the_guard_calls_no_java_class_itself():
     source = (Path(__file__).resolve().parents[2] / "pyguard/guard.py").read_text()
     for java in ("jclass", "import jpype", "dev.pyguard.bridge", "findIn", ".delegate()", ".sensor()"):
         assert java not in source, java
+
+
+_CAUSES = {
+    "guard_error": "callbacks failed",
+    "cancelled": True,
+    "expired": "own cap",
+    "error": "boom",
+    "answer": "done",
+}
+
+
+@pytest.mark.parametrize("verified", [None, True, False])
+@pytest.mark.parametrize("mask", range(1 << len(_CAUSES)))
+def test_the_engine_and_the_footer_without_it_settle_every_mix_of_causes_alike(mask, verified):
+    """Issue 24: the engine checked guard_error before cancelled, end_from_events the reverse (while its docstring
+    said it followed the engine). Both now call pyguard.ending.settle: for every mix of causes they agree. Changed:
+    end_from_events(cancelled=True, guard_error=...) is guard_error now (no caller passes both)."""
+    from pyguard.engine import Policy, PolicyConfig
+
+    kwargs = {k: v for i, (k, v) in enumerate(_CAUSES.items()) if mask >> i & 1}
+    engine = Policy(PolicyConfig(), clock=lambda: 0.0).new_run(run_id="r").finish(verified=verified, **kwargs)
+    alone = end_from_events("r", [], verified=verified, **kwargs)
+    assert (alone.outcome, alone.reason) == (engine.outcome, engine.reason)
+
+
+def test_a_guard_error_outranks_a_cancellation():
+    end = end_from_events("r", [ev(1)], cancelled=True, guard_error="callbacks failed")
+    assert (end.outcome, end.reason) == (Outcome.GUARD_ERROR, "the guard failed: callbacks failed")

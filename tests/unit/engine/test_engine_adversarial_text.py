@@ -14,7 +14,7 @@ import pytest
 from engine_support import Script
 
 from pyguard.engine import Policy
-from pyguard.engine.stall import error_kind
+from pyguard.engine.result_kinds import error_kind
 
 MB = 1 << 20
 

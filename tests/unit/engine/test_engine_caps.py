@@ -1,22 +1,23 @@
 import pytest
 
 from pyguard.engine.caps import (
-    AllCap,
-    AnyCap,
     CostCap,
-    FunctionalCap,
     IdenticalActionCap,
     ModelCallCap,
     TokenCap,
     ToolCallCap,
-    UsageState,
-    UsageTracker,
     WallClockCap,
     build_caps,
 )
+from pyguard.engine.conditions import AllOf, AnyOf, FunctionCondition, RunState
 from pyguard.engine.config import CapsConfig, Price
+from pyguard.engine.usage import UsageState, UsageTracker
 from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, ToolCall
+from pyguard.events import IterationEvent, Outcome, ToolCall
+
+
+def at(usage: UsageState) -> RunState:
+    return RunState(run_id="r", iteration=usage.model_calls, usage=usage)
 
 
 def ev(i, calls=(), model="m", inp=100, out=10):
@@ -65,41 +66,49 @@ def test_star_price_covers_other_models():
     ],
 )
 def test_each_cap(cap, state, fires, name):
-    hits = cap.check(state)
-    assert bool(hits) is fires
-    if fires:
-        assert hits[0].name == name and hits[0].message
+    hit = cap.check(at(state))
+    assert (hit is not None) is fires
+    if hit is not None:
+        assert hit.rule == f"cap:{name}" and hit.evidence["cap"] == name and hit.message
+        assert hit.outcome is Outcome.EXPIRED and hit.leaves() == (hit,)
+
+
+def names(hit):
+    return [] if hit is None else [h.evidence["cap"] for h in hit.leaves()]
 
 
 def test_or_and_compose_and_flatten():
     a, b, c = ModelCallCap(2), TokenCap(100), CostCap(1.0)
     either = a | b | c
-    assert isinstance(either, AnyCap) and len(either.caps) == 3
+    assert isinstance(either, AnyOf) and len(either.conditions) == 3
     both = a & b
-    assert isinstance(both, AllCap)
-    s = UsageState(model_calls=2, total_tokens=50)
-    assert [h.name for h in either.check(s)] == ["model_calls"]
-    assert both.check(s) == []
-    s2 = UsageState(model_calls=2, total_tokens=100)
-    assert [h.name for h in both.check(s2)] == ["model_calls", "total_tokens"]
-    assert [h.name for h in (a & b | c).check(s2)] == ["model_calls", "total_tokens"]
-    assert not hasattr(either, "reset")  # caps are stateless: nothing to reset (each run gets its own copy)
+    assert isinstance(both, AllOf)
+    s = at(UsageState(model_calls=2, total_tokens=50))
+    assert names(either.check(s)) == ["model_calls"]
+    assert both.check(s) is None
+    s2 = at(UsageState(model_calls=2, total_tokens=100))
+    assert names(both.check(s2)) == ["model_calls", "total_tokens"]
+    assert names((a & b | c).check(s2)) == ["model_calls", "total_tokens"]
+    assert len(((a | b) | (c | a)).conditions) == 4  # flattened, nothing dropped
 
 
-def test_functional_cap_and_bad_values():
-    cap = FunctionalCap("even", lambda s: "even calls" if s.model_calls % 2 == 0 else None)
-    assert cap.check(UsageState(model_calls=1)) == []
-    assert cap.check(UsageState(model_calls=2))[0].message == "even calls"
+def test_function_condition_and_bad_values():
+    cap = FunctionCondition("even", lambda s: "even calls" if s.usage.model_calls % 2 == 0 else None)
+    assert cap.check(at(UsageState(model_calls=1))) is None
+    hit = cap.check(at(UsageState(model_calls=2)))
+    assert hit is not None and hit.message == "even calls" and hit.rule == "cap:even"
     with pytest.raises(ConfigError, match="-1"):
         ModelCallCap(-1)
     with pytest.raises(ConfigError, match="'weird'"):
         TokenCap(10, "weird")
-    with pytest.raises(ConfigError):
-        ModelCallCap(1) | 3
+    with pytest.raises(ConfigError, match="3"):
+        ModelCallCap(1) | 3  # type: ignore[operator]
+    with pytest.raises(ConfigError, match="no configuration"):
+        cap.config()
 
 
 def test_build_caps_from_config():
     assert build_caps(CapsConfig()) is None
     assert isinstance(build_caps(CapsConfig(max_model_calls=3)), ModelCallCap)
     cap = build_caps(CapsConfig(max_model_calls=3, max_tool_calls_per_tool={"send": 1}, max_wall_s=5))
-    assert isinstance(cap, AnyCap) and len(cap.caps) == 3
+    assert isinstance(cap, AnyOf) and len(cap.conditions) == 3

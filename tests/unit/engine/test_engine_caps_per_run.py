@@ -11,12 +11,13 @@ import threading
 import pytest
 
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.engine.caps import Cap, CapHit, ModelCallCap, UsageState
+from pyguard.engine.caps import ModelCallCap
+from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, ToolCall
+from pyguard.events import IterationEvent, Outcome, ToolCall
 
 
-class HeavyStreakCap(Cap):
+class HeavyStreakCap(StopCondition):
     """Fires after ``limit`` model calls in a row that each used more than ``heavy`` tokens: it keeps the last total
     and the streak between checks (a stateful cap, as users write them)."""
 
@@ -29,13 +30,14 @@ class HeavyStreakCap(Cap):
         self.last_total = 0
         self.streak = 0
 
-    def check(self, state: UsageState) -> list[CapHit]:
-        used = state.total_tokens - self.last_total
-        self.last_total = state.total_tokens
+    def check(self, state: RunState) -> StopHit | None:
+        total = state.usage.total_tokens
+        used = total - self.last_total
+        self.last_total = total
         self.streak = self.streak + 1 if used > self.heavy else 0
         if self.streak < self.limit:
-            return []
-        return [CapHit("heavy_streak", self.limit, self.streak, f"{self.streak} heavy calls in a row")]
+            return None
+        return StopHit("cap:heavy_streak", Outcome.EXPIRED, f"{self.streak} heavy calls in a row", {"cap": "heavy"})
 
 
 def call(run_id: str, i: int, tokens: int) -> IterationEvent:
@@ -48,7 +50,7 @@ def call(run_id: str, i: int, tokens: int) -> IterationEvent:
 
 
 def test_a_run_starting_does_not_wipe_another_runs_cap_state():
-    policy = Policy(PolicyConfig(), extra_caps=HeavyStreakCap(limit=3, heavy=1000))
+    policy = Policy(PolicyConfig(), extra_stop=HeavyStreakCap(limit=3, heavy=1000))
     a = policy.new_run("a")
     assert not a.observe(call("a", 1, 5000)).stops
     assert not a.observe(call("a", 2, 5000)).stops
@@ -60,7 +62,7 @@ def test_a_run_starting_does_not_wipe_another_runs_cap_state():
 
 
 def test_concurrent_runs_each_count_their_own_streak():
-    policy = Policy(PolicyConfig(), extra_caps=HeavyStreakCap(limit=4, heavy=1000))
+    policy = Policy(PolicyConfig(), extra_stop=HeavyStreakCap(limit=4, heavy=1000))
     runs = 8
     barrier = threading.Barrier(runs)
     stopped_at: dict[int, int | None] = {}
@@ -87,26 +89,26 @@ def test_concurrent_runs_each_count_their_own_streak():
 
 def test_the_given_cap_object_is_never_mutated_and_a_factory_is_called_per_run():
     given = HeavyStreakCap(limit=2, heavy=0)
-    policy = Policy(PolicyConfig(), extra_caps=given)
+    policy = Policy(PolicyConfig(), extra_stop=given)
     s = policy.new_run("a")
     s.observe(call("a", 1, 5))
     assert given.streak == 0 and given.last_total == 0
 
-    made: list[Cap] = []
+    made: list[StopCondition] = []
 
-    def factory() -> Cap:
+    def factory() -> StopCondition:
         made.append(ModelCallCap(2))
         return made[-1]
 
-    policy = Policy(PolicyConfig(), extra_caps=factory)
+    policy = Policy(PolicyConfig(), extra_stop=factory)
     before = len(made)
     policy.new_run("x")
     policy.new_run("y")
     assert len(made) == before + 2
 
 
-def test_bad_extra_caps_are_named():
-    with pytest.raises(ConfigError, match="extra_caps=3"):
-        Policy(PolicyConfig(), extra_caps=3)  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="not a Cap"):
-        Policy(PolicyConfig(), extra_caps=lambda: "nope")  # type: ignore[arg-type,return-value]
+def test_bad_extra_stop_is_named():
+    with pytest.raises(ConfigError, match="extra_stop=3"):
+        Policy(PolicyConfig(), extra_stop=3)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="not a StopCondition"):
+        Policy(PolicyConfig(), extra_stop=lambda: "nope")  # type: ignore[arg-type,return-value]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pyguard.engine import PolicyConfig
-from pyguard.engine.config import JAVA_INT_MAX
 from pyguard.errors import ConfigError
+from pyguard.limits import JAVA_INT_MAX
 
 
 @pytest.mark.parametrize(

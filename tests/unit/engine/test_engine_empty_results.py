@@ -12,7 +12,9 @@ from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint
 from pyguard.engine.novelty import prepare_text
-from pyguard.engine.stall import ActionResult, StallDetector, Step, is_empty_result
+from pyguard.engine.result_kinds import is_empty_result
+from pyguard.engine.stall import StallDetector
+from pyguard.engine.steps import ActionResult, Step
 
 
 def empty(text: str, echo: tuple[str, ...] = ()) -> bool:

@@ -85,9 +85,10 @@ def test_so_prefix_variant_after_reflection_also_stops():
 
 
 def test_second_stall_after_reflection_stops_with_stalled_or_escalated():
+    quiet = {"stop_on_fruitless_retry": False, "stop_on_repeated_evidence": False}
     for outcome, cfg in [
-        (Outcome.STALLED, PolicyConfig(stop_on_fruitless_retry=False)),
-        (Outcome.ESCALATED, PolicyConfig(stop_on_fruitless_retry=False, stall_outcome="escalated")),
+        (Outcome.STALLED, PolicyConfig(**quiet)),
+        (Outcome.ESCALATED, PolicyConfig(**quiet, stall_outcome="escalated")),
     ]:
         sc = Script()
         s = Policy(cfg).new_run("r1")
@@ -119,8 +120,8 @@ def test_hard_caps_stop_with_expired_and_name_the_cap(clock: FakeClock):
     assert end.outcome is Outcome.EXPIRED and end.wall_ms == pytest.approx(10_000)
 
 
-def test_extra_caps_and_token_cap():
-    s = Policy(PolicyConfig(), extra_caps=ModelCallCap(2)).new_run("r1")
+def test_extra_stop_and_token_cap():
+    s = Policy(PolicyConfig(), extra_stop=ModelCallCap(2)).new_run("r1")
     sc = Script()
     assert not s.observe(productive(sc, 0)).stops
     assert s.observe(productive(sc, 1)).rule == "cap:model_calls"

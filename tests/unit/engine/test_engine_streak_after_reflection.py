@@ -9,7 +9,8 @@ from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint
-from pyguard.engine.stall import ActionResult, StallDetector, Step
+from pyguard.engine.stall import StallDetector
+from pyguard.engine.steps import ActionResult, Step
 from pyguard.errors import ConfigError
 
 

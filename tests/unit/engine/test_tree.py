@@ -7,7 +7,7 @@ import pytest
 from pyguard.engine.config import Price
 from pyguard.engine.tree import BudgetNode, Spend, TreeLimits, event_cost
 from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, RunRecord, RunStart
+from pyguard.events import IterationEvent, Outcome, RunRecord, RunStart
 from pyguard.nested import run_tree, supervisor_invocation
 
 
@@ -51,8 +51,8 @@ def test_a_sibling_spending_the_remainder_exhausts_the_others():
     for _ in range(5):
         a.charge_event(event())
     hit = b.exhausted()
-    assert hit is not None and hit.owner == "root" and hit.dimension == "model_calls"
-    assert "run 'root''s model_calls limit of 5" in hit.reason()
+    assert hit is not None and hit.evidence["owner"] == "root" and hit.rule == "tree_budget:model_calls"
+    assert "run 'root''s model_calls limit of 5" in hit.message and hit.outcome is Outcome.EXPIRED
     assert b.remaining().model_calls == 0
 
 
@@ -62,7 +62,8 @@ def test_limits_are_reached_not_exceeded_and_unlimited_dimensions_never_fire():
     assert root.exhausted() is None
     root.charge_event(event(tokens=10))
     hit = root.exhausted()
-    assert hit is not None and hit.dimension == "tokens" and hit.used == 30 and "(30 used)" in hit.reason()
+    assert hit is not None and hit.evidence["dimension"] == "tokens" and hit.evidence["used"] == 30
+    assert "(30 used)" in hit.message
     assert BudgetNode.root("free", clock=Clock()).exhausted() is None
 
 
@@ -73,7 +74,8 @@ def test_time_and_cost_compose_too():
     child = root.child("c", TreeLimits(seconds=60))
     assert child.limits.seconds == pytest.approx(6)
     clock.now += 6
-    assert child.exhausted().dimension == "seconds"
+    hit = child.exhausted()
+    assert hit is not None and hit.rule == "tree_budget:seconds"
     prices = {"m": Price(input_per_mtok=1_000_000, output_per_mtok=0)}
     assert event_cost(event(tokens=2), prices) == 2.0
     assert event_cost(event(tokens=2, model="other"), prices) == 0.0

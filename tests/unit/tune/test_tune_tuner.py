@@ -78,8 +78,8 @@ def test_a_type_with_no_successes_is_an_input_error(tiny_space):
         tune(records, TuneOptions(space=tiny_space))
 
 
-def test_an_impossible_bound_is_an_input_error(tiny_space):
-    # successful runs that loop: the stall rules stop them whatever the budget, so no policy meets a zero bound
+def test_an_impossible_bound_answers_reflect_only(tiny_space):
+    # successful runs that loop: the stall rules stop them whatever the budget and the reflection settings
     loops = [
         RunRecord(
             start={"run_id": f"r{i}", "task_type": "x", "task": f"t{i}"},
@@ -88,8 +88,10 @@ def test_an_impossible_bound_is_an_input_error(tiny_space):
         )
         for i in range(30)
     ]
-    with pytest.raises(InputError, match="no policy in the search space.*raise --max-false-stop-rate"):
-        tune(loops, TuneOptions(space=tiny_space, max_false_stop_rate=0.0))
+    # no stall setting keeps them running: the type falls back to reflect-only, which meets even a zero bound here
+    result = tune(loops, TuneOptions(space=tiny_space, max_false_stop_rate=0.0))
+    (t,) = result.types
+    assert t.reflect_only and t.held_out is not None and t.held_out.false_stop_rate.value == 0.0
 
 
 def test_small_types_keep_the_starting_budget_with_a_warning(tiny_space):

@@ -126,7 +126,9 @@ public final class GuardSensor implements ChatModelListener {
     private synchronized String record(int index, ChatRequest request, ChatResponse response, Throwable error,
                                        ModelProvider provider, Double latencyMs, String traceparent)
             throws IOException {
-        StringWriter out = new StringWriter(256);
+        // sized for the texts it will hold: a large tool result is then copied into the event once (and once more by
+        // toString), not once per doubling of a small buffer
+        StringWriter out = new StringWriter(initialCapacity(request, response));
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
             g.writeStringField("run_id", config.runId());
@@ -204,12 +206,41 @@ public final class GuardSensor implements ChatModelListener {
         if (v != null && Double.isFinite(v)) g.writeNumberField(name, v);
     }
 
-    private static void writeObservations(JsonGenerator g, List<ChatMessage> messages) throws IOException {
-        int start = 0;
+    /** Where the observations of a request begin: after its last {@link AiMessage}. */
+    private static int observationsStart(List<ChatMessage> messages) {
         for (int i = messages.size() - 1; i >= 0; i--) {
-            if (messages.get(i) instanceof AiMessage) { start = i + 1; break; }
+            if (messages.get(i) instanceof AiMessage) return i + 1;
         }
-        for (int i = start; i < messages.size(); i++) {
+        return 0;
+    }
+
+    /** The event's JSON length, near enough: its texts plus room for the fields and some escapes. */
+    static int initialCapacity(ChatRequest request, ChatResponse response) {
+        long chars = 1024;
+        if (request != null && request.messages() != null) {
+            List<ChatMessage> messages = request.messages();
+            for (int i = observationsStart(messages); i < messages.size(); i++) {
+                ChatMessage m = messages.get(i);
+                if (m instanceof ToolExecutionResultMessage || m instanceof UserMessage || m instanceof SystemMessage) {
+                    chars += Messages.text(m).length() + 256;
+                }
+            }
+        }
+        AiMessage ai = response == null ? null : response.aiMessage();
+        if (ai != null) {
+            if (ai.text() != null) chars += ai.text().length();
+            if (ai.hasToolExecutionRequests()) {
+                for (ToolExecutionRequest r : ai.toolExecutionRequests()) {
+                    chars += 256 + (r.arguments() == null ? 0 : r.arguments().length());
+                }
+            }
+        }
+        chars += chars / 16;  // escapes (a newline is written as two characters)
+        return (int) Math.min(chars, Integer.MAX_VALUE - 16);
+    }
+
+    private static void writeObservations(JsonGenerator g, List<ChatMessage> messages) throws IOException {
+        for (int i = observationsStart(messages); i < messages.size(); i++) {
             ChatMessage m = messages.get(i);
             if (m instanceof ToolExecutionResultMessage t) {
                 g.writeStartObject();
@@ -269,8 +300,9 @@ public final class GuardSensor implements ChatModelListener {
     /**
      * The callback on a pool thread, with the deadline. Returns its reply, or null when the deadline passed (counted as
      * a failure). At most one callback per run is ever in flight: once one missed its deadline, the guard of this run
-     * is given up (later events are counted as failures, not delivered; the fail-safe cap still bounds the run), so a
-     * hung engine parks one pool thread per run, until it returns, instead of one per model call.
+     * is given up ({@link #missedDeadlineAt()}: the run is stopped before its next model call; an event that still
+     * comes is counted as a failure, not delivered), so a hung engine parks one pool thread per run, until it returns,
+     * and holds the run for one deadline, not one per model call.
      *
      * <p>Whether a reply is applied is settled by one claim, under one lock: Python calls {@link #claim(int)} before it
      * records its decision, and the deadline path marks the event abandoned. Whichever comes first wins, so a decision
@@ -335,6 +367,15 @@ public final class GuardSensor implements ChatModelListener {
             claimed = true;
             return true;
         }
+    }
+
+    /**
+     * The event whose guard callback missed its deadline, or 0 while none did. Once one did, the run's guard is given
+     * up: {@link GuardedChatModel} stops the run before its next model call ({@code guard_error}), so the run's caller
+     * waits out at most one deadline, whatever the engine does after.
+     */
+    public int missedDeadlineAt() {
+        synchronized (claimLock) { return abandonedAt; }
     }
 
     /** Callbacks running on the deadline pool right now, across all runs (a test hook: no thread may leak per run). */

@@ -1,0 +1,118 @@
+"""What stops a run, in one place: build any stop condition from its configuration, and compose a policy's whole
+stop condition (the stall rules, the caps, the hard cap, the budget and the config's ``stop`` conditions).
+
+    from pyguard.engine.stop import ModelCallCap, TokenCap, WallClockCap
+    PolicyConfig(stop=ModelCallCap(60) | (TokenCap(200_000) & WallClockCap(300)))
+
+or in TOML (:mod:`pyguard.engine.stop_config`)::
+
+    [stop]
+    kind = "any"
+    of = [{ kind = "model_calls", limit = 60 },
+          { kind = "all", of = [{ kind = "tokens", limit = 200000 }, { kind = "wall_clock", seconds = 300 }] }]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pyguard.engine.caps import (
+    CostCap,
+    IdenticalActionCap,
+    ModelCallCap,
+    TokenCap,
+    ToolCallCap,
+    WallClockCap,
+    build_caps,
+)
+from pyguard.engine.conditions import AllOf, AnyOf, FunctionCondition, RunState, StopCondition, StopHit
+from pyguard.engine.config import PolicyConfig
+from pyguard.engine.stop_config import (
+    AllOfConfig,
+    AnyOfConfig,
+    BudgetConfig,
+    CostConfig,
+    HardCapConfig,
+    IdenticalActionsConfig,
+    ModelCallsConfig,
+    StalledConfig,
+    StopConfig,
+    TokensConfig,
+    ToolCallsConfig,
+    WallClockConfig,
+)
+from pyguard.engine.stop_rules import HardCap, IterationBudget, Stalled
+from pyguard.engine.tree import TreeBudget
+from pyguard.errors import ConfigError
+
+__all__ = [
+    "AllOf",
+    "AnyOf",
+    "CostCap",
+    "FunctionCondition",
+    "HardCap",
+    "IdenticalActionCap",
+    "IterationBudget",
+    "ModelCallCap",
+    "RunState",
+    "Stalled",
+    "StopCondition",
+    "StopHit",
+    "TokenCap",
+    "ToolCallCap",
+    "TreeBudget",
+    "WallClockCap",
+    "build_condition",
+    "policy_condition",
+    "with_recorded_stop",
+]
+
+_BUILDERS: dict[type, Callable[[Any], StopCondition]] = {
+    ModelCallsConfig: lambda c: ModelCallCap(c.limit),
+    ToolCallsConfig: lambda c: ToolCallCap(c.limit, c.tool),
+    TokensConfig: lambda c: TokenCap(c.limit, c.which),
+    CostConfig: lambda c: CostCap(c.limit),
+    WallClockConfig: lambda c: WallClockCap(c.seconds),
+    IdenticalActionsConfig: lambda c: IdenticalActionCap(c.limit),
+    StalledConfig: lambda c: Stalled(),
+    BudgetConfig: lambda c: IterationBudget(),
+    HardCapConfig: lambda c: HardCap(),
+    AnyOfConfig: lambda c: AnyOf(*(build_condition(x) for x in c.of)),
+    AllOfConfig: lambda c: AllOf(*(build_condition(x) for x in c.of)),
+}
+
+
+def build_condition(config: StopConfig) -> StopCondition:
+    """The stop condition a config describes (the inverse of ``condition.config()``)."""
+    builder = _BUILDERS.get(type(config))
+    if builder is None:
+        raise ConfigError(f"{config!r} is not a stop condition's config; use one of pyguard.engine.stop_config")
+    return builder(config)
+
+
+def policy_condition(config: PolicyConfig, extra: StopCondition | None = None) -> StopCondition:
+    """A run's whole stop condition under ``config``: the stall rules, the ``[caps]``, the config's ``stop``
+    conditions and ``extra`` (a condition given in Python, not recorded), the hard cap and the budget, OR-ed in that
+    order (the policy's precedence between them: :meth:`pyguard.engine.policy.RunSession.observe`)."""
+    parts: list[StopCondition] = [Stalled()]
+    caps = build_caps(config.caps)
+    if caps is not None:
+        parts.append(caps)
+    if config.stop is not None:
+        parts.append(build_condition(config.stop))
+    if extra is not None:
+        parts.append(extra)
+    parts += [HardCap(), IterationBudget()]
+    return AnyOf(*parts)
+
+
+def with_recorded_stop(config: PolicyConfig, recorded_policy: Mapping[str, Any] | None) -> PolicyConfig:
+    """``config`` with the stop conditions a run's trace header recorded (``RunStart.policy["stop"]``), so that
+    replay judges the run by the conditions it was guarded with; ``config`` itself when the header records none or
+    ``config`` sets its own ``stop`` (a config given for the replay wins). A recorded condition that is not valid
+    raises :class:`~pyguard.errors.ConfigError` naming it."""
+    recorded = None if recorded_policy is None else recorded_policy.get("stop")
+    if recorded is None or config.stop is not None:
+        return config
+    return PolicyConfig.model_validate({**config.model_dump(), "stop": recorded})

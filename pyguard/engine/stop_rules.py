@@ -1,0 +1,84 @@
+"""The engine's own stop rules as stop conditions: the stall rules (:class:`Stalled`), the dynamic iteration budget
+(:class:`IterationBudget`) and the per-turn hard cap (:class:`HardCap`).
+
+:class:`Stalled` reads the stall detector's findings in ``state.flags`` (:mod:`pyguard.engine.stall` measures, this
+condition decides which findings count); the policy reflects on a stall first and stops on it once the reflections
+are used up. The budget and the hard cap read ``state.budget`` and ``state.hard_cap``; both stop with rule
+``budget`` and outcome ``expired``, the hard cap being the budget that can grow no further.
+"""
+
+from __future__ import annotations
+
+from pyguard.engine.conditions import RunState, StopCondition, StopHit
+from pyguard.engine.stop_config import BudgetConfig, HardCapConfig, StalledConfig
+from pyguard.events import Outcome
+
+__all__ = ["Stalled", "IterationBudget", "HardCap"]
+
+
+class Stalled(StopCondition):
+    """The stall detector found a stall (``repeat_no_gain``, ``cycle``, ``error_storm``, ``low_gain_streak``,
+    ``same_answer``, ``fruitless_attempts``, ``polling_limit``, ``fruitless_retry``; which rules run and their
+    thresholds: ``[stall]``, :class:`~pyguard.engine.config.StallConfig`). One hit per finding, in the detector's
+    order; outcome ``stalled``."""
+
+    def check(self, state: RunState) -> StopHit | None:
+        flags = state.flags
+        if not flags:
+            return None
+        return StopHit.combine([StopHit(f.rule, Outcome.STALLED, f.message, f.as_dict(), flag=f) for f in flags])
+
+    def config(self) -> StalledConfig:
+        return StalledConfig()
+
+    def __repr__(self) -> str:
+        return "Stalled()"
+
+
+def _budget_hit(state: RunState) -> StopHit:
+    """The stop of a run whose budget is used up, with what the budget was and where."""
+    i, budget = state.iteration, state.budget
+    if state.reflecting:
+        message = f"stalled with no budget left (hard cap {state.hard_cap_per_turn})"
+    else:
+        at_cap = " (the hard cap)" if budget >= state.hard_cap else ""
+        used = budget - state.turn_start
+        where = f" in turn {state.turn}" if state.turn > 1 else ""
+        message = (
+            f"iteration budget of {used} model calls used{where}{at_cap}"
+            if i == budget
+            else f"{i - state.turn_start} model calls made{where}, over the iteration budget of {used}{at_cap}"
+        )
+    return StopHit(
+        "budget",
+        Outcome.EXPIRED,
+        message,
+        {"budget": budget, "hard_cap": state.hard_cap_per_turn, "iteration": i},
+    )
+
+
+class IterationBudget(StopCondition):
+    """The run has made as many model calls as its dynamic budget allows (what it started with plus what it
+    earned and what reflections granted)."""
+
+    def check(self, state: RunState) -> StopHit | None:
+        return _budget_hit(state) if state.iteration >= state.budget else None
+
+    def config(self) -> BudgetConfig:
+        return BudgetConfig()
+
+    def __repr__(self) -> str:
+        return "IterationBudget()"
+
+
+class HardCap(StopCondition):
+    """The turn has made as many model calls as the hard cap allows, however productive."""
+
+    def check(self, state: RunState) -> StopHit | None:
+        return _budget_hit(state) if state.iteration >= state.hard_cap else None
+
+    def config(self) -> HardCapConfig:
+        return HardCapConfig()
+
+    def __repr__(self) -> str:
+        return "HardCap()"

@@ -1,0 +1,59 @@
+"""The part of an observation the engine reads: at most :data:`WINDOW_CHARS` characters of it, so that a decision
+about a 50 MB tool result costs what one about 128 K characters costs.
+
+An observation up to :data:`WINDOW_CHARS` characters is read whole (decisions about it are those of an engine without
+a window). A longer one is read as its first and last :data:`EDGE_CHARS` characters with one line between them that
+stands for the rest: how many characters were left out and a checksum of the whole text (CRC-32 of its UTF-8 bytes,
+written in letters, which no masking of volatile tokens touches). So two long results that differ anywhere read as
+different texts, and the same long result twice reads as the same text. The checksum reads the whole text once, in
+slices of :data:`_SLICE_CHARS` (memory: the window plus one slice, whatever the observation's size); everything else
+the engine does (normalising, shingling, matching) sees the window only.
+
+The largest observation in the real recordings (``python benchmarks/run.py real_replay``) is 41,623 characters
+(mini-swe-agent, measured 2026-12-01), and the golden-decisions test pads results to 70 KB: both inside the window,
+so their decisions are unchanged. Thresholds counted in
+characters (``novelty.absolute_chars``, ``stall.polling_allowance_chars``) see at most a window's worth per
+observation; with their defaults (5,000 and 8,000) one window is past both already.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+__all__ = ["EDGE_CHARS", "WINDOW_CHARS", "observed_text"]
+
+WINDOW_CHARS = 131_072
+"""Observations up to this many characters are read whole."""
+EDGE_CHARS = WINDOW_CHARS // 2
+"""A longer observation is read as its first and last this many characters, and one line for the rest."""
+_SLICE_CHARS = 1 << 20
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _checksum(text: str) -> int:
+    """CRC-32 of ``text`` as UTF-8 (lone surrogates passed through), read one slice at a time."""
+    crc = 0
+    for start in range(0, len(text), _SLICE_CHARS):
+        crc = zlib.crc32(text[start : start + _SLICE_CHARS].encode("utf-8", "surrogatepass"), crc)
+    return crc
+
+
+def _in_letters(value: int) -> str:
+    """``value`` (non-negative) written in base 26 with the letters a-z, at least 7 of them (a 32-bit value's)."""
+    out: list[str] = []
+    while value or len(out) < 7:
+        value, digit = divmod(value, 26)
+        out.append(_LETTERS[digit])
+    return "".join(reversed(out))
+
+
+def observed_text(text: str) -> str:
+    """``text`` when it is at most :data:`WINDOW_CHARS` characters, else its window (see the module docstring)."""
+    size = len(text)
+    if size <= WINDOW_CHARS:
+        return text
+    left_out = size - 2 * EDGE_CHARS
+    return (
+        f"{text[:EDGE_CHARS]}\n[pyguard window: {left_out} characters of {size} not read here;"
+        f" whole text checksum {_in_letters(_checksum(text))}]\n{text[-EDGE_CHARS:]}"
+    )
