@@ -63,7 +63,6 @@ _END = (
     "censored",
     "tokens_partial",
 )
-_JSON_COLUMNS = ("policy", "evidence")
 
 
 def _pa() -> Any:
