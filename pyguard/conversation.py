@@ -162,6 +162,7 @@ def _run(
     from pyguard.jvm import run_built
     from pyguard.jvm.streaming import conversation_agent
 
+    run.agent_round_trips = ref.max_tool_calling_round_trips  # its end gets the wrap-up too (on_stop="answer")
     try:
         guarded = run.guarded_streaming_model(model) if ref.streaming else run.guarded_model(model)
         agent = conversation_agent(

@@ -4,9 +4,9 @@
                       [--folds 5] [--seed S] [--artifact] [--out FILE.toml] [--report DIR] [--json] [--workers N]
 
 Exit status (:mod:`pyguard.cli.exit_codes`): 0 fitted (a task type that no stall setting keeps within the bound is
-made reflect-only, stopped by its hard cap alone, and the summary says so); 2 bad input (no labels, a task type with
-no successful run, a bad option or file; the message says what to do); 3 an optional extra missing; 1 any other
-pyguard error.
+made reflect-only, stopped by its hard cap alone, and a type with no successful run keeps the starting budget; the
+summary says so); 2 bad input (no labels at all, a bad option or file; the message says what to do); 3 an optional
+extra missing; 1 any other pyguard error.
 """
 
 from __future__ import annotations

@@ -249,6 +249,12 @@ class EscalationConfig(StrictConfig):
         return choice == "escalate"
 
 
+Mode = Literal["observe", "reflect", "enforce"]
+"""How a live guard acts on its decisions (the engine decides the same in every mode; replay ignores the mode):
+``enforce`` applies them; ``reflect`` sends reflections and turns a stop into one last reflection, so it never stops
+the run; ``observe`` acts on none. Every decision is recorded in the trace either way."""
+
+
 class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
@@ -266,6 +272,8 @@ class TaskTypeConfig(StrictConfig):
     stall: StallConfig | None = None
     """Replaces the policy's ``[stall]`` table for this task type (a whole table: unset keys take the
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
+    mode: Mode | None = None
+    """Replaces the policy's ``mode`` for this task type."""
 
 
 class BudgetSettings(StrictConfig):
@@ -316,6 +324,9 @@ class PolicyConfig(StrictConfig):
     """After a reflection, stop in the next call when its results bring the reflected evidence again (the same rule,
     the same actions or tool) and the model, having read the reflection, asks for more of the same: the second
     signal is the first one repeated, so waiting for its result buys nothing."""
+    mode: Mode = "enforce"
+    """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
+    goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
     budget_per_turn: bool = True
     """A conversation's budget, stall state and reflections are per turn (a user message after the model's
     answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""
@@ -363,6 +374,11 @@ class PolicyConfig(StrictConfig):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.escalation if over is not None and over.escalation is not None else self.escalation
 
+    def mode_for(self, task_type: str | None) -> Mode:
+        """The mode for ``task_type`` (its own ``mode``, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.mode if over is not None and over.mode is not None else self.mode
+
     def stall_for(self, task_type: str | None) -> StallConfig:
         """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -384,7 +400,11 @@ class PolicyConfig(StrictConfig):
         }
         if over is not None:
             values.update(
-                {k: v for k, v in over.model_dump().items() if v is not None and k not in ("escalation", "stall")}
+                {
+                    k: v
+                    for k, v in over.model_dump().items()
+                    if v is not None and k not in ("escalation", "stall", "mode")
+                }
             )
         return BudgetSettings.model_validate(values)
 
