@@ -8,19 +8,10 @@ Export needs the ``otel`` extra (``pip install 'pyguard[otel]'``); import reads 
 Names are in :mod:`pyguard.otel.semconv`.
 """
 
-from pyguard.otel.context import java_traceparent, traceparent
+from pyguard.otel.context import traceparent
 from pyguard.otel.export import RunSpans
 from pyguard.otel.otlp_import import import_otlp
 from pyguard.otel.otlp_json import Span, read_spans
 from pyguard.otel.telemetry import GuardTelemetry, export_runs
 
-__all__ = [
-    "GuardTelemetry",
-    "RunSpans",
-    "Span",
-    "export_runs",
-    "import_otlp",
-    "java_traceparent",
-    "read_spans",
-    "traceparent",
-]
+__all__ = ["GuardTelemetry", "RunSpans", "Span", "export_runs", "import_otlp", "read_spans", "traceparent"]
