@@ -99,6 +99,9 @@ class NestedRun(GuardedRun):
 
     Made by :func:`start_tree` (the root) and by the root's Java ``AgentTree`` (children, one per invocation)."""
 
+    wraps_up = False
+    """A stop in a tree ends the tree through its exception (no wrap-up answer: see GuardedRun.wraps_up)."""
+
     def __init__(
         self,
         guard: RunHost,

@@ -72,6 +72,18 @@ class RunResult(BaseModel):
         return self.end.answer
 
     @property
+    def tool_calls_executed(self) -> int | None:
+        """Tools that actually ran, beside :attr:`tool_calls` (requested): None where the agent's loop did not report
+        them (wire ``run.after_tool_execution()`` into your AiServices builder; pyguard's own agents always do)."""
+        return self.end.tool_calls_executed
+
+    @property
+    def answer_source(self) -> str | None:
+        """Where :attr:`answer` came from: ``"model"`` (its final answer), ``"wrap_up"`` (one last model call with no
+        tools after a stop: ``Guard(on_stop="answer")``), ``"salvaged"`` (the last text before a stop), or None."""
+        return self.end.answer_source
+
+    @property
     def reason(self) -> str:
         return self.end.reason
 

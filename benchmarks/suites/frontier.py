@@ -94,6 +94,9 @@ def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
         "stopped_after": stop.iteration if stop is not None else None,
         "answer_at": task.answer_at,
         "loop_from_call": task.loop_from_call,
+        "answer_source": result.answer_source,
+        "wrap_up_tokens": result.record.end.wrap_up_tokens,
+        "answer_holds_keys": is_success(task, "succeeded", _answers(result)),
     }
 
 
@@ -174,6 +177,22 @@ def _summary(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             for f in FAMILIES
             if any(r["family"] == f for r in rows)
         },
+        "stops": _stops(rows),
+    }
+
+
+def _stops(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The runs that were stopped (stalled, expired) and what they still delivered: an answer at all, one holding
+    every answer key of the task, a wrap-up answer (``Guard(on_stop="answer")``) and its tokens (not in
+    ``total_tokens``, which counts the runs' iterations)."""
+    stopped = [r for r in rows if r["outcome"] in ("stalled", "expired")]
+    wrapped = [r for r in stopped if r.get("answer_source") == "wrap_up"]
+    return {
+        "stopped": len(stopped),
+        "with_answer": sum(1 for r in stopped if r.get("answer_source") is not None),
+        "with_correct_answer": sum(1 for r in stopped if r.get("answer_holds_keys")),
+        "wrap_ups": len(wrapped),
+        "wrap_up_tokens": int(sum(r.get("wrap_up_tokens") or 0 for r in wrapped)),
     }
 
 

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from pyguard.cli._policy import config_option, policy_file, policy_line
+from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
@@ -177,7 +177,6 @@ def tune(
     """Fit the guard's policy to labelled RUNS (a file or directory of traces or recordings): the most failed-run
     tool calls and tokens saved with at most --max-false-stop-rate of successful runs stopped, per task type,
     estimated by cross-validation grouped by task."""
-    from pyguard.engine import PolicyConfig
     from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
     from pyguard.tune import tune as run_tune
     from pyguard.tune.output import require_plots
@@ -188,8 +187,7 @@ def tune(
     try:
         if report_dir is not None:
             require_plots()  # a missing 'plot' extra is said before the tuning, not after it
-        used = policy_file(config_path)
-        base = PolicyConfig.from_toml(used) if used is not None else PolicyConfig()
+        base, used = load_policy(config_path)
         records = load_cli_runs(runs, fmt)
         if not records:
             raise InputError(f"{str(runs)!r} holds no runs; nothing to tune")

@@ -31,12 +31,12 @@ sharing ``[tool.pyguard]`` and are skipped here. A ``[tool.pyguard.policy]`` tab
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from pyguard.config_search import find_config_file, read_policy_table
 from pyguard.engine.stop_config import StopConfig
 from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
@@ -249,6 +249,12 @@ class EscalationConfig(StrictConfig):
         return choice == "escalate"
 
 
+Mode = Literal["observe", "reflect", "enforce"]
+"""How a live guard acts on its decisions (the engine decides the same in every mode; replay ignores the mode):
+``enforce`` applies them; ``reflect`` sends reflections and turns a stop into one last reflection, so it never stops
+the run; ``observe`` acts on none. Every decision is recorded in the trace either way."""
+
+
 class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
@@ -266,6 +272,8 @@ class TaskTypeConfig(StrictConfig):
     stall: StallConfig | None = None
     """Replaces the policy's ``[stall]`` table for this task type (a whole table: unset keys take the
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
+    mode: Mode | None = None
+    """Replaces the policy's ``mode`` for this task type."""
 
 
 class BudgetSettings(StrictConfig):
@@ -316,6 +324,9 @@ class PolicyConfig(StrictConfig):
     """After a reflection, stop in the next call when its results bring the reflected evidence again (the same rule,
     the same actions or tool) and the model, having read the reflection, asks for more of the same: the second
     signal is the first one repeated, so waiting for its result buys nothing."""
+    mode: Mode = "enforce"
+    """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
+    goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
     budget_per_turn: bool = True
     """A conversation's budget, stall state and reflections are per turn (a user message after the model's
     answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""
@@ -363,6 +374,11 @@ class PolicyConfig(StrictConfig):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.escalation if over is not None and over.escalation is not None else self.escalation
 
+    def mode_for(self, task_type: str | None) -> Mode:
+        """The mode for ``task_type`` (its own ``mode``, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.mode if over is not None and over.mode is not None else self.mode
+
     def stall_for(self, task_type: str | None) -> StallConfig:
         """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -384,7 +400,11 @@ class PolicyConfig(StrictConfig):
         }
         if over is not None:
             values.update(
-                {k: v for k, v in over.model_dump().items() if v is not None and k not in ("escalation", "stall")}
+                {
+                    k: v
+                    for k, v in over.model_dump().items()
+                    if v is not None and k not in ("escalation", "stall", "mode")
+                }
             )
         return BudgetSettings.model_validate(values)
 
@@ -402,32 +422,24 @@ class PolicyConfig(StrictConfig):
 
     @classmethod
     def from_toml(cls, path: str | Path) -> PolicyConfig:
-        """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)."""
-        p = Path(path)
-        try:
-            raw = p.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"cannot read policy config {str(p)!r}: {exc.strerror}; check the path") from None
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{str(p)!r} is not valid TOML: {exc}; fix the file") from None
-        if "tool" in data or p.name == "pyproject.toml":
-            tool = data.get("tool", {})
-            if not isinstance(tool, dict) or "pyguard" not in tool:
-                raise ConfigError(f"{str(p)!r} has no [tool.pyguard] table; add one or pass a plain policy TOML file")
-            return cls.from_dict(tool["pyguard"], source=f"{p} [tool.pyguard]")
-        return cls.from_dict(data, source=str(p))
+        """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)
+        (:func:`pyguard.config_search.read_policy_table`)."""
+        data, source = read_policy_table(path)
+        return cls.from_dict(data, source=source)
+
+    @classmethod
+    def from_file(cls, path: str | Path | None) -> PolicyConfig:
+        """The policy in ``path`` (:meth:`from_toml`), or the defaults when there is none: the one "a named file, else
+        the default policy"."""
+        return cls() if path is None else cls.from_toml(path)
 
     @classmethod
     def discover(cls, start: str | Path | None = None) -> tuple[PolicyConfig, Path | None]:
         """The policy in the nearest ``pyguard.toml`` or ``pyproject.toml`` with ``[tool.pyguard]``, in ``start``
         (default: the current directory) or a parent up to the repository root, with that file's path; the defaults
         and None when there is none (:func:`pyguard.config_search.find_config_file`)."""
-        from pyguard.config_search import find_config_file
-
         path = find_config_file(start)
-        return (cls.from_toml(path), path) if path is not None else (cls(), None)
+        return cls.from_file(path), path
 
     def to_toml(self) -> str:
         """This config as TOML text (``from_toml`` of it gives an equal config)."""
