@@ -98,7 +98,7 @@ def render_runs(report: ReplayReport, console: Console) -> None:
             why,
             ",".join(map(str, r.reflect_at)) or "-",
             _short_saved(r.tool_calls, r.tool_calls_saved),
-            _short_saved(r.tokens, r.tokens_saved),
+            _short_saved(None if r.tokens_partial else r.tokens, r.tokens_saved),  # a share of a lower bound: none
         )
     table.caption = "iters: ? incomplete (no footer), + cut off; saved: of the run's own (share)"
     console.print(table)

@@ -172,6 +172,16 @@ class StallConfig(StrictConfig):
     same_answer_streak: int | None = Field(default=None, ge=2)
     """Results in a row whose template matches an earlier one of the same tool that make a stall (rule
     ``same_answer``); None: ``error_storm_length``."""
+    cycle_progress: bool = True
+    """Judge a repeat over the whole cycle: an action that returns the same result again is a stall only when
+    nothing since its last result brought anything (no write with new content, no changed check output, no new
+    result); a cleanup (``rm file``) repeated exactly between attempts with new content is progress."""
+    waits_make_polls: bool = True
+    """An identical read with a wait since (a tool that sleeps or waits: :mod:`pyguard.engine.waits`), a read that
+    waits itself, or a result that says "pending" is a poll (within ``polling_allowance``), not a repeat."""
+    futility_stops: bool = False
+    """Whether ``fruitless_attempts`` (new attempts leaving a check's output unchanged) may stop a run; by default
+    it earns a reflection, never a stop by itself (attempts are not a repeated state)."""
 
 
 class ToolsConfig(StrictConfig):
@@ -182,6 +192,8 @@ class ToolsConfig(StrictConfig):
     """Tools that are always writes (side effects: edits, orders, messages)."""
     read_tools: list[str] = Field(default_factory=list)
     """Tools that are always reads, whatever their names suggest."""
+    wait_tools: list[str] = Field(default_factory=list)
+    """Tools that wait (their descriptions say so, their names do not): a read repeated after one is a poll."""
 
     @model_validator(mode="after")
     def _check_disjoint(self) -> ToolsConfig:
@@ -254,6 +266,7 @@ class TaskTypeConfig(StrictConfig):
     earn_per_iteration: int | None = Field(default=None, ge=0)
     max_reflections: int | None = Field(default=None, ge=0)
     stop_on_fruitless_retry: bool | None = None
+    stop_on_repeated_evidence: bool | None = None
     escalation: EscalationConfig | None = None
     """Replaces the policy's ``escalation`` table for this task type."""
     stall: StallConfig | None = None
@@ -275,6 +288,7 @@ class BudgetSettings(StrictConfig):
     earn_per_iteration: int = Field(ge=0)
     max_reflections: int = Field(default=1, ge=0)
     stop_on_fruitless_retry: bool = True
+    stop_on_repeated_evidence: bool = True
 
     @model_validator(mode="after")
     def _check(self) -> BudgetSettings:
@@ -306,6 +320,10 @@ class PolicyConfig(StrictConfig):
     """Outcome of a run stopped by a stall: ``escalated`` hands it on (with the evidence) instead."""
     stop_on_fruitless_retry: bool = True
     """After a reflection, stop at once when the model's next actions only repeat actions already found fruitless."""
+    stop_on_repeated_evidence: bool = True
+    """After a reflection, stop in the next call when its results bring the reflected evidence again (the same rule,
+    the same actions or tool) and the model, having read the reflection, asks for more of the same: the second
+    signal is the first one repeated, so waiting for its result buys nothing."""
     mode: Mode = "enforce"
     """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
     goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
@@ -378,6 +396,7 @@ class PolicyConfig(StrictConfig):
             "earn_per_iteration": self.earn_per_iteration,
             "max_reflections": self.max_reflections,
             "stop_on_fruitless_retry": self.stop_on_fruitless_retry,
+            "stop_on_repeated_evidence": self.stop_on_repeated_evidence,
         }
         if over is not None:
             values.update(

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyguard.ending import TokenTotals, footer, settle
+from pyguard.ending import footer, settle
 from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
@@ -270,10 +270,6 @@ def _parameters(a: dict[str, Any]) -> dict[str, float | int | list[str]] | None:
     return out or None
 
 
-def _sum(values: Sequence[int | None]) -> int | None:
-    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
-
-
 def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: str, trace_id: str) -> RunEnd | None:
     a = agent.attributes if agent is not None else {}
     where = {"source": source, "otel_trace_id": trace_id}
@@ -312,18 +308,11 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
         answered=True,
         succeeded="the model answered (no outcome label was recorded)",
     )
-    tokens = TokenTotals(
-        _sum([e.input_tokens for e in events]),
-        _sum([e.output_tokens for e in events]),
-        _sum([e.total_tokens for e in events]),
-        False,
-    )
     return footer(
         run_id,
         events,
         settled,
         answer=last.text if last.is_final else None,
-        tokens=tokens,
         wall_ms=(agent.end_ns - agent.start_ns) / 1e6 if agent is not None else None,
         evidence={"imported_from": "otel", **where},
         censored=bool(last.tool_calls) and last.error is None,
