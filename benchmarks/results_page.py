@@ -144,12 +144,13 @@ def tune_real(r: dict) -> Table:
             rows.append([name, f"{s['runs']:,}", s["error"], "", "", ""])
             continue
         held, default = s["held_out"], s["default"]
+        untuned = "no task type tuned (too few runs or no success per type): the starting policy"
         rows.append(
             [
                 name + (" (artifact)" if s["artifact"] else ""),
                 f"{s['runs']:,} ({s['tasks']:,})",
-                f"{held['false_stops']} = {_interval(held['false_stop_rate'])}",
-                _interval(held["failed_calls_saved"]),
+                untuned if held is None else f"{held['false_stops']} = {_interval(held['false_stop_rate'])}",
+                "" if held is None else _interval(held["failed_calls_saved"]),
                 f"{default['false_stops']} = {_pct(default['false_stop_rate']['value'], 2)}",
                 _pct(default["failed_calls_saved"]["value"], 2),
             ]

@@ -170,7 +170,7 @@ def policy_replayer(config_path: str | Path | None) -> Replayer:
     from pyguard.engine import PolicyConfig
     from pyguard.replay import replay_runs
 
-    config = PolicyConfig.from_toml(config_path) if config_path is not None else None
+    config = PolicyConfig.from_file(config_path)
 
     def replay(runs: Sequence[RunRecord]) -> list[RunEnd]:
         report = replay_runs(list(runs), config)

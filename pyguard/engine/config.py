@@ -31,12 +31,12 @@ sharing ``[tool.pyguard]`` and are skipped here. A ``[tool.pyguard.policy]`` tab
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from pyguard.config_search import find_config_file, read_policy_table
 from pyguard.engine.stop_config import StopConfig
 from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
@@ -422,32 +422,24 @@ class PolicyConfig(StrictConfig):
 
     @classmethod
     def from_toml(cls, path: str | Path) -> PolicyConfig:
-        """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)."""
-        p = Path(path)
-        try:
-            raw = p.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"cannot read policy config {str(p)!r}: {exc.strerror}; check the path") from None
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{str(p)!r} is not valid TOML: {exc}; fix the file") from None
-        if "tool" in data or p.name == "pyproject.toml":
-            tool = data.get("tool", {})
-            if not isinstance(tool, dict) or "pyguard" not in tool:
-                raise ConfigError(f"{str(p)!r} has no [tool.pyguard] table; add one or pass a plain policy TOML file")
-            return cls.from_dict(tool["pyguard"], source=f"{p} [tool.pyguard]")
-        return cls.from_dict(data, source=str(p))
+        """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)
+        (:func:`pyguard.config_search.read_policy_table`)."""
+        data, source = read_policy_table(path)
+        return cls.from_dict(data, source=source)
+
+    @classmethod
+    def from_file(cls, path: str | Path | None) -> PolicyConfig:
+        """The policy in ``path`` (:meth:`from_toml`), or the defaults when there is none: the one "a named file, else
+        the default policy"."""
+        return cls() if path is None else cls.from_toml(path)
 
     @classmethod
     def discover(cls, start: str | Path | None = None) -> tuple[PolicyConfig, Path | None]:
         """The policy in the nearest ``pyguard.toml`` or ``pyproject.toml`` with ``[tool.pyguard]``, in ``start``
         (default: the current directory) or a parent up to the repository root, with that file's path; the defaults
         and None when there is none (:func:`pyguard.config_search.find_config_file`)."""
-        from pyguard.config_search import find_config_file
-
         path = find_config_file(start)
-        return (cls.from_toml(path), path) if path is not None else (cls(), None)
+        return cls.from_file(path), path
 
     def to_toml(self) -> str:
         """This config as TOML text (``from_toml`` of it gives an equal config)."""

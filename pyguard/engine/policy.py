@@ -536,29 +536,22 @@ class RunSession:
 
     def _repeated_evidence(self, flags: Sequence[StallFlag], actions: Sequence[ActionFingerprint]) -> StallFlag | None:
         """In the call after a reflection: a finding that is the reflected evidence again (the same rule about the
-        same actions, or about the same tool for ``same_answer``), when the model, having read the reflection,
-        asks only for more of the same (the same actions; for ``same_answer``, the same tool again) and for no
-        write. Returned as the stop's finding; None when the evidence is new or the model tries something else."""
+        same actions), when the model, having read the reflection, asks only for those same actions again and for
+        no write. Returned as the stop's finding; None when the evidence is new or the model tries something else.
+        A reworded request (``same_answer``) is a new action, not the same state: it is judged by its result."""
         if not actions or not self._reflected:
             return None
-        reflected_ids = {x for f in self._reflected for x in f.ids}
-        reflected_tools = {f.tool for f in self._reflected if f.rule == "same_answer"}
         if any(p[3] for p in self._pending):  # the model's response makes a write: an attempt, judged by its result
             return None
+        reflected_ids = {x for f in self._reflected for x in f.ids}
         for f in flags:
-            if not f.stops or not any(f.rule == g.rule for g in self._reflected):
+            if not f.stops or f.rule == "same_answer" or not any(f.rule == g.rule for g in self._reflected):
                 continue
-            if f.rule == "same_answer" and f.tool in reflected_tools:
-                more = all(a.tool == f.tool for a in actions)
-            elif set(f.ids) & reflected_ids:
-                more = all({a.exact_id, a.norm_id} & reflected_ids for a in actions)
-            else:
-                continue
-            if more:
+            if set(f.ids) & reflected_ids and all({a.exact_id, a.norm_id} & reflected_ids for a in actions):
                 return StallFlag(
                     rule=f.rule,
                     iteration=f.iteration,
-                    message=f.message + " The model, after the reflection, asked for more of the same.",
+                    message=f.message + " The model, after the reflection, asked for the same again.",
                     tool=f.tool,
                     fingerprints=f.fingerprints,
                     ids=f.ids,

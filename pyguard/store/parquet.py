@@ -66,7 +66,6 @@ _END = (
     "wrap_up_tokens",
     "tool_calls_executed",
 )
-_JSON_COLUMNS = ("policy", "evidence")
 
 
 def _pa() -> Any:

@@ -181,12 +181,14 @@ def tune(
         mask = type_of == code
         succ, fail = int((runset.success[mask] == 1).sum()), int((runset.success[mask] == 0).sum())
         shown = "runs with no task type" if name is None else f"task type {name!r}"
-        if succ == 0:
-            raise InputError(
-                f"{shown} has {int(mask.sum())} labelled run(s) and no successful one: its false-stop rate cannot"
-                " be measured; add successful runs of it, fix its labels, or pass --by none to fit one policy for all"
+        if succ == 0:  # every policy meets the bound on it (nothing to stop falsely): tune answers, untuned for it
+            notes[name] = (
+                f"{int(mask.sum())} labelled run(s) and no successful one: its false-stop rate cannot be measured;"
+                " kept the starting policy's budget (add successful runs of it, fix its labels, or pass --by none to"
+                " fit one policy for all)"
             )
-        if int(mask.sum()) < o.min_runs or succ < o.min_successes:
+            warnings.append(f"{shown}: {notes[name]}")
+        elif int(mask.sum()) < o.min_runs or succ < o.min_successes:
             notes[name] = (
                 f"too few runs to tune ({int(mask.sum())} labelled, {succ} successful; needs"
                 f" {o.min_runs} and {o.min_successes}): kept the starting policy's budget"

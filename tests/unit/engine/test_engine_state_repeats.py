@@ -201,3 +201,17 @@ def test_a_new_second_signal_is_told_apart_and_a_first_signal_stop_too():
     sc = Script()
     _, ds = run([sc.step(("gss", {"id": 1}, "same")) for _ in range(4)], PolicyConfig(max_reflections=0))
     assert ds[-1].stops and ds[-1].evidence["signal"] == {"kind": "first"}
+
+
+def test_a_reworded_request_after_a_same_answer_reflection_is_judged_by_its_result():
+    """Rewording is a new action, not the same state: the call after the reflection does not stop on it."""
+    sc = Script()
+    queries = ["Scat", "Scatman", "Scat singer", "Scat man John", "John Larkin", "Scatman John"]
+    steps = [sc.step(("search", {"q": q}, f"Could not find [{q}]. Similar: ['Jazz', 'Vocal']")) for q in queries[:5]]
+    steps.append(
+        sc.step(("search", {"q": queries[5]}, "Scatman John (born John Paul Larkin) was an American musician."))
+    )
+    steps.append(sc.answer("Born in El Monte, California."))
+    _, ds = run(steps)
+    reflect = next(i for i, d in enumerate(ds) if d.action is Action.REFLECT)
+    assert not ds[reflect + 1].stops
