@@ -366,7 +366,7 @@ class GuardedRun:
         if guarded is None or self.guard.on_stop != "answer" or not self.wraps_up:
             return ending
         wrap = guarded.wrap_up()
-        cancelled = ending.ending is Ending.STOPPED and ending.stop_outcome in (Outcome.CANCELLED, Outcome.ESCALATED)
+        cancelled = ending.ending is Ending.STOPPED and ending.stop_outcome not in (Outcome.STALLED, Outcome.EXPIRED)
         if wrap is None and now and not cancelled and ending.ending in (Ending.EXHAUSTED, Ending.STOPPED):
             wrap = guarded.wrap_up_after(
                 WRAP_UP,

@@ -31,6 +31,7 @@ need = {
     "the bridge jar": lambda n: n.startswith("pyguard/_jars/pyguard-bridge-") and n.endswith(".jar"),
     "LangChain4j": lambda n: n.startswith("pyguard/_jars/langchain4j-core-"),
     "py.typed": lambda n: n == "pyguard/py.typed",
+    "the scenario format": lambda n: n == "pyguard/scenarios/README.md",
     "__main__": lambda n: n == "pyguard/__main__.py",
     "the LICENSE": lambda n: n.endswith(".dist-info/licenses/LICENSE"),
 }

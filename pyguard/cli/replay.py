@@ -60,34 +60,59 @@ def _type_name(name: str) -> str:
 
 
 def render_runs(report: ReplayReport, console: Console) -> None:
-    """One table row per run (``--runs``)."""
+    """One table row per run (``--runs``): short cells, so that a row stays on one line at 80 columns (CI logs); each
+    stopped run's reason follows the table on lines of its own, wrapped."""
     table = Table(title="pyguard replay: runs", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for name, justify in [
         ("run", "left"),
-        ("task type", "left"),
+        ("type", "left"),
         ("ok", "center"),
         ("iters", "right"),
-        ("stop at", "right"),
-        ("reason", "left"),
+        ("stop", "right"),
+        ("why", "left"),
         ("reflect", "left"),
-        ("tool calls / saved", "right"),
-        ("tokens / saved", "right"),
+        ("calls saved", "right"),
+        ("tokens saved", "right"),
     ]:
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        # ids up to 24 characters stay whole on their line (longer ones fold), task types are cut short
+        width = {"run": (10, 20), "type": (4, 10), "reflect": (None, 9)}.get(name, (None, None))
+        table.add_column(
+            name,
+            justify=justify,  # type: ignore[arg-type]
+            overflow="ellipsis" if name == "type" else "fold",
+            min_width=width[0],
+            max_width=width[1],
+        )
+    reasons: list[str] = []
     for r in report.runs:
-        iters = f"{r.iterations}" + ("" if r.complete else " (incomplete)") + (" (cut off)" if r.censored else "")
+        iters = f"{r.iterations}" + ("" if r.complete else "?") + ("+" if r.censored else "")
+        why = (r.outcome.value if r.outcome is not None else "stop") if r.stop_at is not None else "-"
+        if r.stop_at is not None and r.reason:
+            reasons.append(f"{escape(r.id)} (stop at {r.stop_at}): {escape(r.reason)}")
         table.add_row(
             escape(r.id),
             escape(r.task_type or "-"),
             _fmt(r.success),
             iters,
             _fmt(r.stop_at),
-            escape(r.reason or "-"),
-            ", ".join(map(str, r.reflect_at)) or "-",
-            _saved(r.tool_calls, r.tool_calls_saved),
-            _saved(None if r.tokens_partial else r.tokens, r.tokens_saved),  # a share of a lower bound: none
+            why,
+            ",".join(map(str, r.reflect_at)) or "-",
+            _short_saved(r.tool_calls, r.tool_calls_saved),
+            _short_saved(None if r.tokens_partial else r.tokens, r.tokens_saved),  # a share of a lower bound: none
         )
+    table.caption = "iters: ? incomplete (no footer), + cut off; saved: of the run's own (share)"
     console.print(table)
+    for line in reasons:
+        console.print(line, highlight=False, soft_wrap=False)
+
+
+def _short_saved(total: int | None, saved: int | None) -> str:
+    """Saved of the run's total, short: ``3 (43%)``; ``0``; ``-`` when unknown."""
+    if total is None or saved is None:
+        return "-"
+    if not saved:
+        return "0"
+    return f"{saved:,} ({saved / total:.0%})" if total else f"{saved:,}"
 
 
 def _ids(ids: list[str], limit: int = 5) -> str:

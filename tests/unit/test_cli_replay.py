@@ -161,3 +161,12 @@ def test_json_rows_carry_the_task_type_and_the_summary_has_per_type_rows() -> No
     assert support["stopped"] == sum(r["stop_at"] is not None for r in by_run)
     assert support["failed_stopped"] == sum(r["stop_at"] is not None and r["success"] is False for r in by_run)
     assert support["tool_calls_saved"] == sum(r["tool_calls_saved"] for r in by_run)
+
+
+def test_the_per_run_table_stays_readable_at_80_columns() -> None:
+    result = CliRunner().invoke(main, ["replay", str(MIXED), "--runs"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    rows = [line for line in lines if line.lstrip().startswith(("support-02", "swe-03"))]
+    assert len(rows) >= 2  # each run's row on a line of its own, its id whole

@@ -109,7 +109,8 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
      * Answer a stop instead of throwing: when the guard stops the run (or the fail-safe cap, or the agent's own
      * {@code roundTripCap}, is reached) at a response that asks for tools, that response is replaced by a
      * {@link WrapUp}: one last model call with no tools and {@code instruction}, whose answer ends the agent's loop as
-     * any final answer does (the tools asked for never run). A cancellation or an escalation still throws.
+     * any final answer does (the tools asked for never run). Only a {@code stalled} or {@code expired} stop is answered:
+     * a cancellation, an escalation or a failed guard ({@code guard_error}) still throws.
      *
      * @param instruction  the wrap-up message ({@code {reason}}: the stop's reason); null: every stop throws
      * @param roundTripCap the agent's own cap on tool-calling round trips per user turn (LangChain4j's
@@ -156,15 +157,23 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         return w == null ? null : w.toJson();
     }
 
+    private static boolean answered(String outcome) {
+        return "stalled".equals(outcome) || "expired".equals(outcome);
+    }
+
     /** The stop a response asking for tools is answered for: the guard's, the fail-safe's or the agent cap's; or null. */
     private GuardStopException stopToAnswer() {
         GuardDecision d = pending.get();
         if (d.action() == GuardDecision.Action.STOP) {
-            if ("cancelled".equals(d.outcome()) || "escalated".equals(d.outcome())) return null;
-            return stop(d.outcome(), d.reason(), d.rule(), false);
+            // only a run that is stalled or out of budget is answered: not a cancellation, an escalation, or a guard
+            // that failed (no model call more than the failure allows)
+            return answered(d.outcome()) ? stop(d.outcome(), d.reason(), d.rule(), false) : null;
         }
         int inTurn = modelCalls.get() - turnStart.get();
-        if (inTurn >= config.maxModelCalls()) return failSafeStop();
+        if (inTurn >= config.maxModelCalls()) {
+            GuardStopException failSafe = failSafeStop();
+            return answered(failSafe.outcome()) ? failSafe : null;
+        }
         int cap = roundTripCap;
         // LangChain4j 1.19 (ToolService) counts a round trip before it looks at a response, so it throws at model call
         // cap + 1 whatever that response is: a response still asking for tools at call cap is its loop's last one.

@@ -55,11 +55,11 @@ public final class ScenarioPlayer {
     static final String DEFAULT_WRAP_UP = "I had to stop before I could finish. What I found: {last_result}";
 
     /**
-     * True when the request is a wrap-up (one last call after a stop): no tools offered by an agent whose scenario
-     * has tools, after tool calls were made. Both the {@code ChatModel} and the HTTP server ask this.
+     * True when the request is a wrap-up (one last call after a stop): no tools offered, after tool calls were made
+     * (an agent offers its tools on every call of its loop). Both the {@code ChatModel} and the HTTP server ask this.
      */
     public boolean isWrapUp(ConversationView v, boolean toolsOffered) {
-        return !toolsOffered && !"none".equals(scenario.toolset()) && !v.toolResults().isEmpty();
+        return !toolsOffered && !v.toolResults().isEmpty();
     }
 
     /**
