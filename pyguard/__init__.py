@@ -34,6 +34,7 @@ from pyguard.errors import (
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
 if TYPE_CHECKING:
+    from pyguard.agent_guard import AgentGuard, GuardedAgent
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.caps import CostCap, IdenticalActionCap, ModelCallCap, TokenCap, ToolCallCap, WallClockCap
     from pyguard.engine.conditions import FunctionCondition, RunState, StopCondition, StopHit
@@ -53,6 +54,8 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "Guard": "pyguard.guard",
     "GuardedRun": "pyguard.run",
+    "AgentGuard": "pyguard.agent_guard",
+    "GuardedAgent": "pyguard.agent_guard",
     "RunResult": "pyguard.result",
     "Policy": "pyguard.engine",
     "PolicyConfig": "pyguard.engine",
@@ -109,6 +112,8 @@ __all__ = [
     # imported on first use
     "Guard",
     "GuardedRun",
+    "AgentGuard",
+    "GuardedAgent",
     "RunResult",
     "Policy",
     "PolicyConfig",

@@ -18,7 +18,7 @@ from typing import Any
 
 from pyguard.errors import MissingExtraError
 
-__all__ = ["EXTRAS", "agg_figure", "require"]
+__all__ = ["agg_figure", "require"]
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "plot": ("matplotlib",),

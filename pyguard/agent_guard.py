@@ -30,7 +30,7 @@ from pyguard.errors import RunError
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
-__all__ = ["AgentGuard", "GuardedAgent", "UNFINISHED_TURN"]
+__all__ = ["AgentGuard", "GuardedAgent"]
 
 UNFINISHED_TURN = (
     "the agent ended this user turn without a final answer outside the model (its own loop cap, such as LangChain4j's"

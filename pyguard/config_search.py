@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pyguard.errors import ConfigError
 
-__all__ = ["CONFIG_FILE_NAMES", "find_config_file", "read_policy_table"]
+__all__ = ["find_config_file", "read_policy_table"]
 
 CONFIG_FILE_NAMES = ("pyguard.toml", "pyproject.toml")
 """Looked for in this order in each directory; a ``pyproject.toml`` counts only with a ``[tool.pyguard]`` table."""

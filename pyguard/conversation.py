@@ -30,7 +30,7 @@ from pyguard.run import GuardedRun, RunHost
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import RunSession
 
-__all__ = ["ConversationHost", "run_chat", "resume_run"]
+__all__ = ["run_chat", "resume_run"]
 
 
 class ConversationHost(RunHost, Protocol):

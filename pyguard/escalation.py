@@ -28,7 +28,7 @@ from pyguard.errors import HandleError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 
-__all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint", "HANDLE_VERSION", "resumed_run_id"]
+__all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint"]
 
 HANDLE_VERSION = 1
 """The handle format this pyguard writes and reads."""

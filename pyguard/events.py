@@ -19,9 +19,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
 __all__ = [
-    "COUNT_MAX",
-    "Count",
-    "NonNegative",
     "ToolCall",
     "Observation",
     "IterationEvent",
@@ -32,7 +29,6 @@ __all__ = [
     "events_tokens_partial",
     "opens_turn",
     "sum_tokens",
-    "token_count",
     "turn_starts",
 ]
 

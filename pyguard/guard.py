@@ -42,18 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.config import Mode
 
-__all__ = [
-    "Guard",
-    "GuardedRun",
-    "run_unguarded",
-    "finish_arguments",
-    "end_from_events",
-    "trace_file_name",
-    "recorded_task",
-    "new_run_id",
-    "DEFAULT_TASK",
-    "DEFAULT_CALLBACK_TIMEOUT_MS",
-]
+__all__ = ["Guard", "GuardedRun", "run_unguarded", "finish_arguments", "end_from_events", "trace_file_name"]
 
 DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
 

@@ -45,16 +45,7 @@ class PolicyLimits(Protocol):
     def budget_for(self, task_type: str | None) -> Any: ...
 
 
-__all__ = [
-    "FAIL_SAFE_MARGIN",
-    "DEFAULT_LOOP_ITERATIONS",
-    "LANGCHAIN4J_ROUND_TRIPS",
-    "JAVA_INT_MAX",
-    "PolicyLimits",
-    "guard_ceiling",
-    "fail_safe_cap",
-    "loop_iterations",
-]
+__all__ = ["FAIL_SAFE_MARGIN", "LANGCHAIN4J_ROUND_TRIPS", "JAVA_INT_MAX", "fail_safe_cap", "loop_iterations"]
 
 FAIL_SAFE_MARGIN = 5
 """Model calls the Java fail-safe allows beyond the most the policy allows in a turn (:func:`guard_ceiling`).

@@ -56,18 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyguard.decisions import Decision
     from pyguard.result import RunResult
 
-__all__ = [
-    "NestedRun",
-    "SubAgent",
-    "TreeLimits",
-    "start_tree",
-    "run_nested",
-    "run_nested_unguarded",
-    "UnguardedTree",
-    "supervisor_invocation",
-    "run_tree",
-    "RECOVERY_PREFIX",
-]
+__all__ = ["NestedRun", "SubAgent", "TreeLimits", "start_tree", "run_nested", "run_nested_unguarded", "run_tree"]
 
 ParentKind = Literal["supervisor", "workflow", "agent"]
 RECOVERY_PREFIX = "[pyguard] sub-agent"

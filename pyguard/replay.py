@@ -27,12 +27,8 @@ if TYPE_CHECKING:
     from pyguard.engine import Policy, PolicyConfig
 
 __all__ = [
-    "REFLECTION_NOTE",
-    "UNTYPED",
     "ReplayRun",
-    "GroupSummary",
     "TypeSummary",
-    "ReplaySummary",
     "ReplayReport",
     "RecordedClock",
     "event_tokens",

@@ -27,16 +27,7 @@ from typing import IO, Any
 
 from pyguard.errors import InputError, TraceFormatError
 
-__all__ = [
-    "FIFO_WAIT_S",
-    "MAX_LINE_BYTES",
-    "SourceBytes",
-    "TOO_LARGE",
-    "is_stream",
-    "loads",
-    "oversize_error",
-    "read_source",
-]
+__all__ = ["MAX_LINE_BYTES", "SourceBytes", "TOO_LARGE", "is_stream", "loads", "oversize_error", "read_source"]
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest line (newline excluded) pyguard reads or writes: 64 MiB. It is also the largest trace record."""

@@ -7,36 +7,22 @@
 See :mod:`pyguard.calibrate.calibration` for the method and :mod:`pyguard.calibrate.report` for the outputs.
 """
 
-from pyguard.calibrate.calibration import calibrate_arrays, calibrate_runs, calibrate_task_type, check_task_type
-from pyguard.calibrate.incidence import Incidence, aalen_johansen, event_counts
-from pyguard.calibrate.models import (
-    CalibrationConfig,
-    CalibrationReport,
-    PolicyProposal,
-    SkippedType,
-    TaskTypeCalibration,
-    TokenBudget,
-    make_config,
-)
+from pyguard.calibrate.calibration import calibrate_arrays, calibrate_runs, calibrate_task_type
+from pyguard.calibrate.incidence import aalen_johansen, event_counts
+from pyguard.calibrate.models import CalibrationConfig, CalibrationReport, make_config
 from pyguard.calibrate.runs import UNTYPED, RunAccumulator, RunArrays, RunStatus, extract_runs, run_status
 
 __all__ = [
     "UNTYPED",
     "CalibrationConfig",
     "CalibrationReport",
-    "Incidence",
-    "PolicyProposal",
     "RunAccumulator",
     "RunArrays",
     "RunStatus",
-    "SkippedType",
-    "TaskTypeCalibration",
-    "TokenBudget",
     "aalen_johansen",
     "calibrate_arrays",
     "calibrate_runs",
     "calibrate_task_type",
-    "check_task_type",
     "event_counts",
     "extract_runs",
     "make_config",

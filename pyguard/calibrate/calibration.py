@@ -37,7 +37,7 @@ from pyguard.calibrate.tokens import run_token_totals, token_axis, token_expecte
 from pyguard.errors import InputError
 from pyguard.events import RunRecord
 
-__all__ = ["calibrate_runs", "calibrate_arrays", "calibrate_task_type", "check_task_type"]
+__all__ = ["calibrate_runs", "calibrate_arrays", "calibrate_task_type"]
 
 
 def calibrate_runs(records: Iterable[RunRecord], config: CalibrationConfig) -> CalibrationReport:

@@ -32,17 +32,13 @@ from pyguard.calibrate.plan import (
     run_id_for,
 )
 from pyguard.calibrate.pool import execute
-from pyguard.calibrate.runners import factory_runner, jvm_runner, preflight
-from pyguard.calibrate.tasks import AgentFactory, LiveTask, TaskSet, load_tasks, parse_tasks
+from pyguard.calibrate.runners import jvm_runner, preflight
+from pyguard.calibrate.tasks import LiveTask, TaskSet, load_tasks, parse_tasks
 from pyguard.errors import InputError
 
 __all__ = [
-    "AgentFactory",
     "LiveTask",
-    "TaskSet",
     "PlannedRun",
-    "LiveResult",
-    "Runner",
     "load_tasks",
     "parse_tasks",
     "run_id_for",
@@ -51,7 +47,6 @@ __all__ = [
     "completed_runs",
     "label_run",
     "jvm_runner",
-    "factory_runner",
     "run_live",
 ]
 

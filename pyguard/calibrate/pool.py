@@ -18,7 +18,7 @@ from pyguard.errors import RunError
 from pyguard.events import RunRecord
 from pyguard.trace import TraceWriter
 
-__all__ = ["write_record", "execute"]
+__all__ = ["execute"]
 
 
 def write_record(trace_dir: Path, record: RunRecord) -> None:

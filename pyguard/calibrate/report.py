@@ -21,7 +21,7 @@ from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
 from pyguard.errors import InputError
 
-__all__ = ["require_plots", "report_json", "report_table", "cost_label", "write_report", "plot_success", "plot_cost"]
+__all__ = ["require_plots", "report_json", "report_table", "write_report"]
 
 if TYPE_CHECKING:  # matplotlib is the optional 'plot' extra, imported when a plot is drawn
     from matplotlib.figure import Figure

@@ -27,7 +27,7 @@ from pyguard.errors import InputError, PyguardError
 from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.result import RunResult
 
-__all__ = ["jvm_runner", "factory_runner", "preflight", "env_model_settings", "DEFAULT_ENV_MODEL"]
+__all__ = ["jvm_runner", "preflight"]
 
 DEFAULT_ENV_MODEL = "gpt-4o-mini"
 """The model name used with ``model = "env"`` when ``OPENAI_MODEL`` is not set."""

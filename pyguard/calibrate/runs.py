@@ -42,7 +42,7 @@ from pyguard.ending import verdict
 from pyguard.errors import InputError
 from pyguard.events import IterationEvent, RunRecord, turn_starts
 
-__all__ = ["RunStatus", "RunArrays", "RunAccumulator", "run_status", "iteration_tokens", "extract_runs", "UNTYPED"]
+__all__ = ["RunStatus", "RunArrays", "RunAccumulator", "run_status", "extract_runs", "UNTYPED"]
 
 UNTYPED = "default"
 """The task type given to runs that carry none (they form one type)."""

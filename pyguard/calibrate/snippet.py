@@ -19,7 +19,7 @@ import tomli_w
 
 from pyguard.calibrate.models import CalibrationReport, PolicyProposal, TaskTypeCalibration
 
-__all__ = ["java_identifier", "java_snippet", "properties_snippet", "toml_snippet"]
+__all__ = ["java_snippet", "properties_snippet", "toml_snippet"]
 
 
 def java_identifier(task_type: str) -> str:

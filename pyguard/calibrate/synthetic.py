@@ -22,7 +22,7 @@ from pyguard.calibrate.cost import argmin_first
 from pyguard.calibrate.runs import UNTYPED, RunArrays, RunStatus
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
-__all__ = ["SyntheticType", "TrueCurves", "true_curves", "sample_runs", "to_records"]
+__all__ = ["SyntheticType", "sample_runs"]
 
 
 class SyntheticType(BaseModel):

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pyguard.errors import InputError
 from pyguard.safe_reader import loads
 
-__all__ = ["ID_PATTERN", "AgentFactory", "FrozenModel", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
+__all__ = ["ID_PATTERN", "FrozenModel", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
 
 ID_PATTERN = _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 

@@ -7,7 +7,7 @@ and a stored baseline (statistical tests, see :mod:`pyguard.check.stats`), repor
 """
 
 from pyguard.check.baseline import baseline_json, read_baseline, write_baseline
-from pyguard.check.gate import BAD_OUTCOMES, CheckResult, GateConfig, GateReport, evaluate
+from pyguard.check.gate import GateConfig, GateReport, evaluate
 from pyguard.check.outcomes import facts_from_footer, needs_replay, policy_replayer, replay_outcomes, resolve_runs
 from pyguard.check.report import junit_xml, markdown, render, report_dict, report_json
 from pyguard.check.runner import check_runs
@@ -16,9 +16,7 @@ from pyguard.check.summary import ALL_TASKS, UNTYPED, GroupSummary, RunFacts, Ru
 
 __all__ = [
     "ALL_TASKS",
-    "BAD_OUTCOMES",
     "UNTYPED",
-    "CheckResult",
     "GateConfig",
     "GateReport",
     "GroupSummary",

@@ -33,7 +33,7 @@ from pyguard.check.stats import (
 from pyguard.check.summary import ALL_TASKS, GroupSummary, RunSetSummary
 from pyguard.events import Outcome
 
-__all__ = ["GateConfig", "CheckResult", "GateReport", "BAD_OUTCOMES", "evaluate"]
+__all__ = ["GateConfig", "CheckResult", "GateReport", "evaluate"]
 
 BAD_OUTCOMES: tuple[Outcome, ...] = (
     Outcome.STALLED,

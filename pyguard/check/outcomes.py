@@ -16,15 +16,7 @@ from pyguard.ending import verdict
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
 
-__all__ = [
-    "Replayer",
-    "needs_replay",
-    "run_tokens",
-    "facts_from_footer",
-    "replay_outcomes",
-    "resolve_runs",
-    "policy_replayer",
-]
+__all__ = ["Replayer", "needs_replay", "facts_from_footer", "replay_outcomes", "resolve_runs", "policy_replayer"]
 
 Replayer = Callable[[Sequence[RunRecord]], Sequence[RunEnd]]
 """Replays runs through a policy and returns one RunEnd per run, in order."""

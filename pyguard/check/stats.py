@@ -38,9 +38,7 @@ import numpy as np
 from pyguard._extras import require
 
 __all__ = [
-    "MIN_EXPECTED_COUNT",
     "MWU_EFFICIENCY",
-    "POWER",
     "detectable_rate",
     "detectable_ratio",
     "runs_needed",

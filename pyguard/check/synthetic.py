@@ -15,7 +15,7 @@ import numpy as np
 from pyguard.check.summary import ALL_TASKS, GroupSummary, RunSetSummary
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 
-__all__ = ["CAP", "BASE", "behaviour", "draw", "synth_runs", "synth_summary"]
+__all__ = ["BASE", "synth_summary"]
 
 CAP = 12
 BASE = {Outcome.STALLED: 0.10, Outcome.EXPIRED: 0.05, Outcome.FAILED: 0.05}

@@ -15,7 +15,7 @@ from pyguard.config_search import find_config_file
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import PolicyConfig
 
-__all__ = ["CONFIG_DEFAULT_HELP", "config_option", "load_policy", "policy_file", "policy_line"]
+__all__ = ["config_option", "load_policy", "policy_file", "policy_line"]
 
 CONFIG_DEFAULT_HELP = (
     "default: the nearest pyguard.toml, or pyproject.toml with [tool.pyguard], in this directory or a parent (up to"

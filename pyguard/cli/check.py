@@ -29,7 +29,7 @@ from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
 from pyguard.events import RunRecord
 
-__all__ = ["check", "load_runs"]
+__all__ = ["check"]
 
 
 def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str | None]:

@@ -19,7 +19,7 @@ from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
 from pyguard.result import RunResult
 
-__all__ = ["demo", "run_demo", "render_demo"]
+__all__ = ["demo"]
 
 SCENARIO = "logistics_incident"
 TASK = "Where is order 12345? Tell me its shipment status."

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from pyguard.parallel import Backend
 
-__all__ = ["replay", "render_report", "render_runs"]
+__all__ = ["replay"]
 
 
 def _fmt(value: object) -> str:

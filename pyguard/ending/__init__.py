@@ -13,15 +13,13 @@ otel and replay: it needs only the events.
 
 from pyguard.ending.footer import TokenTotals, end_from_events, footer, token_totals, tree_totals
 from pyguard.ending.outcome import Ending, RunEnding, Settled, finish_arguments, settle
-from pyguard.ending.verdict import Evidence, Verdict, verdict
+from pyguard.ending.verdict import verdict
 
 __all__ = [
     "Ending",
-    "Evidence",
     "RunEnding",
     "Settled",
     "TokenTotals",
-    "Verdict",
     "end_from_events",
     "finish_arguments",
     "footer",

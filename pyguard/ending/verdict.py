@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from pyguard.events import Outcome, RunEnd
 
-__all__ = ["Evidence", "Verdict", "verdict"]
+__all__ = ["verdict"]
 
 
 class Evidence(StrEnum):

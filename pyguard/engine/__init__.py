@@ -7,28 +7,15 @@ decision = session.observe(event)          # after each model call
 end = session.finish(answer="...")         # one RunEnd, exactly one Outcome
 """
 
-from pyguard.engine.config import (
-    BudgetSettings,
-    CapsConfig,
-    EscalationConfig,
-    NoveltyConfig,
-    PolicyConfig,
-    Price,
-    ReflectionConfig,
-    StallConfig,
-    TaskTypeConfig,
-)
+from pyguard.engine.config import CapsConfig, EscalationConfig, NoveltyConfig, PolicyConfig, StallConfig, TaskTypeConfig
 from pyguard.engine.policy import Policy, RunSession
 
 __all__ = [
-    "BudgetSettings",
     "CapsConfig",
     "EscalationConfig",
     "NoveltyConfig",
     "Policy",
     "PolicyConfig",
-    "Price",
-    "ReflectionConfig",
     "RunSession",
     "StallConfig",
     "TaskTypeConfig",

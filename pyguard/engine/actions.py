@@ -17,16 +17,7 @@ import json
 import re
 from functools import lru_cache
 
-__all__ = [
-    "WRITE_VERBS",
-    "WRITE_WORDS",
-    "READ_SUBCOMMANDS",
-    "SHELL_TOOL_WORDS",
-    "ActionKind",
-    "classify_action",
-    "shell_command_writes",
-    "name_words",
-]
+__all__ = ["classify_action", "name_words"]
 
 ActionKind = str
 """``"read"`` or ``"write"``."""

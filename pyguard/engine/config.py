@@ -42,7 +42,6 @@ from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
 
 __all__ = [
-    "OTHER_SECTIONS",
     "Price",
     "CapsConfig",
     "NoveltyConfig",
@@ -50,7 +49,6 @@ __all__ = [
     "ReflectionConfig",
     "EscalationConfig",
     "TaskTypeConfig",
-    "ToolsConfig",
     "BudgetSettings",
     "PolicyConfig",
 ]

@@ -23,15 +23,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-__all__ = [
-    "ActionFingerprint",
-    "fingerprint",
-    "canonical_arguments",
-    "normalised_arguments",
-    "normalised_value",
-    "run_key",
-    "short_digest",
-]
+__all__ = ["ActionFingerprint", "fingerprint", "normalised_value", "run_key", "short_digest"]
 
 _ID_RE = re.compile(r"^([a-z]{0,4})(\d{3,})$")
 r"""An id: up to 4 letters, then 3 or more digits. Its leading zeros are dropped in :func:`_norm_str` (keeping 3 digits)

@@ -107,7 +107,7 @@ from pyguard.engine.window import observed_text
 from pyguard.errors import BudgetError, ConfigError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
 
-__all__ = ["Policy", "RunSession", "Clock"]
+__all__ = ["Policy", "RunSession"]
 
 Clock = Callable[[], float]
 """Returns seconds (monotonic); injected so that tests never sleep."""

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pyguard.engine.config import ReflectionConfig
 from pyguard.engine.stall_flags import StallFlag
 
-__all__ = ["HEADER", "quote_as_data", "quote_names", "build_reflection"]
+__all__ = ["HEADER", "build_reflection"]
 
 HEADER = "[pyguard] Guard notice: this message comes from the run's guard, not from the user or a tool."
 

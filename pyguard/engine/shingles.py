@@ -30,17 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "BITS_OF",
-    "Scratch",
-    "add_keys",
-    "as_index",
-    "backend",
-    "shingle_keys",
-    "score_batch",
-    "score_batch_numpy",
-    "thread_scratch",
-]
+__all__ = ["BITS_OF", "add_keys", "backend", "score_batch", "thread_scratch"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

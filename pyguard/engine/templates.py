@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from pyguard.engine.fingerprint import short_digest
 
-__all__ = ["MIN_FRAME_WORDS", "SHORT_PROSE_CHARS", "TEMPLATE_CHARS", "request_words", "result_template", "template_key"]
+__all__ = ["request_words", "template_key"]
 
 TEMPLATE_CHARS = 4000
 """Characters of a prepared result that make its template."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["EDGE_CHARS", "WINDOW_CHARS", "observed_text"]
+__all__ = ["observed_text"]
 
 WINDOW_CHARS = 131_072
 """Observations up to this many characters are read whole."""

@@ -20,7 +20,6 @@ from typing import Any
 from pyguard.ending import Ending, RunEnding
 from pyguard.jvm._java import jclass
 from pyguard.jvm.agents import (
-    AgentStyle,
     BridgeResult,
     BridgeRunStats,
     GuardedModel,
@@ -34,58 +33,41 @@ from pyguard.jvm.agents import (
     scripted_model,
     tool_set,
 )
-from pyguard.jvm.bootstrap import (
-    BUILD_COMMAND,
-    JvmInfo,
-    bridge_jars,
-    find_java_home,
-    freeze_startup,
-    jars_dir,
-    jvm_started,
-    start_jvm,
-)
-from pyguard.jvm.callback import CallbackAdapter, decision_to_json
-from pyguard.jvm.classpath import USER_FIRST_ENV, ClasspathConflictWarning
-from pyguard.jvm.scenarios import load_scenario, scenario_json, scenario_names, scenario_path
-from pyguard.jvm.server import Fault, LocalServer, openai_chat_model, start_openai_server
+from pyguard.jvm.bootstrap import JvmInfo, bridge_jars, find_java_home, freeze_startup, jvm_started, start_jvm
+from pyguard.jvm.callback import CallbackAdapter
+from pyguard.jvm.classpath import ClasspathConflictWarning
+from pyguard.jvm.scenarios import load_scenario, scenario_names
+from pyguard.jvm.server import LocalServer, openai_chat_model, start_openai_server
 
 __all__ = [
-    "AgentStyle",
-    "BUILD_COMMAND",
     "BridgeResult",
     "BridgeRunStats",
     "CallbackAdapter",
     "ClasspathConflictWarning",
     "Ending",
     "RunEnding",
-    "Fault",
     "GuardStopped",
     "GuardedModel",
     "JvmInfo",
     "LocalServer",
     "bridge_jars",
     "build_agent",
-    "decision_to_json",
     "demo_tools",
     "find_java_home",
     "freeze_startup",
     "guard_model",
-    "jars_dir",
     "jclass",
     "jvm_started",
     "load_scenario",
     "openai_chat_model",
     "run_agent",
     "run_built",
-    "scenario_json",
     "scenario_names",
-    "scenario_path",
     "scenario_tools",
     "scripted_model",
     "start_jvm",
     "start_openai_server",
     "tool_set",
-    "USER_FIRST_ENV",
 ]
 
 

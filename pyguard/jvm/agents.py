@@ -32,7 +32,6 @@ from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS, loop_iterations
 
 __all__ = [
-    "AgentStyle",
     "BridgeResult",
     "BridgeRunStats",
     "GuardStopped",

@@ -22,16 +22,12 @@ from pyguard.errors import JvmError
 from pyguard.jvm.classpath import ClasspathConflictWarning, Conflict, order_classpath, user_classpath_first_from_env
 
 __all__ = [
-    "BUILD_COMMAND",
     "ClasspathConflictWarning",
-    "JVM_SHUT_DOWN",
-    "NOT_STARTED",
     "check_jvm",
     "JvmInfo",
     "bridge_jars",
     "find_java_home",
     "freeze_startup",
-    "jars_dir",
     "jvm_started",
     "start_jvm",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent
 
-__all__ = ["CallbackAdapter", "GuardPolicyFn", "decision_to_json"]
+__all__ = ["CallbackAdapter", "GuardPolicyFn"]
 
 GuardPolicyFn = Callable[[IterationEvent], "Decision | None"]
 

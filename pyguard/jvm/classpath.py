@@ -24,16 +24,7 @@ from pathlib import Path
 
 from pyguard.errors import JvmError
 
-__all__ = [
-    "USER_FIRST_ENV",
-    "Artifact",
-    "ClasspathConflictWarning",
-    "Conflict",
-    "find_conflicts",
-    "jar_artifacts",
-    "order_classpath",
-    "user_classpath_first_from_env",
-]
+__all__ = ["ClasspathConflictWarning", "Conflict", "order_classpath", "user_classpath_first_from_env"]
 
 USER_FIRST_ENV = "PYGUARD_USER_CLASSPATH_FIRST"
 """Environment variable read when ``start_jvm(user_classpath_first=None)``: ``1``/``true``/``yes`` or

@@ -13,7 +13,7 @@ from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
 
-__all__ = ["OpenRun", "EndRun", "agent_guarded_model"]
+__all__ = ["agent_guarded_model"]
 
 OpenRun = Callable[[str | None], Any]
 """``user message -> the Java GuardedChatModel of a new run``."""

@@ -16,14 +16,7 @@ from typing import Any, Literal, Protocol
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 
-__all__ = [
-    "SystemKind",
-    "SubAgent",
-    "TreeHandler",
-    "agent_tree",
-    "build_system",
-    "guard_stop_of",
-]
+__all__ = ["SystemKind", "SubAgent", "agent_tree", "build_system", "guard_stop_of"]
 
 SystemKind = Literal["supervisor", "sequence", "loop"]
 _KINDS = ("supervisor", "sequence", "loop")

@@ -7,7 +7,7 @@ import sys
 
 from pyguard.otel.context import traceparent
 
-__all__ = ["current_java_span", "java_traceparent"]
+__all__ = ["java_traceparent"]
 
 
 def current_java_span() -> tuple[str, str, bool] | None:

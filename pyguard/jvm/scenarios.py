@@ -15,7 +15,7 @@ from typing import Any
 
 from pyguard.errors import InputError
 
-__all__ = ["ScenarioSource", "scenario_dir", "scenario_names", "scenario_path", "load_scenario", "scenario_json"]
+__all__ = ["ScenarioSource", "scenario_names", "load_scenario", "scenario_json"]
 
 ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
 """A scenario name (``"logistics_incident"``), a path to a JSON file, or the scenario itself as a dict."""

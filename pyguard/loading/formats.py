@@ -31,7 +31,7 @@ from pyguard.trace.sweagent_import import is_sweagent_run, parse_sweagent
 from pyguard.trace.tau2_import import is_tau2_file, is_tau2_simulation, parse_tau2
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["FORMATS", "FORMAT_TABLE", "Format", "Recording", "detect_file", "detect_text"]
+__all__ = ["FORMATS", "FORMAT_TABLE", "Recording", "detect_file", "detect_text"]
 
 _SNIFF_LINES = 20  # JSON Lines records looked at to detect a format
 

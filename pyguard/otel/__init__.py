@@ -8,24 +8,10 @@ Export needs the ``otel`` extra (``pip install 'pyguard[otel]'``); import reads 
 Names are in :mod:`pyguard.otel.semconv`.
 """
 
-from pyguard.otel.capture import ContentCapture
 from pyguard.otel.context import traceparent
-from pyguard.otel.export import RunSpans, content_capture_default
-from pyguard.otel.otlp_import import OtlpImport, import_otlp, spans_to_runs
-from pyguard.otel.otlp_json import Span, looks_like_otlp, read_spans
+from pyguard.otel.export import RunSpans
+from pyguard.otel.otlp_import import import_otlp
+from pyguard.otel.otlp_json import Span, read_spans
 from pyguard.otel.telemetry import GuardTelemetry, export_runs
 
-__all__ = [
-    "ContentCapture",
-    "GuardTelemetry",
-    "OtlpImport",
-    "RunSpans",
-    "Span",
-    "content_capture_default",
-    "export_runs",
-    "import_otlp",
-    "looks_like_otlp",
-    "read_spans",
-    "spans_to_runs",
-    "traceparent",
-]
+__all__ = ["GuardTelemetry", "RunSpans", "Span", "export_runs", "import_otlp", "read_spans", "traceparent"]

@@ -19,7 +19,7 @@ from enum import StrEnum
 from pyguard.errors import ConfigError
 from pyguard.otel import semconv as sc
 
-__all__ = ["ContentCapture", "capture_on_spans", "content_capture_default"]
+__all__ = ["ContentCapture", "capture_on_spans"]
 
 log = logging.getLogger(__name__)
 

@@ -32,12 +32,11 @@ from pyguard._extras import require
 from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
-from pyguard.otel.capture import content_capture_default
 from pyguard.otel.guardrail import guardrail_attributes, is_intervention
 from pyguard.otel.metrics import ClientMetrics
 from pyguard.otel.providers import provider_name
 
-__all__ = ["RunSpans", "content_capture_default", "input_messages", "output_messages", "trace_api"]
+__all__ = ["RunSpans", "trace_api"]
 
 log = logging.getLogger(__name__)
 _TRACER_NAME = "pyguard"

@@ -24,7 +24,7 @@ from typing import Any
 from pyguard.decisions import Action, Decision
 from pyguard.otel import semconv as sc
 
-__all__ = ["DECISION_TYPES", "guardrail_attributes", "is_intervention"]
+__all__ = ["guardrail_attributes", "is_intervention"]
 
 DECISION_TYPES = {Action.REFLECT: "warn", Action.STOP: "deny"}
 """pyguard action -> the draft's ``gen_ai.security.decision.type`` (allow/deny/modify/warn/audit)."""

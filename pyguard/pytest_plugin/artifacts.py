@@ -18,7 +18,7 @@ import pytest
 from pyguard.errors import InputError
 from pyguard.result import RunResult
 
-__all__ = ["RunCollector", "trace_file_name", "write_trace", "keep_traces", "REPORT_SECTION"]
+__all__ = ["RunCollector", "trace_file_name", "keep_traces"]
 
 REPORT_SECTION = "pyguard traces"
 

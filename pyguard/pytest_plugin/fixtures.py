@@ -19,13 +19,11 @@ import pytest
 
 __all__ = [
     "keep_jvm_signal_handlers",
-    "OpenAiServers",
     "pyguard_jvm",
     "pyguard_guard",
     "pyguard_scripted_model",
     "pyguard_openai_server",
     "openai_chat_model",
-    "resolve_scenario",
 ]
 
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard.errors import RunError
 
-__all__ = ["LiveModel", "docker_unavailable_reason", "start_live_model", "pyguard_live_model"]
+__all__ = ["LiveModel", "pyguard_live_model"]
 
 
 class LiveModel(BaseModel):

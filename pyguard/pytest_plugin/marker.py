@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["MARKER", "MARKER_HELP", "MarkerArgs", "marker_args", "parse_marker_kwargs"]
+__all__ = ["MARKER_HELP", "MarkerArgs", "marker_args"]
 
 MARKER = "pyguard"
 MARKER_HELP = (

@@ -21,14 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pyguard.config_search import find_config_file
 from pyguard.errors import ConfigError, JvmError
 
-__all__ = [
-    "KEEP_CHOICES",
-    "DEFAULT_LIVE_IMAGE",
-    "DEFAULT_LIVE_MODEL",
-    "PluginSettings",
-    "add_options",
-    "settings_from_config",
-]
+__all__ = ["PluginSettings", "add_options", "settings_from_config"]
 
 KEEP_CHOICES = ("failed", "all", "none")
 DEFAULT_LIVE_IMAGE = "ollama/ollama:0.5.7"

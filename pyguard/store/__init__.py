@@ -8,24 +8,6 @@ Needs the ``columnar`` extra (``pip install 'pyguard[columnar]'``); importing th
 pyarrow or duckdb, each function does when called.
 """
 
-from pyguard.store.parquet import (
-    FORMAT_TAG,
-    is_parquet,
-    iter_parquet,
-    read_parquet,
-    run_schema,
-    runs_to_table,
-    table_to_runs,
-    write_parquet,
-)
+from pyguard.store.parquet import iter_parquet, read_parquet, run_schema, write_parquet
 
-__all__ = [
-    "FORMAT_TAG",
-    "is_parquet",
-    "iter_parquet",
-    "read_parquet",
-    "run_schema",
-    "runs_to_table",
-    "table_to_runs",
-    "write_parquet",
-]
+__all__ = ["iter_parquet", "read_parquet", "run_schema", "write_parquet"]

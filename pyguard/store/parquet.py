@@ -29,18 +29,7 @@ from pyguard.events import IterationEvent, RunRecord
 from pyguard.safe_reader import loads
 from pyguard.trace.records import TraceRun
 
-__all__ = [
-    "FORMAT_TAG",
-    "PARQUET_MAGIC",
-    "run_schema",
-    "is_parquet",
-    "write_parquet",
-    "read_parquet",
-    "iter_parquet",
-    "open_parquet",
-    "runs_to_table",
-    "table_to_runs",
-]
+__all__ = ["run_schema", "is_parquet", "write_parquet", "read_parquet", "iter_parquet", "open_parquet", "table_to_runs"]
 
 FORMAT_TAG = b"pyguard-runs/1"
 """Written in the file's key-value metadata under ``b"pyguard.format"``."""

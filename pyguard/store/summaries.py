@@ -23,7 +23,7 @@ import numpy as np
 from pyguard._extras import require
 from pyguard.errors import InputError
 
-__all__ = ["connect", "check_facts", "check_summary", "check_parquet", "calibration_arrays", "calibrate_parquet"]
+__all__ = ["check_parquet", "calibrate_parquet"]
 
 # Tokens of one model call (NULL when unknown) and of a run from its calls, as the check and calibration read them.
 _EVENT_TOKENS = (

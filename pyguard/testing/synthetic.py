@@ -28,8 +28,6 @@ from pyguard.events import IterationEvent, Observation, ToolCall
 
 __all__ = [
     "LabelledRun",
-    "LEGITIMATE_KINDS",
-    "LOOP_KINDS",
     "KINDS",
     "generate",
     "labelled_set",

@@ -12,37 +12,24 @@ above this package, reads any of them from a file, a directory or a stream, tole
 The formats are described in docs/trace-format.md.
 """
 
-from pyguard.trace.ending import DEFAULT_TERMINAL_TOOLS, build_end, is_terminal, normalise_tool_names
 from pyguard.trace.labels import Labels, load_labels
-from pyguard.trace.openai_import import import_openai, openai_run_to_record, parse_openai_runs, parse_openai_text
-from pyguard.trace.react_import import parse_react_text
-from pyguard.trace.reader import read_trace, read_trace_bytes
-from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, encode_record
-from pyguard.trace.tolerance import LoadResult, SkipLog
+from pyguard.trace.openai_import import import_openai, parse_openai_runs
+from pyguard.trace.reader import read_trace
+from pyguard.trace.records import FORMAT_VERSION, TraceFile, TraceRun
+from pyguard.trace.tolerance import LoadResult
 from pyguard.trace.writer import TraceWriter, trace_file_name, write_runs
 
 __all__ = [
-    "DEFAULT_TERMINAL_TOOLS",
     "FORMAT_VERSION",
     "LoadResult",
     "Labels",
-    "RECORD_TYPES",
-    "SkipLog",
     "TraceFile",
     "TraceRun",
     "TraceWriter",
-    "build_end",
-    "encode_record",
     "import_openai",
-    "is_terminal",
     "load_labels",
-    "normalise_tool_names",
-    "openai_run_to_record",
     "parse_openai_runs",
-    "parse_openai_text",
-    "parse_react_text",
     "read_trace",
-    "read_trace_bytes",
     "trace_file_name",
     "write_runs",
 ]

@@ -21,7 +21,7 @@ from typing import Any
 from pyguard.ending import footer, settle
 from pyguard.events import IterationEvent, RunEnd
 
-__all__ = ["DEFAULT_TERMINAL_TOOLS", "is_terminal", "normalise_tool_names", "build_end"]
+__all__ = ["normalise_tool_names", "build_end"]
 
 DEFAULT_TERMINAL_TOOLS: frozenset[str] = frozenset(
     {

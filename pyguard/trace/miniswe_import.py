@@ -27,7 +27,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog, records_by_instance
 
-__all__ = ["parse_miniswe", "is_miniswe_run", "SUBMIT_MARKERS"]
+__all__ = ["parse_miniswe", "is_miniswe_run"]
 
 _BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)  # the action regex of mini-swe-agent's default config
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")

@@ -36,7 +36,7 @@ from pyguard.trace.labels import Labels
 from pyguard.trace.reader import check_regular_file
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["import_openai", "is_openai_run", "parse_openai_text", "parse_openai_runs", "openai_run_to_record"]
+__all__ = ["import_openai", "is_openai_run", "parse_openai_text", "parse_openai_runs"]
 
 _OBSERVATION_ROLES = {"user": "user", "system": "system", "developer": "system"}
 

@@ -31,7 +31,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["parse_react_text", "is_react_run", "looks_like_react_chat", "react_steps", "events_from_steps"]
+__all__ = ["parse_react_text", "is_react_run", "events_from_steps"]
 
 _STEP = re.compile(r"^\s*(Thought|Action|Observation)(?:\s*\d+)?\s*:\s?", re.IGNORECASE | re.MULTILINE)
 _CALL = re.compile(r"^\s*([A-Za-z_][\w\- ]*?)\s*\[(.*)\]\s*$", re.DOTALL)

@@ -32,13 +32,7 @@ from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
 from pyguard.safe_reader import loads, oversize_error
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
-__all__ = [
-    "read_trace",
-    "read_trace_bytes",
-    "iter_lines",
-    "check_regular_file",
-    "describe_validation_error",
-]
+__all__ = ["read_trace", "read_trace_bytes", "check_regular_file"]
 
 
 def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -> None:

@@ -26,7 +26,7 @@ from pyguard.trace.labels import Labels
 from pyguard.trace.react_import import events_from_steps
 from pyguard.trace.tolerance import SkipLog, records_by_instance
 
-__all__ = ["parse_sweagent", "is_sweagent_run", "SWE_AGENT_COMMANDS"]
+__all__ = ["parse_sweagent", "is_sweagent_run"]
 
 SWE_AGENT_COMMANDS = frozenset(
     {

@@ -8,21 +8,9 @@ See :mod:`pyguard.tune.search` for the search and why, :mod:`pyguard.tune.simula
 simulation, :mod:`pyguard.tune.tuner` for the cross-validation.
 """
 
-from pyguard.tune.models import Figures, Interval, TuneOptions, TuneResult, TypeResult
+from pyguard.tune.models import TuneOptions
 from pyguard.tune.output import policy_toml, write_policy, write_report
 from pyguard.tune.space import SearchSpace
 from pyguard.tune.tuner import task_folds, tune
 
-__all__ = [
-    "Figures",
-    "Interval",
-    "SearchSpace",
-    "TuneOptions",
-    "TuneResult",
-    "TypeResult",
-    "policy_toml",
-    "task_folds",
-    "tune",
-    "write_policy",
-    "write_report",
-]
+__all__ = ["SearchSpace", "TuneOptions", "policy_toml", "task_folds", "tune", "write_policy", "write_report"]

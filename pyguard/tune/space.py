@@ -27,7 +27,6 @@ from pyguard.errors import ConfigError
 
 __all__ = [
     "BUDGET_KEYS",
-    "STALL_KEYS",
     "ENGINE_KEYS",
     "apply_engine",
     "Budget",
