@@ -96,6 +96,43 @@ def real_replay(r: dict) -> Table:
     return header, rows
 
 
+def real_replay_loso(r: dict) -> Table:
+    loso = r["loso"]
+    header = _header(
+        "source | shipped default | chosen on all sources (in-sample) | chosen without it (LOSO) "
+        "| stopped failed runs reflected on first; calls saved if stopped at the reflection"
+    )
+
+    def cell(f: dict, named: bool = True) -> str:
+        name = f"`{f['candidate']}`: " if named else ""
+        return f"{name}{_pct(f['false_stop_rate'])} / {_pct(f['failed_calls_saved'])} / " + _pct(f["capped_stopped"], 0)
+
+    rows = []
+    for name, row in loso["sources"].items():
+        refl = r["sources"][name]["reflection"]
+        rows.append(
+            [
+                name,
+                cell(row["default"], named=False),
+                cell(row["in_sample"]),
+                cell(row["loso"]),
+                f"{refl['failed_stopped_after_reflection']} of {refl['failed_stopped']}; "
+                f"{refl['calls_saved_by_those_stops']:,} → {refl['calls_saved_if_stopped_at_reflection']:,} calls",
+            ]
+        )
+    summary = loso["summary"]
+
+    def mean(column: str) -> str:
+        m, w = summary[column]["mean"], summary[column]["worst_false_stops"]
+        return (
+            f"{_pct(m['false_stop_rate'], 2)} (worst {w['source']} {_pct(w['false_stop_rate'])}) / "
+            f"{_pct(m['failed_calls_saved'])} / {_pct(m['capped_stopped'], 0)}"
+        )
+
+    rows.append(["**mean over sources**", mean("default"), mean("in_sample"), mean("loso"), ""])
+    return header, rows
+
+
 def tune_real(r: dict) -> Table:
     header = _header(
         "source | runs (tasks) | held-out false stops | held-out failed-run calls saved | default policy: false stops "
@@ -107,12 +144,13 @@ def tune_real(r: dict) -> Table:
             rows.append([name, f"{s['runs']:,}", s["error"], "", "", ""])
             continue
         held, default = s["held_out"], s["default"]
+        untuned = "no task type tuned (too few runs or no success per type): the starting policy"
         rows.append(
             [
                 name + (" (artifact)" if s["artifact"] else ""),
                 f"{s['runs']:,} ({s['tasks']:,})",
-                f"{held['false_stops']} = {_interval(held['false_stop_rate'])}",
-                _interval(held["failed_calls_saved"]),
+                untuned if held is None else f"{held['false_stops']} = {_interval(held['false_stop_rate'])}",
+                "" if held is None else _interval(held["failed_calls_saved"]),
                 f"{default['false_stops']} = {_pct(default['false_stop_rate']['value'], 2)}",
                 _pct(default["failed_calls_saved"]["value"], 2),
             ]
@@ -319,6 +357,17 @@ def real_replay_row(r: dict) -> tuple[str, str]:
     )
 
 
+def real_replay_loso_row(r: dict) -> tuple[str, str]:
+    summary = r["loso"]["summary"]["loso"]
+    m, w = summary["mean"], summary["worst_false_stops"]
+    return (
+        f"the default chosen leave-one-source-out on {len(r['loso']['sources'])} recorded agents (measured on the one "
+        "left out): successful runs stopped, mean / worst source; failed runs' tool calls saved; capped runs stopped",
+        f"{_pct(m['false_stop_rate'], 2)} / {_pct(w['false_stop_rate'])}; {_pct(m['failed_calls_saved'])}; "
+        f"{_pct(m['capped_stopped'], 0)}",
+    )
+
+
 def tune_real_row(r: dict) -> tuple[str, str]:
     real = r["real"]
     return (
@@ -442,6 +491,12 @@ class Entry:
 
 ENTRIES = (
     Entry("real_replay", "the policy on public recordings of real agents", real_replay, real_replay_row),
+    Entry(
+        "real_replay-loso",
+        "the default chosen leave-one-source-out, and what a reflection buys",
+        real_replay_loso,
+        real_replay_loso_row,
+    ),
     Entry("tune-real", "`pyguard tune` on the recorded sources, held out", tune_real, tune_real_row),
     Entry("frontier", "the dynamic guard against every static cap, on a scripted workload", frontier, frontier_row),
     Entry("detection", "the stall detector on labelled sequences", detection, detection_row),

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 import workload_patterns as patterns
+import workload_waiting as waiting
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from workload_common import CITIES, STATUS, Builder, geometric_extra, ident, iso, words
 from workload_conversation import conversation
@@ -51,6 +52,8 @@ __all__ = [
     "LEGITIMATE",
     "LOOPING",
     "FAMILIES",
+    "WAITING_MIX",
+    "WAITING_TASKS",
     "DEFAULT_MIX",
     "WorkloadSpec",
     "Task",
@@ -82,6 +85,8 @@ class TaskKind(StrEnum):
     LARGE_LOOP = "large_loop"
     LONG_WORK = "long_work"
     LONG_LOOP = "long_loop"
+    WAIT_POLL = "wait_poll"
+    PENDING_POLL = "pending_poll"
 
 
 K = TaskKind
@@ -95,6 +100,8 @@ LEGITIMATE = (
     K.POLL_VOLATILE,
     K.LARGE_PAGES,
     K.LONG_WORK,
+    K.WAIT_POLL,
+    K.PENDING_POLL,
 )
 LOOPING = (
     K.OSCILLATE,
@@ -116,8 +123,10 @@ FAMILIES: dict[str, tuple[TaskKind, ...]] = {
     "poll_volatile": (K.POLL_VOLATILE, K.POLL_STUCK),
     "large_results": (K.LARGE_PAGES, K.LARGE_LOOP),
     "long_work": (K.LONG_WORK, K.LONG_LOOP),
+    "waiting": (K.WAIT_POLL, K.PENDING_POLL),
 }
-"""Each family: its kinds (the classic six, then one legitimate and one looping kind per pattern of issue 10)."""
+"""Each family: its kinds (the classic six, then one legitimate and one looping kind per pattern of issue 10, then
+issue 22's waiting kinds, both legitimate and outside :data:`DEFAULT_MIX`: see :data:`WAITING_MIX`)."""
 
 
 def family_of(kind: TaskKind | str) -> str:
@@ -145,6 +154,12 @@ DEFAULT_MIX = {
     K.LONG_WORK: 0.03,
     K.LONG_LOOP: 0.02,
 }
+
+
+WAITING_MIX = {K.WAIT_POLL: 0.5, K.PENDING_POLL: 0.5}
+"""The waiting families' own workload (the frontier's ``waiting`` block): identical status reads until done, with a
+``sleep`` between them or saying "pending"."""
+WAITING_TASKS = 24
 
 
 class WorkloadSpec(BaseModel):
@@ -395,6 +410,8 @@ _BUILD = {
     K.LARGE_LOOP: patterns.large_loop,
     K.LONG_WORK: patterns.long_work,
     K.LONG_LOOP: patterns.long_loop,
+    K.WAIT_POLL: waiting.wait_poll,
+    K.PENDING_POLL: waiting.pending_poll,
 }
 
 TASK_TEXT = "Task {id}: find the answer and report it."
@@ -409,6 +426,8 @@ _TASK_TEXTS = {
     K.LARGE_LOOP: "Go through the store's search results for cables and summarise them.",
     K.LONG_WORK: "Work through the whole backlog and report when everything is done.",
     K.LONG_LOOP: "Work through the whole backlog and report when everything is done.",
+    K.WAIT_POLL: "Rebuild the index and tell me when it is complete.",
+    K.PENDING_POLL: "Export the table and tell me where the file is.",
 }
 
 
@@ -487,6 +506,8 @@ def _task(i: int, kind: TaskKind, spec: WorkloadSpec, seq: np.random.SeedSequenc
         oracle.pop("loop_from")
     elif kind is K.POLL:
         scenario["loop_from"] = len(b.turns) - 1
+    elif b.loop_at is not None:  # a legitimate task that goes round its turns until a result ends it (wait_poll)
+        scenario["loop_from"] = b.loop_at
     text = _TASK_TEXTS.get(kind, TASK_TEXT).format(id=f"t{i:05d}")
     return Task(
         **common,

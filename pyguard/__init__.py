@@ -2,10 +2,10 @@
 
 The public API is what this package exports::
 
-    from pyguard import Guard, PolicyConfig, start_jvm, scripted_model
+    from pyguard import Guard, PolicyConfig, TokenCap, scripted_model, start_jvm
 
     start_jvm()                                   # once per process
-    guard = Guard(PolicyConfig())                 # or Guard.from_toml("pyguard.toml")
+    guard = Guard(PolicyConfig(stop=TokenCap(200_000)))  # or Guard.from_toml("pyguard.toml")
     result = guard.run("aiservices", scripted_model("logistics_incident"), "Where is order 12345?", tools="logistics")
     result.outcome, result.model_calls, result.total_tokens
 
@@ -35,6 +35,8 @@ from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunReco
 
 if TYPE_CHECKING:
     from pyguard.engine import Policy, PolicyConfig
+    from pyguard.engine.caps import CostCap, IdenticalActionCap, ModelCallCap, TokenCap, ToolCallCap, WallClockCap
+    from pyguard.engine.conditions import FunctionCondition, RunState, StopCondition, StopHit
     from pyguard.engine.tree import TreeLimits
     from pyguard.escalation import EscalationHandle
     from pyguard.guard import Guard
@@ -55,6 +57,16 @@ _LAZY: dict[str, str] = {
     "Policy": "pyguard.engine",
     "PolicyConfig": "pyguard.engine",
     "TreeLimits": "pyguard.engine.tree",
+    "StopCondition": "pyguard.engine.conditions",
+    "StopHit": "pyguard.engine.conditions",
+    "RunState": "pyguard.engine.conditions",
+    "FunctionCondition": "pyguard.engine.conditions",
+    "ModelCallCap": "pyguard.engine.caps",
+    "TokenCap": "pyguard.engine.caps",
+    "ToolCallCap": "pyguard.engine.caps",
+    "CostCap": "pyguard.engine.caps",
+    "WallClockCap": "pyguard.engine.caps",
+    "IdenticalActionCap": "pyguard.engine.caps",
     "start_jvm": "pyguard.jvm",
     "jclass": "pyguard.jvm",
     "scripted_model": "pyguard.jvm",
@@ -101,6 +113,16 @@ __all__ = [
     "Policy",
     "PolicyConfig",
     "TreeLimits",
+    "StopCondition",
+    "StopHit",
+    "RunState",
+    "FunctionCondition",
+    "ModelCallCap",
+    "TokenCap",
+    "ToolCallCap",
+    "CostCap",
+    "WallClockCap",
+    "IdenticalActionCap",
     "start_jvm",
     "jclass",
     "scripted_model",

@@ -47,8 +47,10 @@ class AgentGuard:
     ``model``: the Java ``ChatModel`` to build the agent with (a Java ``AgentGuardedChatModel`` around yours).
     :meth:`before_tool_execution` / :meth:`after_tool_execution`: its tool hooks for an AiServices builder (they act on
     the run of the calling thread). ``results``: the last ``keep_results`` runs' results in the order they ended;
-    ``on_result`` is called with each as it ends (on the agent's thread). :meth:`close` ends the runs still open and
-    refuses every later model call with an error naming the fix.
+    ``on_result`` is called with each as it ends (on the agent's thread). ``round_trips``: the agent's own cap on
+    tool-calling round trips per turn (LangChain4j's ``maxToolCallingRoundTrips``), when you tell it: with the guard's
+    ``on_stop="answer"`` that cap's end gets the wrap-up answer too instead of LangChain4j's exception. :meth:`close`
+    ends the runs still open and refuses every later model call with an error naming the fix.
     """
 
     def __init__(
@@ -60,6 +62,7 @@ class AgentGuard:
         agent_style: str | None = None,
         on_result: ResultFn | None = None,
         keep_results: int = 1000,
+        round_trips: int | None = None,
     ) -> None:
         from pyguard.jvm.lifetime import agent_guarded_model
 
@@ -67,6 +70,8 @@ class AgentGuard:
         self.task_type = task_type
         self.agent_style = agent_style
         self.on_result = on_result
+        self.round_trips = round_trips
+        self.counts_executions = False
         self.delegate = model
         self._lock = threading.Lock()
         self._open: dict[str, GuardedRun] = {}
@@ -85,7 +90,9 @@ class AgentGuard:
         return self.java.beforeToolExecutionHook()
 
     def after_tool_execution(self) -> Any:
-        """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran."""
+        """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran (each run's
+        ``tool_calls_executed``; None without this hook)."""
+        self.counts_executions = True
         return self.java.afterToolExecutionHook()
 
     @property
@@ -109,6 +116,8 @@ class AgentGuard:
         run = GuardedRun(
             self.host, run_id=new_run_id(), task=task, task_type=self.task_type, agent_style=self.agent_style
         )
+        run.agent_round_trips = self.round_trips
+        run.counts_executions = self.counts_executions
         run.guarded_model(self.delegate)
         with self._lock:
             self._open[run.run_id] = run
@@ -147,7 +156,7 @@ class AgentGuard:
             ending = ending_of_exception(error, last_text=run.last_text())
         else:
             ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-        self.record(run, run.end(ending))
+        self.record(run, run.end(ending, wrap_up=False))
 
     # -- closing ---------------------------------------------------------------------------------------------------
 
@@ -159,7 +168,7 @@ class AgentGuard:
                 run = self._open.get(str(run_id))
             if run is not None:
                 ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-                self.record(run, run.end(ending))
+                self.record(run, run.end(ending, wrap_up=False))
 
     def _closed_message(self) -> str:
         return (

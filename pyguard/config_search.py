@@ -2,7 +2,8 @@
 ``[tool.pyguard]`` table, in the current directory or one of its parents (as ruff and coverage find theirs).
 
 Standard library only (no engine, no numpy): the pytest plugin resolves the file when pytest starts, and its import
-stays cheap. The file is read by :meth:`pyguard.engine.PolicyConfig.from_toml`.
+stays cheap. A policy file's TOML, and its ``[tool.pyguard]`` table, are read here only (:func:`read_policy_table`);
+:meth:`pyguard.engine.PolicyConfig.from_toml` validates what it returns.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from pyguard.errors import ConfigError
 
-__all__ = ["CONFIG_FILE_NAMES", "find_config_file"]
+__all__ = ["CONFIG_FILE_NAMES", "find_config_file", "read_policy_table"]
 
 CONFIG_FILE_NAMES = ("pyguard.toml", "pyproject.toml")
 """Looked for in this order in each directory; a ``pyproject.toml`` counts only with a ``[tool.pyguard]`` table."""
@@ -40,16 +41,40 @@ def find_config_file(start: str | Path | None = None) -> Path | None:
 
 
 def _has_pyguard_table(path: Path) -> bool:
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read {str(path)!r} while looking for [tool.pyguard]: {exc.strerror}; fix it or name a policy file"
-        ) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"{str(path)!r} is not valid TOML ({exc}), so pyguard cannot tell whether it holds [tool.pyguard];"
-            " fix the file or name a policy file"
-        ) from None
+    data = _read_toml(
+        path,
+        unreadable="cannot read {path} while looking for [tool.pyguard]: {error}; fix it or name a policy file",
+        invalid="{path} is not valid TOML ({error}), so pyguard cannot tell whether it holds [tool.pyguard]; fix the"
+        " file or name a policy file",
+    )
     tool = data.get("tool")
     return isinstance(tool, dict) and "pyguard" in tool
+
+
+def read_policy_table(path: str | Path) -> tuple[dict, str]:
+    """The policy table of a TOML file — the whole file, or its ``[tool.pyguard]`` table (a ``pyproject.toml``, or
+    any file with a ``[tool]`` table) — and where it came from, for messages. ConfigError naming the file when it
+    cannot be read, is not TOML, or lacks the table."""
+    p = Path(path)
+    data = _read_toml(
+        p,
+        unreadable="cannot read policy config {path}: {error}; check the path",
+        invalid="{path} is not valid TOML: {error}; fix the file",
+    )
+    if "tool" in data or p.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict) or "pyguard" not in tool:
+            raise ConfigError(f"{str(p)!r} has no [tool.pyguard] table; add one or pass a plain policy TOML file")
+        return tool["pyguard"], f"{p} [tool.pyguard]"
+    return data, str(p)
+
+
+def _read_toml(path: Path, *, unreadable: str, invalid: str) -> dict:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(unreadable.format(path=repr(str(path)), error=exc.strerror)) from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(invalid.format(path=repr(str(path)), error=exc)) from None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pyguard.decisions import Decision
 from pyguard.errors import BudgetError, HandleError
@@ -25,13 +25,27 @@ from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
 from pyguard.events import IterationEvent, Outcome
 from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 from pyguard.result import RunResult
-from pyguard.run import GuardedRun
+from pyguard.run import GuardedRun, RunHost
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import RunSession
-    from pyguard.guard import Guard
 
-__all__ = ["run_chat", "resume_run"]
+__all__ = ["ConversationHost", "run_chat", "resume_run"]
+
+
+class ConversationHost(RunHost, Protocol):
+    """What a kept conversation needs of its guard (:class:`pyguard.guard.Guard` is one): a run host that opens runs.
+    Typed here, so this module, which the guard imports, imports nothing of the guard."""
+
+    def start_run(
+        self,
+        *,
+        task: str | None = None,
+        task_type: str | None = None,
+        run_id: str | None = None,
+        agent_style: str | None = None,
+    ) -> GuardedRun: ...
+
 
 PartialFn = Callable[[str], None]
 
@@ -41,7 +55,7 @@ _resumed_lock = threading.Lock()
 
 
 def run_chat(
-    guard: Guard,
+    guard: ConversationHost,
     model: Any,
     task: str | Sequence[str],
     *,
@@ -69,7 +83,7 @@ def run_chat(
 
 
 def resume_run(
-    guard: Guard,
+    guard: ConversationHost,
     handle: EscalationHandle | str,
     message: str,
     model: Any,
@@ -148,6 +162,7 @@ def _run(
     from pyguard.jvm import run_built
     from pyguard.jvm.streaming import conversation_agent
 
+    run.agent_round_trips = ref.max_tool_calling_round_trips  # its end gets the wrap-up too (on_stop="answer")
     try:
         guarded = run.guarded_streaming_model(model) if ref.streaming else run.guarded_model(model)
         agent = conversation_agent(
@@ -184,7 +199,7 @@ def _run(
 
 
 def _replay(
-    guard: Guard, handle: EscalationHandle, run_id: str
+    guard: ConversationHost, handle: EscalationHandle, run_id: str
 ) -> tuple[list[IterationEvent], list[Decision], RunSession]:
     """A session of ``guard``'s policy that has seen the handle's events (and resumptions) and escalated where the
     handle says; the events relabelled to ``run_id``; every decision, in order."""
@@ -223,7 +238,7 @@ class _ResumedRun(GuardedRun):
 
     def __init__(
         self,
-        guard: Guard,
+        guard: ConversationHost,
         handle: EscalationHandle,
         run_id: str,
         session: RunSession,

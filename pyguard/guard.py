@@ -34,12 +34,13 @@ from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.limits import JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, fail_safe_cap, loop_iterations
 from pyguard.result import RunResult
-from pyguard.run import ActiveRuns, GuardedRun, Verifier, new_run_id, recorded_task
+from pyguard.run import ActiveRuns, GuardedRun, OnStop, Verifier, new_run_id, recorded_task
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.agent_guard import AgentGuard, GuardedAgent
     from pyguard.engine import Policy, PolicyConfig
+    from pyguard.engine.config import Mode
 
 __all__ = [
     "Guard",
@@ -81,6 +82,14 @@ class Guard:
     ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
     ``telemetry``: optional :class:`pyguard.otel.GuardTelemetry` (``otel`` extra): each run also emits OpenTelemetry
     GenAI spans as it goes.
+    ``mode``: ``"observe"``, ``"reflect"`` or ``"enforce"`` for every run (the policy file's ``mode`` and its task
+    types' are replaced): observe records every decision in the trace and acts on none, reflect sends reflections
+    and never stops, enforce acts on every decision. None: the policy's (``PolicyConfig.mode``, default enforce).
+    ``on_stop``: ``"answer"`` (default): a stopped run (the guard's stop, the fail-safe cap, the agent's own cap when
+    pyguard knows it) ends with one last model call with no tools asking for the best answer from what the run knows
+    (:data:`pyguard.run.WRAP_UP`); the agent returns that answer, the outcome still says ``stalled``/``expired`` and
+    ``RunResult.answer_source`` is ``"wrap_up"``. ``"raise"``: the agent's call raises the Java ``GuardStopException``
+    (``GuardedRun.call`` returns None).
     """
 
     def __init__(
@@ -94,11 +103,15 @@ class Guard:
         verifier: Verifier | None = None,
         trace_file_mode: int = 0o600,
         telemetry: Any = None,
+        on_stop: OnStop = "answer",
+        mode: Mode | None = None,
     ) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
         if config is not None and not isinstance(config, PolicyConfig):
             raise ConfigError(f"config must be a pyguard.engine.PolicyConfig, not {type(config).__name__}")
+        if mode is not None:
+            config = with_mode(config or PolicyConfig(), mode)
         self.policy: Policy = Policy(config, clock=clock)
         self.config: PolicyConfig = self.policy.config
         self.trace_dir = Path(trace_dir) if trace_dir is not None else None
@@ -117,6 +130,9 @@ class Guard:
             )
         if not _is_int(trace_file_mode) or not 0 <= trace_file_mode <= 0o777:
             raise ConfigError(f"trace_file_mode={trace_file_mode!r} must be permission bits such as 0o600")
+        if on_stop not in ("answer", "raise"):
+            raise ConfigError(f"on_stop={on_stop!r} must be 'answer' (a last model call with no tools) or 'raise'")
+        self.on_stop: OnStop = on_stop
         self.max_model_calls = max_model_calls
         self.callback_timeout_ms = callback_timeout_ms
         self.trace_file_mode = trace_file_mode
@@ -152,14 +168,18 @@ class Guard:
         task_type: str | None = None,
         agent_style: str | None = None,
         on_result: Callable[[RunResult], None] | None = None,
+        round_trips: int | None = None,
     ) -> AgentGuard:
         """Attach this guard to an agent for its lifetime: build your agent once around the returned
         :class:`pyguard.agent_guard.AgentGuard`'s ``.model`` (and its :meth:`~pyguard.agent_guard.AgentGuard.
         before_tool_execution` hook); every user turn (every ``chat()`` call, on any thread) is then a guarded run of
-        its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends)."""
+        its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends).
+        ``round_trips``: your agent's ``maxToolCallingRoundTrips``, so that its end gets the wrap-up answer too."""
         from pyguard.agent_guard import AgentGuard
 
-        return AgentGuard(self, model, task_type=task_type, agent_style=agent_style, on_result=on_result)
+        return AgentGuard(
+            self, model, task_type=task_type, agent_style=agent_style, on_result=on_result, round_trips=round_trips
+        )
 
     def agent(
         self,
@@ -180,7 +200,10 @@ class Guard:
         from pyguard.agent_guard import GuardedAgent
         from pyguard.jvm import build_agent
 
-        agent_guard = self.attach(model, task_type=task_type, agent_style=str(style), on_result=on_result)
+        round_trips = max_tool_calling_round_trips if str(style) == "aiservices" else None
+        agent_guard = self.attach(
+            model, task_type=task_type, agent_style=str(style), on_result=on_result, round_trips=round_trips
+        )
         java_agent = build_agent(
             style,
             agent_guard.model,
@@ -397,6 +420,18 @@ def run_unguarded(
     end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
     start = RunStart(run_id=run_id, task_type=task_type, task=recorded_task(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
+
+
+def with_mode(config: PolicyConfig, mode: Mode) -> PolicyConfig:
+    """``config`` with ``mode`` for every run: the top level's, and no task type's own."""
+    from pyguard.engine import PolicyConfig
+
+    if mode not in ("observe", "reflect", "enforce"):
+        raise ConfigError(f"mode={mode!r} must be 'observe', 'reflect' or 'enforce'")
+    types = {name: t.model_copy(update={"mode": None}) for name, t in config.task_types.items()}
+    return PolicyConfig.model_validate(
+        {**config.model_dump(), "mode": mode, "task_types": {name: t.model_dump() for name, t in types.items()}}
+    )
 
 
 def _is_int(value: object) -> bool:

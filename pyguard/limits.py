@@ -28,16 +28,29 @@ So ``max_iterations`` means one thing in pyguard: the marker's cap on model call
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # pragma: no cover
-    from pyguard.engine import PolicyConfig
+
+class PolicyLimits(Protocol):
+    """What the limits read of a policy (:class:`pyguard.engine.PolicyConfig` is one): typed here, so this module,
+    which the engine imports, imports nothing of the engine."""
+
+    @property
+    def task_types(self) -> Iterable[str]: ...
+
+    @property
+    def caps(self) -> Any: ...
+
+    def budget_for(self, task_type: str | None) -> Any: ...
+
 
 __all__ = [
     "FAIL_SAFE_MARGIN",
     "DEFAULT_LOOP_ITERATIONS",
     "LANGCHAIN4J_ROUND_TRIPS",
     "JAVA_INT_MAX",
+    "PolicyLimits",
     "guard_ceiling",
     "fail_safe_cap",
     "loop_iterations",
@@ -63,7 +76,7 @@ JAVA_INT_MAX = 2**31 - 1
 """The largest cap Java takes (an ``int``)."""
 
 
-def guard_ceiling(config: PolicyConfig) -> int:
+def guard_ceiling(config: PolicyLimits) -> int:
     """The most model calls the policy lets a user turn make, whatever the task type: the largest hard cap, or the
     run's ``caps.max_model_calls`` when that is lower (a run cap bounds every turn of the run)."""
     ceiling = max(config.budget_for(t).hard_cap for t in (None, *config.task_types))
@@ -72,7 +85,7 @@ def guard_ceiling(config: PolicyConfig) -> int:
     return ceiling
 
 
-def fail_safe_cap(config: PolicyConfig) -> int:
+def fail_safe_cap(config: PolicyLimits) -> int:
     """The Java fail-safe's default for a guard with this policy: :func:`guard_ceiling` + :data:`FAIL_SAFE_MARGIN`,
     at most :data:`JAVA_INT_MAX`."""
     return min(guard_ceiling(config) + FAIL_SAFE_MARGIN, JAVA_INT_MAX)

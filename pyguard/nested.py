@@ -43,6 +43,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from pyguard.ending import TokenTotals, token_totals
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
@@ -97,6 +98,9 @@ class NestedRun(GuardedRun):
     """One run of a run tree: the root (a supervisor or workflow) or a child (one sub-agent invocation).
 
     Made by :func:`start_tree` (the root) and by the root's Java ``AgentTree`` (children, one per invocation)."""
+
+    wraps_up = False
+    """A stop in a tree ends the tree through its exception (no wrap-up answer: see GuardedRun.wraps_up)."""
 
     def __init__(
         self,
@@ -442,8 +446,15 @@ class UnguardedTree:
         return len(self.events)
 
     @property
-    def total_tokens(self) -> int:
-        return sum(e.tokens or 0 for e in self.events)
+    def tokens(self) -> TokenTotals:
+        """The tree's tokens (:func:`pyguard.ending.token_totals`): the known sum, partial when some call reported
+        none."""
+        return token_totals(self.events)
+
+    @property
+    def total_tokens(self) -> int | None:
+        """:attr:`tokens`' total: None when no call reported usage (unknown, never 0)."""
+        return self.tokens.total
 
 
 def run_nested_unguarded(

@@ -14,13 +14,13 @@ recorded timestamps (``timestamp_ms``, else the sum of ``latency_ms``), so time 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import Settled, TokenTotals, footer, verdict
+from pyguard.ending import Settled, footer, token_totals, verdict
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
@@ -75,7 +75,11 @@ class ReplayRun(_Model):
     tool_calls: int
     tool_calls_saved: int
     tokens: int | None
-    """Total tokens recorded; None when any iteration of the recording has no usage."""
+    """Tokens recorded (:class:`pyguard.ending.TokenTotals`): the sum over the calls that reported usage; None when
+    none did."""
+    tokens_partial: bool = False
+    """True when some calls reported no usage, or only part of it: ``tokens`` is then a lower bound, and the summary
+    leaves the run out of its token figures (a share of a lower bound means nothing)."""
     tokens_saved: int | None
     rule: str | None = Field(default=None, exclude=True)
     """The rule that stopped it (not in the JSON; the reason says it in words)."""
@@ -221,10 +225,6 @@ def event_tokens(event: IterationEvent) -> int | None:
     return event.tokens if event.tokens_complete else None
 
 
-def _sum_or_none(values: Sequence[int | None]) -> int | None:
-    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
-
-
 def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayRun:
     """Replay one recorded run through a fresh policy built from ``config`` (None = the default PolicyConfig)."""
     return _summarise_run(record, *_Replayer(config).decide(record))
@@ -232,19 +232,11 @@ def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayR
 
 def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: Decision) -> RunEnd:
     """The footer the guarded run would have had: the engine's outcome, the recording's counts up to the stop."""
-    kept = record.events[:stop_at]
-    tokens = TokenTotals(
-        _sum_or_none([e.input_tokens for e in kept]),
-        _sum_or_none([e.output_tokens for e in kept]),
-        _sum_or_none([event_tokens(e) for e in kept]),
-        engine_end.tokens_partial,
-    )
     return footer(
         engine_end.run_id,
-        kept,
+        record.events[:stop_at],
         Settled(engine_end.outcome, engine_end.reason),
         answer=engine_end.answer,
-        tokens=tokens,
         censored=False,
         wall_ms=engine_end.wall_ms,
         cost=engine_end.cost,
@@ -258,9 +250,8 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
     stop_at = stop[0] if stop else None
     reflect_at = [i for i, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
     calls = [len(e.tool_calls) for e in events]
-    tokens = [event_tokens(e) for e in events]
     after = slice(stop_at, None) if stop_at is not None else slice(len(events), None)
-    total_tokens = _sum_or_none(tokens)
+    tokens = token_totals(events)
     return ReplayRun(
         id=record.run_id,
         task_type=record.task_type or next((e.task_type for e in events if e.task_type), None),
@@ -271,8 +262,9 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
         reflect_at=reflect_at,
         tool_calls=sum(calls),
         tool_calls_saved=sum(calls[after]),
-        tokens=total_tokens,
-        tokens_saved=None if total_tokens is None else _sum_or_none(tokens[after]),
+        tokens=tokens.total,
+        tokens_partial=tokens.partial,
+        tokens_saved=None if tokens.total is None else token_totals(events[after]).total or 0,
         rule=stop[1].rule if stop else None,
         outcome=stop[1].outcome if stop else None,
         complete=record.end is not None,
@@ -301,7 +293,7 @@ def _group(runs: Iterable[ReplayRun], g: GroupSummary | None = None) -> GroupSum
         g.reflected += bool(r.reflect_at)
         g.tool_calls += r.tool_calls
         g.tool_calls_saved += r.tool_calls_saved
-        if r.tokens is None:
+        if r.tokens is None or r.tokens_partial:
             g.runs_without_usage += 1
         else:
             tokens.append(r.tokens)

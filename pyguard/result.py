@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
+from pyguard.ending import TokenTotals, token_totals, tree_totals
 from pyguard.escalation import EscalationHandle
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, events_tokens_partial, sum_tokens
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, events_tokens_partial
 
-__all__ = ["RunResult", "mark_partial_usage", "usage_totals"]
+__all__ = ["RunResult", "mark_partial_usage"]
 
 
 class RunResult(BaseModel):
@@ -71,6 +72,18 @@ class RunResult(BaseModel):
         return self.end.answer
 
     @property
+    def tool_calls_executed(self) -> int | None:
+        """Tools that actually ran, beside :attr:`tool_calls` (requested): None where the agent's loop did not report
+        them (wire ``run.after_tool_execution()`` into your AiServices builder; pyguard's own agents always do)."""
+        return self.end.tool_calls_executed
+
+    @property
+    def answer_source(self) -> str | None:
+        """Where :attr:`answer` came from: ``"model"`` (its final answer), ``"wrap_up"`` (one last model call with no
+        tools after a stop: ``Guard(on_stop="answer")``), ``"salvaged"`` (the last text before a stop), or None."""
+        return self.end.answer_source
+
+    @property
     def reason(self) -> str:
         return self.end.reason
 
@@ -116,9 +129,18 @@ class RunResult(BaseModel):
         return sum(r.model_calls for r in self.walk() if r.record.start.agent_style != "workflow")
 
     @property
-    def tree_total_tokens(self) -> int:
-        """Tokens of this run and all its descendants (runs that reported none count 0)."""
-        return sum(r.total_tokens or 0 for r in self.walk())
+    def tree_tokens(self) -> TokenTotals:
+        """Tokens of this run and all its descendants (:func:`pyguard.ending.tree_totals`): the known sum, partial when
+        some run (or call) reported none. A workflow's own steps are not model calls: they count nothing."""
+        return tree_totals(
+            [token_totals(r.record.events) for r in self.walk() if r.record.start.agent_style != "workflow"]
+        )
+
+    @property
+    def tree_total_tokens(self) -> int | None:
+        """Tokens of this run and all its descendants: :attr:`tree_tokens`' total (None when no run reported any; a
+        lower bound when :attr:`tree_tokens` is partial)."""
+        return self.tree_tokens.total
 
     @property
     def reflections(self) -> list[int]:
@@ -148,17 +170,6 @@ class RunResult(BaseModel):
         if self.answer:
             lines.append(f"  answer: {self.answer[:200]!r}")
         return "\n".join(lines[:max_lines])
-
-
-def usage_totals(events: Sequence[IterationEvent]) -> tuple[int | None, int | None, int | None, bool]:
-    """(input, output, total, partial) over the calls that reported usage (:attr:`IterationEvent.tokens` for the
-    total); all None when none did (unknown); partial as :func:`pyguard.events.events_tokens_partial`."""
-    known = [e for e in events if e.usage_reported]
-    if not known:
-        return None, None, None, False
-    inp = sum(e.input_tokens or 0 for e in known)
-    out = sum(e.output_tokens or 0 for e in known)
-    return inp, out, sum_tokens(known), events_tokens_partial(events)
 
 
 def mark_partial_usage(end: RunEnd, events: Sequence[IterationEvent]) -> RunEnd:

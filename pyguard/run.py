@@ -14,9 +14,9 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pyguard.decisions import Decision
+from pyguard.decisions import Action, Decision
 from pyguard.ending import Ending, RunEnding, end_from_events, finish_arguments
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
@@ -25,7 +25,8 @@ from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
-    from pyguard.jvm.agents import BridgeResult, GuardedModel
+    from pyguard.engine.config import Mode
+    from pyguard.jvm.agents import BridgeResult, GuardedModel, WrapUpRecord
 
 __all__ = [
     "ActiveRuns",
@@ -37,6 +38,17 @@ __all__ = [
 ]
 
 Verifier = Callable[[str], bool]
+
+OnStop = Literal["answer", "raise"]
+"""What a guarded run does when it is stopped: ``answer`` (one last model call with no tools, :data:`WRAP_UP`, so the
+agent still returns an answer; the outcome still says ``stalled``/``expired``) or ``raise`` (the agent's call raises
+the Java ``GuardStopException``)."""
+
+WRAP_UP = (
+    "Stop here: {reason}. Do not call any tool. Give your best final answer to the user's request now, from what you"
+    " have found so far, and say plainly what you could not find out."
+)
+"""The wrap-up instruction (``{reason}``: why the run was stopped), sent as a user message with no tools offered."""
 
 
 class ActiveRuns:
@@ -71,10 +83,14 @@ class RunHost(Protocol):
     verifier: Verifier | None
     telemetry: Any
     active: ActiveRuns
+    on_stop: OnStop
 
 
 class GuardedRun:
     """One run under the guard: its engine session, its Java guarded model, its trace."""
+
+    wraps_up = True
+    """With the guard's ``on_stop="answer"``, a stop of this run is answered by a wrap-up (run trees: no)."""
 
     def __init__(
         self,
@@ -110,6 +126,18 @@ class GuardedRun:
         self._cancelled: str | None = None
         self._abandoned_at: int | None = None
         self._java_note: str | None = None
+        self.agent_round_trips: int | None = None
+        """The agent's own cap on tool-calling round trips per user turn (LangChain4j's), when known: with
+        ``on_stop="answer"`` its end gets the wrap-up too. Set it before the model is wrapped."""
+        self._wrap_up: WrapUpRecord | None = None
+        self._answered = False
+        self.counts_executions = False
+        self.mode: Mode = guard.config.mode_for(task_type)
+        """How this run acts on the engine's decisions (``PolicyConfig.mode``, per task type)."""
+        self.observed_stop: Decision | None = None
+        """In observe or reflect mode: the stop the engine decided (and the guard did not act on), if any."""
+        """True when the agent's loop reports the tools that ran (LangChain4j's after-tool hook, pyguard's agents):
+        the footer's ``tool_calls_executed`` then holds the count (None otherwise)."""
         self.trace_path: Path | None = None
         self._writer = None
         if guard.trace_dir is not None:
@@ -135,6 +163,8 @@ class GuardedRun:
             self.events.append(event)
             if self._writer is not None:
                 self._writer.iteration(event)
+            if self.observed_stop is not None:
+                return None  # observe/reflect mode: the engine stopped the run here, the run goes on (recorded)
         with self._engine_lock:
             if self._result is not None:
                 return None
@@ -150,7 +180,23 @@ class GuardedRun:
                 self._writer.decision(self.run_id, decision)
             if self._spans is not None:
                 self._spans.iteration(event, decision)
+            return self._acted(decision)
+
+    def _acted(self, decision: Decision) -> Decision:
+        """What Java is told to do about ``decision`` in this run's :attr:`mode` (the recorded decision is the
+        engine's, in every mode): enforce, all of it; reflect, reflections, and a stop becomes one last reflection;
+        observe, nothing (a continue that still carries the iteration and turn)."""
+        if self.mode == "enforce":
             return decision
+        if decision.stops:
+            self.observed_stop = decision
+        if self.mode == "reflect" and decision.action is not Action.CONTINUE:
+            text = decision.reflection or (
+                f"You appear to be stuck ({decision.reason or decision.rule}). Change your approach, or give your"
+                " final answer now from what you have found."
+            )
+            return decision.model_copy(update={"action": Action.REFLECT, "reflection": text, "outcome": None})
+        return decision.model_copy(update={"action": Action.CONTINUE, "reflection": None, "outcome": None})
 
     def _claim(self, index: int) -> bool:
         """True when Java will apply the decision about event ``index`` (always, without a deadline)."""
@@ -187,6 +233,8 @@ class GuardedRun:
                 callback_timeout_ms=self.guard.callback_timeout_ms,
                 keep_events=False,
             )
+            if self.guard.on_stop == "answer" and self.wraps_up:
+                self._guarded.answer_on_stop(WRAP_UP, self.agent_round_trips)
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):
@@ -215,7 +263,8 @@ class GuardedRun:
 
     def after_tool_execution(self) -> Any:
         """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` for ``afterToolExecution(...)``: counts the
-        tools that ran (``toolExecutions`` of the run's Java counters). Call :meth:`wrap` first."""
+        tools that ran (the footer's ``tool_calls_executed``; None without this hook). Call :meth:`wrap` first."""
+        self.counts_executions = True
         return self._wrapped("after_tool_execution").after_tool_execution()
 
     def _wrapped(self, what: str) -> GuardedModel:
@@ -231,8 +280,8 @@ class GuardedRun:
         try:
             value = self.interruptible(fn)
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
-            self.end(ending_of_exception(exc, last_text=self.last_text()))
-            return None
+            result = self.end(ending_of_exception(exc, last_text=self.last_text()))
+            return result.answer if result.record.end and result.record.end.answer_source == "wrap_up" else None
         self.end(ending_of_value(value))
         return value
 
@@ -276,25 +325,32 @@ class GuardedRun:
     # -- ending ----------------------------------------------------------------------------------------------------
 
     def finish_bridge(self, res: BridgeResult) -> RunResult:
-        """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run)."""
+        """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run: its loop reports the
+        tools that ran)."""
         from pyguard.jvm.ending import ending_of_result
 
+        self.counts_executions = True
         return self.end(ending_of_result(res))
 
     def abandon(self) -> None:
         if self._result is None:
             self._finish(error="the agent could not be built")
 
-    def end(self, ending: RunEnding) -> RunResult:
-        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through :func:`pyguard.ending.finish_arguments`; the
-        engine's ``RunSession.finish`` then settles the outcome (a STOP it decided keeps its own)."""
+    def end(self, ending: RunEnding, *, wrap_up: bool = True) -> RunResult:
+        """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through
+        :func:`pyguard.ending.finish_arguments`; the engine's ``RunSession.finish`` then settles the outcome (a STOP it
+        decided keeps its own). A wrap-up (the answer after a stop, ``on_stop="answer"``) makes the ending the stop it
+        answered, with its answer; ``wrap_up=False`` makes none now (the agent's caller has had its reply already)."""
+        ending = self._with_wrap_up(ending, now=wrap_up)
+        self._answered = ending.ending is Ending.ANSWERED
+
         if ending.guard_failures:
             self._java_note = ending.guard_failures
         if ending.ending is Ending.STOPPED:
             stopped = False  # by the engine's own decision? (not when its decision was discarded, or it is stuck)
             if self._abandoned_at is None and self._engine_lock.acquire(timeout=self._engine_wait_s()):
                 try:
-                    stopped = self.session.stopped is not None
+                    stopped = self.session.stopped is not None and self.observed_stop is None
                 finally:
                     self._engine_lock.release()
             if stopped:
@@ -302,6 +358,37 @@ class GuardedRun:
             if self._cancelled is not None:
                 return self._finish(cancelled=True, answer=ending.last_text)
         return self._finish(**finish_arguments(ending, self.start.agent_style))
+
+    def _with_wrap_up(self, ending: RunEnding, *, now: bool) -> RunEnding:
+        """The ending as the wrap-up makes it: the one made during the run (the agent returned its answer), or one
+        made now for a loop that ended on its own cap or on a stop it raised."""
+        guarded = self._guarded
+        if guarded is None or self.guard.on_stop != "answer" or not self.wraps_up:
+            return ending
+        wrap = guarded.wrap_up()
+        cancelled = ending.ending is Ending.STOPPED and ending.stop_outcome in (Outcome.CANCELLED, Outcome.ESCALATED)
+        if wrap is None and now and not cancelled and ending.ending in (Ending.EXHAUSTED, Ending.STOPPED):
+            wrap = guarded.wrap_up_after(
+                WRAP_UP,
+                (ending.stop_outcome or Outcome.EXPIRED).value,
+                ending.reason or "the agent's own cap ended the run without an answer",
+                "agent_cap",
+            )
+        if wrap is None or wrap.text is None:
+            return ending
+        self._wrap_up = wrap
+        try:
+            outcome = Outcome(wrap.outcome)
+        except ValueError:
+            outcome = Outcome.GUARD_ERROR
+        return RunEnding(
+            ending=Ending.STOPPED,
+            stop_outcome=outcome,
+            reason=wrap.reason,
+            fail_safe=wrap.fail_safe,
+            last_text=wrap.text,
+            guard_failures=ending.guard_failures,
+        )
 
     def _finish(
         self,
@@ -322,7 +409,7 @@ class GuardedRun:
                 verified = None
                 if answer is not None and error is None and expired is None and self.guard.verifier is not None:
                     verified = bool(self.guard.verifier(answer))
-                if engine and self._abandoned_at is None:
+                if engine and self._abandoned_at is None and self.observed_stop is None:
                     end = self.session.finish(
                         answer=answer,
                         error=error,
@@ -341,7 +428,7 @@ class GuardedRun:
                         cancelled=cancelled,
                         guard_error=guard_error,
                         expired=expired,
-                        guard_failed=self._guard_failure(),
+                        guard_failed=None if self.observed_stop is not None else self._guard_failure(),
                     )
                 self._result = self._result_from(end)
                 if self._guarded is not None:
@@ -380,6 +467,7 @@ class GuardedRun:
 
     def _result_from(self, end: RunEnd) -> RunResult:
         end = mark_partial_usage(end, self.events)
+        end = end.model_copy(update={**self._answer_fields(end), **self._executed(), **self._observed(end)})
         if self._writer is not None:
             self._writer.end(end)
             self._writer.close()
@@ -392,6 +480,42 @@ class GuardedRun:
             gains=tuple(self.session.gains),
             trace_path=None if self.trace_path is None else str(self.trace_path),
         )
+
+    def _observed(self, end: RunEnd) -> dict[str, Any]:
+        """In observe or reflect mode: the footer's ``evidence["observed_stop"]``, the stop the guard did not act on
+        (``pyguard check`` counts the run as that stop; the outcome says how the run really ended)."""
+        stop = self.observed_stop
+        if stop is None:
+            return {}
+        observed = {
+            "mode": self.mode,
+            "iteration": stop.iteration,
+            "outcome": None if stop.outcome is None else stop.outcome.value,
+            "rule": stop.rule,
+            "reason": stop.reason,
+        }
+        return {"evidence": {**end.evidence, "observed_stop": observed}}
+
+    def _executed(self) -> dict[str, Any]:
+        """``tool_calls_executed`` of the footer, when the agent's loop reports the tools that ran."""
+        if not self.counts_executions or self._guarded is None:
+            return {}
+        return {"tool_calls_executed": self._guarded.stats().tool_executions}
+
+    def _answer_fields(self, end: RunEnd) -> dict[str, Any]:
+        """``answer_source`` and ``wrap_up_tokens`` of the footer."""
+        wrap = self._wrap_up
+        fields: dict[str, Any] = {}
+        if wrap is not None:
+            known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
+            fields["wrap_up_tokens"] = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) or None)
+        if end.answer is None:
+            return fields
+        if wrap is not None and end.answer == wrap.text:
+            fields["answer_source"] = "wrap_up"
+        else:
+            fields["answer_source"] = "model" if self._answered else "salvaged"
+        return fields
 
     def last_text(self) -> str | None:
         for event in reversed(self.events):

@@ -5,7 +5,8 @@
 
 A snapshot is a git directory (bare or not) of the source repository at (or after) the pinned commit: clone
 it (``git clone --bare https://github.com/OWNER/NAME``; a commit reachable only from a pull request also needs
-``git fetch origin refs/pull/N/head``, the source's ``ref``) or point ``--snapshots`` at a folder holding
+``git fetch origin refs/pull/N/head``, the source's ``ref``; a source may also take single files, each from its
+own commit: ``files = [{commit, ref, path}]``) or point ``--snapshots`` at a folder holding
 ``OWNER+NAME/repo`` git directories. The files are taken from the pinned commit exactly as published (``git
 show COMMIT:path``), so the figures of ``real_replay`` can be reproduced byte for byte. Each DIR/<source>/ gets
 a ``source.toml`` manifest (name, origin repo@commit, licence, attribution, format, kind, label rule, runs,
@@ -81,30 +82,45 @@ def manifest(name: str, spec: dict) -> str:
         if key in spec:
             lines.append(f"{key} = {_toml_value(spec[key])}")
     lines.append(f"origin = {_toml_value(spec['repo'] + '@' + spec['commit'])}")
+    if spec.get("files"):
+        lines.append(f"files = {_toml_value([f'{c}:{p}' for c, p in _pinned_files(spec)])}")
     return "\n".join(lines) + "\n"
+
+
+def _need_commit(name: str, spec: dict, gitdir: Path, commit: str, ref: str | None) -> None:
+    present = subprocess.run(
+        ["git", "--git-dir", str(gitdir), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True, check=False
+    )
+    if present.returncode != 0:
+        where = ref or "its default branch"
+        raise SystemExit(
+            f"{name}: commit {commit[:12]} is not in {gitdir}; it is reachable from {where} of"
+            f" https://github.com/{spec['repo']}: git --git-dir {gitdir} fetch origin {where}"
+        )
+
+
+def _pinned_files(spec: dict) -> list[tuple[str, str]]:
+    """``(commit, path)`` of every single file a source takes from its own commit (``files``: runs published on
+    several branches of one repository, each file pinned to the commit of its branch)."""
+    return [(f["commit"], f["path"]) for f in spec.get("files", [])]
 
 
 def prepare(name: str, spec: dict, snapshot: Path, out: Path) -> int:
     gitdir = _gitdir(snapshot)
     commit = spec["commit"]
-    present = subprocess.run(
-        ["git", "--git-dir", str(gitdir), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True, check=False
-    )
-    if present.returncode != 0:
-        where = spec.get("ref", "its default branch")
-        raise SystemExit(
-            f"{name}: commit {commit[:12]} is not in {snapshot}; it is reachable from {where} of"
-            f" https://github.com/{spec['repo']}: git --git-dir {gitdir} fetch origin {where}"
-        )
+    _need_commit(name, spec, gitdir, commit, spec.get("ref"))
     files = _git(gitdir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
-    chosen = [f for f in files if any(fnmatch.fnmatch(f, pattern) for pattern in spec["paths"])]
+    chosen = [(commit, f) for f in files if any(fnmatch.fnmatch(f, pattern) for pattern in spec["paths"])]
     if not chosen:
         raise SystemExit(f"{name}: no file of {snapshot} at {commit} matches {spec['paths']}")
+    for f in spec.get("files", []):
+        _need_commit(name, spec, gitdir, f["commit"], f.get("ref"))
+    chosen += _pinned_files(spec)
     dest = out / name
-    for f in chosen:
+    for at, f in chosen:
         target = dest / f
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_git(gitdir, "show", f"{commit}:{f}"))
+        target.write_bytes(_git(gitdir, "show", f"{at}:{f}"))
     (dest / "source.toml").write_text(manifest(name, spec), encoding="utf-8")
     return len(chosen)
 

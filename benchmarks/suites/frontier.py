@@ -48,7 +48,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from workload import FAMILIES, LOOPING, Task, WorkloadSpec, describe, generate, is_success, no_recovery, with_recovery
+from workload import (
+    FAMILIES,
+    LOOPING,
+    WAITING_MIX,
+    WAITING_TASKS,
+    Task,
+    WorkloadSpec,
+    describe,
+    generate,
+    is_success,
+    no_recovery,
+    with_recovery,
+)
 
 __all__ = ["STATIC_CAPS", "POLICY_NAMES", "run", "render", "plot", "run_policy"]
 
@@ -82,6 +94,9 @@ def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
         "stopped_after": stop.iteration if stop is not None else None,
         "answer_at": task.answer_at,
         "loop_from_call": task.loop_from_call,
+        "answer_source": result.answer_source,
+        "wrap_up_tokens": result.record.end.wrap_up_tokens,
+        "answer_holds_keys": is_success(task, "succeeded", _answers(result)),
     }
 
 
@@ -162,6 +177,22 @@ def _summary(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             for f in FAMILIES
             if any(r["family"] == f for r in rows)
         },
+        "stops": _stops(rows),
+    }
+
+
+def _stops(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The runs that were stopped (stalled, expired) and what they still delivered: an answer at all, one holding
+    every answer key of the task, a wrap-up answer (``Guard(on_stop="answer")``) and its tokens (not in
+    ``total_tokens``, which counts the runs' iterations)."""
+    stopped = [r for r in rows if r["outcome"] in ("stalled", "expired")]
+    wrapped = [r for r in stopped if r.get("answer_source") == "wrap_up"]
+    return {
+        "stopped": len(stopped),
+        "with_answer": sum(1 for r in stopped if r.get("answer_source") is not None),
+        "with_correct_answer": sum(1 for r in stopped if r.get("answer_holds_keys")),
+        "wrap_ups": len(wrapped),
+        "wrap_up_tokens": int(sum(r.get("wrap_up_tokens") or 0 for r in wrapped)),
     }
 
 
@@ -401,6 +432,7 @@ def run(
         "dynamic_draw_averaged": averaged,
         "oracle_floor": floor,
         "by_family": _by_family(policies, floor),
+        "waiting": _waiting(spec.seed, WAITING_TASKS // 3 if quick else WAITING_TASKS),
         "wall_s": wall,
         "threads": THREADS,
     }
@@ -409,6 +441,30 @@ def run(
     if plot_path is not None:
         result["plot"] = str(plot(result, plot_path))
     return result
+
+
+def _waiting(seed: int, n_tasks: int) -> dict[str, Any]:
+    """Issue 22's waiting families (:mod:`workload_waiting`), run apart from the default mix: identical status reads
+    until done, with a sleep between them or saying "pending". All legitimate: a task the dynamic policy loses that
+    LangChain4j's default finishes is a legitimate loss (target: 0)."""
+    tasks = generate(WorkloadSpec(n_tasks=n_tasks, seed=seed, mix=dict(WAITING_MIX)))
+    rows = {name: run_policy(name, tasks) for name in ("dynamic", "langchain4j-default")}
+    out: dict[str, Any] = {"tasks": len(tasks), "by_kind": {}}
+    for kind in sorted({t.kind.value for t in tasks}):
+        out["by_kind"][kind] = {
+            name: {
+                "tasks": sum(1 for r in rs if r["kind"] == kind),
+                "succeeded": sum(1 for r in rs if r["kind"] == kind and r["success"]),
+                "stopped": sum(1 for r in rs if r["kind"] == kind and r["stopped_after"] is not None),
+                "rules": dict(Counter(r["rule"] for r in rs if r["kind"] == kind and r["rule"])),
+            }
+            for name, rs in rows.items()
+        }
+    dynamic, default = rows["dynamic"], rows["langchain4j-default"]
+    out["legitimate_losses"] = sum(
+        1 for d, u in zip(dynamic, default, strict=True) if u["success"] and not d["success"]
+    )
+    return out
 
 
 def plot(result: dict, path: str | Path) -> Path:
@@ -511,6 +567,15 @@ def render(result: dict, console) -> None:
         if n:
             k.add_row(f"{kind} ({n})", *(f"{p['success_by_kind'].get(kind, 0):.2f}" for p in shown))
     console.print(k)
+    waiting = result.get("waiting")
+    if waiting:
+        w = Table(title=f"waiting families (all legitimate; legitimate losses: {waiting['legitimate_losses']})")
+        for c in ("kind", "dynamic: succeeded / stopped", "langchain4j-default: succeeded"):
+            w.add_column(c, justify="left" if c == "kind" else "right")
+        for kind, e in waiting["by_kind"].items():
+            d, u = e["dynamic"], e["langchain4j-default"]
+            w.add_row(kind, f"{d['succeeded']}/{d['tasks']} / {d['stopped']}", f"{u['succeeded']}/{u['tasks']}")
+        console.print(w)
     f = Table(title="by family: success / tokens (dynamic vs its oracle floor)")
     for c in ("family", "dynamic", "no-recovery", "best static", "langchain4j-default", "oracle floor", "dyn/floor"):
         f.add_column(c, justify="left" if c == "family" else "right")

@@ -119,7 +119,7 @@ def _real(data: str, quick: bool) -> dict:
                 ),
                 last_change=last_artifact_change if artifact else None,
             )
-        except InputError as exc:  # e.g. no policy in the space meets the bound on one of its task types
+        except InputError as exc:  # bad input (no labels, a type with no success); tune answers at every bound
             sources[name] = {"runs": len(records), "error": str(exc)}
             continue
 
@@ -158,6 +158,7 @@ def _real(data: str, quick: bool) -> dict:
                 for t in result.types
             },
             "not_tuned": {str(t.task_type): t.note for t in result.types if not t.tuned},
+            "reflect_only": {str(t.task_type): t.note for t in result.types if t.reflect_only},
             "warnings": result.warnings,
             "verification_mismatches": result.verification_mismatches,
             "seconds": round(time.perf_counter() - t0, 1),

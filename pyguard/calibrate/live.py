@@ -32,8 +32,7 @@ from pyguard.calibrate.plan import (
     run_id_for,
 )
 from pyguard.calibrate.pool import execute
-from pyguard.calibrate.runners import factory_runner, jvm_runner
-from pyguard.calibrate.runners import preflight as _preflight
+from pyguard.calibrate.runners import factory_runner, jvm_runner, preflight
 from pyguard.calibrate.tasks import AgentFactory, LiveTask, TaskSet, load_tasks, parse_tasks
 from pyguard.errors import InputError
 
@@ -87,7 +86,7 @@ def run_live(
     if todo:
         root.mkdir(parents=True, exist_ok=True)
         if runner is None:
-            _preflight(todo)
+            preflight(todo)
         execute(todo, root, runner or jvm_runner, threads, done, progress)
     records = [done[p.run_id] for p in plan if p.run_id in done]
     return LiveResult(

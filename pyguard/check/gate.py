@@ -15,12 +15,21 @@ to its own type's baseline median (see :func:`_pooled_tokens`); every token figu
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from pyguard.check.stats import holm_adjust, proportion_increase_test, shift_increase_test
+from pyguard.check.stats import (
+    MWU_EFFICIENCY,
+    detectable_rate,
+    detectable_ratio,
+    holm_adjust,
+    proportion_increase_test,
+    runs_needed,
+    shift_increase_test,
+)
 from pyguard.check.summary import ALL_TASKS, GroupSummary, RunSetSummary
 from pyguard.events import Outcome
 
@@ -79,6 +88,11 @@ class CheckResult(BaseModel):
     baseline_n: int | None = None
     passed: bool
     message: str
+    detectable: float | None = None
+    """The smallest change this baseline test could detect at these sample sizes with 80% power: a rate for the rate
+    checks, a factor of the baseline for iterations and tokens (``inf``: none); None for thresholds."""
+    underpowered: bool = False
+    """True when the observed change is large but below :attr:`detectable`: "not significant" for lack of runs."""
 
 
 class GateReport(BaseModel):
@@ -172,6 +186,7 @@ def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary, pooled: l
                 p_value=p,
                 test=method,
                 tested=(x + xb) > 0,
+                power=("rate", xb / base.n),
                 detail=(
                     f"{outcome.value} rate {x / cur.n:.3f} ({x}/{cur.n}) vs baseline {xb / base.n:.3f} ({xb}/{base.n})"
                 ),
@@ -187,6 +202,7 @@ def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary, pooled: l
             p_value=p,
             test=method,
             tested=(cur.n - s + base.n - sb) > 0,
+            power=("rate", (base.n - sb) / base.n),
             detail=(f"success rate {s / cur.n:.3f} ({s}/{cur.n}) vs baseline {sb / base.n:.3f} ({sb}/{base.n})"),
         )
     )
@@ -199,6 +215,7 @@ def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary, pooled: l
             p_value=shift_increase_test(it, itb),
             test="mann-whitney",
             tested=True,
+            power=("ratio", itb),
             detail=(
                 f"iterations mean {it.mean():.2f} (p50 {cur.iterations_p50:g}, p95 "
                 f"{cur.iterations_p95:g}) vs baseline mean {itb.mean():.2f} (p50 "
@@ -230,6 +247,7 @@ def _tokens_test(group: str, tk: np.ndarray, tkb: np.ndarray, detail: str) -> di
         p_value=shift_increase_test(tk, tkb),
         test="mann-whitney",
         tested=True,
+        power=("ratio", tkb),
         task_type=group,
         n=len(tk),
         baseline_n=len(tkb),
@@ -266,6 +284,50 @@ def _pooled_tokens(summary: RunSetSummary, baseline: RunSetSummary) -> list[dict
     return [_tokens_test(ALL_TASKS, tk, tkb, detail)]
 
 
+LARGE_RATE_RISE = 0.1
+"""A rate risen by this much (absolute) is a large change (the underpowered warning)."""
+LARGE_RATIO = 1.5
+"""Iterations or tokens grown by this factor are a large change (the underpowered warning)."""
+
+
+def _power(t: dict, alpha: float, not_significant: bool) -> tuple[float | None, bool, str]:
+    """What test ``t`` could detect at its sample sizes (80% power at ``alpha``), whether a large observed change
+    went unseen for lack of runs, and the sentence that says so."""
+    kind, base = t.get("power", (None, None))
+    n, nb = t["n"], t["baseline_n"]
+    rate_like = t["name"] != "baseline.success_rate"
+    if kind == "rate":
+        p_base = float(base)
+        reach = detectable_rate(p_base, n, nb, alpha)
+        observed = (t["value"] - t["baseline"]) if rate_like else (t["baseline"] - t["value"])
+        what = "rate" if rate_like else "failure rate"
+        says = f"at {n} vs {nb} runs it detects a {what} rising from {p_base:.3f} to {reach:.3f} or more (80% power)"
+        large = observed >= LARGE_RATE_RISE and p_base + observed < reach
+        if large and not_significant:
+            h = 2 * math.asin(math.sqrt(min(1.0, p_base + observed))) - 2 * math.asin(math.sqrt(p_base))
+            says += (
+                f"; the observed rise of {observed:.3f} is large but not significant for lack of runs: about"
+                f" {runs_needed(h, alpha)} runs per sample would show it"
+            )
+        return reach, large and not_significant, says
+    if kind == "ratio":
+        values = np.asarray(base, dtype=float)
+        reach = detectable_ratio(values, n, alpha)
+        ratio = t["value"] / t["baseline"] if t["baseline"] else math.inf
+        shown = "no shift (the baseline values do not vary)" if math.isinf(reach) else f"a {reach:.2f}x shift or more"
+        says = f"at {n} vs {nb} runs it detects {shown} (80% power)"
+        large = ratio >= LARGE_RATIO and ratio < reach
+        if large and not_significant:
+            logs = np.log(values[values > 0])
+            spread = float(np.std(logs, ddof=1)) if logs.size > 1 else 0.0
+            need = runs_needed(math.log(ratio) / spread * math.sqrt(MWU_EFFICIENCY), alpha) if spread else None
+            says += f"; the observed {ratio:.2f}x is large but not significant for lack of runs" + (
+                f": about {need} runs per sample would show it" if need else ""
+            )
+        return (None if math.isinf(reach) else reach), large and not_significant, says
+    return None, False, ""
+
+
 def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary | None = None) -> GateReport:
     """Run every configured check of ``summary`` (thresholds, and the baseline comparison when given)."""
     groups = [g for g in summary.task_types if summary.groups[g].n]
@@ -289,6 +351,7 @@ def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary
                 notes.append(f"task type {group!r} of the baseline has no runs now: not compared")
         family = [i for i, t in enumerate(raw) if t["tested"]]
         adjusted = dict(zip(family, holm_adjust([raw[i]["p_value"] for i in family]), strict=False))
+        first_step = config.alpha / max(1, len(family))  # what Holm's first step asks of a test
         for i, t in enumerate(raw):
             p_adj = adjusted.get(i)
             ok = p_adj is None or p_adj > config.alpha
@@ -304,11 +367,16 @@ def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary
                     f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}) <= alpha "
                     f"{config.alpha:g}: significantly worse than the baseline"
                 )
+            detectable, underpowered, says = _power(t, first_step, ok and p_adj is not None)
+            if underpowered:
+                notes.append(f"warning: {t['name']} ({t['task_type']}): {says}")
             checks.append(
                 CheckResult(
                     name=t["name"],
                     task_type=t["task_type"],
                     kind="baseline",
+                    detectable=detectable,
+                    underpowered=underpowered,
                     value=t["value"],
                     baseline=t["baseline"],
                     p_value=t["p_value"] if p_adj is not None else None,
@@ -318,7 +386,7 @@ def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary
                     n=t["n"],
                     baseline_n=t["baseline_n"],
                     passed=ok,
-                    message=f"{t['detail']}: {verdict}",
+                    message=f"{t['detail']}: {verdict}" + (f"; {says}" if says else ""),
                 )
             )
     if not checks:

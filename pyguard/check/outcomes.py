@@ -69,6 +69,17 @@ def facts_from_footer(run: RunRecord) -> RunFacts:
             "pass --format openai to replay it through a policy"
         )
     end = run.end
+    observed = _observed_stop(end)
+    if observed is not None:  # a guard in observe or reflect mode: the run counts as the stop it recorded
+        outcome, at = observed
+        return RunFacts(
+            run_id=run.run_id,
+            task_type=run.task_type,
+            outcome=outcome,
+            iterations=at,
+            tokens=run_tokens(run, at),
+            observed=True,
+        )
     iterations = end.iterations or len(run.events)
     return RunFacts(
         run_id=run.run_id,
@@ -77,6 +88,18 @@ def facts_from_footer(run: RunRecord) -> RunFacts:
         iterations=iterations,
         tokens=run_tokens(run),
     )
+
+
+def _observed_stop(end: RunEnd) -> tuple[Outcome, int] | None:
+    """The stop a guard in observe or reflect mode recorded (footer ``evidence["observed_stop"]``, written by
+    ``pyguard.run.GuardedRun``): its outcome and iteration, or None."""
+    stop = end.evidence.get("observed_stop")
+    if not isinstance(stop, dict):
+        return None
+    try:
+        return Outcome(stop["outcome"]), int(stop["iteration"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFacts]:
@@ -147,7 +170,7 @@ def policy_replayer(config_path: str | Path | None) -> Replayer:
     from pyguard.engine import PolicyConfig
     from pyguard.replay import replay_runs
 
-    config = PolicyConfig.from_toml(config_path) if config_path is not None else None
+    config = PolicyConfig.from_file(config_path)
 
     def replay(runs: Sequence[RunRecord]) -> list[RunEnd]:
         report = replay_runs(list(runs), config)

@@ -60,6 +60,7 @@ def report_dict(report: GateReport) -> dict:
         "alpha": report.config.alpha,
         "runs": report.summary.overall.n,
         "replayed": report.summary.replayed,
+        "observed": report.summary.observed,
         "config": report.config.model_dump(mode="json"),
         "checks": [c.model_dump(mode="json") for c in report.checks],
         "groups": {k: g.figures() for k, g in report.summary.groups.items()},
@@ -125,6 +126,7 @@ def markdown(report: GateReport) -> str:
         "",
         f"{s.overall.n} runs"
         + (f" ({s.replayed} replayed through the policy)" if s.replayed else "")
+        + (f" ({s.observed} counted as the stop their observe-mode guard recorded)" if s.observed else "")
         + (
             f"; baseline comparison at alpha {report.config.alpha:g} (Holm-adjusted)"
             if report.baseline is not None
@@ -227,7 +229,10 @@ def render(report: GateReport, console: Console) -> None:
     s = report.summary
     outs = _shown_outcomes(s)
     summary = _table(
-        f"runs ({s.overall.n:,}" + (f", {s.replayed:,} replayed" if s.replayed else "") + ")",
+        f"runs ({s.overall.n:,}"
+        + (f", {s.replayed:,} replayed" if s.replayed else "")
+        + (f", {s.observed:,} observed stops" if s.observed else "")
+        + ")",
         caption=", ".join(f"{_SHORT[o]}: {o.value}" for o in outs) + "; tokens: mean per run (runs with usage / runs)",
     )
     summary.add_column("task type", overflow="fold", min_width=12)

@@ -21,6 +21,10 @@ size, with a false-alarm rate that is stated (``alpha``) rather than guessed.
   on unchanged behaviour (the family-wise error rate) at most ``alpha`` under any dependence between the tests,
   and is uniformly more powerful than Bonferroni. A test that cannot reject (the outcome never occurred in
   either sample) is left out of the family.
+- **What a sample can show**: "no significant worsening" at 10 runs is no evidence of no change. Per test the gate
+  states the smallest change it could detect at this n with 80% power (:func:`detectable_rate` for rates,
+  :func:`detectable_ratio` for iterations and tokens, at ``alpha`` divided by the family size: Holm's first step),
+  and warns when an observed change is large but below that: not significant for lack of runs.
 """
 
 from __future__ import annotations
@@ -35,6 +39,11 @@ from pyguard._extras import require
 
 __all__ = [
     "MIN_EXPECTED_COUNT",
+    "MWU_EFFICIENCY",
+    "POWER",
+    "detectable_rate",
+    "detectable_ratio",
+    "runs_needed",
     "proportion_increase_test",
     "shift_increase_test",
     "holm_adjust",
@@ -97,3 +106,50 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
     adjusted = np.empty(m)
     adjusted[order] = adjusted_sorted
     return adjusted.tolist()
+
+
+POWER = 0.8
+"""The power at which :func:`detectable_rate` and :func:`detectable_ratio` state the smallest detectable change."""
+
+MWU_EFFICIENCY = 3.0 / math.pi
+"""The asymptotic relative efficiency of the Mann-Whitney U test to the t-test under normality (about 0.955)."""
+
+
+def _z_sum(alpha: float, power: float) -> float:
+    stats = _stats()
+    return float(stats.norm.isf(alpha) + stats.norm.ppf(power))
+
+
+def detectable_rate(p_base: float, n_cur: int, n_base: int, alpha: float, power: float = POWER) -> float:
+    """The smallest current rate a one-sided test at ``alpha`` tells apart from the baseline rate ``p_base`` with
+    probability ``power``, with ``n_cur`` and ``n_base`` runs (Cohen's arcsine effect size h: the normal
+    approximation). 1.0 when no rate up to 1 could be told apart."""
+    if n_cur < 1 or n_base < 1:
+        return 1.0
+    h = _z_sum(alpha, power) * math.sqrt(1.0 / n_cur + 1.0 / n_base)
+    angle = math.asin(math.sqrt(min(max(p_base, 0.0), 1.0))) + h / 2.0
+    return 1.0 if angle >= math.pi / 2 else math.sin(angle) ** 2
+
+
+def detectable_ratio(baseline: Sequence[float] | np.ndarray, n_cur: int, alpha: float, power: float = POWER) -> float:
+    """The smallest factor by which per-run values (iterations, tokens) must grow for the one-sided Mann-Whitney test
+    at ``alpha`` to see it with probability ``power``, with ``n_cur`` current runs against the ``baseline`` sample:
+    a shift of the log values by Cohen's d times their spread in the baseline (the test's efficiency 3/pi taken into
+    account). ``inf`` when the baseline has no spread to measure it by, or too few runs."""
+    base = np.asarray(baseline, dtype=float)
+    base = base[base > 0]
+    if n_cur < 1 or base.size < 2:
+        return math.inf
+    spread = float(np.std(np.log(base), ddof=1))
+    if spread == 0.0:
+        return math.inf
+    d = _z_sum(alpha, power) * math.sqrt(1.0 / n_cur + 1.0 / base.size) / math.sqrt(MWU_EFFICIENCY)
+    return math.exp(d * spread)
+
+
+def runs_needed(effect: float, alpha: float, power: float = POWER) -> int:
+    """Runs per sample (current and baseline alike) at which an effect of ``effect`` standard units (Cohen's h or d)
+    is seen with probability ``power`` by a one-sided test at ``alpha``."""
+    if effect <= 0:
+        return 0
+    return math.ceil(2.0 * (_z_sum(alpha, power) / effect) ** 2)

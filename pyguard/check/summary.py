@@ -48,6 +48,8 @@ class RunFacts(BaseModel):
     """Total tokens of the run; None when the provider reported no usage."""
     replayed: bool = False
     """True when the outcome comes from replaying a recording through a policy."""
+    observed: bool = False
+    """True when the outcome is the stop a guard in observe or reflect mode recorded and did not act on."""
 
 
 class GroupSummary(BaseModel):
@@ -173,6 +175,8 @@ class RunSetSummary(BaseModel):
     """Task type -> counts; the key ``"*"`` holds all runs, ``"(untyped)"`` runs without a task type."""
     replayed: int = Field(default=0, ge=0)
     """How many runs got their outcome from a policy replay rather than a trace footer."""
+    observed: int = Field(default=0, ge=0)
+    """How many runs count as the stop their guard recorded in observe or reflect mode (not what really happened)."""
 
     @model_validator(mode="after")
     def _has_overall(self) -> RunSetSummary:
@@ -205,4 +209,6 @@ def summarize(facts: Iterable[RunFacts]) -> RunSetSummary:
 
     groups = {ALL_TASKS: group(everything)}
     groups.update({k: group(v) for k, v in sorted(by_type.items())})
-    return RunSetSummary(groups=groups, replayed=sum(f.replayed for f in everything))
+    return RunSetSummary(
+        groups=groups, replayed=sum(f.replayed for f in everything), observed=sum(f.observed for f in everything)
+    )

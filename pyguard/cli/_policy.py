@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from pyguard.config_search import find_config_file
 
-__all__ = ["CONFIG_DEFAULT_HELP", "config_option", "policy_file", "policy_line"]
+if TYPE_CHECKING:  # pragma: no cover
+    from pyguard.engine import PolicyConfig
+
+__all__ = ["CONFIG_DEFAULT_HELP", "config_option", "load_policy", "policy_file", "policy_line"]
 
 CONFIG_DEFAULT_HELP = (
     "default: the nearest pyguard.toml, or pyproject.toml with [tool.pyguard], in this directory or a parent (up to"
@@ -23,6 +26,16 @@ CONFIG_DEFAULT_HELP = (
 def policy_file(config_path: Path | None) -> Path | None:
     """``--config`` when given, else the nearest config file, else None (the default policy)."""
     return config_path if config_path is not None else find_config_file()
+
+
+def load_policy(config_path: Path | None) -> tuple[PolicyConfig, Path | None]:
+    """The policy and its file: ``--config`` when given, else :meth:`PolicyConfig.discover` (the nearest config file,
+    else the defaults and None) — the CLI's no-config path is the one the README gives Python users."""
+    from pyguard.engine import PolicyConfig
+
+    if config_path is not None:
+        return PolicyConfig.from_file(config_path), config_path
+    return PolicyConfig.discover()
 
 
 def policy_line(path: Path | None, *, given: bool) -> str:

@@ -37,6 +37,8 @@ def _side(result: RunResult) -> dict[str, Any]:
         "reflections_after": result.reflections,
         "stop_rule": result.evidence.get("rule"),
         "answer": result.answer,
+        "answer_source": result.answer_source,
+        "wrap_up_tokens": result.record.end.wrap_up_tokens if result.record.end else None,
         "trace": result.trace_path,
     }
 
@@ -119,7 +121,10 @@ def render_demo(out: dict[str, Any], console: Any) -> None:
     for (_, title), side in zip(_SIDES, sides, strict=False):
         console.print(f"\n[bold]{escape(title)}[/]: {escape(_cell(side.get('outcome')))}", highlight=False)
         console.print(f"  why it ended: {escape(_cell(side.get('reason')))}", highlight=False, soft_wrap=True)
-        label = "answer (salvaged: the run was stopped)" if side.get("outcome") != "succeeded" else "answer"
+        label = {
+            "wrap_up": "answer (wrap-up: one last call without tools after the stop)",
+            "salvaged": "answer (salvaged: the run was stopped)",
+        }.get(side.get("answer_source") or ("salvaged" if side.get("outcome") != "succeeded" else ""), "answer")
         console.print(f"  {label}: {escape(_cell(side.get('answer')))}", highlight=False, soft_wrap=True)
         if side.get("trace"):
             console.print(f"  trace: {escape(str(side['trace']))}", highlight=False, soft_wrap=True)

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pyguard.cli._policy import config_option, policy_file, policy_line
+from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
@@ -85,7 +85,7 @@ def render_runs(report: ReplayReport, console: Console) -> None:
             escape(r.reason or "-"),
             ", ".join(map(str, r.reflect_at)) or "-",
             _saved(r.tool_calls, r.tool_calls_saved),
-            _saved(r.tokens, r.tokens_saved),
+            _saved(None if r.tokens_partial else r.tokens, r.tokens_saved),  # a share of a lower bound: none
         )
     console.print(table)
 
@@ -189,12 +189,7 @@ def replay(
     from pyguard.store.parquet import is_parquet
 
     try:
-        config = None
-        used = policy_file(config_path)
-        if used is not None:
-            from pyguard.engine import PolicyConfig
-
-            config = PolicyConfig.from_toml(used)
+        config, used = load_policy(config_path)
         if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # the workers read it
             source: Any = runs
         else:

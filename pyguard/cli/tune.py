@@ -3,9 +3,10 @@
     pyguard tune RUNS [--format F] [--strict] [--terminal-tools N] [--labels L] [--config START.toml] [--max-false-stop-rate 0.01] [--by task_type|none]
                       [--folds 5] [--seed S] [--artifact] [--out FILE.toml] [--report DIR] [--json] [--workers N]
 
-Exit status (:mod:`pyguard.cli.exit_codes`): 0 fitted; 2 bad input (no labels, a task type with no successful run, a
-bound no policy meets, a bad option or file; the message says what to do); 3 an optional extra missing; 1 any other
-pyguard error.
+Exit status (:mod:`pyguard.cli.exit_codes`): 0 fitted (a task type that no stall setting keeps within the bound is
+made reflect-only, stopped by its hard cap alone, and a type with no successful run keeps the starting budget; the
+summary says so); 2 bad input (no labels at all, a bad option or file; the message says what to do); 3 an optional
+extra missing; 1 any other pyguard error.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from pyguard.cli._policy import config_option, policy_file, policy_line
+from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
@@ -60,7 +61,7 @@ def _table(result, console: Console) -> None:
     for t in result.types:
         name = t.task_type or "(none)"
         if t.tuned:
-            row(name, "held-out (CV)", t.held_out)
+            row(name, "held-out (CV), reflect-only" if t.reflect_only else "held-out (CV)", t.held_out)
             row("", "in-sample (optimistic)", t.in_sample)
         else:
             row(name, "not tuned", None)
@@ -71,6 +72,11 @@ def _table(result, console: Console) -> None:
         + "; ".join(f"{t.task_type or '(none)'}: {t.budget}" for t in result.types)
         + "".join(
             f"; own stall settings for {name}: {own or 'the starting ones'}" for name, own in result.type_stall.items()
+        )
+        + "".join(
+            f"; {t.task_type or '(none)'} is reflect-only (stopped by its hard cap alone)"
+            for t in result.types
+            if t.reflect_only
         )
     )
     for w in result.warnings:
@@ -171,7 +177,6 @@ def tune(
     """Fit the guard's policy to labelled RUNS (a file or directory of traces or recordings): the most failed-run
     tool calls and tokens saved with at most --max-false-stop-rate of successful runs stopped, per task type,
     estimated by cross-validation grouped by task."""
-    from pyguard.engine import PolicyConfig
     from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
     from pyguard.tune import tune as run_tune
     from pyguard.tune.output import require_plots
@@ -182,8 +187,7 @@ def tune(
     try:
         if report_dir is not None:
             require_plots()  # a missing 'plot' extra is said before the tuning, not after it
-        used = policy_file(config_path)
-        base = PolicyConfig.from_toml(used) if used is not None else PolicyConfig()
+        base, used = load_policy(config_path)
         records = load_cli_runs(runs, fmt)
         if not records:
             raise InputError(f"{str(runs)!r} holds no runs; nothing to tune")

@@ -11,7 +11,7 @@ otel and replay: it needs only the events.
 - :mod:`pyguard.ending.verdict`: :func:`verdict`.
 """
 
-from pyguard.ending.footer import TokenTotals, end_from_events, footer, token_totals
+from pyguard.ending.footer import TokenTotals, end_from_events, footer, token_totals, tree_totals
 from pyguard.ending.outcome import Ending, RunEnding, Settled, finish_arguments, settle
 from pyguard.ending.verdict import Evidence, Verdict, verdict
 
@@ -27,5 +27,6 @@ __all__ = [
     "footer",
     "settle",
     "token_totals",
+    "tree_totals",
     "verdict",
 ]

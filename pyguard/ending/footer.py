@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from pyguard.ending.outcome import Settled, settle
 from pyguard.events import IterationEvent, RunEnd, events_tokens_partial, sum_tokens
 
-__all__ = ["TokenTotals", "end_from_events", "footer", "token_totals"]
+__all__ = ["TokenTotals", "end_from_events", "footer", "token_totals", "tree_totals"]
 
 
 class TokenTotals(NamedTuple):
@@ -26,10 +26,9 @@ class TokenTotals(NamedTuple):
     total: int | None
     partial: bool
 
-    @property
-    def known(self) -> int:
-        """The total as a number to add up (unknown counts 0): for sums over many runs, beside :attr:`partial`."""
-        return self.total or 0
+    def plus(self, other: TokenTotals) -> TokenTotals:
+        """The totals of two runs together: :func:`tree_totals` of both."""
+        return tree_totals([self, other])
 
 
 def token_totals(events: Sequence[IterationEvent]) -> TokenTotals:
@@ -40,6 +39,23 @@ def token_totals(events: Sequence[IterationEvent]) -> TokenTotals:
     inp = sum(e.input_tokens or 0 for e in known)
     out = sum(e.output_tokens or 0 for e in known)
     return TokenTotals(inp, out, sum_tokens(known), events_tokens_partial(events))
+
+
+def tree_totals(totals: Sequence[TokenTotals]) -> TokenTotals:
+    """The token totals of many runs together (a run tree, a run set): the known sums added; partial when any run's
+    are, or when some runs' tokens are unknown while others' are known (theirs are missing from the sum)."""
+    known = [t for t in totals if t.total is not None]
+    partial = any(t.partial for t in totals) or (bool(known) and len(known) < len(totals))
+    if not known:
+        return TokenTotals(None, None, None, partial)
+
+    def add(values: list[int | None]) -> int | None:
+        present = [v for v in values if v is not None]
+        return sum(present) if present else None
+
+    return TokenTotals(
+        add([t.input for t in known]), add([t.output for t in known]), add([t.total for t in known]), partial
+    )
 
 
 def footer(

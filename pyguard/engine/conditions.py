@@ -58,6 +58,13 @@ class RunState:
     """The stall detector's findings after this call (none in the grace call after a reflection)."""
     reflections: int = 0
     """Reflections injected in this turn so far."""
+    max_reflections: int = 1
+    """Reflections a turn may have before a stall stops it."""
+
+    @property
+    def reflecting(self) -> bool:
+        """A stall was found and a reflection is still to be had (the budget then holds the extension)."""
+        return bool(self.flags) and self.reflections < self.max_reflections
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,12 +31,12 @@ sharing ``[tool.pyguard]`` and are skipped here. A ``[tool.pyguard.policy]`` tab
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from pyguard.config_search import find_config_file, read_policy_table
 from pyguard.engine.stop_config import StopConfig
 from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
@@ -172,6 +172,16 @@ class StallConfig(StrictConfig):
     same_answer_streak: int | None = Field(default=None, ge=2)
     """Results in a row whose template matches an earlier one of the same tool that make a stall (rule
     ``same_answer``); None: ``error_storm_length``."""
+    cycle_progress: bool = True
+    """Judge a repeat over the whole cycle: an action that returns the same result again is a stall only when
+    nothing since its last result brought anything (no write with new content, no changed check output, no new
+    result); a cleanup (``rm file``) repeated exactly between attempts with new content is progress."""
+    waits_make_polls: bool = True
+    """An identical read with a wait since (a tool that sleeps or waits: :mod:`pyguard.engine.waits`), a read that
+    waits itself, or a result that says "pending" is a poll (within ``polling_allowance``), not a repeat."""
+    futility_stops: bool = False
+    """Whether ``fruitless_attempts`` (new attempts leaving a check's output unchanged) may stop a run; by default
+    it earns a reflection, never a stop by itself (attempts are not a repeated state)."""
 
 
 class ToolsConfig(StrictConfig):
@@ -182,6 +192,8 @@ class ToolsConfig(StrictConfig):
     """Tools that are always writes (side effects: edits, orders, messages)."""
     read_tools: list[str] = Field(default_factory=list)
     """Tools that are always reads, whatever their names suggest."""
+    wait_tools: list[str] = Field(default_factory=list)
+    """Tools that wait (their descriptions say so, their names do not): a read repeated after one is a poll."""
 
     @model_validator(mode="after")
     def _check_disjoint(self) -> ToolsConfig:
@@ -237,6 +249,12 @@ class EscalationConfig(StrictConfig):
         return choice == "escalate"
 
 
+Mode = Literal["observe", "reflect", "enforce"]
+"""How a live guard acts on its decisions (the engine decides the same in every mode; replay ignores the mode):
+``enforce`` applies them; ``reflect`` sends reflections and turns a stop into one last reflection, so it never stops
+the run; ``observe`` acts on none. Every decision is recorded in the trace either way."""
+
+
 class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
@@ -248,11 +266,14 @@ class TaskTypeConfig(StrictConfig):
     earn_per_iteration: int | None = Field(default=None, ge=0)
     max_reflections: int | None = Field(default=None, ge=0)
     stop_on_fruitless_retry: bool | None = None
+    stop_on_repeated_evidence: bool | None = None
     escalation: EscalationConfig | None = None
     """Replaces the policy's ``escalation`` table for this task type."""
     stall: StallConfig | None = None
     """Replaces the policy's ``[stall]`` table for this task type (a whole table: unset keys take the
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
+    mode: Mode | None = None
+    """Replaces the policy's ``mode`` for this task type."""
 
 
 class BudgetSettings(StrictConfig):
@@ -267,6 +288,7 @@ class BudgetSettings(StrictConfig):
     earn_per_iteration: int = Field(ge=0)
     max_reflections: int = Field(default=1, ge=0)
     stop_on_fruitless_retry: bool = True
+    stop_on_repeated_evidence: bool = True
 
     @model_validator(mode="after")
     def _check(self) -> BudgetSettings:
@@ -298,6 +320,13 @@ class PolicyConfig(StrictConfig):
     """Outcome of a run stopped by a stall: ``escalated`` hands it on (with the evidence) instead."""
     stop_on_fruitless_retry: bool = True
     """After a reflection, stop at once when the model's next actions only repeat actions already found fruitless."""
+    stop_on_repeated_evidence: bool = True
+    """After a reflection, stop in the next call when its results bring the reflected evidence again (the same rule,
+    the same actions or tool) and the model, having read the reflection, asks for more of the same: the second
+    signal is the first one repeated, so waiting for its result buys nothing."""
+    mode: Mode = "enforce"
+    """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
+    goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
     budget_per_turn: bool = True
     """A conversation's budget, stall state and reflections are per turn (a user message after the model's
     answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""
@@ -345,6 +374,11 @@ class PolicyConfig(StrictConfig):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.escalation if over is not None and over.escalation is not None else self.escalation
 
+    def mode_for(self, task_type: str | None) -> Mode:
+        """The mode for ``task_type`` (its own ``mode``, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.mode if over is not None and over.mode is not None else self.mode
+
     def stall_for(self, task_type: str | None) -> StallConfig:
         """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -362,10 +396,15 @@ class PolicyConfig(StrictConfig):
             "earn_per_iteration": self.earn_per_iteration,
             "max_reflections": self.max_reflections,
             "stop_on_fruitless_retry": self.stop_on_fruitless_retry,
+            "stop_on_repeated_evidence": self.stop_on_repeated_evidence,
         }
         if over is not None:
             values.update(
-                {k: v for k, v in over.model_dump().items() if v is not None and k not in ("escalation", "stall")}
+                {
+                    k: v
+                    for k, v in over.model_dump().items()
+                    if v is not None and k not in ("escalation", "stall", "mode")
+                }
             )
         return BudgetSettings.model_validate(values)
 
@@ -383,32 +422,24 @@ class PolicyConfig(StrictConfig):
 
     @classmethod
     def from_toml(cls, path: str | Path) -> PolicyConfig:
-        """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)."""
-        p = Path(path)
-        try:
-            raw = p.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"cannot read policy config {str(p)!r}: {exc.strerror}; check the path") from None
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{str(p)!r} is not valid TOML: {exc}; fix the file") from None
-        if "tool" in data or p.name == "pyproject.toml":
-            tool = data.get("tool", {})
-            if not isinstance(tool, dict) or "pyguard" not in tool:
-                raise ConfigError(f"{str(p)!r} has no [tool.pyguard] table; add one or pass a plain policy TOML file")
-            return cls.from_dict(tool["pyguard"], source=f"{p} [tool.pyguard]")
-        return cls.from_dict(data, source=str(p))
+        """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)
+        (:func:`pyguard.config_search.read_policy_table`)."""
+        data, source = read_policy_table(path)
+        return cls.from_dict(data, source=source)
+
+    @classmethod
+    def from_file(cls, path: str | Path | None) -> PolicyConfig:
+        """The policy in ``path`` (:meth:`from_toml`), or the defaults when there is none: the one "a named file, else
+        the default policy"."""
+        return cls() if path is None else cls.from_toml(path)
 
     @classmethod
     def discover(cls, start: str | Path | None = None) -> tuple[PolicyConfig, Path | None]:
         """The policy in the nearest ``pyguard.toml`` or ``pyproject.toml`` with ``[tool.pyguard]``, in ``start``
         (default: the current directory) or a parent up to the repository root, with that file's path; the defaults
         and None when there is none (:func:`pyguard.config_search.find_config_file`)."""
-        from pyguard.config_search import find_config_file
-
         path = find_config_file(start)
-        return (cls.from_toml(path), path) if path is not None else (cls(), None)
+        return cls.from_file(path), path
 
     def to_toml(self) -> str:
         """This config as TOML text (``from_toml`` of it gives an equal config)."""

@@ -66,6 +66,15 @@ docstring go stale.
   :func:`pyguard.engine.result_kinds.is_empty_result`, at most 120 characters) scores zero gain even the first time. A
   repeated action whose result changed (a poll whose queue empties) is still credited as changed.
 
+The principle (issue 22): a stop needs evidence that the run's *state* repeats, judged over the whole cycle.
+``cycle_progress``: a repeated action that returns the same result is a stall only when nothing since its last result
+brought anything (no write of new values, no output the action never printed before, no new result), so a cleanup
+repeated between attempts with new content is progress. ``futility_stops = False``: attempts that leave a check's
+output unchanged earn a reflection, never a stop by itself. ``waits_make_polls``: identical reads around a wait, or
+saying "pending", are polls. ``stop_on_repeated_evidence``: after a reflection, a second signal that is the first one
+again, with the model asking for more of the same, stops in that call; every stall stop says which signal it was
+(``evidence["signal"]``).
+
 With these defaults the logistics incident (``get_shipment_status`` 7 times identical, then 3 times with the
 ``SO-`` prefix) is reflected on after its 3rd model call (the 2nd identical result) and stopped after its 4th,
 when the model asks for the same shipment again: 4 model calls instead of 11.
@@ -93,6 +102,7 @@ from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.stop import policy_condition
 from pyguard.engine.templates import request_words, template_key
 from pyguard.engine.usage import UsageState, UsageTracker
+from pyguard.engine.waits import is_pending_result, is_wait
 from pyguard.engine.window import observed_text
 from pyguard.errors import BudgetError, ConfigError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, ToolCall, opens_turn
@@ -170,8 +180,9 @@ class Policy:
         return RunSession(self, run_id=run_id, task_type=task_type)
 
 
-_Pending = tuple[ToolCall, ActionFingerprint, int, bool]
-"""A call requested in the previous iteration: the call, its fingerprint, the iteration and whether it is a write."""
+_Pending = tuple[ToolCall, ActionFingerprint, int, bool, bool]
+"""A call requested in the previous iteration: the call, its fingerprint, the iteration, whether it is a write and
+whether it waits."""
 
 
 def _pair(pending: Sequence[_Pending], observations: Sequence[Observation]):
@@ -236,6 +247,8 @@ class RunSession:
         self._condition = policy.condition_for_run()
         self._pending: list[_Pending] = []
         self._reflected_at: int | None = None
+        self._reflected: list[StallFlag] = []
+        """The findings of the turn's last reflection (what a second signal is compared with)."""
         self._tried_new = False
         self._iterations = 0
         self._last_event: IterationEvent | None = None
@@ -256,6 +269,7 @@ class RunSession:
         self.budget = self._turn_start + self.settings.base_budget
         self.reflections = 0
         self._reflected_at = None
+        self._reflected = []
         self._tried_new = False
         self._detector = StallDetector(self.stall_config)
         self._estimator.reset()
@@ -310,9 +324,9 @@ class RunSession:
             text = observed_text(obs.text)  # at most a fixed window of it: a decision's cost does not grow with it
             # an observation that answers no requested call (a user message, an unmatched result) has no action,
             # so no raw key, template or write flag
-            fp, requested_at, write = None, None, False
+            fp, requested_at, write, wait = None, None, False, False
             if match is not None:
-                _call, fp, requested_at, write = match
+                _call, fp, requested_at, write, wait = match
             novelty, prepared = self._novelty(text, () if fp is None else fp.arg_values)
             results.append(
                 ActionResult(
@@ -327,6 +341,8 @@ class RunSession:
                     None if fp is None else run_key(text),
                     template_key(prepared, request_words(fp.arg_values)) if templates and fp is not None else None,
                     write,
+                    wait,
+                    fp is not None and is_pending_result(prepared),
                 )
             )
         return tuple(results)
@@ -358,9 +374,9 @@ class RunSession:
         # pairing all use these
         actions = tuple(fingerprint(c.name, c.arguments) for c in calls)
         self._usage.accumulate(event, self.policy.clock() - self._started, actions)
-        wt, rt = self._write_tools, self._read_tools
+        wt, rt, waits = self._write_tools, self._read_tools, self.config.tools.wait_tools
         pending = [
-            (c, fp, i, classify_action(c.name, c.arguments, wt, rt) == "write")
+            (c, fp, i, classify_action(c.name, c.arguments, wt, rt) == "write", is_wait(c.name, c.arguments, waits))
             for c, fp in zip(calls, actions, strict=False)
         ]
         writes = tuple(p[1] for p in pending if p[3])
@@ -384,10 +400,14 @@ class RunSession:
         s = self.settings
         cfg = self.config
         gain = report.gain
+        echo = None
         if self._reflected_at is not None and i == self._reflected_at + 1:
+            echo = self._repeated_evidence(flags, actions) if s.stop_on_repeated_evidence else None
             if flags:
                 self.flags.extend(flags)
-            flags = []  # grace: these results answer calls made before the model read the reflection
+            # grace: these results answer calls made before the model read the reflection; unless they bring the
+            # reflected evidence again and the model, having read it, asks for more of the same (``echo``, below)
+            flags = []
             self._detector.rearm()
         fruitless = False
         if self._reflected_at is not None and i > self._reflected_at and actions:
@@ -409,6 +429,8 @@ class RunSession:
                     evidence={"actions": [a.canonical for a in actions]},
                 )
             ]
+        elif echo is not None:
+            flags = [echo]
         self.flags.extend(flags)
         if event.is_final:
             return Decision(
@@ -424,7 +446,7 @@ class RunSession:
         # format error answered by the harness) did not use a tool: neither spends budget)
         neutral = report.only_polls or (self._reprompted and not report.acted)
         budget = self.budget
-        if flags:
+        if flags and self.reflections < s.max_reflections:
             budget = min(budget + s.extension, self._hard_cap)
         elif gain >= s.earn_threshold or neutral:
             budget = min(budget + max(s.earn_per_iteration, int(neutral)), self._hard_cap)
@@ -441,17 +463,12 @@ class RunSession:
             gain=gain,
             flags=tuple(flags),
             reflections=self.reflections,
+            max_reflections=s.max_reflections,
         )
         hit = self._condition.check(state)
         if hit is None:
             self.budget = budget
-            return Decision(
-                action=Action.CONTINUE,
-                iteration=i,
-                turn=self.turn,
-                budget=self.budget,
-                evidence={"gain": round(gain, 4)},
-            )
+            return self._continue(i, gain)
         # precedence: a stall once the reflections are used up, then a limit (a cap, a tree budget, a condition of
         # the config's or your own), then a reflection on a stall, then the budget
         hits = hit.leaves()
@@ -459,12 +476,22 @@ class RunSession:
         limits = [h for h in hits if h.outcome is not Outcome.STALLED and h.rule != "budget"]
         budget_hit = next((h for h in hits if h.rule == "budget"), None)
         if stalls and self.reflections >= s.max_reflections:
-            outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
-            first = stalls[0]
-            again = " again after a reflection" if self.reflections else ""
-            return self._stop_decision(
-                i, outcome, first.rule, f"stalled{again}: {first.message}", flags=stalls, hits=limits, usage=usage
-            )
+            stoppers = [f for f in stalls if f.stops]
+            if stoppers:
+                outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
+                first = stoppers[0]
+                again = " again after a reflection" if self.reflections else ""
+                return self._stop_decision(
+                    i,
+                    outcome,
+                    first.rule,
+                    f"stalled{again}: {first.message}",
+                    flags=stalls,
+                    hits=limits,
+                    usage=usage,
+                    signal=self._signal(stoppers),
+                )
+            stalls = []  # futility alone, and no reflection left to give: never a stop by itself
         if limits:
             names = ", ".join(h.rule.removeprefix("cap:") for h in limits)
             return self._stop_decision(
@@ -480,6 +507,7 @@ class RunSession:
         if stalls:
             self.reflections += 1
             self._reflected_at = i
+            self._reflected = list(stalls)
             # actions requested in this same response came after the fruitless ones: they may change the world
             self._tried_new = bool(actions) and not self._detector.all_fruitless(actions)
             self._detector.rearm()
@@ -495,10 +523,62 @@ class RunSession:
                     budget=self.budget,
                     evidence=self._evidence(stalls, limits, usage),
                 )
-        assert budget_hit is not None
+        if budget_hit is None:
+            return self._continue(i, gain)
         return self._stop_decision(
             i, Outcome.EXPIRED, "budget", budget_hit.message, flags=stalls, hits=limits, usage=usage
         )
+
+    def _continue(self, i: int, gain: float) -> Decision:
+        return Decision(
+            action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}
+        )
+
+    def _repeated_evidence(self, flags: Sequence[StallFlag], actions: Sequence[ActionFingerprint]) -> StallFlag | None:
+        """In the call after a reflection: a finding that is the reflected evidence again (the same rule about the
+        same actions), when the model, having read the reflection, asks only for those same actions again and for
+        no write. Returned as the stop's finding; None when the evidence is new or the model tries something else.
+        A reworded request (``same_answer``) is a new action, not the same state: it is judged by its result."""
+        if not actions or not self._reflected:
+            return None
+        if any(p[3] for p in self._pending):  # the model's response makes a write: an attempt, judged by its result
+            return None
+        reflected_ids = {x for f in self._reflected for x in f.ids}
+        for f in flags:
+            if not f.stops or f.rule == "same_answer" or not any(f.rule == g.rule for g in self._reflected):
+                continue
+            if set(f.ids) & reflected_ids and all({a.exact_id, a.norm_id} & reflected_ids for a in actions):
+                return StallFlag(
+                    rule=f.rule,
+                    iteration=f.iteration,
+                    message=f.message + " The model, after the reflection, asked for the same again.",
+                    tool=f.tool,
+                    fingerprints=f.fingerprints,
+                    ids=f.ids,
+                    sample=f.sample,
+                    evidence={**f.evidence, "repeated_evidence": True},
+                )
+        return None
+
+    def _signal(self, stoppers: Sequence[StallFlag]) -> dict[str, Any]:
+        """Which signal a stall stop is: ``first`` (no reflection before it in this turn) or ``second`` (after one),
+        and for a second whether it is the reflected evidence repeated (the same rule about the same actions, a
+        fruitless retry, or a stop on repeated evidence) or new evidence; replay reports the split."""
+        if self._reflected_at is None:
+            return {"kind": "first"}
+        reflected_ids = {x for f in self._reflected for x in f.ids}
+        same = any(
+            f.rule == "fruitless_retry"
+            or f.evidence.get("repeated_evidence")
+            or any(g.rule == f.rule and (set(f.ids) & reflected_ids or g.tool == f.tool) for g in self._reflected)
+            for f in stoppers
+        )
+        return {
+            "kind": "second",
+            "reflected_at": self._reflected_at,
+            "reflected_rules": [f.rule for f in self._reflected],
+            "same_evidence": same,
+        }
 
     def _evidence(
         self, flags: Sequence[StallFlag], hits: Sequence[StopHit], usage: UsageState | None
@@ -516,7 +596,9 @@ class RunSession:
             "usage": usage.as_dict(),
         }
 
-    def _stop_decision(self, i, outcome, rule, reason, *, flags, hits, usage: UsageState | None) -> Decision:
+    def _stop_decision(
+        self, i, outcome, rule, reason, *, flags, hits, usage: UsageState | None, signal: dict | None = None
+    ) -> Decision:
         if outcome in (Outcome.STALLED, Outcome.EXPIRED) and self.escalation.escalates(
             rule, outcome is Outcome.STALLED
         ):
@@ -529,7 +611,9 @@ class RunSession:
             iteration=i,
             turn=self.turn,
             budget=self.budget,
-            evidence=self._evidence(flags, hits, usage),
+            evidence=self._evidence(flags, hits, usage)
+            if signal is None
+            else {**self._evidence(flags, hits, usage), "signal": signal},
         )
 
     def resume(self, budget: int, reason: str = "a human answered the escalation") -> Decision:

@@ -66,6 +66,12 @@ class _Last:
     """Digest of the latest raw result text."""
     poll_chars: int = 0
     """Characters of the consecutive polls' results (what they added to the model's context)."""
+    progress: int = 0
+    """Results that brought something (a gain of at least ``low_gain_threshold``: new content, a changed result, a
+    write with new content) in the run up to this one: one more since means the cycle back to this action was not
+    a repeated state."""
+    waits: int = 0
+    """Waits made up to this result (a wait since makes an identical repeat of this read a poll)."""
 
 
 class StallDetector:
@@ -85,6 +91,9 @@ class StallDetector:
         self._low_gain = LowGainStreak(self.config)
         self._same_answer = SameAnswer(self.config)
         self._deferred = False  # the last iteration's low-gain streak flag waited for a new attempt's result
+        self._progress = 0  # results so far that brought something (see _Last.progress)
+        self._seen: dict[str, set[str]] = {}  # exact id -> every result key its results had
+        self._waits = 0  # waits so far (see _Last.waits)
         self._step_writes = 0
         self._step_polls = 0
         self.fruitless: set[str] = set()
@@ -166,7 +175,8 @@ class StallDetector:
         if flags or self._same_answer.suggested:
             flags = self._same_answer.follow_suggestions(flags, step.actions)
             for f in flags:
-                self.fruitless.update(f.ids)
+                if f.stops:  # futility earns a reflection, never a stop: its actions are not fruitless retries
+                    self.fruitless.update(f.ids)
         return StallReport(
             gain=gain,
             flags=tuple(flags),
@@ -225,7 +235,11 @@ class StallDetector:
         elif (
             same_request
             and cfg.polling_allowance
-            and (barely or (r.raw_key is not None and last.raw_key not in (None, r.raw_key)))
+            and (
+                barely
+                or (r.raw_key is not None and last.raw_key not in (None, r.raw_key))
+                or (cfg.waits_make_polls and (r.wait or r.pending or last.waits < self._waits))
+            )
         ):
             gain = 0.0
             polls = last.polls + 1
@@ -246,14 +260,36 @@ class StallDetector:
                 flag = self._polling_flag(iteration, r, polls, entry.poll_chars)
             else:
                 self._step_polls += 1
+        elif cfg.cycle_progress and last.progress < self._progress:
+            # the same result again, but something in the cycle since brought new content (a write with new
+            # content, a check whose output changed, a new result): the run's state did not repeat (a cleanup
+            # such as ``rm file`` between attempts, a file re-read after other work)
+            gain = 0.0
+            entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, False, epoch)
         else:
             gain = 0.0
             entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, True, epoch)
             flag = self._repeat_flag(iteration, r, last, entry, how)
+        if self._brings_something(a.exact_id, r, gain, new_write):
+            self._progress += 1
+        if r.wait:
+            self._waits += 1
         entry.raw_key = r.raw_key
+        entry.progress = self._progress
+        entry.waits = self._waits
         self._by_exact[a.exact_id] = entry
         self._by_norm[a.norm_id] = entry
         return gain, flag
+
+    def _brings_something(self, exact_id: str, r: ActionResult, gain: float, new_write: bool) -> bool:
+        """Whether result ``r`` moved the run's state: a write of values never written before, or a result of
+        some gain that this action never returned before (results taking turns, A/B/A/B, bring nothing new)."""
+        seen = self._seen.setdefault(exact_id, set())
+        new_state = r.result_key not in seen
+        seen.add(r.result_key)
+        if new_write:
+            return self._writes.fresh
+        return new_state and gain >= self.config.low_gain_threshold
 
     def _attempts_flag(self, iteration: int, r: ActionResult, attempts: int) -> StallFlag:
         a = r.action
@@ -265,6 +301,7 @@ class StallDetector:
             f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
             "the attempts are not reaching the problem.",
             {"attempts": attempts},
+            stops=self.config.futility_stops,
         )
 
     def _polling_flag(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StallFlag:

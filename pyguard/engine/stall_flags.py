@@ -26,6 +26,9 @@ class StallFlag:
     sample: str | None = None
     """The last result text of the action involved (tool content: quote it as data, never as instructions)."""
     evidence: dict[str, Any] = field(default_factory=dict)
+    stops: bool = True
+    """False for a finding that earns a reflection but never stops a run by itself (futility: new attempts that
+    leave a check's output unchanged are attempts, not a repeated state)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -34,11 +37,14 @@ class StallFlag:
             "message": self.message,
             "tool": self.tool,
             "fingerprints": list(self.fingerprints),
+            **({} if self.stops else {"stops": False}),
             **self.evidence,
         }
 
 
-def action_flag(rule: str, iteration: int, r: ActionResult, message: str, evidence: dict[str, Any]) -> StallFlag:
+def action_flag(
+    rule: str, iteration: int, r: ActionResult, message: str, evidence: dict[str, Any], *, stops: bool = True
+) -> StallFlag:
     """A finding about the one action that produced result ``r`` (its tool, fingerprints and last result)."""
     a = r.action
     assert a is not None
@@ -51,6 +57,7 @@ def action_flag(rule: str, iteration: int, r: ActionResult, message: str, eviden
         ids=(a.exact_id, a.norm_id),
         sample=r.text,
         evidence=evidence,
+        stops=stops,
     )
 
 

@@ -34,6 +34,10 @@ class ActionResult:
     request."""
     write: bool = False
     """The action is a write (:mod:`pyguard.engine.actions`): it changes what later reads see."""
+    wait: bool = False
+    """The action waits (:func:`pyguard.engine.waits.is_wait`: a sleep, a wait, a read told to wait)."""
+    pending: bool = False
+    """The result reports a state that is not final yet (:func:`pyguard.engine.waits.is_pending_result`)."""
 
 
 @dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much

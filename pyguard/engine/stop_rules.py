@@ -38,7 +38,7 @@ class Stalled(StopCondition):
 def _budget_hit(state: RunState) -> StopHit:
     """The stop of a run whose budget is used up, with what the budget was and where."""
     i, budget = state.iteration, state.budget
-    if state.flags:
+    if state.reflecting:
         message = f"stalled with no budget left (hard cap {state.hard_cap_per_turn})"
     else:
         at_cap = " (the hard cap)" if budget >= state.hard_cap else ""

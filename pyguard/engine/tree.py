@@ -51,13 +51,22 @@ class Spend:
 
     model_calls: int = 0
     tokens: int = 0
+    """The known sum (:class:`pyguard.ending.TokenTotals`): a call that reported no usage adds nothing ..."""
     cost: float = 0.0
+    tokens_partial: bool = False
+    """... and makes it partial: a lower bound, said so."""
 
     def plus(self, other: Spend) -> Spend:
-        return Spend(self.model_calls + other.model_calls, self.tokens + other.tokens, self.cost + other.cost)
+        return Spend(
+            self.model_calls + other.model_calls,
+            self.tokens + other.tokens,
+            self.cost + other.cost,
+            self.tokens_partial or other.tokens_partial,
+        )
 
     def as_dict(self) -> dict:
-        return {"model_calls": self.model_calls, "tokens": self.tokens, "cost": round(self.cost, 6)}
+        out = {"model_calls": self.model_calls, "tokens": self.tokens, "cost": round(self.cost, 6)}
+        return {**out, "tokens_partial": True} if self.tokens_partial else out
 
 
 def _fmt(value: float) -> str:
@@ -153,9 +162,9 @@ class BudgetNode:
                 node.spent = node.spent.plus(usage)
 
     def charge_event(self, event: IterationEvent, prices: Mapping[str, Price] | None = None) -> Spend:
-        """Charge one model call (its :attr:`~pyguard.events.IterationEvent.tokens`, none when unknown, and its cost when
-        ``prices`` are given); returns what was charged."""
-        usage = Spend(1, event.tokens or 0, event_cost(event, prices) if prices else 0.0)
+        """Charge one model call (its :attr:`~pyguard.events.IterationEvent.tokens`, none when unknown and then partial,
+        and its cost when ``prices`` are given); returns what was charged."""
+        usage = Spend(1, event.tokens or 0, event_cost(event, prices) if prices else 0.0, not event.tokens_complete)
         self.charge(usage)
         return usage
 

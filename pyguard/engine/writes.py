@@ -29,6 +29,8 @@ class WriteLedger:
     def reset(self) -> None:
         self.epoch = 0
         """New writes (attempts with new content) recorded so far."""
+        self.fresh = False
+        """The last write recorded carried values never written before (not a re-application)."""
         self._writes: dict[tuple[str, frozenset[str]], int] = {}  # (tool, argument values) -> times applied
         self._writes_exact: dict[str, int] = {}  # exact id of a write -> times applied
         self._last_write: str | None = None
@@ -59,6 +61,7 @@ class WriteLedger:
         all written before (``old`` and ``new`` of earlier edits: an undo, or text put back that an earlier edit
         replaced). A write re-applied once after other writes acts on a changed state (a script regenerated after
         other edits): new. A write that failed (an error result) changed nothing: the caller does not record it."""
+        self.fresh = False
         if self._last_write == a.exact_id:
             return False  # the very same write again, nothing else written since
         values = frozenset(normalised_value(v) for v in a.arg_values)
@@ -73,4 +76,5 @@ class WriteLedger:
         if restores or times > MAX_REAPPLIED or exact > 2:
             return False  # content put back; the same change made, undone and made again; one write a third time
         self.epoch += 1
+        self.fresh = times == 1
         return True

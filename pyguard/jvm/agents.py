@@ -37,6 +37,7 @@ __all__ = [
     "BridgeRunStats",
     "GuardStopped",
     "GuardedModel",
+    "WrapUpRecord",
     "build_agent",
     "demo_tools",
     "guard_model",
@@ -126,6 +127,24 @@ class BridgeResult(BaseModel):
         )
 
 
+class WrapUpRecord(BaseModel):
+    """The wrap-up of a stopped run (Java's ``WrapUp``): one last model call with no tools, after a stop."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    outcome: str
+    """The stop's outcome (``stalled``, ``expired``, ...)."""
+    reason: str | None = None
+    rule: str | None = None
+    fail_safe: bool = False
+    text: str | None = None
+    """The model's answer; None when the wrap-up call failed (``error``)."""
+    error: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+
+
 class GuardStopped(RunError):
     """A guarded run was stopped (by the guard or the Java fail-safe). ``.result`` has the outcome and counts."""
 
@@ -170,6 +189,26 @@ class GuardedModel:
                 f"{what}: the guarded model of run {self.run_id!r} was released when that run ended (a guarded model"
                 " serves one run); call guard_model(...) again on the underlying model for a new run"
             )
+
+    def answer_on_stop(self, instruction: str | None, round_trips: int | None = None) -> None:
+        """Answer a stop with a wrap-up (one last model call with no tools and ``instruction``; ``{reason}`` in it is
+        the stop's reason) instead of an exception; ``round_trips``: the agent's own cap on tool-calling round trips
+        per user turn, whose end gets the same wrap-up. A streaming model's stop still throws (no wrap-up)."""
+        if hasattr(self.java, "answerOnStop"):
+            self.java.answerOnStop(instruction, int(round_trips or 0))
+
+    def wrap_up(self) -> WrapUpRecord | None:
+        """The wrap-up made during the run (the agent got its answer), or None."""
+        raw = self.java.wrapUpJson() if hasattr(self.java, "wrapUpJson") else None
+        return None if raw is None else WrapUpRecord.model_validate_json(str(raw))
+
+    def wrap_up_after(self, instruction: str, outcome: str, reason: str, rule: str) -> WrapUpRecord | None:
+        """The wrap-up after the agent's loop ended without an answer (its own cap, or a stop it raised), on the last
+        request and response; None when there was no model call to go on from (or a streaming model)."""
+        if not hasattr(self.java, "wrapUpAfter"):
+            return None
+        raw = self.java.wrapUpAfter(instruction, outcome, reason, rule)
+        return None if raw is None else WrapUpRecord.model_validate_json(str(raw))
 
     def stats(self) -> BridgeRunStats:
         """The run's Java counters now."""

@@ -1,9 +1,13 @@
 """The span active in the JVM on this thread, read through the OpenTelemetry Java API when it is on the classpath
-(see :func:`pyguard.otel.context.java_traceparent`)."""
+(see :func:`java_traceparent`)."""
 
 from __future__ import annotations
 
-__all__ = ["current_java_span"]
+import sys
+
+from pyguard.otel.context import traceparent
+
+__all__ = ["current_java_span", "java_traceparent"]
 
 
 def current_java_span() -> tuple[str, str, bool] | None:
@@ -21,3 +25,15 @@ def current_java_span() -> tuple[str, str, bool] | None:
     if not bool(ctx.isValid()):
         return None
     return str(ctx.getTraceId()), str(ctx.getSpanId()), bool(ctx.isSampled())
+
+
+def java_traceparent() -> str | None:
+    """The ``traceparent`` of the span active on the calling thread in the JVM, or None (see
+    :mod:`pyguard.otel.context`)."""
+    if "jpype" not in sys.modules:  # never start or import the JVM edge just to look
+        return None
+    found = current_java_span()
+    if found is None:
+        return None
+    trace_id, span_id, sampled = found
+    return traceparent(trace_id, span_id, sampled)

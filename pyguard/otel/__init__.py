@@ -9,7 +9,7 @@ Names are in :mod:`pyguard.otel.semconv`.
 """
 
 from pyguard.otel.capture import ContentCapture
-from pyguard.otel.context import java_traceparent, traceparent
+from pyguard.otel.context import traceparent
 from pyguard.otel.export import RunSpans, content_capture_default
 from pyguard.otel.otlp_import import OtlpImport, import_otlp, spans_to_runs
 from pyguard.otel.otlp_json import Span, looks_like_otlp, read_spans
@@ -24,7 +24,6 @@ __all__ = [
     "content_capture_default",
     "export_runs",
     "import_otlp",
-    "java_traceparent",
     "looks_like_otlp",
     "read_spans",
     "spans_to_runs",

@@ -7,30 +7,15 @@ span active on the agent's thread is what a run should join. The Java sensor rea
 configuration is needed, and it works with the default ``callback_timeout_ms``, where the guard's callback runs on a
 pool thread (``pyguard-callback-N``) with no span active.
 
-:func:`java_traceparent` reads the span active on the *calling* thread instead: useful only from a thread that runs
-Java code inside the application's span; on the callback thread it finds nothing.
+:func:`pyguard.jvm.otel_context.java_traceparent` reads the span active on the *calling* thread instead: useful only
+from a thread that runs Java code inside the application's span; on the callback thread it finds nothing.
 """
 
 from __future__ import annotations
 
-import sys
-
-__all__ = ["java_traceparent", "traceparent"]
+__all__ = ["traceparent"]
 
 
 def traceparent(trace_id: str, span_id: str, sampled: bool = True) -> str:
     """A W3C ``traceparent`` header value."""
     return f"00-{trace_id}-{span_id}-{'01' if sampled else '00'}"
-
-
-def java_traceparent() -> str | None:
-    """The ``traceparent`` of the span active on the calling thread in the JVM, or None (see the module docstring)."""
-    if "jpype" not in sys.modules:  # never start or import the JVM edge just to look
-        return None
-    from pyguard.jvm.otel_context import current_java_span
-
-    found = current_java_span()
-    if found is None:
-        return None
-    trace_id, span_id, sampled = found
-    return traceparent(trace_id, span_id, sampled)

@@ -15,7 +15,7 @@ meant for ``pyguard replay`` needs it (replay measures what each tool result bro
 
 Parent: by default the run span joins the context active when the run starts (an application span, an incoming
 request's trace); ``parent`` takes a W3C ``traceparent`` string, an OpenTelemetry ``Context``, or a callable
-returning either at the run's first model call (see :func:`pyguard.otel.context.java_traceparent`, which reads
+returning either at the run's first model call (see :func:`pyguard.jvm.otel_context.java_traceparent`, which reads
 the Java side's active span when the OpenTelemetry API is on the JVM's classpath).
 """
 

@@ -31,19 +31,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyguard.ending import TokenTotals, footer, settle
+from pyguard.ending import footer, settle
 from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span, read_spans
-from pyguard.otel.shapes import normalize
-from pyguard.safe_reader import loads
+from pyguard.otel.shapes import json_list, normalize
 
 __all__ = ["OtlpImport", "import_otlp", "spans_to_runs"]
 
@@ -57,7 +55,6 @@ _FINISH = {
     "function_call": "TOOL_EXECUTION",
     "content_filter": "CONTENT_FILTER",
 }
-_INDEXED = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
 
 
 @dataclass
@@ -82,46 +79,8 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
-def _json_list(v: Any) -> list[dict[str, Any]] | None:
-    if isinstance(v, str):
-        try:
-            v = loads(v, source="<span attribute>")
-        except ValueError:  # not JSON, or refused by a limit: no messages in it
-            return None
-    return [m for m in v if isinstance(m, dict)] if isinstance(v, list) else None
-
-
-def _indexed_messages(attrs: dict[str, Any], kind: str) -> list[dict[str, Any]] | None:
-    """OpenLLMetry's ``gen_ai.prompt.N.role/content`` and ``gen_ai.completion.N.*`` as GenAI messages."""
-    rows: dict[int, dict[str, Any]] = defaultdict(dict)
-    for key, value in attrs.items():
-        m = _INDEXED.fullmatch(key)
-        if m and m.group(1) == kind:
-            rows[int(m.group(2))][m.group(3)] = value
-    if not rows:
-        return None
-    out = []
-    for _, row in sorted(rows.items()):
-        parts: list[dict[str, Any]] = []
-        role = str(row.get("role", "assistant" if kind == "completion" else "user"))
-        if role == "tool":
-            parts.append({"type": "tool_call_response", "id": row.get("tool_call_id"), "response": row.get("content")})
-        elif row.get("content") is not None:
-            parts.append({"type": "text", "content": _text(row.get("content"))})
-        calls: dict[int, dict[str, Any]] = defaultdict(dict)
-        for key, value in row.items():
-            cm = re.fullmatch(r"tool_calls\.(\d+)\.(name|id|arguments)", key)
-            if cm:
-                calls[int(cm.group(1))][cm.group(2)] = value
-        for _, call in sorted(calls.items()):
-            parts.append({"type": "tool_call", **call})
-        out.append({"role": role, "parts": parts, "finish_reason": row.get("finish_reason")})
-    return out
-
-
-def _messages(span: Span, key: str, kind: str) -> list[dict[str, Any]] | None:
-    found = _json_list(span.attributes.get(key))
-    return found if found is not None else _indexed_messages(span.attributes, kind)
+def _messages(span: Span, key: str) -> list[dict[str, Any]] | None:
+    return json_list(span.attributes.get(key))
 
 
 def _observations(messages: list[dict[str, Any]]) -> list[Observation]:
@@ -200,8 +159,8 @@ def _event(span: Span, index: int, run_id: str, tools: list[Span], prev_tools: l
     """One model call; ``tools`` are the execute_tool spans that ran after it, ``prev_tools`` those before it."""
     a = span.attributes
     ours = sc.PG_ITERATION in a
-    out_messages = _messages(span, sc.OUTPUT_MESSAGES, "completion")
-    in_messages = _messages(span, sc.INPUT_MESSAGES, "prompt")
+    out_messages = _messages(span, sc.OUTPUT_MESSAGES)
+    in_messages = _messages(span, sc.INPUT_MESSAGES)
     text, calls = _output(out_messages) if out_messages is not None else (None, [])
     if out_messages is None:
         names, ids = a.get(sc.PG_TOOL_CALL_NAMES, [] if ours else None), a.get(sc.PG_TOOL_CALL_IDS)
@@ -270,10 +229,6 @@ def _parameters(a: dict[str, Any]) -> dict[str, float | int | list[str]] | None:
     return out or None
 
 
-def _sum(values: Sequence[int | None]) -> int | None:
-    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
-
-
 def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: str, trace_id: str) -> RunEnd | None:
     a = agent.attributes if agent is not None else {}
     where = {"source": source, "otel_trace_id": trace_id}
@@ -312,18 +267,11 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
         answered=True,
         succeeded="the model answered (no outcome label was recorded)",
     )
-    tokens = TokenTotals(
-        _sum([e.input_tokens for e in events]),
-        _sum([e.output_tokens for e in events]),
-        _sum([e.total_tokens for e in events]),
-        False,
-    )
     return footer(
         run_id,
         events,
         settled,
         answer=last.text if last.is_final else None,
-        tokens=tokens,
         wall_ms=(agent.end_ns - agent.start_ns) / 1e6 if agent is not None else None,
         evidence={"imported_from": "otel", **where},
         censored=bool(last.tool_calls) and last.error is None,

@@ -6,7 +6,8 @@ span already has are kept), so one reader serves them all:
 - **OpenLLMetry** (Traceloop): model calls marked by ``llm.request.type`` (``chat``, ``completion``) and no
   ``gen_ai.operation.name``; ``traceloop.span.kind`` ``agent`` and ``tool`` spans, the tool's name in
   ``traceloop.entity.name`` and its arguments and result in ``traceloop.entity.input`` / ``output`` (content).
-  Messages (``gen_ai.prompt.N.*``, ``gen_ai.completion.N.*``) and ``llm.usage.total_tokens`` are read by the importer.
+  Messages flattened as ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` (tool calls as ``tool_calls.M.id`` /
+  ``name`` / ``arguments``); ``llm.usage.total_tokens`` is read by the importer.
 - **OpenInference** (Arize Phoenix's instrumentations): ``openinference.span.kind`` ``LLM``, ``TOOL``, ``AGENT``;
   ``llm.model_name``, ``llm.provider`` / ``llm.system``, ``llm.token_count.prompt`` / ``completion`` / ``total``;
   messages flattened as ``llm.input_messages.N.message.*`` and ``llm.output_messages.N.message.*`` (tool calls as
@@ -39,13 +40,23 @@ from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span
 from pyguard.safe_reader import loads
 
-__all__ = ["normalize"]
+__all__ = ["json_list", "normalize"]
 
 _OI_KIND = {"LLM": sc.OP_CHAT, "TOOL": sc.OP_EXECUTE_TOOL, "AGENT": sc.OP_INVOKE_AGENT}
 _TRACELOOP_KIND = {"tool": sc.OP_EXECUTE_TOOL, "agent": sc.OP_INVOKE_AGENT}
 _LLM_REQUEST_TYPE = {"chat": sc.OP_CHAT, "completion": "text_completion"}
-_OI_MESSAGE = re.compile(r"llm\.(input|output)_messages\.(\d+)\.message\.(.+)")
-_OI_TOOL_CALL = re.compile(r"tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)")
+_MESSAGES = {  # (input, output) indexed message attributes of OpenInference and OpenLLMetry, and their tool calls
+    "openinference": (
+        re.compile(r"llm\.input_messages\.(\d+)\.message\.(.+)"),
+        re.compile(r"llm\.output_messages\.(\d+)\.message\.(.+)"),
+        re.compile(r"tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)"),
+    ),
+    "openllmetry": (
+        re.compile(r"gen_ai\.prompt\.(\d+)\.(.+)"),
+        re.compile(r"gen_ai\.completion\.(\d+)\.(.+)"),
+        re.compile(r"tool_calls\.(\d+)\.(id|name|arguments)"),
+    ),
+}
 _QUARKUS_TOOL = "langchain4j.tools."
 _QUARKUS_AGENT = "langchain4j.aiservices."
 
@@ -74,51 +85,59 @@ def _operation(span: Span, a: dict[str, Any]) -> str | None:
     return None
 
 
-def _openinference_messages(a: dict[str, Any], direction: str) -> list[dict[str, Any]] | None:
+def _indexed_messages(a: dict[str, Any], pattern: re.Pattern[str], calls: re.Pattern[str], output: bool) -> Any:
+    """Messages flattened into indexed attributes (``pattern`` captures the index and the rest of the key) as GenAI
+    messages; ``calls`` captures a tool call's index and its ``id``/``name``/``arguments`` key."""
     rows: dict[int, dict[str, Any]] = defaultdict(dict)
     for key, value in a.items():
-        m = _OI_MESSAGE.fullmatch(key)
-        if m and m.group(1) == direction:
-            rows[int(m.group(2))][m.group(3)] = value
+        m = pattern.fullmatch(key)
+        if m:
+            rows[int(m.group(1))][m.group(2)] = value
     if not rows:
         return None
     out = []
     for _, row in sorted(rows.items()):
-        role = str(row.get("role", "assistant" if direction == "output" else "user"))
+        role = str(row.get("role", "assistant" if output else "user"))
         parts: list[dict[str, Any]] = []
         if role == "tool":
             parts.append({"type": "tool_call_response", "id": row.get("tool_call_id"), "response": row.get("content")})
         elif row.get("content") is not None:
             parts.append({"type": "text", "content": row.get("content")})
-        calls: dict[int, dict[str, Any]] = defaultdict(dict)
+        found: dict[int, dict[str, Any]] = defaultdict(dict)
         for key, value in row.items():
-            cm = _OI_TOOL_CALL.fullmatch(key)
+            cm = calls.fullmatch(key)
             if cm:
-                calls[int(cm.group(1))][cm.group(2).split(".")[-1]] = value
-        for _, call in sorted(calls.items()):
-            parts.append({"type": "tool_call", **call})
+                found[int(cm.group(1))][cm.group(2).split(".")[-1]] = value
+        parts.extend({"type": "tool_call", **call} for _, call in sorted(found.items()))
         message: dict[str, Any] = {"role": role, "parts": parts}
         if row.get("name") is not None and role == "tool":
             message["name"] = row["name"]
+        if row.get("finish_reason") is not None:
+            message["finish_reason"] = row["finish_reason"]
         out.append(message)
-    return out
+    return json.dumps(out)
 
 
-def _role_content(messages: Any) -> list[dict[str, Any]] | None:
-    """``[{"role": ..., "content": ...}]`` (a JSON string or a list) as GenAI messages."""
-    if isinstance(messages, str):
+def json_list(v: Any) -> list[dict[str, Any]] | None:
+    """The objects of a JSON array (given as a string or a list); None when it is not one."""
+    if isinstance(v, str):
         try:
-            messages = loads(messages, source="<span event attribute>")
+            v = loads(v, source="<span attribute>")
         except ValueError:  # not JSON, or refused by a limit: no messages in it
             return None
-    if not isinstance(messages, list):
+    return [m for m in v if isinstance(m, dict)] if isinstance(v, list) else None
+
+
+def _role_content(value: Any) -> list[dict[str, Any]] | None:
+    """``[{"role": ..., "content": ...}]`` (a JSON string or a list) as GenAI messages."""
+    messages = json_list(value)
+    if messages is None:
         return None
     out = []
     for m in messages:
-        if isinstance(m, dict):
-            content = m.get("content")
-            parts = [{"type": "text", "content": content}] if content is not None else []
-            out.append({"role": str(m.get("role", "user")), "parts": parts})
+        content = m.get("content")
+        parts = [{"type": "text", "content": content}] if content is not None else []
+        out.append({"role": str(m.get("role", "user")), "parts": parts})
     return out
 
 
@@ -152,16 +171,16 @@ def normalize(span: Span) -> Span:
     if op is not None:
         a[sc.OPERATION_NAME] = op
     op = a.get(sc.OPERATION_NAME)
-    if op in (sc.OP_CHAT, "text_completion"):
+    if op in sc.MODEL_CALL_OPERATIONS:
         model = a.get("llm.model_name")
         _set(a, sc.REQUEST_MODEL, model)
         _set(a, sc.PROVIDER_NAME, a.get("llm.provider", a.get("llm.system")))
         _set(a, sc.USAGE_INPUT_TOKENS, a.get("llm.token_count.prompt"))
         _set(a, sc.USAGE_OUTPUT_TOKENS, a.get("llm.token_count.completion"))
         _set(a, "llm.usage.total_tokens", a.get("llm.token_count.total"))
-        for direction, key in (("input", sc.INPUT_MESSAGES), ("output", sc.OUTPUT_MESSAGES)):
-            found = _openinference_messages(a, direction)
-            _set(a, key, json.dumps(found) if found is not None else None)
+        for inputs, outputs, calls in _MESSAGES.values():
+            _set(a, sc.INPUT_MESSAGES, _indexed_messages(a, inputs, calls, output=False))
+            _set(a, sc.OUTPUT_MESSAGES, _indexed_messages(a, outputs, calls, output=True))
         _events(span, a)
         _finish_reasons(a)
     elif op == sc.OP_EXECUTE_TOOL:

@@ -36,9 +36,7 @@ def build_policy(settings: PluginSettings, args: MarkerArgs) -> PolicyConfig:
     """The test's policy from the session settings and the test's marker (see the module docstring)."""
     from pyguard.engine import PolicyConfig
 
-    config = PolicyConfig.from_toml(settings.policy) if settings.policy is not None else PolicyConfig()
-    if args.policy_file is not None:
-        config = PolicyConfig.from_toml(args.policy_file)
+    config = PolicyConfig.from_file(args.policy_file if args.policy_file is not None else settings.policy)
     overlay: dict[str, Any] = dict(args.policy_fields or {})
     if args.max_iterations is not None:
         overlay = deep_merge(overlay, {"caps": {"max_model_calls": args.max_iterations}})

@@ -1,6 +1,8 @@
-"""Columnar storage of runs: Parquet files (pyarrow) and the check/calibrate summaries computed on them by DuckDB.
+"""Columnar storage of runs: Parquet files (pyarrow). The check/calibrate summaries computed on them by DuckDB are
+in :mod:`pyguard.store.summaries`, a layer above (it reads check's and calibrate's rules; nothing here imports it).
 
-    from pyguard.store import write_parquet, read_parquet, check_parquet, calibrate_parquet
+    from pyguard.store import write_parquet, read_parquet
+    from pyguard.store.summaries import check_parquet, calibrate_parquet
 
 Needs the ``columnar`` extra (``pip install 'pyguard[columnar]'``); importing this package does not import
 pyarrow or duckdb, each function does when called.
@@ -16,15 +18,9 @@ from pyguard.store.parquet import (
     table_to_runs,
     write_parquet,
 )
-from pyguard.store.summaries import calibrate_parquet, calibration_arrays, check_parquet, check_summary, connect
 
 __all__ = [
     "FORMAT_TAG",
-    "calibrate_parquet",
-    "calibration_arrays",
-    "check_parquet",
-    "check_summary",
-    "connect",
     "is_parquet",
     "iter_parquet",
     "read_parquet",

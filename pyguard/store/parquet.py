@@ -62,8 +62,10 @@ _END = (
     "success_label",
     "censored",
     "tokens_partial",
+    "answer_source",
+    "wrap_up_tokens",
+    "tool_calls_executed",
 )
-_JSON_COLUMNS = ("policy", "evidence")
 
 
 def _pa() -> Any:
@@ -136,6 +138,9 @@ def run_schema() -> Any:
             ("success_label", b),
             ("censored", b),
             ("tokens_partial", b),
+            ("answer_source", s),
+            ("wrap_up_tokens", i64),
+            ("tool_calls_executed", i64),
             ("events", pa.list_(event)),
             ("decisions", pa.list_(decision)),
         ],
@@ -261,7 +266,7 @@ def _to_run(row: dict[str, Any], source: str) -> TraceRun:
             events.append({**e, "run_id": run_id})
         end = None
         if row["complete"]:
-            end = _drop_none({k: row[k] for k in _END})
+            end = _drop_none({k: row.get(k) for k in _END})  # files written before a column was added lack it
             end["run_id"] = run_id
             end["evidence"] = _loads(row["evidence"], "evidence", run_id) or {}
         record = RunRecord.model_validate({"start": start, "events": events, "end": end})

@@ -161,6 +161,9 @@ def _table(
         "success_label": pa.nulls(n, pa.bool_()),
         "censored": pa.array(cut),
         "tokens_partial": pa.array(np.zeros(n, bool)),
+        "answer_source": pa.nulls(n, s),
+        "wrap_up_tokens": pa.nulls(n, pa.int64()),
+        "tool_calls_executed": pa.nulls(n, pa.int64()),
         "events": pa.ListArray.from_arrays(pa.array(offsets), events),
         "decisions": pa.array([[]] * n, run_schema().field("decisions").type),
     }

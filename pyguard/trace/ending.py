@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pyguard.ending import TokenTotals, footer, settle
+from pyguard.ending import footer, settle
 from pyguard.events import IterationEvent, RunEnd
 
 __all__ = ["DEFAULT_TERMINAL_TOOLS", "is_terminal", "normalise_tool_names", "build_end"]
@@ -77,11 +77,6 @@ def is_terminal(name: str, terminal_tools: frozenset[str] | None = None) -> bool
     return n in DEFAULT_TERMINAL_TOOLS or n.startswith(_PREFIXES)
 
 
-def _sum(events: list[IterationEvent], key: str) -> int | None:
-    values = [getattr(e, key) for e in events]
-    return None if any(v is None for v in values) else sum(values)
-
-
 def build_end(
     run_id: str,
     events: list[IterationEvent],
@@ -127,9 +122,4 @@ def build_end(
         if ended_by is not None:
             call = next(c for c in last.tool_calls if c.name == ended_by)
             answer = call.arguments or last.text
-    tokens = TokenTotals(
-        _sum(events, "input_tokens"), _sum(events, "output_tokens"), _sum(events, "total_tokens"), False
-    )
-    return footer(
-        run_id, events, settled, answer=answer, tokens=tokens, evidence=ev, success_label=label, censored=censored
-    )
+    return footer(run_id, events, settled, answer=answer, evidence=ev, success_label=label, censored=censored)

@@ -71,8 +71,12 @@ class TypeResult(_Model):
     """Its budget numbers were fitted to its runs. False: the starting ones (the search kept them, or too few runs or
     successes to certify a fitted budget, :func:`pyguard.tune.search.min_successes_to_fit`), or, when those break the
     bound on such a type, the search space's most lenient ones."""
+    reflect_only: bool = False
+    """No stall setting in the search space met the bound on this type: its stalls reflect and never stop it, its
+    hard cap alone does (``max_reflections`` above the cap, no stop on a fruitless retry, ``base_budget`` = the cap);
+    :attr:`note` says the lowest rate the stall settings reached."""
     note: str | None = None
-    """Why the type kept the starting policy's budget, when it did."""
+    """Why the type kept the starting policy's budget, or fell back to reflect-only, when it did."""
     budget: dict[str, Any]
     held_out: Figures | None
     """Cross-validated: each run scored by the policy fitted without its task (None when not tuned)."""

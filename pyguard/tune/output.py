@@ -60,6 +60,8 @@ def policy_toml(result: TuneResult, source: str, date: str) -> str:
     for t in result.types:
         name = t.task_type or "(no type)"
         head.append(_line(name, t.held_out) if t.tuned else f"#   {name}: not tuned ({t.note})")
+        if t.reflect_only:
+            head.append(f"#     {name} is reflect-only: {t.note}.")
     head += [
         "# In-sample (the policy on the runs it was fitted to; optimistic):",
         _line("all types", result.in_sample),
@@ -171,7 +173,12 @@ def write_report(result: TuneResult, out_dir: str | Path, command: str, date: st
             "",
             f"{t.runs} runs ({t.successful} successful, {t.failed} failed), {t.tasks} tasks."
             + (f" Not tuned: {t.note}." if not t.tuned else "")
-            + (f" Budget not fitted: {t.note}." if t.tuned and not t.budget_fitted and t.note else ""),
+            + (f" Reflect-only: {t.note}." if t.reflect_only else "")
+            + (
+                f" Budget not fitted: {t.note}."
+                if t.tuned and not t.budget_fitted and t.note and not t.reflect_only
+                else ""
+            ),
             "",
             "Budget: " + ", ".join(f"`{k} = {v}`" for k, v in t.budget.items()),
             "",

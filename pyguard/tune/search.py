@@ -19,6 +19,13 @@ benchmark suite); the budget rules cost nothing once an engine pass has recorded
    operations over all iterations), from the starting budget and from the most lenient one; the better end point.
    A lower hard cap takes the base budget down with it (base <= cap), so the cap can move below the base budget.
 
+**Reflect-only, when no stall setting fits a type.** A tuned task type that no screened stall setting keeps within
+the target (every candidate stops too many of its successful runs, whatever the budget) falls back to reflect-only
+(:meth:`Fitter.reflect_only`): its stalls reflect and never stop it, its budget is its hard cap from the first call,
+so the hard cap alone stops it (the starting cap, or the space's highest if that one still breaks the bound). The
+candidates are then ranked again with that type so, so it no longer pulls the shared setting towards the least bad
+one for it. tune answers for every type and says which fell back.
+
 The objective: most failed-run tool calls and tokens saved (each as a share of the fit set's failed-run total,
 summed), subject to each task type's false-stop rate <= the bound. Ties keep the earlier point (the start), so
 nothing moves without a strict gain.
@@ -54,7 +61,7 @@ import numpy as np
 
 from pyguard.engine import PolicyConfig
 from pyguard.tune.simulate import Counts, ProbeTable, RunSet
-from pyguard.tune.space import BUDGET_KEYS, Budget, SearchSpace, budget_of, stall_candidates
+from pyguard.tune.space import BUDGET_KEYS, Budget, SearchSpace, budget_of, reflect_only, stall_candidates
 
 __all__ = ["TypeFit", "Fit", "Fitter", "certified", "min_successes_to_fit"]
 
@@ -87,6 +94,11 @@ class TypeFit:
     budget_fitted: bool = True
     """False when the budget is the starting one: the search kept it, or the type had too few successes to certify
     a fitted budget (:func:`min_successes_to_fit`)."""
+    reflect_only: bool = False
+    """No stall setting met the target on this type's runs: its stalls only reflect and the hard cap alone stops it
+    (:meth:`Fitter.reflect_only`)."""
+    unmet_rate: float | None = None
+    """With :attr:`reflect_only`: the lowest false-stop rate the stall settings reached on these runs."""
 
 
 @dataclass
@@ -139,6 +151,9 @@ class Fitter:
         self.runset, self.type_of, self.type_names = runset, type_of, type_names
         self.tuned, self.base, self.space = tuned, base, space
         self.bound, self.artifact, self.tables = bound, artifact, tables
+        self.hopeless: set[str | None] = set()
+        """Tuned types that no screened stall setting keeps within the target in the current :meth:`fit`: they fall
+        back to reflect-only (:meth:`reflect_only`)."""
         self.type_targets: dict[str | None, float] = {}
         """Per task type, a target other than :attr:`target` (:meth:`fit` given a dict)."""
         self.target = bound
@@ -251,10 +266,28 @@ class Fitter:
             mask = self.type_of[table.runs] == code
             if mask.any():
                 types[name] = self._fit_type(table.subset(mask), name, totals, start_stall=not stall)
+        # a type that no setting keeps within the target (:meth:`fit`) falls back to reflect-only (its stalls
+        # reflect, its hard cap alone stops it) when that stops fewer of its successful runs
+        for name, f in list(types.items()):
+            if name in self.hopeless and not f.feasible:
+                fallback = self.reflect_only(name, train)
+                if fallback.feasible or fallback.counts.false_stop_rate < f.counts.false_stop_rate:
+                    fallback.points, fallback.unmet_rate = f.points, f.counts.false_stop_rate
+                    types[name] = fallback
         infeasible = [f for f in types.values() if not f.feasible]
         excess = sum(f.counts.false_stop_rate - self._target(f.name) for f in infeasible)
         score = sum(self._score(f.counts, totals) for f in types.values())
         return (-len(infeasible), -excess, score), types  # while infeasible: the fewest false stops first
+
+    def _screen(
+        self, candidates: list[dict[str, Any]], train: np.ndarray
+    ) -> list[tuple[tuple, dict[str, Any], dict[str | None, TypeFit]]]:
+        """(rank, stall setting, per-type fits) of every candidate on the runs ``train``."""
+        results = []
+        for stall in candidates:
+            rank, types = self._fit_stall(stall, train)
+            results.append((rank, stall, types))
+        return results
 
     def fit(self, train: np.ndarray, target: float | dict[str | None, float] | None = None) -> Fit:
         """The best policy for the runs at indices ``train``. ``target``: the false-stop rate the search's choices
@@ -272,11 +305,15 @@ class Fitter:
                 return self.fit(train)
             finally:
                 self.target = saved
-        results: list[tuple[tuple, dict[str, Any], dict[str | None, TypeFit]]] = []
         candidates = stall_candidates(self.base, self.space) if self.tuned else [{}]
-        for stall in candidates:
-            rank, types = self._fit_stall(stall, train)
-            results.append((rank, stall, types))
+        self.hopeless = set()
+        results = self._screen(candidates, train)
+        # a tuned type that no screened stall setting keeps within the target falls back to reflect-only: the
+        # candidates are ranked again with it so, and its stalls no longer pull the shared choice towards the least
+        # bad setting for it
+        self.hopeless = {name for name in self.tuned if all(name in o and not o[name].feasible for _, _, o in results)}
+        if self.hopeless:
+            results = self._screen(candidates, train)
         start_rank = results[0][0]
         best_by_key: dict[str, tuple[tuple, Any]] = {}
         for rank, stall, _ in results[1:]:
@@ -317,7 +354,34 @@ class Fitter:
                 points = shared.points
                 type_stall[name], types[name] = own[0], own[1]
                 types[name].points = points
+        for name, f in types.items():  # the types that fell back to reflect-only get its settings as their own
+            if f.reflect_only:
+                type_stall[name] = reflect_only(f.budget.hard_cap)
+                rates = [o[name].unmet_rate for _, _, o in results if name in o]
+                f.unmet_rate = min((r for r in rates if r is not None), default=f.unmet_rate)
         return Fit(stall=stall, types=types, score=rank[-1], candidates=len(results), type_stall=type_stall)
+
+    def reflect_only(self, name: str | None, train: np.ndarray) -> TypeFit:
+        """Type ``name``'s reflect-only policy on the runs ``train``: stalls reflect, never stop
+        (:func:`pyguard.tune.space.reflect_only`), and the budget is its hard cap from the first call, so the hard cap
+        alone stops a run: the starting hard cap, or the search space's highest when the starting one still stops
+        more successful runs than the bound allows. Not fitted (no choice among candidates): judged plainly against
+        the bound."""
+        start = self.defaults[name]
+        in_train = np.zeros(len(self.runset), dtype=bool)
+        in_train[train] = True
+        best: TypeFit | None = None
+        for cap in dict.fromkeys((start.hard_cap, max(self.space.values("hard_cap", start.hard_cap)))):
+            table = self.tables(reflect_only(cap))
+            table = table.subset(in_train[table.runs] & (self.type_of[table.runs] == self.type_names.index(name)))
+            budget = start.model_copy(update={"base_budget": cap, "hard_cap": cap})
+            c = self.runset.counts(table.runs, table.stops(budget), self.artifact)
+            ok = c.false_stops <= self.bound * c.successes + 1e-9
+            best = TypeFit(name, True, budget, c, ok, budget_fitted=False, reflect_only=True)
+            if ok:
+                break
+        assert best is not None
+        return best
 
     def _type_rank(self, f: TypeFit) -> tuple:
         """One type's rank under one candidate: within the target first, then its own savings (calls and tokens, as

@@ -36,6 +36,7 @@ __all__ = [
     "build_policy",
     "budget_of",
     "stall_key",
+    "reflect_only",
 ]
 
 BUDGET_KEYS: tuple[str, ...] = ("base_budget", "hard_cap", "extension", "earn_threshold", "earn_per_iteration")
@@ -161,7 +162,16 @@ def build_policy(
     overrides, where they differ from ``stall`` (both relative to ``base``): its ``[stall]`` keys become a whole
     ``[task_types.X.stall]`` table (``base``'s with them applied) and its :data:`ENGINE_KEYS` the type's own
     ``max_reflections`` and ``stop_on_fruitless_retry``, so its runs see exactly ``base`` with those overrides (what
-    its probe pass saw). Type ``None`` has no table of its own and takes ``stall``."""
+    its probe pass saw). Type ``None`` has no table of its own: when it has its own overrides, they become the top
+    level and every named type that has none of its own gets ``stall`` as its own table."""
+    own_types = dict(type_stall or {})
+    untyped = own_types.pop(None, None)
+    if untyped is not None and stall_key(untyped) != stall_key(stall):
+        for name in budgets:
+            if name is not None:
+                own_types.setdefault(name, stall)
+        stall = untyped
+    type_stall = own_types
     data = apply_engine(base.model_dump(), stall)
     types: dict[str, Any] = dict(data.get("task_types") or {})
     for name, budget in budgets.items():
@@ -188,3 +198,10 @@ def budget_of(config: PolicyConfig, task_type: str | None) -> Budget:
     """The budget numbers ``config`` gives ``task_type``."""
     s = config.budget_for(task_type)
     return Budget(**{k: getattr(s, k) for k in BUDGET_KEYS})
+
+
+def reflect_only(cap: int) -> dict[str, Any]:
+    """The stall overrides of a reflect-only policy for a hard cap of ``cap`` model calls per turn: every stall is
+    reflected on and none stops the run (more reflections allowed than the turn has model calls, no stop on a
+    fruitless retry). With a budget whose ``base_budget`` is the hard cap, only the hard caps stop the run."""
+    return {"max_reflections": cap, "stop_on_fruitless_retry": False}

@@ -181,12 +181,14 @@ def tune(
         mask = type_of == code
         succ, fail = int((runset.success[mask] == 1).sum()), int((runset.success[mask] == 0).sum())
         shown = "runs with no task type" if name is None else f"task type {name!r}"
-        if succ == 0:
-            raise InputError(
-                f"{shown} has {int(mask.sum())} labelled run(s) and no successful one: its false-stop rate cannot"
-                " be measured; add successful runs of it, fix its labels, or pass --by none to fit one policy for all"
+        if succ == 0:  # every policy meets the bound on it (nothing to stop falsely): tune answers, untuned for it
+            notes[name] = (
+                f"{int(mask.sum())} labelled run(s) and no successful one: its false-stop rate cannot be measured;"
+                " kept the starting policy's budget (add successful runs of it, fix its labels, or pass --by none to"
+                " fit one policy for all)"
             )
-        if int(mask.sum()) < o.min_runs or succ < o.min_successes:
+            warnings.append(f"{shown}: {notes[name]}")
+        elif int(mask.sum()) < o.min_runs or succ < o.min_successes:
             notes[name] = (
                 f"too few runs to tune ({int(mask.sum())} labelled, {succ} successful; needs"
                 f" {o.min_runs} and {o.min_successes}): kept the starting policy's budget"
@@ -260,13 +262,20 @@ def tune(
         full = fitter(True).fit(everyone)
         for name in tuned:
             f = full.types[name]
+            shown = "runs with no task type" if name is None else f"task type {name!r}"
+            if f.reflect_only:
+                notes[name] = (
+                    f"no stall setting in the search space keeps its false-stop rate within {o.max_false_stop_rate:g}"
+                    f" (the lowest is {f.unmet_rate:.4g}): reflect-only, its stalls reflect and never stop it, the"
+                    f" hard cap of {f.budget.hard_cap} model calls per turn alone does"
+                )
+                warnings.append(f"{shown}: {notes[name]}")
             if not f.feasible:
-                shown = "runs with no task type" if name is None else f"task type {name!r}"
-                raise InputError(
-                    f"no policy in the search space keeps the false-stop rate of {shown} within"
-                    f" {o.max_false_stop_rate:g}: the lowest it reaches is {f.counts.false_stop_rate:.4g}"
-                    f" ({f.counts.false_stops} of {f.counts.successes} successful runs); raise"
-                    f" --max-false-stop-rate to at least that, or check the labels"
+                warnings.append(
+                    f"{shown}: even reflect-only (the hard caps alone) stops {f.counts.false_stops} of"
+                    f" {f.counts.successes} successful runs ({f.counts.false_stop_rate:.4g} >"
+                    f" {o.max_false_stop_rate:g}): no policy in the search space meets the bound on it; the most"
+                    " lenient one is written; check its labels or raise --max-false-stop-rate"
                 )
         for name, f in full.types.items():
             if name not in tuned and not f.feasible:
@@ -394,6 +403,7 @@ def tune(
                 tasks=len(set(groups[runs].tolist())),
                 tuned=name in tuned,
                 budget_fitted=name in tuned and full.types[name].budget_fitted and not kept_start,
+                reflect_only=name in tuned and full.types[name].reflect_only and not kept_start,
                 note=notes.get(name),
                 default_meets_bound=default_ok[name],
                 budget=full.types[name].budget.model_dump(),

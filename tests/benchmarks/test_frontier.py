@@ -37,9 +37,13 @@ def test_workload_is_seeded_and_follows_its_mix():
 def test_families_pair_legitimate_and_looping_kinds():
     assert sorted(k for kinds in wl.FAMILIES.values() for k in kinds) == sorted(wl.TaskKind)
     for family, kinds in wl.FAMILIES.items():
+        if family == "waiting":  # issue 22's waiting kinds: legitimate only, in their own workload
+            assert all(k in wl.LEGITIMATE and k not in wl.DEFAULT_MIX for k in kinds)
+            assert set(wl.WAITING_MIX) == set(kinds)
+            continue
         assert any(k in wl.LEGITIMATE for k in kinds) and any(k in wl.LOOPING for k in kinds), family
         assert all(wl.DEFAULT_MIX[k] > 0 for k in kinds)
-    assert sum(wl.DEFAULT_MIX[k] for k in wl.LEGITIMATE) == pytest.approx(0.70)
+    assert sum(wl.DEFAULT_MIX.get(k, 0) for k in wl.LEGITIMATE) == pytest.approx(0.70)
 
 
 def _reflections(sc: dict) -> list[dict]:
@@ -119,6 +123,8 @@ def _tasks(n: int, seed: int) -> tuple:
 
 
 def _of(kind: str, n: int = 800, seed: int = 11) -> list:
+    if wl.TaskKind(kind) in wl.WAITING_MIX:
+        return [t for t in wl.generate(wl.WorkloadSpec(n_tasks=4, seed=seed, mix=wl.WAITING_MIX)) if t.kind == kind]
     return [t for t in _tasks(n, seed) if t.kind.value == kind]
 
 
@@ -319,8 +325,15 @@ def test_quick_suite_runs_and_its_json_is_well_formed(jvm, tmp_path):
     # a larger cap never finishes fewer tasks, and LangChain4j's default finishes every legitimate one
     rates = [static[f"static-{n}"]["success_rate"] for n in frontier.STATIC_CAPS]
     assert rates == sorted(rates)
-    legit = sum(back["workload"]["counts"][k.value] for k in wl.LEGITIMATE)
+    legit = sum(back["workload"]["counts"].get(k.value, 0) for k in wl.LEGITIMATE)
     assert static["langchain4j-default"]["success_rate"] == pytest.approx(legit / n, abs=1e-4)
+    waiting = back["waiting"]
+    assert set(waiting["by_kind"]) == {k.value for k in wl.WAITING_MIX}
+    for e in waiting["by_kind"].values():
+        assert set(e) == {"dynamic", "langchain4j-default"}
+        assert all(0 <= x["succeeded"] <= x["tasks"] and 0 <= x["stopped"] <= x["tasks"] for x in e.values())
+    assert sum(e["dynamic"]["tasks"] for e in waiting["by_kind"].values()) == waiting["tasks"]
+    assert 0 <= waiting["legitimate_losses"] <= waiting["tasks"]
     assert set(back["targets"]) >= {
         "best_static",
         "tokens_vs_static_10",
@@ -332,7 +345,7 @@ def test_quick_suite_runs_and_its_json_is_well_formed(jvm, tmp_path):
     assert floor["oracle_runs"] == sum(back["workload"]["counts"][k.value] for k in wl.LOOPING)
     assert floor["oracle_runs_succeeded"] == floor["oracle_runs"]
     assert sum(floor["by_family"].values()) == floor["total"] == back["targets"]["oracle_floor_tokens"]
-    assert set(back["by_family"]) == set(wl.FAMILIES)
+    assert set(back["by_family"]) == set(wl.FAMILIES) - {"waiting"}  # the waiting kinds run apart ("waiting")
     for fam, e in back["by_family"].items():
         assert 0 <= e["dynamic"]["success"] <= 1 and e["oracle_floor_tokens"] > 0
         assert e["langchain4j_default"]["tokens"] >= e["oracle_floor_tokens"] * 0.99, fam

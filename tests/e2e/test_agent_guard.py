@@ -63,10 +63,9 @@ def test_an_agent_built_once_is_guarded_on_every_call(jvm):
 def test_each_turn_has_its_own_budget_and_a_stop_ends_only_that_turn(jvm):
     scripted = scripted_model(stubborn_incident(), seed=3)
     agent_guard, agent = attached(Guard(), scripted)
-    for user in ("alice", "bob"):
-        with pytest.raises(jpype.JException, match="pyguard stopped run"):
-            agent.chat(user, TASK)
+    answers = [str(agent.chat(user, TASK)) for user in ("alice", "bob")]  # each stop answered (on_stop="answer")
     first, second = agent_guard.results
+    assert [first.answer, second.answer] == answers
     assert first.outcome is second.outcome is Outcome.STALLED, (first.summary(), second.summary())
     assert first.run_id != second.run_id
     assert first.iterations == second.iterations  # the second turn was not charged the first one's calls
@@ -115,7 +114,7 @@ def test_the_agents_own_round_trip_cap_ends_the_turn_and_the_next_turn_is_guarde
 
 def test_a_model_wrapped_for_one_run_refuses_to_run_after_it(jvm):
     scripted = scripted_model(stubborn_incident(), seed=3)
-    with Guard().start_run(task=TASK, task_type="lookup") as run:
+    with Guard(on_stop="raise").start_run(task=TASK, task_type="lookup") as run:
         agent = support_agent(run.wrap(scripted), (run.before_tool_execution(), None), scripted, round_trips=30)
         run.call(lambda: str(agent.chat("alice", TASK)))
     assert run.result.outcome is Outcome.STALLED
@@ -141,7 +140,7 @@ def test_pyguards_own_agents_built_once_make_one_run_per_call(jvm, style):
 def test_pyguards_own_agent_serves_threads_as_separate_runs(jvm, style):
     threads = 4
     agent = Guard().agent(style, scripted_model(stubborn_incident(), seed=3), task_type="lookup")
-    start = threading.Barrier(threads)
+    start = threading.Barrier(threads)  # each thread's stop answered by its own wrap-up
 
     def call(i: int):
         start.wait()
@@ -152,3 +151,59 @@ def test_pyguards_own_agent_serves_threads_as_separate_runs(jvm, style):
     assert [r.outcome for r in results] == [Outcome.STALLED] * threads, [r.summary() for r in results]
     assert len({r.iterations for r in results}) == 1  # each run alone, as if no other ran
     assert [r.record.start.task for r in results] == [f"{TASK} #{i}" for i in range(threads)]
+
+
+def test_a_stop_ends_with_an_answer_by_default_and_raises_when_asked(jvm):
+    scripted = scripted_model(stubborn_incident(), seed=3)
+    agent_guard, agent = attached(Guard(), scripted)
+    answer = str(agent.chat("alice", TASK))  # no exception: the wrap-up's answer
+    (result,) = agent_guard.results
+    assert result.outcome is Outcome.STALLED and result.answer == answer and result.answer_source == "wrap_up"
+    assert "12345" in answer  # what the run had found (the scenario's on_reflection answer quotes the last result)
+    assert result.record.end.wrap_up_tokens and result.record.end.wrap_up_tokens > 0
+    assert int(scripted.calls()) == result.iterations + 1  # the wrap-up is one more model call, not an iteration
+
+    raising, agent = attached(Guard(on_stop="raise"), scripted_model(stubborn_incident(), seed=3))
+    with pytest.raises(jpype.JException, match="pyguard stopped run"):
+        agent.chat("alice", TASK)
+    assert raising.results[0].outcome is Outcome.STALLED and raising.results[0].answer_source in (None, "salvaged")
+
+
+def test_the_agents_own_round_trip_cap_gets_the_wrap_up_when_pyguard_knows_it(jvm):
+    guard = Guard()
+    scripted = scripted_model(stubborn_incident(), seed=3)
+    agent_guard = guard.attach(scripted, task_type="lookup", round_trips=2)
+    agent = support_agent(agent_guard.model, (agent_guard.before_tool_execution(), None), scripted, round_trips=2)
+    answer = str(agent.chat("alice", TASK))  # not LangChain4j's "exceeded 2 tool calling round trips"
+    (result,) = agent_guard.results
+    assert result.outcome is Outcome.EXPIRED and result.answer == answer and result.answer_source == "wrap_up"
+    assert result.iterations == 2 and "maxToolCallingRoundTrips=2" in result.reason
+
+
+@pytest.mark.parametrize("style", ["aiservices", "agentic", "executor"])
+def test_pyguards_own_agents_answer_at_a_stop(jvm, style):
+    result = Guard().run(style, scripted_model(stubborn_incident(), seed=3), TASK, task_type="lookup")
+    assert result.outcome is Outcome.STALLED, result.summary()
+    assert result.answer_source == "wrap_up" and "12345" in (result.answer or "")
+
+
+def test_the_executors_own_cap_gets_the_wrap_up(jvm):
+    result = Guard().run("executor", scripted_model("convergent"), TASK, max_loop_iterations=2)
+    assert result.outcome is Outcome.EXPIRED and result.answer_source == "wrap_up", result.summary()
+    raised = Guard(on_stop="raise").run("executor", scripted_model("convergent"), TASK, max_loop_iterations=2)
+    assert raised.outcome is Outcome.EXPIRED and raised.answer_source != "wrap_up"
+
+
+def test_executed_tools_are_counted_beside_requested_ones(jvm):
+    scripted = scripted_model("convergent")
+    agent_guard, agent = attached(Guard(), scripted)  # with the after-tool hook
+    agent.chat("alice", TASK)
+    (hooked,) = agent_guard.results
+    assert hooked.tool_calls_executed == hooked.tool_calls > 0
+    bare = Guard().attach(scripted)  # the agent built without the after-tool hook: executions unknown, not 0
+    support_agent(bare.model, (bare.before_tool_execution(), None), scripted).chat("bob", TASK)
+    assert bare.results[0].tool_calls_executed is None and bare.results[0].tool_calls == hooked.tool_calls
+    for style in ("aiservices", "agentic", "executor"):  # pyguard's own loops always count
+        result = Guard().run(style, scripted_model(stubborn_incident(), seed=3), TASK)
+        assert result.tool_calls_executed is not None
+        assert result.tool_calls_executed == result.tool_calls - len(result.record.events[-1].tool_calls)

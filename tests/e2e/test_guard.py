@@ -105,8 +105,14 @@ def test_user_built_aiservices_agent_through_wrap_and_call(jvm):
     with guard.start_run(task=TASK, task_type="lookup") as run:
         model = run.wrap(scripted_model(stubborn_incident(), seed=3))
         agent = AiServices.builder(ToolAssistant).chatModel(model).tools(LogisticsTools()).build()
-        assert run.call(lambda: agent.chat(TASK)) is None  # stopped: no answer returned
+        answer = run.call(lambda: agent.chat(TASK))  # stopped, and answered by the wrap-up (on_stop="answer")
     assert run.result.outcome is Outcome.STALLED
+    assert answer == run.result.answer and run.result.answer_source == "wrap_up"
+    with Guard(on_stop="raise").start_run(task=TASK, task_type="lookup") as raising:
+        model = raising.wrap(scripted_model(stubborn_incident(), seed=3))
+        agent = AiServices.builder(ToolAssistant).chatModel(model).tools(LogisticsTools()).build()
+        assert raising.call(lambda: agent.chat(TASK)) is None  # stopped: no answer returned
+    assert raising.result.outcome is Outcome.STALLED
     assert run.result.task_type == "lookup"
 
     # A run left without call() ends failed, never succeeded.

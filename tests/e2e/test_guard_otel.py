@@ -58,7 +58,7 @@ def test_the_spans_file_replays_like_the_trace(jvm, tmp_path):
 
 
 def test_java_context_is_none_without_the_opentelemetry_api_on_the_classpath(jvm):
-    from pyguard.otel import java_traceparent
+    from pyguard.jvm.otel_context import java_traceparent
 
     # The bridge's classpath has no io.opentelemetry API: no Java span to join, the run joins Python's context.
     assert java_traceparent() is None

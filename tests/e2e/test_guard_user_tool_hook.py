@@ -25,7 +25,7 @@ def run_users_agent(with_hook: bool):
     AiServices = jpype.JClass("dev.langchain4j.service.AiServices")
     Assistant = jpype.JClass("dev.pyguard.bridge.ToolAssistant")  # stands for the user's own interface
     tools = jpype.JClass("dev.pyguard.bridge.demo.LogisticsTools")()
-    with Guard().start_run(task=TASK, task_type="lookup") as run:
+    with Guard(on_stop="raise").start_run(task=TASK, task_type="lookup") as run:  # the hook is what keeps tools
         model = scripted_model(stubborn_incident(), seed=3)
         builder = AiServices.builder(Assistant).chatModel(run.wrap(model))
         builder = builder.tools(tools)
@@ -36,6 +36,8 @@ def run_users_agent(with_hook: bool):
         agent = builder.build()
         run.call(lambda: str(agent.chat(TASK)))
     assert run.guarded_model(model).stats().tool_executions == (int(tools.totalCalls()) if with_hook else 0)
+    # executed beside requested: counted where the after-tool hook is wired, None (not 0) where it is not
+    assert run.result.tool_calls_executed == (int(tools.totalCalls()) if with_hook else None)
     return run, int(tools.calls("get_shipment_status"))
 
 
@@ -47,6 +49,7 @@ def test_a_stop_keeps_the_last_requested_tool_of_a_users_agent_from_running(jvm)
     last = result.record.events[-1]
     assert last.tool_calls, "the stopped response asked for a tool"
     assert ran == requested - len(last.tool_calls), (ran, requested)  # every tool ran but the stopped response's
+    assert result.tool_calls_executed == ran < result.tool_calls
 
     unhooked, ran_anyway = run_users_agent(with_hook=False)
     assert unhooked.result.outcome is Outcome.STALLED

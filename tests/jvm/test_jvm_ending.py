@@ -72,9 +72,13 @@ def test_an_unguarded_run_and_a_guarded_one_end_through_the_same_mapping(jvm):
     assert unguarded.outcome is Outcome.EXPIRED
     assert unguarded.reason.startswith("the agent's own cap ended the run without an answer (")
     assert unguarded.total_tokens == sum(e.tokens or 0 for e in unguarded.record.events)
-    guarded = Guard().run("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
+    raising = Guard(on_stop="raise")  # LangChain4j's own cap as it is, mapped the same way
+    guarded = raising.run("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
     assert (guarded.outcome, guarded.model_calls) == (Outcome.EXPIRED, unguarded.model_calls) == (Outcome.EXPIRED, 4)
     assert guarded.reason == unguarded.reason
+    # answering stops (the default): the cap's last response still asking for tools is answered by the wrap-up
+    answered = Guard().run("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
+    assert (answered.outcome, answered.model_calls, answered.answer_source) == (Outcome.EXPIRED, 3, "wrap_up")
     assert "exceeded 3 tool calling round trips" in guarded.reason
 
 

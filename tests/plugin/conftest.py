@@ -17,5 +17,7 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     # The test folder is the root and its pytest.ini the config, whatever config files lie above it in /tmp.
     # (Tests that need ini keys overwrite this pytest.ini.)
     pytester.makefile(".ini", pytest="[pytest]\n")
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider")
+    # no:phoenix: arize-phoenix-client's pytest11 plugin (the phoenix extra) imports all of Phoenix into every inner run
+    # (seconds and gigabytes each); pyproject's addopts do not reach inner runs, which read this pytest.ini.
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider -p no:phoenix")
     return pytester

@@ -71,7 +71,7 @@ def test_a_failed_test_keeps_its_trace_and_shows_the_path_and_summary(suite: pyt
 
 
 def test_the_kept_trace_reads_back_with_the_trace_loader(suite: pytest.Pytester):
-    load_runs = pytest.importorskip("pyguard.trace").load_runs
+    load_runs = pytest.importorskip("pyguard.loading").load_runs
     out = suite.path / "traces"
     suite.runpytest("--pyguard-trace-dir", str(out))
     (run,) = load_runs(out / "test_agent.py__test_loops.jsonl")

@@ -23,6 +23,7 @@ RUN_KEYS = {
     "tool_calls",
     "tool_calls_saved",
     "tokens",
+    "tokens_partial",
     "tokens_saved",
 }
 GROUP_KEYS = {

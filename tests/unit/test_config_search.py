@@ -122,3 +122,25 @@ def test_a_bad_found_policy_is_exit_2_naming_the_file(repo: Path, monkeypatch: p
     res = _cli(*command, str(runs if command == ["check"] else TRACE))
     assert res.exit_code == 2, (res.output, res.exception)
     assert "base_budgett" in res.stderr and "pyguard.toml" in res.stderr
+
+
+def test_one_way_to_a_policy_named_or_not(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    """Issue 24: "from_toml if a path, else the default" was written out in five places; PolicyConfig.from_file is
+    the one, PolicyConfig.discover (advertised in the README) is the CLI's no-config path, and the TOML and its
+    [tool.pyguard] table are read by config_search alone."""
+    from pyguard.cli._policy import load_policy
+
+    assert PolicyConfig.from_file(None) == PolicyConfig()
+    (repo / "pyproject.toml").write_text("[tool.pyguard]\nbase_budget = 7\n")
+    monkeypatch.chdir(repo / "pkg" / "sub")
+    config, found = PolicyConfig.discover()
+    assert config.base_budget == 7 and found == (repo / "pyproject.toml").resolve()
+    assert load_policy(None) == (config, found)
+    named = repo / "named.toml"
+    named.write_text("base_budget = 3\n")
+    assert (
+        load_policy(named) == (PolicyConfig.from_toml(named), named) and PolicyConfig.from_file(named).base_budget == 3
+    )
+    (repo / "pyproject.toml").write_text("[tool]\nother = 1\n")
+    with pytest.raises(ConfigError, match="has no \\[tool.pyguard\\] table"):
+        PolicyConfig.from_toml(repo / "pyproject.toml")

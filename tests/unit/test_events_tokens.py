@@ -7,10 +7,11 @@ import pytest
 
 from pyguard.calibrate.runs import iteration_tokens
 from pyguard.check.outcomes import run_tokens
+from pyguard.ending import token_totals as usage_totals
 from pyguard.engine.usage import UsageTracker
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import event_tokens
-from pyguard.result import RunResult, mark_partial_usage, usage_totals
+from pyguard.result import RunResult, mark_partial_usage
 
 
 def call(i: int, total=None, inp=None, out=None, final=False) -> IterationEvent:

@@ -25,6 +25,7 @@ RUN_KEYS = {
     "tool_calls",
     "tool_calls_saved",
     "tokens",
+    "tokens_partial",
     "tokens_saved",
 }
 

@@ -17,7 +17,7 @@ from pyguard.cli import main
 def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     spy = Spy()
     monkeypatch.setattr(live, "jvm_runner", spy)
-    monkeypatch.setattr(live, "_preflight", lambda plan: None)
+    monkeypatch.setattr(live, "preflight", lambda plan: None)
     return spy
 
 
@@ -115,7 +115,7 @@ def test_a_failing_run_exits_1_and_keeps_the_finished_runs(
 ):
     spy = Spy(fail_on=3)
     monkeypatch.setattr(live, "jvm_runner", spy)
-    monkeypatch.setattr(live, "_preflight", lambda plan: None)
+    monkeypatch.setattr(live, "preflight", lambda plan: None)
     result = _cli("--live", str(tasks), "--out", str(tmp_path / "o"), "--failure-cost", "1", "--threads", "1")
     assert result.exit_code == 1
     assert "could not be carried out" in " ".join(result.stderr.split())

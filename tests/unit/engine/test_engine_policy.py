@@ -85,9 +85,10 @@ def test_so_prefix_variant_after_reflection_also_stops():
 
 
 def test_second_stall_after_reflection_stops_with_stalled_or_escalated():
+    quiet = {"stop_on_fruitless_retry": False, "stop_on_repeated_evidence": False}
     for outcome, cfg in [
-        (Outcome.STALLED, PolicyConfig(stop_on_fruitless_retry=False)),
-        (Outcome.ESCALATED, PolicyConfig(stop_on_fruitless_retry=False, stall_outcome="escalated")),
+        (Outcome.STALLED, PolicyConfig(**quiet)),
+        (Outcome.ESCALATED, PolicyConfig(**quiet, stall_outcome="escalated")),
     ]:
         sc = Script()
         s = Policy(cfg).new_run("r1")

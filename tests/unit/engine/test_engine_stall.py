@@ -51,9 +51,11 @@ def test_cycle_is_flagged_with_its_members():
     sc = Script()
     steps = [sc.step((t, {"sku": "A1"}, f"{t} result text for A1 stays the same")) for t in ["inv", "price"] * 3]
     s, ds = run(steps)
-    assert rules(ds)[0] == (4, "repeat_no_gain")  # A, B, A: B was new, so not yet a cycle
+    # A, B, A: B's result was new, so the state has not repeated yet; A, B, A, B: the round back to B brought
+    # nothing new (issue 22: a stop needs the whole cycle to repeat)
+    assert rules(ds)[0] == (5, "cycle")
     cycle = [f for f in s.flags if f.rule == "cycle"]
-    assert cycle and cycle[0].iteration == 5  # A, B, A, B: now a cycle
+    assert cycle and cycle[0].iteration == 5
     assert len(cycle[0].evidence["cycle"]) == 2
 
 
@@ -274,9 +276,22 @@ def test_small_polls_get_the_whole_count_allowance_within_the_character_allowanc
 
 def test_identical_repeats_are_not_polls():
     sc = Script()
-    steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "PENDING"}))) for _ in range(4)]
+    steps = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "ACTIVE", "shards": 4}))) for _ in range(4)]
     _, ds = run(steps)
     assert rules(ds)[0] == (3, "repeat_no_gain")
+
+
+def test_identical_pending_reads_are_polls_within_the_allowance():
+    """Issue 22: identical "pending" reads before "done" wait; they are not a repeated state."""
+    sc = Script()
+    pending = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "PENDING"}))) for _ in range(8)]
+    done = sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "DONE", "rows": 12})))
+    _, ds = run([*pending, done, sc.answer("done")])
+    assert rules(ds) == []
+    sc = Script()
+    forever = [sc.step(("job_status", {"job": "J-7"}, json.dumps({"status": "PENDING"}))) for _ in range(14)]
+    _, ds = run(forever, PolicyConfig(base_budget=40))
+    assert rules(ds)[0] == (13, "polling_limit")  # the 11th identical pending read is past the allowance of 10
 
 
 def test_detector_unit_rearm_and_fruitless():

@@ -66,7 +66,7 @@ def test_trace_without_agent_span_and_without_content():
     ]
     assert first.provider == "anthropic" and second.total_tokens is None
     assert second.error == "RateLimitError: 429"
-    assert run.end.outcome is Outcome.FAILED and run.end.total_tokens is None
+    assert run.end.outcome is Outcome.FAILED and run.end.total_tokens == 760 and run.end.tokens_partial
 
 
 def test_what_is_not_a_run_is_counted():

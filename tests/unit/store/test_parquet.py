@@ -21,7 +21,14 @@ def test_runs_and_decisions_round_trip(tmp_path):
     records, decisions = mixed_runs()
     big = "x" * 300_000 + "é\n\x00"  # a large, non-ASCII tool result comes back byte for byte
     first = records[0]
-    event = first.events[-1].model_copy(update={"observations": (Observation(text=big, tool_name="t"),)})
+    call = {  # the model call's request and response details (pyguard.otel exports them)
+        "request_model": "gpt-4o",
+        "response_model": "gpt-4o-2024-08-06",
+        "response_id": "chatcmpl-1",
+        "request_parameters": {"temperature": 0.2, "max_tokens": 256, "stop_sequences": ["END"]},
+        "trace_context": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    }
+    event = first.events[-1].model_copy(update={"observations": (Observation(text=big, tool_name="t"),), **call})
     records[0] = first.model_copy(update={"events": first.events[:-1] + [event]})
     cut = [e.model_copy(update={"run_id": "no-footer"}) for e in first.events[:2]]
     records.append(RunRecord(start=RunStart(run_id="no-footer", task_type="lookup"), events=cut))

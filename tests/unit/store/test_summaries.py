@@ -19,13 +19,12 @@ from pyguard.check.summary import summarize  # noqa: E402
 from pyguard.cli import main  # noqa: E402
 from pyguard.errors import InputError  # noqa: E402
 from pyguard.events import RunRecord, RunStart  # noqa: E402
-from pyguard.store import (  # noqa: E402
+from pyguard.store import read_parquet, write_parquet  # noqa: E402
+from pyguard.store.summaries import (  # noqa: E402
     calibrate_parquet,
     calibration_arrays,
     check_parquet,
     check_summary,
-    read_parquet,
-    write_parquet,
 )
 from pyguard.store.synthetic import synthetic_table  # noqa: E402
 from pyguard.trace import write_runs  # noqa: E402

@@ -1,6 +1,7 @@
 package dev.pyguard.bridge;
 
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.model.ModelProvider;
 import dev.langchain4j.model.chat.Capability;
@@ -55,6 +56,13 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
     private final AtomicInteger reflections = new AtomicInteger();
     /** Why this model may not be called any more (its run has ended), or null while the run goes on. */
     private volatile String closed;
+    /** The wrap-up instruction when a stop is answered ({@link #answerOnStop}), or null: a stop throws. */
+    private volatile String wrapUpInstruction;
+    /** The agent's own cap on tool-calling round trips per user turn, when known (0: unknown). */
+    private volatile int roundTripCap;
+    private final AtomicReference<WrapUp> wrapUp = new AtomicReference<>();
+    private volatile ChatRequest lastRequest;
+    private volatile AiMessage lastResponse;
 
     public GuardedChatModel(ChatModel delegate, GuardConfig config, GuardCallback callback) {
         this.delegate = Objects.requireNonNull(delegate, "delegate ChatModel");
@@ -97,9 +105,74 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         onDecision(GuardDecision.stop(outcome, reason, rule));
     }
 
+    /**
+     * Answer a stop instead of throwing: when the guard stops the run (or the fail-safe cap, or the agent's own
+     * {@code roundTripCap}, is reached) at a response that asks for tools, that response is replaced by a
+     * {@link WrapUp}: one last model call with no tools and {@code instruction}, whose answer ends the agent's loop as
+     * any final answer does (the tools asked for never run). A cancellation or an escalation still throws.
+     *
+     * @param instruction  the wrap-up message ({@code {reason}}: the stop's reason); null: every stop throws
+     * @param roundTripCap the agent's own cap on tool-calling round trips per user turn (LangChain4j's
+     *                     {@code maxToolCallingRoundTrips}), or 0 when unknown
+     */
+    public void answerOnStop(String instruction, int roundTripCap) {
+        this.wrapUpInstruction = instruction;
+        this.roundTripCap = Math.max(0, roundTripCap);
+    }
+
     @Override
     public ChatResponse chat(ChatRequest request, ChatRequestOptions options) {
-        return ChatModel.super.chat(prepare(request), options);
+        ChatRequest effective = prepare(request);
+        ChatResponse response = ChatModel.super.chat(effective, options);
+        lastRequest = effective;
+        lastResponse = response == null ? null : response.aiMessage();
+        String instruction = wrapUpInstruction;
+        if (instruction == null || lastResponse == null || !lastResponse.hasToolExecutionRequests()) return response;
+        GuardStopException stop = stopToAnswer();
+        if (stop == null) return response;
+        WrapUp w = WrapUp.call(delegate, WrapUp.request(effective.messages(), lastResponse, instruction, stop.reason()), stop);
+        wrapUp.compareAndSet(null, w);
+        if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
+        return w.response();
+    }
+
+    /**
+     * After the agent's loop ended without an answer (its own cap, or a stop it raised): the wrap-up on the last
+     * request and response, with {@code outcome}/{@code reason} when no stop of this run says why. Returns its JSON
+     * ({@link WrapUp#toJson()}), or null when there was no model call to go on from or a wrap-up was made already.
+     */
+    public String wrapUpAfter(String instruction, String outcome, String reason, String rule) {
+        ChatRequest request = lastRequest;
+        if (request == null || instruction == null || wrapUp.get() != null) return null;
+        GuardStopException stop = stopped.get();
+        if (stop == null) stop = new GuardStopException(config.runId(), outcome, reason, rule, false, stats());
+        WrapUp w = WrapUp.call(delegate, WrapUp.request(request.messages(), lastResponse, instruction, stop.reason()), stop);
+        return wrapUp.compareAndSet(null, w) ? w.toJson() : null;
+    }
+
+    /** The wrap-up made for this run ({@link WrapUp#toJson()}), or null. */
+    public String wrapUpJson() {
+        WrapUp w = wrapUp.get();
+        return w == null ? null : w.toJson();
+    }
+
+    /** The stop a response asking for tools is answered for: the guard's, the fail-safe's or the agent cap's; or null. */
+    private GuardStopException stopToAnswer() {
+        GuardDecision d = pending.get();
+        if (d.action() == GuardDecision.Action.STOP) {
+            if ("cancelled".equals(d.outcome()) || "escalated".equals(d.outcome())) return null;
+            return stop(d.outcome(), d.reason(), d.rule(), false);
+        }
+        int inTurn = modelCalls.get() - turnStart.get();
+        if (inTurn >= config.maxModelCalls()) return failSafeStop();
+        int cap = roundTripCap;
+        // LangChain4j 1.19 (ToolService) counts a round trip before it looks at a response, so it throws at model call
+        // cap + 1 whatever that response is: a response still asking for tools at call cap is its loop's last one.
+        if (cap > 0 && inTurn >= cap) {
+            return stop("expired", "the agent's own cap (LangChain4j's maxToolCallingRoundTrips=" + cap
+                    + ") was reached", "agent_cap", false);
+        }
+        return null;
     }
 
     /**

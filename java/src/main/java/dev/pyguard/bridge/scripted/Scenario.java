@@ -77,9 +77,11 @@ public final class Scenario {
     private final List<Segment> segments;
     private final boolean conversation;
     private final String json;
+    private final String wrapUpAnswer;
 
     private Scenario(String name, String description, long seed, String toolset, JsonNode tools, Usage usage,
-                     List<Segment> segments, boolean conversation, String json) {
+                     List<Segment> segments, boolean conversation, String json, String wrapUpAnswer) {
+        this.wrapUpAnswer = wrapUpAnswer;
         this.name = name;
         this.description = description;
         this.seed = seed;
@@ -108,7 +110,7 @@ public final class Scenario {
         }
         if (root == null || !root.isObject()) throw new ScenarioException("a scenario must be a JSON object");
         checkKeys(root, "scenario", "name", "description", "seed", "toolset", "tools", "usage", "turns", "loop_from",
-                "on_reflection", "conversation");
+                "on_reflection", "conversation", "wrap_up");
         String name = str(root, "name", "scenario");
         String description = root.path("description").asText("");
         long seed = root.path("seed").asLong(0);
@@ -146,8 +148,14 @@ public final class Scenario {
         } else {
             segments.add(segment(null, root.path("turns"), root.path("loop_from"), defaultReflection, name));
         }
+        String wrapUp = null;
+        JsonNode w = root.path("wrap_up");
+        if (!w.isMissingNode()) {
+            checkKeys(w, name + ".wrap_up", "answer");
+            wrapUp = str(w, "answer", name + ".wrap_up");
+        }
         return new Scenario(name, description, seed, toolset, tools.isMissingNode() ? MAPPER.createArrayNode() : tools,
-                usage, List.copyOf(segments), conversation, json);
+                usage, List.copyOf(segments), conversation, json, wrapUp);
     }
 
     private static Segment segment(String user, JsonNode turns, JsonNode loopFrom, Reflection refl, String where) {
@@ -306,6 +314,9 @@ public final class Scenario {
     public String description() { return description; }
     public long seed() { return seed; }
     public String toolset() { return toolset; }
+
+    /** The answer to a wrap-up request ({@code wrap_up.answer}), or null: the user turn's on_reflection answer then. */
+    public String wrapUpAnswer() { return wrapUpAnswer; }
     public JsonNode tools() { return tools; }
     public Usage usage() { return usage; }
     public String json() { return json; }

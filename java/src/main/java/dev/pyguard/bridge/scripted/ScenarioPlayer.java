@@ -51,6 +51,35 @@ public final class ScenarioPlayer {
         return reply(resolve(seg.turnAt(n), v, rng), v, false, false);
     }
 
+    /** The answer of a scenario whose {@code wrap_up} and on_reflection give none: what the run found last. */
+    static final String DEFAULT_WRAP_UP = "I had to stop before I could finish. What I found: {last_result}";
+
+    /**
+     * True when the request is a wrap-up (one last call after a stop): no tools offered by an agent whose scenario
+     * has tools, after tool calls were made. Both the {@code ChatModel} and the HTTP server ask this.
+     */
+    public boolean isWrapUp(ConversationView v, boolean toolsOffered) {
+        return !toolsOffered && !"none".equals(scenario.toolset()) && !v.toolResults().isEmpty();
+    }
+
+    /**
+     * The answer to a wrap-up request: the scenario's {@code wrap_up.answer}, else the user turn's
+     * {@code on_reflection.answer}, else {@link #DEFAULT_WRAP_UP}; {@code {last_result}} is the last tool result
+     * that ran (the stopped response's tools, answered "not run", are skipped).
+     */
+    public ScriptedReply wrapUp(ConversationView v) {
+        Scenario.Reflection refl = scenario.segment(Math.max(0, v.userTurn() - 1)).onReflection();
+        String text = scenario.wrapUpAnswer() != null ? scenario.wrapUpAnswer()
+                : refl != null && refl.answer() != null ? refl.answer() : DEFAULT_WRAP_UP;
+        String found = "";
+        for (int i = v.toolResults().size() - 1; i >= 0; i--) {
+            String r = v.toolResults().get(i);
+            if (r != null && !r.startsWith("[pyguard]")) { found = r; break; }
+        }
+        text = text.replace("{last_result}", found);
+        return reply(new Scenario.Turn(List.of(), null, text, null, List.of(), null, null), v, false, false);
+    }
+
     private static Scenario.Turn answer(Scenario.Reflection refl) {
         return new Scenario.Turn(List.of(), null, refl.answer(), null, List.of(), null, null);
     }

@@ -48,7 +48,9 @@ public final class ScriptedChatModel implements ChatModel {
 
     @Override
     public ChatResponse doChat(ChatRequest request) {
-        ScriptedReply r = player.play(view(request.messages()));
+        ConversationView v = view(request.messages());
+        boolean toolsOffered = request.toolSpecifications() != null && !request.toolSpecifications().isEmpty();
+        ScriptedReply r = player.isWrapUp(v, toolsOffered) ? player.wrapUp(v) : player.play(v);
         calls.incrementAndGet();
         if (r.recovered()) recoveries.incrementAndGet();
         if (r.inputTokens() != null) inputTokens.addAndGet(r.inputTokens());

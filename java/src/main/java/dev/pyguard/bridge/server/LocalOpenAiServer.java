@@ -156,7 +156,9 @@ public final class LocalOpenAiServer implements AutoCloseable {
                 case MALFORMED_JSON -> { send(ex, 200, "{\"id\":\"chatcmpl-broken\",\"choices\":[{\"index\":0,\"message\":{\"role\":"); return; }
                 default -> { }
             }
-            ScriptedReply r = player.play(view(messages));
+            ConversationView v = view(messages);
+            boolean toolsOffered = body.path("tools").isArray() && !body.path("tools").isEmpty();
+            ScriptedReply r = player.isWrapUp(v, toolsOffered) ? player.wrapUp(v) : player.play(v);
             completions.incrementAndGet();
             if (f != Fault.OMIT_USAGE && r.inputTokens() != null) {
                 inputTokens.addAndGet(r.inputTokens());

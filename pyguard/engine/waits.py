@@ -1,0 +1,65 @@
+"""Waiting: which actions wait (a tool that sleeps or waits, by name, argument or ``[tools] wait_tools``) and which
+results say "not yet" (a pending status). Identical reads with a wait between them, or identical reads that say
+"pending", are polls, not a loop (:mod:`pyguard.engine.stall`): they wait within the polling allowance.
+
+Tool descriptions do not reach the engine (events carry names and arguments); a tool whose description says it
+waits but whose name does not is named in ``[tools] wait_tools``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+
+from pyguard.engine.actions import name_words
+
+__all__ = ["WAIT_WORDS", "is_wait", "is_pending_result"]
+
+WAIT_WORDS = frozenset({"sleep", "wait", "waits", "waiting", "delay", "pause", "backoff", "await"})
+"""Words of a tool name that make it a wait (``sleep``, ``wait_for_job``, ``time.sleep``, ``pause_seconds``)."""
+_WAIT_KEYS = re.compile(
+    r"^(?:wait|sleep|delay|pause|backoff|poll_interval|timeout)(?:_?(?:s|ms|sec|secs|seconds))?$", re.I
+)
+"""An argument that asks the tool itself to wait (``wait_seconds``, ``timeout``, ``delay_ms``)."""
+_SHELL_WAIT = re.compile(r"(?:^|[;&|(]\s*|\bthen\s+|\bdo\s+)(?:sleep|wait|timeout)\s+\d")
+"""A shell command that sleeps or waits a number of seconds (``sleep 5``, ``cmd; sleep 2``, ``timeout 30 ...``)."""
+_PENDING = re.compile(
+    r"\b(?:pending|queued|in[ _-]progress|running|processing|not (?:yet )?ready|not (?:yet )?(?:finished|complete|done)"
+    r"|still (?:running|working|processing|waiting)|scheduled|starting|initiali[sz]ing|try again later)\b",
+    re.I,
+)
+_PENDING_MAX_CHARS = 400
+"""Longest result (prepared text) read as a status: a long text that mentions "running" is content, not a status."""
+
+
+def _positive_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def is_wait(tool: str, arguments: str, wait_tools: Collection[str] = ()) -> bool:
+    """True when the call waits: named in ``wait_tools``; a name of wait words (``sleep``, ``wait_for``); a
+    positive waiting argument (``{"wait_seconds": 10}``); or a shell command that sleeps (``sleep 5``)."""
+    if tool in wait_tools or any(w in WAIT_WORDS for w in name_words(tool)):
+        return True
+    text = arguments.strip()
+    if not text.startswith("{"):
+        return bool(_SHELL_WAIT.search(text))
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(obj, dict):
+        return False
+    for key, value in obj.items():
+        if _WAIT_KEYS.match(str(key)) and _positive_number(value):
+            return True
+        if isinstance(value, str) and key in ("command", "cmd", "script") and _SHELL_WAIT.search(value):
+            return True
+    return False
+
+
+def is_pending_result(prepared: str) -> bool:
+    """True when a short result (its prepared text) reports a state that is not final yet: pending, queued, in
+    progress, running, not ready, try again later. An identical repeat of such a result is a poll."""
+    return len(prepared) <= _PENDING_MAX_CHARS and _PENDING.search(prepared) is not None

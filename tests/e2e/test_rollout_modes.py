@@ -1,0 +1,75 @@
+"""Rollout modes (issue 23): observe records every decision and acts on none, reflect sends reflections and never
+stops, enforce acts; ``pyguard check`` counts an observe-mode run as the stop its guard recorded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from pyguard.cli import main
+from pyguard.engine import PolicyConfig
+from pyguard.events import Outcome
+from pyguard.guard import Guard
+from pyguard.jvm import load_scenario, scripted_model
+from pyguard.loading import load_runs
+
+TASK = "Where is order 12345?"
+
+
+def stubborn() -> dict:
+    scenario = dict(load_scenario("logistics_incident"))
+    scenario["on_reflection"] = {**scenario["on_reflection"], "recover_probability": 0.0}
+    return scenario
+
+
+def run(guard: Guard, task_type: str | None = "lookup"):
+    model = scripted_model(stubborn(), seed=3)
+    return guard.run("aiservices", model, TASK, task_type=task_type, max_tool_calling_round_trips=12), model
+
+
+def test_enforce_stops_observe_records_the_stop_and_acts_on_none(jvm, tmp_path):
+    enforced, _ = run(Guard())
+    assert enforced.outcome is Outcome.STALLED
+    stop_at = enforced.record.end.iterations
+
+    observed, _ = run(Guard(mode="observe", trace_dir=tmp_path))
+    # the run went on past the stop to its own end (here the agent gave up and answered), not stopped by the guard
+    assert observed.outcome is Outcome.SUCCEEDED and observed.iterations > stop_at, observed.summary()
+    stops = [d for d in observed.decisions if d.stops]
+    assert [d.iteration for d in stops] == [stop_at]  # the engine's decision, recorded, not acted on
+    same = [(d.action, d.rule, d.iteration) for d in observed.decisions[: len(enforced.decisions)]]
+    assert same == [(d.action, d.rule, d.iteration) for d in enforced.decisions]
+    assert observed.record.end.evidence["observed_stop"]["outcome"] == "stalled"
+    (record,) = load_runs(observed.trace_path)
+    assert record.start.policy["mode"] == "observe" and record.end.evidence["observed_stop"]["iteration"] == stop_at
+
+    out = CliRunner().invoke(main, ["check", str(tmp_path), "--format", "pyguard", "--json"])
+    report = json.loads(out.output)
+    assert report["observed"] == 1
+    assert report["groups"]["*"]["outcomes"].get("stalled") == 1, report["groups"]["*"]  # what enforce would do
+
+
+def test_reflect_sends_reflections_and_never_stops(jvm):
+    enforced, _ = run(Guard())
+    result, _ = run(Guard(mode="reflect"))
+    assert result.outcome is not Outcome.STALLED, result.summary()
+    (stop,) = [d for d in result.decisions if d.stops]  # the engine would have stopped it here
+    assert result.iterations > stop.iteration == enforced.iterations
+    assert result.record.end.evidence["observed_stop"]["mode"] == "reflect"
+
+
+@pytest.mark.parametrize(("task_type", "stalled"), [("lookup", False), ("refund", True)])
+def test_the_mode_is_per_task_type_in_the_policy_file(jvm, tmp_path, task_type, stalled):
+    policy = tmp_path / "pyguard.toml"
+    policy.write_text('mode = "enforce"\n\n[task_types.lookup]\nmode = "observe"\n', encoding="utf-8")
+    result, _ = run(Guard(PolicyConfig.from_toml(policy)), task_type=task_type)
+    assert (result.outcome is Outcome.STALLED) == stalled, result.summary()
+
+
+def test_guard_mode_replaces_the_files_modes(jvm):
+    config = PolicyConfig.model_validate({"task_types": {"lookup": {"mode": "enforce"}}})
+    result, _ = run(Guard(config, mode="observe"))
+    assert result.outcome is not Outcome.STALLED
+    assert Guard(config, mode="observe").config.mode_for("lookup") == "observe"

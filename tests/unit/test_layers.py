@@ -1,0 +1,193 @@
+"""The house has no circles and no stairs up (issue 24): every import between pyguard modules — at the top, inside a
+function, under ``TYPE_CHECKING`` — runs within a layer or down to a lower one, and no modules import each other in a
+cycle. LAYERS is the one statement of the order (docs/architecture.md, "Layers", shows it)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "foundations",
+        (
+            "pyguard.errors",
+            "pyguard._extras",
+            "pyguard.events",
+            "pyguard.decisions",
+            "pyguard.limits",
+            "pyguard.safe_reader",
+            "pyguard.config_search",
+            "pyguard.ending",
+        ),
+    ),
+    ("engine", ("pyguard.engine",)),
+    ("records", ("pyguard.escalation", "pyguard.result", "pyguard.trace")),
+    ("formats", ("pyguard.otel", "pyguard.store")),
+    ("loader", ("pyguard.loading",)),
+    (
+        "offline",
+        (
+            "pyguard.replay",
+            "pyguard.parallel",
+            "pyguard.check",
+            "pyguard.calibrate",
+            "pyguard.tune",
+            "pyguard.testing",
+            "pyguard.store.summaries",
+        ),
+    ),
+    ("jvm", ("pyguard.jvm",)),
+    ("guard", ("pyguard.run", "pyguard.interrupts", "pyguard.conversation", "pyguard.guard", "pyguard.agent_guard")),
+    ("trees", ("pyguard.nested",)),
+    (
+        "live calibration",
+        (
+            "pyguard.calibrate.live",
+            "pyguard.calibrate.plan",
+            "pyguard.calibrate.pool",
+            "pyguard.calibrate.runners",
+            "pyguard.calibrate.tasks",
+        ),
+    ),
+    ("front", ("pyguard.pytest_plugin", "pyguard.cli", "pyguard.__main__", "pyguard")),
+]
+"""Lowest first. A module's layer is that of the longest prefix naming it (``pyguard.store.summaries`` sits above
+``pyguard.store``); ``pyguard`` itself (the lazy public API) is the front."""
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted((ROOT / "pyguard").rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the pyguard modules it imports anywhere in its text (a name imported from a package counts as the
+    submodule when it is one, else as the package)."""
+
+    def known(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    edges: dict[str, set[str]] = {}
+    for mod, path in mods.items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        found: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(known(a.name) for a in node.names if a.name.split(".")[0] == "pyguard")
+            elif isinstance(node, ast.ImportFrom):
+                base = package
+                for _ in range(max(node.level - 1, 0)):
+                    base = base.rpartition(".")[0]
+                source = (base + ("." + node.module if node.module else "")) if node.level else (node.module or "")
+                if source.split(".")[0] != "pyguard":
+                    continue
+                for alias in node.names:
+                    full = f"{source}.{alias.name}"
+                    found.add(full if full in mods else known(source))
+        edges[mod] = {m for m in found if m is not None and m != mod}
+    return edges
+
+
+def layer_of(mod: str) -> int:
+    best = max(
+        (
+            (i, len(p))
+            for i, (_, prefixes) in enumerate(LAYERS)
+            for p in prefixes
+            if mod == p or mod.startswith(p + ".")
+        ),
+        key=lambda x: x[1],
+        default=None,
+    )
+    assert best is not None, f"{mod} is in no layer: add it to LAYERS (and to docs/architecture.md)"
+    return best[0]
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    for start in edges:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycle_between_pyguard_modules():
+    assert cycles(imports(modules())) == []
+
+
+def test_no_import_runs_up_a_layer():
+    edges = imports(modules())
+    up = sorted(
+        f"{a} ({LAYERS[layer_of(a)][0]}) imports {b} ({LAYERS[layer_of(b)][0]})"
+        for a, targets in edges.items()
+        for b in targets
+        if layer_of(b) > layer_of(a)
+    )
+    assert up == []
+
+
+def test_the_checks_see_what_they_look_for():
+    mods = {"pyguard.a": Path("a"), "pyguard.b": Path("b")}
+    assert cycles({"pyguard.a": {"pyguard.b"}, "pyguard.b": {"pyguard.a"}}) == [["pyguard.a", "pyguard.b"]]
+    assert cycles({"pyguard.a": {"pyguard.b"}, "pyguard.b": set()}) == []
+    assert layer_of("pyguard.store.summaries") > layer_of("pyguard.store.parquet") > layer_of("pyguard.events")
+    assert layer_of("pyguard.calibrate.live") > layer_of("pyguard.guard") > layer_of("pyguard.calibrate.runs")
+    assert set(mods) == {"pyguard.a", "pyguard.b"}
+
+
+def test_function_local_and_type_checking_imports_count(tmp_path, monkeypatch):
+    package = tmp_path / "pyguard"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "low.py").write_text("def f():\n    from pyguard.high import g\n")
+    (package / "high.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pyguard import low\n"
+    )
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    edges = imports(modules())
+    assert edges["pyguard.low"] == {"pyguard.high"} and edges["pyguard.high"] == {"pyguard.low"}
+    assert cycles(edges) == [["pyguard.high", "pyguard.low"]]
