@@ -118,7 +118,8 @@ def test_a_hung_engine_holds_the_run_one_deadline_then_it_ends_at_once_and_its_l
         release.set()
     assert result.outcome is Outcome.GUARD_ERROR, result.summary()
     # one deadline per run: after the missed deadline no later model call was made (the cap was 12) ...
-    assert model.calls() == 1, result.summary()
+    # (the model's one other call is the wrap-up of the stopped run: no tools, its answer from what it knows)
+    assert model.calls() == 1 + (result.record.end.answer_source == "wrap_up"), result.summary()
     assert "model call 1 missed its deadline of 200 ms; the run is stopped at once" in result.reason, result.reason
     if decided:  # then Python knows whose decision was late, and says so too
         assert "missed the callback deadline of 200 ms and was discarded" in result.reason, result.reason
@@ -149,7 +150,7 @@ def test_after_the_hung_engine_returns_no_callback_thread_stays_busy(jvm):
     # the late decisions return into a finished run and are dropped; then the pool threads are idle again
     for run, model in zip(runs, models, strict=True):
         assert run.outcome is Outcome.GUARD_ERROR
-        assert model.calls() == 1  # stopped at once after the missed deadline
+        assert model.calls() == 1 + (run.record.end.answer_source == "wrap_up")  # stopped at once after the miss
     _no_callback_in_flight(sensor)
 
 
