@@ -35,14 +35,13 @@ from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.limits import JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, fail_safe_cap, loop_iterations
 from pyguard.result import RunResult
 from pyguard.run import ActiveRuns, GuardedRun, OnStop, Verifier, new_run_id, recorded_task
-from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.agent_guard import AgentGuard, GuardedAgent
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.config import Mode
 
-__all__ = ["Guard", "GuardedRun", "run_unguarded", "finish_arguments", "end_from_events", "trace_file_name"]
+__all__ = ["Guard", "GuardedRun", "run_unguarded"]
 
 DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
 
