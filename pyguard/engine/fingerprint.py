@@ -23,6 +23,8 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
+from pyguard.engine.tool_json import NOT_JSON, tool_json
+
 __all__ = ["ActionFingerprint", "fingerprint", "normalised_value", "run_key", "short_digest"]
 
 _ID_RE = re.compile(r"^([a-z]{0,4})(\d{3,})$")
@@ -71,7 +73,6 @@ class ActionFingerprint:
         return self.canonical if len(self.canonical) <= limit else self.canonical[: limit - 3] + "..."
 
 
-_DECODER = json.JSONDecoder(parse_float=Decimal)
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -79,10 +80,10 @@ def _parse(arguments: str) -> tuple[bool, Any]:
     text = arguments.strip()
     if not text:
         return True, {}
-    try:
-        return True, _DECODER.decode(text)
-    except (ValueError, RecursionError):
+    value = tool_json(text, parse_float=Decimal)
+    if value is NOT_JSON:
         return False, " ".join(text.split())
+    return True, value
 
 
 _MAX_INT_DIGITS = 30
