@@ -21,12 +21,12 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
+from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
 from pyguard.errors import HandleError
 from pyguard.events import IterationEvent, Outcome
-from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 
 __all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint"]
 
@@ -38,8 +38,16 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+KEPT = ("system_message", "max_tool_calling_round_trips")
+"""The agent options an escalation handle keeps (:attr:`AgentRef.options`), flat in its JSON."""
+
+
 class AgentRef(_Model):
-    """Which agent the run was: what :meth:`pyguard.guard.Guard.resume` rebuilds around the model it is given."""
+    """Which agent the run was: what :meth:`pyguard.guard.Guard.resume` rebuilds around the model it is given.
+
+    Its JSON is what it was before the agent options had a type (``system_message`` and
+    ``max_tool_calling_round_trips`` beside ``style``, ``streaming`` and ``name``), so handles written by earlier
+    versions are read, and their digests still match."""
 
     style: str = "aiservices"
     """Only pyguard's AiServices agent keeps its conversation (chat memory), so only it can be resumed."""
@@ -47,8 +55,35 @@ class AgentRef(_Model):
     """True when the run streamed (a ``StreamingChatModel`` and a ``TokenStream``)."""
     name: str | None = None
     """The caller's name for the agent, if given (``agent=`` when running and resuming must agree)."""
-    system_message: str | None = None
-    max_tool_calling_round_trips: int = Field(default=LANGCHAIN4J_ROUND_TRIPS, ge=1)
+    options: AgentOptions = Field(default_factory=AgentOptions, validate_default=True)
+    """What the handle keeps of the agent's options: its system message and round trips (resolved: None becomes
+    the AiServices default). The tools are given again on resumption; the run id and task type are the handle's."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_json(cls, data: Any) -> Any:
+        """The JSON's flat ``system_message`` / ``max_tool_calling_round_trips`` into :attr:`options`."""
+        if not isinstance(data, dict) or not any(k in data for k in KEPT):
+            return data
+        if "options" in data:
+            raise ValueError(f"give options or {' and '.join(KEPT)}, not both")
+        kept = {k: data[k] for k in KEPT if k in data}
+        return {**{k: v for k, v in data.items() if k not in KEPT}, "options": kept}
+
+    @field_validator("options", mode="after")
+    @classmethod
+    def _kept(cls, options: AgentOptions) -> AgentOptions:
+        return AgentOptions(system_message=options.system_message, max_tool_calling_round_trips=options.round_trips())
+
+    @model_serializer(mode="plain")
+    def _to_json(self) -> dict[str, Any]:
+        return {
+            "style": self.style,
+            "streaming": self.streaming,
+            "name": self.name,
+            "system_message": self.options.system_message,
+            "max_tool_calling_round_trips": self.options.round_trips(),
+        }
 
 
 class ResumePoint(_Model):
