@@ -72,7 +72,7 @@ QUICK_TASKS, FULL_TASKS = 100, 1000
 THREADS = max(2, min(4, os.cpu_count() or 2))
 
 
-def _answers(result: Any) -> list[str]:
+def answers_of(result: Any) -> list[str]:
     """Every answer of the run: the final text of each user message's turn, and the run's answer."""
     texts = [e.text for e in result.record.events if e.is_final and e.text]
     return texts + ([result.answer] if result.answer else [])
@@ -86,7 +86,7 @@ def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
         "family": task.family,
         "user_turns": len(task.user_turns),
         "outcome": outcome,
-        "success": is_success(task, outcome, _answers(result)),
+        "success": is_success(task, outcome, answers_of(result)),
         "model_calls": result.model_calls,
         "total_tokens": int(result.total_tokens or 0),
         "reflections": list(result.reflections),
@@ -96,7 +96,7 @@ def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
         "loop_from_call": task.loop_from_call,
         "answer_source": result.answer_source,
         "wrap_up_tokens": result.record.end.wrap_up_tokens,
-        "answer_holds_keys": is_success(task, "succeeded", _answers(result)),
+        "answer_holds_keys": is_success(task, "succeeded", answers_of(result)),
     }
 
 
@@ -260,7 +260,7 @@ def _oracle_job(task: Task) -> dict[str, Any]:
         "family": task.family,
         "total_tokens": int(r.total_tokens or 0),
         "model_calls": r.model_calls,
-        "success": is_success(task, r.outcome.value, _answers(r)),
+        "success": is_success(task, r.outcome.value, answers_of(r)),
     }
 
 
@@ -317,7 +317,7 @@ def _by_family(policies: dict[str, dict[str, Any]], floor: dict[str, Any]) -> di
     return out
 
 
-def _draw_averaged(
+def draw_averaged(
     always: list[dict[str, Any]], never: list[dict[str, Any]], p: float, floor: dict[str, Any]
 ) -> dict[str, Any]:
     """The dynamic policy's expected success and tokens over the agent's draw (see the module docstring): per task
@@ -412,7 +412,7 @@ def run(
         oracle_rows = list(pool.map(_oracle_job, [t for t in tasks if t.oracle is not None]))
     wall["oracle"] = round(time.perf_counter() - t0, 2)
     floor = _floor(default_rows, oracle_rows)
-    averaged = _draw_averaged(always, dynamic_rows["dynamic-no-recovery"], spec.recover_probability, floor)
+    averaged = draw_averaged(always, dynamic_rows["dynamic-no-recovery"], spec.recover_probability, floor)
     result = {
         "policies": list(policies.values()),
         "workload": describe(spec, tasks),

@@ -17,7 +17,6 @@ worker processes (one per CPU) when there are many runs.
 
 from __future__ import annotations
 
-import glob
 import os
 import statistics
 import sys
@@ -25,14 +24,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
-
 from suites._loso import candidates
 from suites._loso import loso as leave_one_source_out
 from suites._real_metrics import last_artifact_change, openhands_stop, repeat_stop, score
+from suites._real_sources import load_source, manifests, source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "data" / "real"
@@ -43,42 +38,6 @@ _FILES_PER_CHUNK = 50
 POLICY_FILES = ROOT / "benchmarks" / "real_data" / "policies"
 DEFAULT_CANDIDATE = "2-default"
 """The policy file that is the shipped default (an empty file: ``PolicyConfig()``)."""
-
-
-def _manifests(data: Path) -> list[tuple[str, Path, dict]]:
-    if not data.is_dir():
-        raise SystemExit(f"--data {data}: not a directory; run benchmarks/real_data/prepare.py --out {data} first")
-    found = []
-    for manifest in sorted(data.glob("*/source.toml")):
-        with open(manifest, "rb") as f:
-            spec = tomllib.load(f)
-        found.append((str(spec.get("name", manifest.parent.name)), manifest.parent, spec))
-    if not found:
-        raise SystemExit(
-            f"--data {data}: no <source>/source.toml inside; run benchmarks/real_data/prepare.py --out {data}"
-        )
-    return found
-
-
-def _files(folder: Path, spec: dict) -> list[str]:
-    files = sorted(
-        {f for pattern in spec.get("runs", ["**/*.json*"]) for f in glob.glob(str(folder / pattern), recursive=True)}
-    )
-    if not files:
-        raise SystemExit(f"{folder}: no file matches runs = {spec.get('runs')}")
-    return files
-
-
-def _load(folder: Path, spec: dict, files: list[str] | None = None):  # noqa: ANN202
-    from pyguard.loading import load_runs
-
-    labels = spec.get("labels")
-    return load_runs(
-        files or _files(folder, spec),
-        format=spec.get("format"),
-        terminal_tools=spec.get("terminal_tools") or None,
-        labels=str(folder / labels) if labels else None,
-    )
 
 
 def _first_reflection(reflect_at: list[int], stop_at: int | None) -> int | None:
@@ -96,7 +55,7 @@ def _replay_chunk(args: tuple[str, dict, list[str] | None, int, int | None, list
     from pyguard.replay import replay_run
 
     policies = [(name, PolicyConfig.model_validate(dump)) for name, dump in configs]
-    runs = _load(Path(folder), spec, files)[start:stop]
+    runs = load_source(Path(folder), spec, files)[start:stop]
     artifact = spec.get("kind") == "artifact"
     rows = []
     for record in runs:
@@ -180,8 +139,8 @@ def _replay_sources(
     figures per source, and the number of worker processes used."""
     jobs, meta = [], {}
     for name, folder, spec in sources:
-        files = _files(folder, spec)
-        loaded = _load(folder, spec, files)
+        files = source_files(folder, spec)
+        loaded = load_source(folder, spec, files)
         meta[name] = {"spec": spec, "skipped": dict(loaded.skipped), "runs": len(loaded)}
         if len(files) >= len(loaded) > _CHUNK:  # one run per file: split the files
             for start in range(0, len(files), _FILES_PER_CHUNK):
@@ -207,7 +166,7 @@ def run(quick: bool, data: str | None = None, config: str | None = None, loso: b
     root = Path(data) if data else FIXTURES
     if not data and not quick:
         raise SystemExit("real_replay needs --data DIR (see benchmarks/README.md: how to get the data), or --quick")
-    sources = _manifests(root)
+    sources = manifests(root)
     started = time.perf_counter()
     configs = [("pyguard", (PolicyConfig.from_toml(config) if config else PolicyConfig()).model_dump())]
     if loso:

@@ -90,7 +90,7 @@ def _bound() -> float:
 
 def _real(data: str, quick: bool) -> dict:
     from suites._real_metrics import last_artifact_change
-    from suites.real_replay import _files, _load, _manifests
+    from suites._real_sources import load_source, manifests, source_files
 
     bound = _bound()
     sources = {}
@@ -101,10 +101,10 @@ def _real(data: str, quick: bool) -> dict:
     if os.environ.get("PYGUARD_TUNE_BUDGET") == "fixed":
         start = PolicyConfig()
         space = space.model_copy(update={k: (getattr(start, k),) for k in BUDGET_KEYS})
-    for name, folder, spec in _manifests(Path(data)):
+    for name, folder, spec in manifests(Path(data)):
         if only and name not in only:
             continue
-        records = list(_load(folder, spec, _files(folder, spec)))
+        records = list(load_source(folder, spec, source_files(folder, spec)))
         artifact = spec.get("kind") == "artifact"
         t0 = time.perf_counter()
         try:

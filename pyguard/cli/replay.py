@@ -39,15 +39,6 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-def _saved(total: int | None, saved: int | None) -> str:
-    if total is None:
-        return "-"
-    if not saved:
-        return f"{total} / 0"
-    share = f" ({saved / total:.0%})" if total else ""
-    return f"{total} / {saved}{share}"
-
-
 def _share(part: int | None, total: int | None) -> str:
     """``"53% of 169"``: the share saved of the total (the saved count itself is in --json)."""
     if part is None or total is None:

@@ -31,7 +31,7 @@ from pyguard.errors import InputError, PyguardError
 __all__ = ["tune"]
 
 
-def _table(result, console: Console) -> None:
+def tune_table(result, console: Console) -> None:
     from pyguard.tune.output import pct
 
     table = Table(
@@ -240,7 +240,7 @@ def tune(
         return
     console = Console()
     console.print(policy_line(used, given=config_path is not None), highlight=False, soft_wrap=True)
-    _table(result, console)
+    tune_table(result, console)
     if written:
         console.print(f"policy written to {written} (use it with --config, --pyguard-policy or Guard.from_toml)")
     else:

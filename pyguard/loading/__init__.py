@@ -39,11 +39,6 @@ __all__ = ["FORMATS", "detect_format", "load_traces", "load_runs"]
 _SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", *(s for f in FORMAT_TABLE for s in f.suffixes))
 
 
-def detect_text_format(text: str, name: str = "<input>") -> str | None:
-    """The format of one recording's text; None when it is empty. Raises TraceFormatError when it cannot tell."""
-    return detect_text(text, name)
-
-
 def detect_format(path: str | os.PathLike[str]) -> str | None:
     """The format of one file (None when it is empty)."""
     name = str(path)

@@ -7,9 +7,11 @@
 
 Nothing here builds a Python object per run: DuckDB reads the columns, computes each run's facts with the same
 rules as :func:`pyguard.check.outcomes.facts_from_footer` and :func:`pyguard.calibrate.runs.run_status`, and
-hands back counts and numpy columns. The only exception is a run imported from a recording (its footer's
-``evidence.imported_from`` is set, so it carries no guard outcome): those runs alone are read into Python and
-replayed through the policy, as ``pyguard check`` does for any recording. Needs the ``columnar`` extra.
+hands back counts and numpy columns. Two kinds of run are read into Python instead, so that their rule keeps one
+home: a run imported from a recording (its footer's ``evidence.imported_from`` is set, so it carries no guard
+outcome) is replayed through the policy, as ``pyguard check`` does for any recording; a run a guard in observe or
+reflect mode watched (its footer's ``evidence.observed_stop``) counts as the stop it recorded, by
+:func:`pyguard.check.outcomes.facts_from_footer`. Needs the ``columnar`` extra.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ def _facts_sql(where: str) -> str:
 
 
 _IMPORTED = "json_extract_string(evidence, '$.imported_from') IS NOT NULL"
+_OBSERVED = f"json_extract(evidence, '$.observed_stop') IS NOT NULL AND NOT ({_IMPORTED})"
+_IN_PYTHON = f"({_IMPORTED}) OR ({_OBSERVED})"
 
 
 def _first(con: Any, sql: str) -> Any:
@@ -87,26 +91,35 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
     open_run = _first(con, "SELECT run_id FROM runs WHERE NOT complete ORDER BY file_row_number LIMIT 1")
     if open_run:
         raise InputError(f"run {open_run[0]!r} has no run_end footer (cut short?): complete or drop the run")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {_facts_sql('NOT (' + _IMPORTED + ')')}")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE facts AS "
+        f"SELECT *, false AS observed FROM ({_facts_sql('NOT (' + _IN_PYTHON + ')')})"
+    )
     todo = _first(con, f"SELECT count(*) FROM runs WHERE {_IMPORTED}")[0]
-    if not todo:
-        return
-    if make_replayer is None:
+    if todo and make_replayer is None:
         raise InputError(
             f"{todo} run(s) carry no guard outcome (imported from a recording) and need a policy replay,"
             " which is not available here"
         )
-    from pyguard.check.outcomes import replay_outcomes
+    if not _first(con, f"SELECT count(*) FROM runs WHERE {_IN_PYTHON}")[0]:
+        return
+    from pyguard.check.outcomes import facts_from_footer, replay_outcomes
     from pyguard.store.parquet import table_to_runs
 
     pa = require("pyarrow", extra="columnar", feature="Parquet summaries")
-    result = con.sql(f"SELECT * EXCLUDE (file_row_number) FROM runs WHERE {_IMPORTED} ORDER BY file_row_number")
-    fetch = next(getattr(result, m) for m in ("to_arrow_table", "fetch_arrow_table", "arrow") if hasattr(result, m))
-    table = fetch()
-    if not isinstance(table, pa.Table):
-        table = table.read_all()
-    records = [run.record for run in table_to_runs(table, "<parquet>")]
-    facts = replay_outcomes(records, make_replayer())
+
+    def records(where: str) -> list[Any]:
+        result = con.sql(f"SELECT * EXCLUDE (file_row_number) FROM runs WHERE {where} ORDER BY file_row_number")
+        fetch = next(getattr(result, m) for m in ("to_arrow_table", "fetch_arrow_table", "arrow") if hasattr(result, m))
+        table = fetch()
+        if not isinstance(table, pa.Table):
+            table = table.read_all()
+        return [run.record for run in table_to_runs(table, "<parquet>")]
+
+    facts = [facts_from_footer(r) for r in records(_OBSERVED)]
+    if todo:
+        assert make_replayer is not None
+        facts += replay_outcomes(records(_IMPORTED), make_replayer())
     replayed = pa.table(
         {
             "run_id": [f.run_id for f in facts],
@@ -114,7 +127,8 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
             "outcome": [f.outcome.value for f in facts],
             "iterations": [f.iterations for f in facts],
             "tokens": pa.array([f.tokens for f in facts], pa.int64()),
-            "replayed": [True] * len(facts),
+            "replayed": [f.replayed for f in facts],
+            "observed": [f.observed for f in facts],
         }
     )
     con.register("replayed_facts", replayed)
@@ -140,7 +154,9 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
         tok = con.execute(
             f"SELECT {grouped} AS k, tokens FROM facts WHERE tokens IS NOT NULL ORDER BY k, tokens"
         ).fetchnumpy()
-        replayed = _first(con, "SELECT count(*) FILTER (WHERE replayed) FROM facts")[0]
+        replayed, observed = _first(
+            con, "SELECT count(*) FILTER (WHERE replayed), count(*) FILTER (WHERE observed) FROM facts"
+        )
     finally:
         con.close()
     keys = sorted({k for k, _, _ in outcomes})
@@ -158,7 +174,7 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
         its = {int(i): c for kk, i, c in hist if kk == k}
         toks = tokens_by_key.get(k, np.zeros(0, np.int64))
         groups[k] = GroupSummary(n=sum(out.values()), outcomes=out, iterations=its, tokens=toks.tolist())
-    return RunSetSummary(groups=groups, replayed=int(replayed))
+    return RunSetSummary(groups=groups, replayed=int(replayed), observed=int(observed))
 
 
 def check_parquet(

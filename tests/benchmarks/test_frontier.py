@@ -78,7 +78,7 @@ def test_converging_tasks_have_a_long_tail():
 
 
 def test_the_draw_averaged_figures_weigh_always_and_never_by_the_recover_probability():
-    from suites.frontier import _draw_averaged
+    from suites.frontier import draw_averaged
 
     def row(kind, fam, ok, tokens, reflections=()):
         return {"kind": kind, "family": fam, "success": ok, "total_tokens": tokens, "reflections": list(reflections)}
@@ -87,7 +87,7 @@ def test_the_draw_averaged_figures_weigh_always_and_never_by_the_recover_probabi
     always = [row("oscillate", "classic", True, 300, [3]), row("rephrase_found", "rephrase", False, 200, [4])]
     never = [row("oscillate", "classic", False, 500, [3]), row("rephrase_found", "rephrase", True, 400, [4, 6])]
     floor = {"total": 600, "by_family": {"classic": 200, "rephrase": 400}}
-    avg = _draw_averaged(always, never, 0.6, floor)
+    avg = draw_averaged(always, never, 0.6, floor)
     assert avg["success_rate"] == pytest.approx((0.6 + 0.4) / 2)
     assert avg["legitimate_success_rate"] == pytest.approx(0.4)
     assert avg["total_tokens"] == round(0.6 * 500 + 0.4 * 900)
@@ -274,7 +274,7 @@ def test_static_cap_means_answer_by_model_call_n(jvm, cap):
 def test_every_kind_plays_as_generated_through_aiservices(jvm):
     """One task per kind, unguarded: a legitimate task answers at its answer_at with every key; a looping task's oracle
     answers where its loop starts (after what it tries on a reflection); the looping task itself never answers alone."""
-    from suites.frontier import _answers
+    from suites.frontier import answers_of
 
     from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
@@ -283,16 +283,16 @@ def test_every_kind_plays_as_generated_through_aiservices(jvm):
         t = _of(kind.value)[0]
         if not t.looping:
             r = run_unguarded("aiservices", scripted_model(t.scenario), t.task, max_tool_calling_round_trips=100)
-            assert wl.is_success(t, r.outcome.value, _answers(r)), (kind, r.outcome, r.answer)
+            assert wl.is_success(t, r.outcome.value, answers_of(r)), (kind, r.outcome, r.answer)
             assert r.model_calls == t.answer_at, kind
             continue
         o = run_unguarded("aiservices", scripted_model(t.oracle), t.task, max_tool_calling_round_trips=100)
-        assert wl.is_success(t, o.outcome.value, _answers(o)), (kind, o.outcome, o.answer)
+        assert wl.is_success(t, o.outcome.value, answers_of(o)), (kind, o.outcome, o.answer)
         tries = len(t.scenario.get("on_reflection", {}).get("try_first", []))
         if kind is not wl.TaskKind.CONVERSATION_LOOP:
             assert o.model_calls == t.loop_from_call + tries, kind
         r = run_unguarded("aiservices", scripted_model(t.scenario), t.task, max_tool_calling_round_trips=12)
-        assert r.outcome.value == "expired" and not wl.is_success(t, r.outcome.value, _answers(r)), kind
+        assert r.outcome.value == "expired" and not wl.is_success(t, r.outcome.value, answers_of(r)), kind
 
 
 @pytest.mark.jvm

@@ -139,3 +139,20 @@ def test_cli_names_a_foreign_parquet_file(tmp_path):
     pq.write_table(pa.table({"x": [1]}), tmp_path / "f.parquet")
     res = CliRunner().invoke(main, ["check", str(tmp_path / "f.parquet")])
     assert res.exit_code == 2 and "not pyguard runs" in res.output
+
+
+def test_check_summary_counts_an_observe_mode_run_as_the_stop_it_recorded(tmp_path):
+    # a guard in observe (or reflect) mode lets the run finish and records the stop it did not act on in the footer
+    # (evidence["observed_stop"]); the check counts that run as the stop, at its iteration, whatever the run read
+    records, _ = guarded_runs(1)
+    watched = next(r for r in records if r.end is not None and r.end.outcome.value == "succeeded" and len(r.events) > 2)
+    observed = {"outcome": "stalled", "iteration": 2, "rule": "cycle", "mode": "observe"}
+    end = watched.end.model_copy(update={"evidence": {**watched.end.evidence, "observed_stop": observed}})
+    runs = [r if r is not watched else r.model_copy(update={"end": end}) for r in records]
+    path = tmp_path / "observed.parquet"
+    write_parquet(path, runs)
+    expected = summarize(resolve_runs(runs, "pyguard"))
+    got = check_summary(path)
+    assert got == expected
+    watched_type = watched.task_type or "untyped"
+    assert got.groups[watched_type].outcomes.get("stalled", 0) >= 1

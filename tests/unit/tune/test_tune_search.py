@@ -102,11 +102,11 @@ def test_tune_says_when_the_starting_policy_breaks_the_bound(breaking_result):
 def test_the_cli_table_and_the_policy_file_mark_a_starting_policy_that_breaks_the_bound(breaking_result):
     from rich.console import Console
 
-    from pyguard.cli.tune import _table
+    from pyguard.cli.tune import tune_table
     from pyguard.tune.output import policy_toml
 
     console = Console(record=True, width=200)
-    _table(breaking_result, console)
+    tune_table(breaking_result, console)
     text = console.export_text()
     assert "starting policy (breaks the bound: not like-for-like)" in text
     assert "breaks the bound on these runs itself" in text  # the warning, with the default's rate
