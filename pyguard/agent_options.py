@@ -75,6 +75,13 @@ class AgentOptions(BaseModel):
         except ValidationError as exc:
             raise _config_error(exc) from None
 
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> AgentOptions:
+        try:
+            return super().model_validate_json(json_data, **kwargs)
+        except ValidationError as exc:
+            raise _config_error(exc) from None
+
     @field_validator("max_loop_iterations", mode="before")
     @classmethod
     def _loop_cap(cls, value: Any) -> Any:

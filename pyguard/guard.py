@@ -259,17 +259,20 @@ class Guard:
         message: str,
         model: Any,
         *,
-        tools: Any = None,
+        options: AgentOptions | None = None,
         on_partial: Callable[[str], None] | None = None,
         agent: str | None = None,
+        **keywords: Unpack[AgentKeywords],
     ) -> RunResult:
         """Resume an escalated run from its :class:`pyguard.escalation.EscalationHandle` (or its JSON): ``message``,
-        the human's answer, is the next user turn of the same agent rebuilt around ``model`` and ``tools``, with the
-        ``resume_budget`` of this guard's policy. Raises :class:`pyguard.errors.HandleError` for a bad or stale
-        handle. See :func:`pyguard.conversation.resume_run`."""
+        the human's answer, is the next user turn of the same agent rebuilt around ``model`` and ``tools`` (an agent
+        option, as a keyword or in ``options``; the handle keeps the rest), with the ``resume_budget`` of this guard's
+        policy. Raises :class:`pyguard.errors.HandleError` for a bad or stale handle. See
+        :func:`pyguard.conversation.resume_run`."""
         from pyguard.conversation import resume_run
 
-        return resume_run(self, handle, message, model, tools=tools, on_partial=on_partial, agent=agent)
+        options = agent_options("Guard.resume", options, keywords, uses=("tools",))
+        return resume_run(self, handle, message, model, tools=options.tools, on_partial=on_partial, agent=agent)
 
     # -- cancelling ------------------------------------------------------------------------------------------------
 

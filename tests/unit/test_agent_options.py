@@ -74,6 +74,9 @@ def test_a_bad_value_is_a_config_error_naming_it(field, value, message):
     with pytest.raises(ConfigError) as validated:
         AgentOptions.model_validate({field: value})
     assert message in str(validated.value)
+    with pytest.raises(ConfigError) as from_json:
+        AgentOptions.model_validate_json(json.dumps({field: value if not isinstance(value, bytes) else 1}))
+    assert f"{field}=" in str(from_json.value)
     with pytest.raises(ConfigError) as combined:
         agent_options("Guard.run", None, {field: value})
     assert str(combined.value).startswith("Guard.run: ") and message in str(combined.value)
@@ -144,6 +147,7 @@ def test_the_keywords_type_lists_every_option_and_the_old_names():
         "pyguard.guard:Guard.run_streaming",
         "pyguard.guard:Guard.agent",
         "pyguard.guard:Guard.attach",
+        "pyguard.guard:Guard.resume",
         "pyguard.guard:run_unguarded",
         "pyguard.jvm.agents:build_agent",
         "pyguard.jvm.agents:run_agent",
