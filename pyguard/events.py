@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 __all__ = [
     "ToolCall",
@@ -67,8 +67,26 @@ class Observation(_Frozen):
     tool_call_id: str | None = None
     tool_name: str | None = None
     text: str = ""
-    """The full text. Never truncated by pyguard."""
+    """The text: the whole of it, or, when :attr:`whole_chars` is set, its window (``pyguard.engine.window``: the
+    head, the tail and a line with the size and checksum of the whole), which is all the engine reads of it."""
     is_error: Flag = False
+    whole_chars: Count | None = None
+    """Set when ``text`` is the window of a longer text (the Java sensor sends a tool result over 131,072 characters
+    so): the whole text's length in characters. None: ``text`` is the whole text."""
+
+    @model_validator(mode="after")
+    def _window_shorter_than_whole(self) -> Observation:
+        if self.whole_chars is not None and self.whole_chars <= len(self.text):
+            raise ValueError(
+                f"whole_chars={self.whole_chars} is not more than the {len(self.text)} characters of text: a windowed"
+                " observation's text is shorter than the whole (omit whole_chars when text is the whole text)"
+            )
+        return self
+
+    @property
+    def chars(self) -> int:
+        """The whole text's length in characters, whether :attr:`text` is the whole or its window."""
+        return len(self.text) if self.whole_chars is None else self.whole_chars
 
 
 class IterationEvent(_Frozen):

@@ -200,7 +200,7 @@ class RunAccumulator:
         out: list[float] = []
         seen = 0  # characters the model has read or written so far
         for e in events:
-            read = sum(len(o.text) for o in e.observations)
+            read = sum(o.chars for o in e.observations)  # a windowed result's whole size
             wrote = len(e.text or "") + sum(len(c.name) + len(c.arguments) for c in e.tool_calls)
             out.append((seen + read + wrote) / self.chars_per_token)
             seen += read + wrote

@@ -9,6 +9,14 @@ different texts, and the same long result twice reads as the same text. The chec
 slices of :data:`_SLICE_CHARS` (memory: the window plus one slice, whatever the observation's size); everything else
 the engine does (normalising, shingling, matching) sees the window only.
 
+A window is itself at most :data:`WINDOW_CHARS` characters (the edges leave :data:`MARKER_ROOM` for the line), so it
+is read whole: ``observed_text(observed_text(t)) == observed_text(t)``. That is what lets the sensor send the window
+instead of the text. The Java sensor (``dev.pyguard.bridge.ObservationWindow``) computes the same window of a tool
+result, in code points, with the same checksum, and sends it with the whole text's size
+(:attr:`pyguard.events.Observation.whole_chars`): the engine decides on it exactly as on the whole text, and a trace
+records it (docs/trace-format.md). Java replaces lone surrogates by U+FFFD before anything else; Python checksums
+them as ``surrogatepass`` encodes them, which only a text that never passed through Java can hold.
+
 The largest observation in the real recordings (``python benchmarks/run.py real_replay``) is 41,623 characters
 (mini-swe-agent, measured 2026-12-01), and the golden-decisions test pads results to 70 KB: both inside the window,
 so their decisions are unchanged. Thresholds counted in
@@ -20,12 +28,14 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["observed_text"]
+__all__ = ["EDGE_CHARS", "WINDOW_CHARS", "observed_text"]
 
 WINDOW_CHARS = 131_072
-"""Observations up to this many characters are read whole."""
-EDGE_CHARS = WINDOW_CHARS // 2
-"""A longer observation is read as its first and last this many characters, and one line for the rest."""
+"""Observations up to this many characters are read whole; a window is never longer."""
+MARKER_ROOM = 128
+"""Room for the line standing for the left-out middle (at most 116 characters, for sizes of 19 digits)."""
+EDGE_CHARS = (WINDOW_CHARS - MARKER_ROOM) // 2
+"""A longer observation is read as its first and last this many characters (65,472), and one line for the rest."""
 _SLICE_CHARS = 1 << 20
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -47,13 +57,17 @@ def _in_letters(value: int) -> str:
     return "".join(reversed(out))
 
 
+def _marker(left_out: int, size: int, checksum: int) -> str:
+    """The line between a window's edges."""
+    return (
+        f"\n[pyguard window: {left_out} characters of {size} not read here;"
+        f" whole text checksum {_in_letters(checksum)}]\n"
+    )
+
+
 def observed_text(text: str) -> str:
     """``text`` when it is at most :data:`WINDOW_CHARS` characters, else its window (see the module docstring)."""
     size = len(text)
     if size <= WINDOW_CHARS:
         return text
-    left_out = size - 2 * EDGE_CHARS
-    return (
-        f"{text[:EDGE_CHARS]}\n[pyguard window: {left_out} characters of {size} not read here;"
-        f" whole text checksum {_in_letters(_checksum(text))}]\n{text[-EDGE_CHARS:]}"
-    )
+    return f"{text[:EDGE_CHARS]}{_marker(size - 2 * EDGE_CHARS, size, _checksum(text))}{text[-EDGE_CHARS:]}"

@@ -66,7 +66,9 @@ def run_schema() -> Any:
     pa = _pa()
     s, i64, f64, b = pa.string(), pa.int64(), pa.float64(), pa.bool_()
     tool_call = pa.struct([("id", s), ("name", s), ("arguments", s)])
-    observation = pa.struct([("kind", s), ("tool_call_id", s), ("tool_name", s), ("text", s), ("is_error", b)])
+    observation = pa.struct(
+        [("kind", s), ("tool_call_id", s), ("tool_name", s), ("text", s), ("is_error", b), ("whole_chars", i64)]
+    )
     event = pa.struct(
         [
             ("index", i64),

@@ -105,8 +105,9 @@ def _table(
             pa.array(obs_tool, s),
             pa.array(obs_text, s),
             pa.array(np.zeros(total, bool)),
+            pa.nulls(total, pa.int64()),
         ],
-        names=["kind", "tool_call_id", "tool_name", "text", "is_error"],
+        names=["kind", "tool_call_id", "tool_name", "text", "is_error", "whole_chars"],
     )
     obs_offsets = np.arange(total + 1, dtype=np.int32)
     none_s = pa.nulls(total, s)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.engine.window import WINDOW_CHARS
 from pyguard.events import IterationEvent, sum_tokens
 from pyguard.jvm import run_agent, scripted_model
 
@@ -98,8 +99,10 @@ def test_empty_and_five_megabyte_observations(jvm, J):
     r = run_agent("aiservices", scripted_model(scenario), "x", callback=policy, tools="hazards")
     assert r.status == "answered" and len(seen) == 3
     assert seen[1].observations[0].text == "" and not seen[1].observations[0].is_error
-    big = seen[2].observations[0].text
-    assert len(big) == int(J("demo.HazardTools").BIG_SIZE) == 5 * 1024 * 1024  # never truncated
+    big = seen[2].observations[0]
+    size = int(J("demo.HazardTools").BIG_SIZE)
+    assert big.whole_chars == big.chars == size == 5 * 1024 * 1024  # sent as its window, and said so
+    assert len(big.text) <= WINDOW_CHARS and f"characters of {size} not read here" in big.text
     assert seen[2].input_tokens > 1_000_000  # the scripted model re-reads it, like a real one
 
 

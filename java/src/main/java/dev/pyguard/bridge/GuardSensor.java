@@ -37,8 +37,10 @@ import java.util.function.Consumer;
  * <p>Observations of an event are the messages of the call's request after the last {@link AiMessage}: tool results
  * (kind {@code tool}) and user/system messages, except the guard's own reflection (which the guard already knows).
  * Token counts are passed on as reported (null when missing, and a negative one is no count); Java adds no token
- * arithmetic of its own. Texts are never truncated; unpaired UTF-16 surrogates (what undecodable bytes become in
- * a Java string) are replaced by U+FFFD so the event is always valid UTF-8 JSON.
+ * arithmetic of its own. An observation's text longer than {@link ObservationWindow#WINDOW_CHARS} code points is
+ * sent as its window, the part the engine reads, with the whole text's size ({@code whole_chars}); other texts are
+ * never cut. Unpaired UTF-16 surrogates (what undecodable bytes become in a Java string) are replaced by U+FFFD so
+ * the event is always valid UTF-8 JSON.
  *
  * <p>It never throws: LangChain4j would swallow the exception anyway. Callback failures are counted instead.
  */
@@ -126,8 +128,7 @@ public final class GuardSensor implements ChatModelListener {
     private synchronized String record(int index, ChatRequest request, ChatResponse response, Throwable error,
                                        ModelProvider provider, Double latencyMs, String traceparent)
             throws IOException {
-        // sized for the texts it will hold: a large tool result is then copied into the event once (and once more by
-        // toString), not once per doubling of a small buffer
+        // sized for the texts it will hold (an observation's at most its window), not grown by doubling a small buffer
         StringWriter out = new StringWriter(initialCapacity(request, response));
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
@@ -222,7 +223,7 @@ public final class GuardSensor implements ChatModelListener {
             for (int i = observationsStart(messages); i < messages.size(); i++) {
                 ChatMessage m = messages.get(i);
                 if (m instanceof ToolExecutionResultMessage || m instanceof UserMessage || m instanceof SystemMessage) {
-                    chars += Messages.text(m).length() + 256;
+                    chars += ObservationWindow.sentLength(Messages.text(m).length()) + 256;
                 }
             }
         }
@@ -247,22 +248,29 @@ public final class GuardSensor implements ChatModelListener {
                 g.writeStringField("kind", "tool");
                 g.writeStringField("tool_call_id", clean(t.id()));
                 g.writeStringField("tool_name", clean(t.toolName()));
-                g.writeStringField("text", clean(Messages.textOf(t.contents())));
+                writeText(g, Messages.textOf(t.contents()));
                 g.writeBooleanField("is_error", Boolean.TRUE.equals(t.isError()));
                 g.writeEndObject();
             } else if (m instanceof UserMessage u) {
                 if (Reflections.isReflection(u)) continue;
                 g.writeStartObject();
                 g.writeStringField("kind", "user");
-                g.writeStringField("text", clean(Messages.textOf(u.contents())));
+                writeText(g, Messages.textOf(u.contents()));
                 g.writeEndObject();
             } else if (m instanceof SystemMessage s) {
                 g.writeStartObject();
                 g.writeStringField("kind", "system");
-                g.writeStringField("text", clean(s.text()));
+                writeText(g, s.text());
                 g.writeEndObject();
             }
         }
+    }
+
+    /** An observation's text: whole, or its window and the whole's size ({@link ObservationWindow}). */
+    private static void writeText(JsonGenerator g, String text) throws IOException {
+        ObservationWindow w = ObservationWindow.of(text);
+        g.writeStringField("text", w.text());
+        if (w.windowed()) g.writeNumberField("whole_chars", w.wholeChars());
     }
 
     private void deliver(String json, int index) {
