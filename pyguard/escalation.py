@@ -156,14 +156,16 @@ class EscalationHandle(_Model):
                 f"the escalation handle is malformed at {where or '<root>'!r}: {first.get('msg')}; "
                 "pass the text EscalationHandle.to_json() wrote, unchanged"
             ) from None
+        if raw.get("digest") == _digest({k: v for k, v in raw.items() if k != "digest"}):
+            # the JSON is as it was written; a pyguard since then may read more fields into it (their defaults), so
+            # the digest of what it read differs: seal that (an edited handle still fails the check below)
+            handle = handle.sealed()
         return handle.check()
 
     # -- integrity --------------------------------------------------------------------------------------------------
 
     def compute_digest(self) -> str:
-        body = self.model_dump(mode="json", exclude={"digest"})
-        text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        return _digest(self.model_dump(mode="json", exclude={"digest"}))
 
     def sealed(self) -> EscalationHandle:
         """This handle with its digest set."""
@@ -216,6 +218,12 @@ class EscalationHandle(_Model):
             "tool_calls": [f"{c.name}({c.arguments})" for e in self.events for c in e.tool_calls],
             "resume_budget": self.resume_budget,
         }
+
+
+def _digest(body: dict[str, Any]) -> str:
+    """blake2b of a handle's JSON body (everything but its digest), keys sorted."""
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def resumed_run_id(origin: str, n: int) -> str:

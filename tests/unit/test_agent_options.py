@@ -1,7 +1,7 @@
 """One agent-options type (issue 24): ``AgentOptions`` validates once, round-trips, and every function that takes an
 agent's options combines an object and keywords the same way (``agent_options``): a keyword wins, an unknown one is
 refused naming it, the deprecated names still work with a warning. An escalation handle written before the type
-existed still reads, and writes back the same bytes."""
+existed still reads (its digest is of the JSON as written), and its agent writes back the same JSON."""
 
 from __future__ import annotations
 
@@ -173,14 +173,19 @@ def test_no_public_function_declares_an_agent_option_itself(function):
     assert not declared
 
 
-def test_an_escalation_handle_written_before_the_type_reads_and_writes_back_the_same_bytes():
+def test_an_escalation_handle_written_before_the_type_reads_and_its_agent_writes_back_the_same():
     text = OLD_HANDLE.read_text().strip()
-    handle = EscalationHandle.from_json(text)  # its digest still matches
+    handle = EscalationHandle.from_json(text)  # the digest of the JSON as written matches
     assert handle.agent.streaming and handle.agent.name == "bot"
     assert handle.agent.options.system_message == "You are a logistics assistant."
     assert handle.agent.options.round_trips() == 25
-    assert handle.to_json() == text
-    assert json.loads(text)["agent"] == handle.agent.model_dump()
+    written = json.loads(text)
+    assert json.loads(handle.to_json())["agent"] == written["agent"] == handle.agent.model_dump()
+    again = EscalationHandle.from_json(handle.to_json())  # sealed as this version reads it: it round-trips
+    assert again == handle
+    written["task"] = "Where is order 2?"  # edited after it was written: still refused
+    with pytest.raises(HandleError, match="changed after it was written"):
+        EscalationHandle.from_json(json.dumps(written))
 
 
 def test_an_agent_ref_keeps_the_system_message_and_round_trips_only():
