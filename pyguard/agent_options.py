@@ -10,13 +10,14 @@
     guard.run("aiservices", model, task, options=options, run_id="r2")   # both: the keyword wins
 
 Every function that takes an agent's options (``Guard.run``, ``Guard.run_streaming``, ``Guard.agent``,
-``Guard.attach``, :func:`pyguard.guard.run_unguarded`, :func:`pyguard.jvm.build_agent`, :func:`pyguard.jvm.run_agent`,
-:func:`pyguard.nested.run_nested`, :func:`pyguard.nested.run_nested_unguarded`) settles them here, once
-(:func:`agent_options`): an ``options`` object and keywords combine, a keyword winning over the object's field (a
-keyword given as None is not set); an unknown keyword, or one the function does not use, is a :class:`~pyguard.errors.ConfigError` naming it; a bad value
-too; the deprecated keywords (``max_iterations``, ``round_trips``) still work, with a ``DeprecationWarning``. The
-functions below them (the conversation, the escalation handle's :class:`~pyguard.escalation.AgentRef`, the JVM
-builders) take the settled object. Every default is :mod:`pyguard.limits`'.
+``Guard.attach``, ``Guard.resume``, :func:`pyguard.guard.run_unguarded`, :func:`pyguard.jvm.build_agent`,
+:func:`pyguard.jvm.run_agent`, :func:`pyguard.nested.run_nested`, :func:`pyguard.nested.run_nested_unguarded`) settles
+them here, once (:func:`agent_options`): an ``options`` object and keywords combine, a keyword winning over the
+object's field (a keyword given as None is not set); an unknown keyword, or one the function does not use, is a
+:class:`~pyguard.errors.ConfigError` naming it, and so is a bad value; the deprecated keywords (``max_iterations``,
+``round_trips``) still work, with a ``DeprecationWarning``. The functions below them (the conversation, the escalation
+handle's :class:`~pyguard.escalation.AgentRef`, the JVM builders) take the settled object. Every default is
+:mod:`pyguard.limits`'.
 """
 
 from __future__ import annotations

@@ -374,7 +374,8 @@ BUILD_OPTIONS = (
     "exit_when_answer_contains",
     "system_message",
 )
-"""The agent options :func:`build_agent` reads (the run id and task type are the guarded model's: :func:`guard_model`)."""
+"""The agent options :func:`build_agent` reads (the run id and task type are the guarded model's:
+:func:`guard_model`)."""
 
 
 def build_agent(
