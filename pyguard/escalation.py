@@ -25,8 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
-from pyguard.errors import HandleError
+from pyguard.errors import HandleError, TraceFormatError
 from pyguard.events import IterationEvent, Outcome
+from pyguard.safe_reader import loads
 
 __all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint"]
 
@@ -131,7 +132,9 @@ class EscalationHandle(_Model):
     def from_json(cls, text: str | bytes) -> EscalationHandle:
         """Read and check a handle; :class:`HandleError` naming what is wrong otherwise."""
         try:
-            raw = json.loads(text)
+            raw = loads(text, source="the escalation handle")  # the one safe reader: depth and integer size
+        except TraceFormatError as exc:
+            raise HandleError(f"{exc}; pass the text EscalationHandle.to_json() wrote") from None
         except (ValueError, TypeError) as exc:
             raise HandleError(
                 f"the escalation handle is not JSON ({exc}); pass the text EscalationHandle.to_json() wrote"
