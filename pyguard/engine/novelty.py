@@ -314,11 +314,6 @@ class ShingleNovelty:
         self._count = 0
         self.rotations = 0
 
-    @property
-    def remembered(self) -> int:
-        """Distinct shingles in the current generation (approximately)."""
-        return self._count
-
     def _grow_or_rotate(self) -> None:
         """The current generation holds more keys than it has room for: double it (from the remembered keys)
         while it is below its full size, else make it the previous generation and start an empty one."""
