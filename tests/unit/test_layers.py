@@ -45,13 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("trees", ("pyguard.nested",)),
     (
         "live calibration",
-        (
-            "pyguard.calibrate.live",
-            "pyguard.calibrate.plan",
-            "pyguard.calibrate.pool",
-            "pyguard.calibrate.runners",
-            "pyguard.calibrate.tasks",
-        ),
+        ("pyguard.calibrate.live",),
     ),
     ("front", ("pyguard.pytest_plugin", "pyguard.cli", "pyguard.__main__", "pyguard")),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pyguard.calibrate.live import PlannedRun, parse_tasks
-from pyguard.calibrate.runners import DEFAULT_ENV_MODEL, env_model_settings
+from pyguard.calibrate.live.runners import DEFAULT_ENV_MODEL, env_model_settings
 from pyguard.errors import InputError
 
 FACTORY = {"class": "com.acme.Agents", "method": "create"}

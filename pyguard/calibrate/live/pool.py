@@ -13,7 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import cast
 
-from pyguard.calibrate.plan import PlannedRun, Runner, label_run, trace_file
+from pyguard.calibrate.live.plan import PlannedRun, Runner, label_run, trace_file
 from pyguard.errors import RunError
 from pyguard.events import RunRecord
 from pyguard.trace import TraceWriter

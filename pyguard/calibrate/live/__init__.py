@@ -10,9 +10,9 @@ short; a run that reaches the cap is censored, not failed. A run succeeds when t
 the task gives ``expect`` (substring) or ``expect_regex``, the answer matches; an answer that does not match is a
 failure (``success_label=False``).
 
-The pieces, one module each: :mod:`pyguard.calibrate.tasks` (the task file: pyguard's agent styles or your own Java
-agent factory), :mod:`pyguard.calibrate.plan` (run ids ``<task_id>#<rep>``, plan and resume, labels),
-:mod:`pyguard.calibrate.runners` (the runs on the JVM) and :mod:`pyguard.calibrate.pool` (the thread pool writing
+The pieces, one module each: :mod:`pyguard.calibrate.live.tasks` (the task file: pyguard's agent styles or your own Java
+agent factory), :mod:`pyguard.calibrate.live.plan` (run ids ``<task_id>#<rep>``, plan and resume, labels),
+:mod:`pyguard.calibrate.live.runners` (the runs on the JVM) and :mod:`pyguard.calibrate.live.pool` (the thread pool writing
 each run as it finishes). This module ties them together and re-exports their names.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pyguard.calibrate.plan import (
+from pyguard.calibrate.live.plan import (
     LiveResult,
     PlannedRun,
     Runner,
@@ -31,9 +31,9 @@ from pyguard.calibrate.plan import (
     plan_runs,
     run_id_for,
 )
-from pyguard.calibrate.pool import execute
-from pyguard.calibrate.runners import jvm_runner, preflight
-from pyguard.calibrate.tasks import LiveTask, TaskSet, load_tasks, parse_tasks
+from pyguard.calibrate.live.pool import execute
+from pyguard.calibrate.live.runners import jvm_runner, preflight
+from pyguard.calibrate.live.tasks import LiveTask, TaskSet, load_tasks, parse_tasks
 from pyguard.errors import InputError
 
 __all__ = [

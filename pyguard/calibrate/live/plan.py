@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from pyguard.calibrate.tasks import ID_PATTERN as _ID
-from pyguard.calibrate.tasks import FrozenModel, LiveTask, TaskSet
+from pyguard.calibrate.live.tasks import ID_PATTERN as _ID
+from pyguard.calibrate.live.tasks import FrozenModel, LiveTask, TaskSet
 from pyguard.errors import InputError, RunError
 from pyguard.events import Outcome, RunRecord
 from pyguard.loading import load_runs

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from pyguard.calibrate.plan import PlannedRun
+from pyguard.calibrate.live.plan import PlannedRun
 from pyguard.ending import footer, settle
 from pyguard.errors import InputError, PyguardError
 from pyguard.events import IterationEvent, RunRecord, RunStart
