@@ -2,7 +2,9 @@
 and AutoGen's termination conditions).
 
 Every condition reads one frozen :class:`RunState` (the run after one model call: its usage, budget, hard cap and
-the stall detector's findings) and returns one :class:`StopHit` (rule, outcome, message, evidence) or None.
+the stall rules' hits) and returns one :class:`StopHit` (rule, outcome, message, evidence) or None. The stall rules
+speak the same vocabulary: each finding of the stall detector is a ``stalled`` :class:`StopHit` whose
+:class:`StallSubject` says what it is about (the actions involved, their last result, whether it may stop a run).
 ``a | b`` fires when either fires and reports every hit; ``a & b`` fires only when both fire. Combinators flatten:
 ``a | b | c`` is one :class:`AnyOf` of three. A condition that keeps state between checks implements :meth:`reset`
 (the combinators pass it on); the policy gives every run its own copy, so concurrent runs never share one.
@@ -23,13 +25,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pyguard.engine.stall_flags import StallFlag
 from pyguard.engine.stop_config import AllOfConfig, AnyOfConfig, StopConfig
 from pyguard.engine.usage import UsageState
 from pyguard.errors import ConfigError
 from pyguard.events import Outcome
 
-__all__ = ["RunState", "StopHit", "StopCondition", "AnyOf", "AllOf", "FunctionCondition"]
+__all__ = ["RunState", "StallSubject", "StopHit", "StopCondition", "AnyOf", "AllOf", "FunctionCondition"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,15 +48,16 @@ class RunState:
     """What the run has used so far, across turns."""
     budget: int = 0
     """The iteration budget (a model-call number of the run) if the run goes on: with what this call earned, or
-    with the extension a reflection would grant when the stall detector raised a flag."""
+    with the extension a reflection would grant when a stall rule hit."""
     hard_cap: int = 0
     """The hard cap as a model-call number of the run (the turn's start plus the per-turn hard cap)."""
     hard_cap_per_turn: int = 0
     """The hard cap as configured (model calls per turn)."""
     gain: float = 0.0
     """The information gain of the results this call's request brought."""
-    flags: tuple[StallFlag, ...] = ()
-    """The stall detector's findings after this call (none in the grace call after a reflection)."""
+    stalls: tuple[StopHit, ...] = ()
+    """The stall rules' hits after this call, each with its :class:`StallSubject` (none in the grace call after a
+    reflection)."""
     reflections: int = 0
     """Reflections injected in this turn so far."""
     max_reflections: int = 1
@@ -64,7 +66,27 @@ class RunState:
     @property
     def reflecting(self) -> bool:
         """A stall was found and a reflection is still to be had (the budget then holds the extension)."""
-        return bool(self.flags) and self.reflections < self.max_reflections
+        return bool(self.stalls) and self.reflections < self.max_reflections
+
+
+@dataclass(frozen=True, slots=True)
+class StallSubject:
+    """What a stall rule's hit is about (:attr:`StopHit.stall`): where it was found, the actions involved and their
+    last result, and whether it may stop a run. The policy compares subjects to tell a repeated stall from a new one,
+    and the reflection quotes them."""
+
+    iteration: int
+    """The model call the stall was found after."""
+    tool: str | None = None
+    fingerprints: tuple[str, ...] = ()
+    """Canonical forms of the actions involved (cut for display)."""
+    ids: tuple[str, ...] = ()
+    """Exact and normalised fingerprint digests of the actions involved."""
+    sample: str | None = field(default=None, repr=False)
+    """The last result text of the action involved (tool content: quote it as data, never as instructions)."""
+    stops: bool = True
+    """False for a finding that earns a reflection but never stops a run by itself (futility: new attempts that
+    leave a check's output unchanged are attempts, not a repeated state)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,22 +101,40 @@ class StopHit:
     evidence: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     parts: tuple[StopHit, ...] = ()
     """For a hit of a combinator: the hit of every condition that fired, in order (a leaf hit has none)."""
-    flag: StallFlag | None = field(default=None, compare=False, repr=False)
-    """For a stall rule's hit: the detector's finding (the reflection quotes it)."""
+    stall: StallSubject | None = None
+    """For a stall rule's hit: what it is about (None for a limit's hit)."""
+
+    @property
+    def stops(self) -> bool:
+        """Whether this hit may stop a run by itself (only a stall finding of futility may not)."""
+        return self.stall is None or self.stall.stops
 
     def leaves(self) -> tuple[StopHit, ...]:
         """The hits of the single conditions that fired (this hit itself for a leaf)."""
         return self.parts or (self,)
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.evidence, "message": self.message}
+        """The hit as a decision's evidence: a limit's evidence and message; a stall's rule, where it was found,
+        message, tool and actions before its evidence."""
+        s = self.stall
+        if s is None:
+            return {**self.evidence, "message": self.message}
+        return {
+            "rule": self.rule,
+            "iteration": s.iteration,
+            "message": self.message,
+            "tool": s.tool,
+            "fingerprints": list(s.fingerprints),
+            **({} if s.stops else {"stops": False}),
+            **self.evidence,
+        }
 
     @staticmethod
     def combine(hits: Sequence[StopHit]) -> StopHit:
         """One hit holding every leaf of ``hits`` (at least one), the first one's rule, outcome and message leading."""
         leaves = tuple(leaf for h in hits for leaf in h.leaves())
         first = leaves[0]
-        return StopHit(first.rule, first.outcome, first.message, first.evidence, parts=leaves, flag=first.flag)
+        return StopHit(first.rule, first.outcome, first.message, first.evidence, parts=leaves, stall=first.stall)
 
 
 class StopCondition(ABC):

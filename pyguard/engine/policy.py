@@ -5,16 +5,16 @@ Per run (:class:`RunSession`)::
     budget = base_budget(task_type)                       (again at the start of every user turn)
     after iteration i (one model call):
         gain_i  = information gain of the results that arrived in call i's request      (novelty.py, stall.py)
-        flags_i = stall flags: repeat_no_gain, cycle, error_storm, low_gain_streak     (stall.py)
+        stalls_i = stall rules' hits: repeat_no_gain, cycle, error_storm, low_gain_streak (stall.py)
         if the model answered (no tool calls):              continue (the run ends; finish() says succeeded)
-        if flags and the reflections are used up:           stop, outcome "stalled" (or "escalated")
+        if stalls and the reflections are used up:          stop, outcome "stalled" (or "escalated")
         if a hard cap is reached:                           stop, outcome "expired", rule "cap:<name>"
-        if flags:                                           reflect; budget = min(budget + extension, hard_cap)
+        if stalls:                                          reflect; budget = min(budget + extension, hard_cap)
         elif gain_i >= earn_threshold:                      budget = min(budget + earn_per_iteration, hard_cap)
         if i >= budget:                                     stop, outcome "expired", rule "budget"
 
 After a reflection injected into call i+1, iteration i+1's results are the answers to calls the model asked for
-*before* it read the reflection, so their flags are not held against it (grace). From then on any new flag is the
+*before* it read the reflection, so their stalls are not held against it (grace). From then on any new stall is the
 second stall and stops the run; and if the model, before trying anything new, asks only for actions already found
 fruitless whose latest result still brought nothing (exactly or normalised), the run stops at once (rule
 ``fruitless_retry``) instead of paying one more model call to see the same result again. Once it has tried
@@ -85,19 +85,20 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pyguard.decisions import Action, Decision
 from pyguard.ending import settle
 from pyguard.engine.actions import classify_action
-from pyguard.engine.conditions import RunState, StopCondition, StopHit
+from pyguard.engine.conditions import RunState, StallSubject, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint, run_key
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, make_estimator, prepare_text
 from pyguard.engine.reflection import build_reflection
 from pyguard.engine.result_kinds import error_kind, is_empty_result
 from pyguard.engine.stall import StallDetector
-from pyguard.engine.stall_flags import StallFlag, StallReport
+from pyguard.engine.stall_report import StallReport, stall_hit
 from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.stop import policy_condition
 from pyguard.engine.templates import request_words, template_key
@@ -216,11 +217,12 @@ def _pair(pending: Sequence[_Pending], observations: Sequence[Observation]):
     return out
 
 
-def _flag_of(hit: StopHit, iteration: int) -> StallFlag:
-    """The stall finding behind a ``stalled`` hit (a condition of your own that stalls gets one made from its hit)."""
-    if hit.flag is not None:
-        return hit.flag
-    return StallFlag(rule=hit.rule, iteration=iteration, message=hit.message, evidence=dict(hit.evidence))
+_NO_SUBJECT = StallSubject(0)
+
+
+def _about(hit: StopHit) -> StallSubject:
+    """What a stall hit is about (a ``stalled`` hit of a condition of your own is given a bare subject)."""
+    return hit.stall or _NO_SUBJECT
 
 
 class RunSession:
@@ -238,7 +240,8 @@ class RunSession:
         self.budget: int = self.settings.base_budget
         self.gains: list[float] = []
         self.decisions: list[Decision] = []
-        self.flags: list[StallFlag] = []
+        self.stalls: list[StopHit] = []
+        """The stall rules' hits of the run so far (a finish's evidence lists them under ``flags``)."""
         self.reflections = 0
         self._estimator = policy.estimator_factory()
         self._shingles = self._estimator if isinstance(self._estimator, ShingleNovelty) else None
@@ -247,7 +250,7 @@ class RunSession:
         self._condition = policy.condition_for_run()
         self._pending: list[_Pending] = []
         self._reflected_at: int | None = None
-        self._reflected: list[StallFlag] = []
+        self._reflected: list[StopHit] = []
         """The findings of the turn's last reflection (what a second signal is compared with)."""
         self._tried_new = False
         self._iterations = 0
@@ -383,7 +386,7 @@ class RunSession:
         report = self._detector.observe(Step(i, self._results(event), actions, writes))
         self.gains.append(report.gain)
         self._pending = pending
-        decision = self._decide(i, event, report, list(report.flags), actions)
+        decision = self._decide(i, event, report, list(report.stalls), actions)
         self.decisions.append(decision)
         if decision.action is Action.STOP:
             self._stop = decision
@@ -394,7 +397,7 @@ class RunSession:
         i: int,
         event: IterationEvent,
         report: StallReport,
-        flags: list[StallFlag],
+        found: list[StopHit],
         actions: tuple[ActionFingerprint, ...],
     ) -> Decision:
         s = self.settings
@@ -402,36 +405,32 @@ class RunSession:
         gain = report.gain
         echo = None
         if self._reflected_at is not None and i == self._reflected_at + 1:
-            echo = self._repeated_evidence(flags, actions) if s.stop_on_repeated_evidence else None
-            if flags:
-                self.flags.extend(flags)
+            echo = self._repeated_evidence(found, actions) if s.stop_on_repeated_evidence else None
+            if found:
+                self.stalls.extend(found)
             # grace: these results answer calls made before the model read the reflection; unless they bring the
             # reflected evidence again and the model, having read it, asks for more of the same (``echo``, below)
-            flags = []
+            found = []
             self._detector.rearm()
         fruitless = False
         if self._reflected_at is not None and i > self._reflected_at and actions:
             fruitless = self._detector.all_fruitless(actions)
             if not fruitless:
                 self._tried_new = True  # something new since the reflection: the world may have changed
-        if s.stop_on_fruitless_retry and fruitless and not flags and not self._tried_new:
-            flags = [
-                StallFlag(
-                    rule="fruitless_retry",
-                    iteration=i,
-                    message=(
-                        "After the reflection the model asked again only for actions already found fruitless: "
-                        + ", ".join(a.short(80) for a in actions)
-                        + "."
-                    ),
-                    tool=actions[0].tool,
-                    fingerprints=tuple(a.short() for a in actions),
-                    evidence={"actions": [a.canonical for a in actions]},
+        if s.stop_on_fruitless_retry and fruitless and not found and not self._tried_new:
+            found = [
+                stall_hit(
+                    "fruitless_retry",
+                    "After the reflection the model asked again only for actions already found fruitless: "
+                    + ", ".join(a.short(80) for a in actions)
+                    + ".",
+                    {"actions": [a.canonical for a in actions]},
+                    StallSubject(i, actions[0].tool, tuple(a.short() for a in actions)),
                 )
             ]
         elif echo is not None:
-            flags = [echo]
-        self.flags.extend(flags)
+            found = [echo]
+        self.stalls.extend(found)
         if event.is_final:
             return Decision(
                 action=Action.CONTINUE,
@@ -446,7 +445,7 @@ class RunSession:
         # format error answered by the harness) did not use a tool: neither spends budget)
         neutral = report.only_polls or (self._reprompted and not report.acted)
         budget = self.budget
-        if flags and self.reflections < s.max_reflections:
+        if found and self.reflections < s.max_reflections:
             budget = min(budget + s.extension, self._hard_cap)
         elif gain >= s.earn_threshold or neutral:
             budget = min(budget + max(s.earn_per_iteration, int(neutral)), self._hard_cap)
@@ -461,7 +460,7 @@ class RunSession:
             hard_cap=self._hard_cap,
             hard_cap_per_turn=s.hard_cap,
             gain=gain,
-            flags=tuple(flags),
+            stalls=tuple(found),
             reflections=self.reflections,
             max_reflections=s.max_reflections,
         )
@@ -472,11 +471,11 @@ class RunSession:
         # precedence: a stall once the reflections are used up, then a limit (a cap, a tree budget, a condition of
         # the config's or your own), then a reflection on a stall, then the budget
         hits = hit.leaves()
-        stalls = [_flag_of(h, i) for h in hits if h.outcome is Outcome.STALLED]
+        stalls = [h if h.stall else replace(h, stall=StallSubject(i)) for h in hits if h.outcome is Outcome.STALLED]
         limits = [h for h in hits if h.outcome is not Outcome.STALLED and h.rule != "budget"]
         budget_hit = next((h for h in hits if h.rule == "budget"), None)
         if stalls and self.reflections >= s.max_reflections:
-            stoppers = [f for f in stalls if f.stops]
+            stoppers = [h for h in stalls if h.stops]
             if stoppers:
                 outcome = Outcome.ESCALATED if cfg.stall_outcome == "escalated" else Outcome.STALLED
                 first = stoppers[0]
@@ -486,7 +485,7 @@ class RunSession:
                     outcome,
                     first.rule,
                     f"stalled{again}: {first.message}",
-                    flags=stalls,
+                    stalls=stalls,
                     hits=limits,
                     usage=usage,
                     signal=self._signal(stoppers),
@@ -499,7 +498,7 @@ class RunSession:
                 limits[0].outcome,
                 limits[0].rule,
                 f"hard cap reached ({names}): {limits[0].message}",
-                flags=stalls,
+                stalls=stalls,
                 hits=limits,
                 usage=usage,
             )
@@ -526,7 +525,7 @@ class RunSession:
         if budget_hit is None:
             return self._continue(i, gain)
         return self._stop_decision(
-            i, Outcome.EXPIRED, "budget", budget_hit.message, flags=stalls, hits=limits, usage=usage
+            i, Outcome.EXPIRED, "budget", budget_hit.message, stalls=stalls, hits=limits, usage=usage
         )
 
     def _continue(self, i: int, gain: float) -> Decision:
@@ -534,7 +533,7 @@ class RunSession:
             action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}
         )
 
-    def _repeated_evidence(self, flags: Sequence[StallFlag], actions: Sequence[ActionFingerprint]) -> StallFlag | None:
+    def _repeated_evidence(self, found: Sequence[StopHit], actions: Sequence[ActionFingerprint]) -> StopHit | None:
         """In the call after a reflection: a finding that is the reflected evidence again (the same rule about the
         same actions), when the model, having read the reflection, asks only for those same actions again and for
         no write. Returned as the stop's finding; None when the evidence is new or the model tries something else.
@@ -543,35 +542,33 @@ class RunSession:
             return None
         if any(p[3] for p in self._pending):  # the model's response makes a write: an attempt, judged by its result
             return None
-        reflected_ids = {x for f in self._reflected for x in f.ids}
-        for f in flags:
-            if not f.stops or f.rule == "same_answer" or not any(f.rule == g.rule for g in self._reflected):
+        reflected_ids = {x for g in self._reflected for x in _about(g).ids}
+        for h in found:
+            if not h.stops or h.rule == "same_answer" or not any(h.rule == g.rule for g in self._reflected):
                 continue
-            if set(f.ids) & reflected_ids and all({a.exact_id, a.norm_id} & reflected_ids for a in actions):
-                return StallFlag(
-                    rule=f.rule,
-                    iteration=f.iteration,
-                    message=f.message + " The model, after the reflection, asked for the same again.",
-                    tool=f.tool,
-                    fingerprints=f.fingerprints,
-                    ids=f.ids,
-                    sample=f.sample,
-                    evidence={**f.evidence, "repeated_evidence": True},
+            if set(_about(h).ids) & reflected_ids and all({a.exact_id, a.norm_id} & reflected_ids for a in actions):
+                return replace(
+                    h,
+                    message=h.message + " The model, after the reflection, asked for the same again.",
+                    evidence={**h.evidence, "repeated_evidence": True},
                 )
         return None
 
-    def _signal(self, stoppers: Sequence[StallFlag]) -> dict[str, Any]:
+    def _signal(self, stoppers: Sequence[StopHit]) -> dict[str, Any]:
         """Which signal a stall stop is: ``first`` (no reflection before it in this turn) or ``second`` (after one),
         and for a second whether it is the reflected evidence repeated (the same rule about the same actions, a
         fruitless retry, or a stop on repeated evidence) or new evidence; replay reports the split."""
         if self._reflected_at is None:
             return {"kind": "first"}
-        reflected_ids = {x for f in self._reflected for x in f.ids}
+        reflected_ids = {x for g in self._reflected for x in _about(g).ids}
         same = any(
-            f.rule == "fruitless_retry"
-            or f.evidence.get("repeated_evidence")
-            or any(g.rule == f.rule and (set(f.ids) & reflected_ids or g.tool == f.tool) for g in self._reflected)
-            for f in stoppers
+            h.rule == "fruitless_retry"
+            or h.evidence.get("repeated_evidence")
+            or any(
+                g.rule == h.rule and (set(_about(h).ids) & reflected_ids or _about(g).tool == _about(h).tool)
+                for g in self._reflected
+            )
+            for h in stoppers
         )
         return {
             "kind": "second",
@@ -580,13 +577,11 @@ class RunSession:
             "same_evidence": same,
         }
 
-    def _evidence(
-        self, flags: Sequence[StallFlag], hits: Sequence[StopHit], usage: UsageState | None
-    ) -> dict[str, Any]:
+    def _evidence(self, stalls: Sequence[StopHit], hits: Sequence[StopHit], usage: UsageState | None) -> dict[str, Any]:
         if usage is None:
             usage = self._usage.state
         return {
-            "flags": [f.as_dict() for f in flags],
+            "flags": [h.as_dict() for h in stalls],
             "caps": [h.as_dict() for h in hits],
             "gains": [round(g, 4) for g in self.gains],
             "budget": self.budget,
@@ -597,7 +592,7 @@ class RunSession:
         }
 
     def _stop_decision(
-        self, i, outcome, rule, reason, *, flags, hits, usage: UsageState | None, signal: dict | None = None
+        self, i, outcome, rule, reason, *, stalls, hits, usage: UsageState | None, signal: dict | None = None
     ) -> Decision:
         if outcome in (Outcome.STALLED, Outcome.EXPIRED) and self.escalation.escalates(
             rule, outcome is Outcome.STALLED
@@ -611,9 +606,9 @@ class RunSession:
             iteration=i,
             turn=self.turn,
             budget=self.budget,
-            evidence=self._evidence(flags, hits, usage)
+            evidence=self._evidence(stalls, hits, usage)
             if signal is None
-            else {**self._evidence(flags, hits, usage), "signal": signal},
+            else {**self._evidence(stalls, hits, usage), "signal": signal},
         )
 
     def resume(self, budget: int, reason: str = "a human answered the escalation") -> Decision:
@@ -667,7 +662,7 @@ class RunSession:
             "gains": [round(g, 4) for g in self.gains],
             "budget": self.budget,
             "reflections": self.reflections,
-            "flags": [f.as_dict() for f in self.flags],
+            "flags": [h.as_dict() for h in self.stalls],
         }
         stop = None
         if self._stop is not None:

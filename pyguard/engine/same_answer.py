@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pyguard.engine.conditions import StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
-from pyguard.engine.stall_flags import StallFlag, action_flag
+from pyguard.engine.stall_report import action_hit
 from pyguard.engine.steps import ActionResult
 
 __all__ = ["SameAnswer"]
@@ -33,9 +34,9 @@ class SameAnswer:
         self.suggested = False
         """The current same-answer streak waited for a request the tool suggested."""
 
-    def match(self, iteration: int, r: ActionResult) -> tuple[bool, StallFlag | None]:
+    def match(self, iteration: int, r: ActionResult) -> tuple[bool, StopHit | None]:
         """Whether ``r`` (the first result of its request) matches an earlier answer of its tool to another request,
-        and the flag when the streak of such answers is long enough."""
+        and the hit when the streak of such answers is long enough."""
         a = r.action
         assert a is not None
         if r.template is None or (r.write and not r.is_error) or not self.config.failure_templates:
@@ -51,7 +52,7 @@ class SameAnswer:
         needed = self.config.same_answer_streak or self.config.error_storm_length
         if count < needed:
             return True, None
-        return True, action_flag(
+        return True, action_hit(
             "same_answer",
             iteration,
             r,
@@ -60,22 +61,24 @@ class SameAnswer:
             {"requests": count, "template": r.template},
         )
 
-    def follow_suggestions(self, flags: list[StallFlag], actions: Sequence[ActionFingerprint]) -> list[StallFlag]:
-        """Drop a ``same_answer`` flag, once per streak, when the model's next request takes an argument from the
+    def follow_suggestions(self, stalls: list[StopHit], actions: Sequence[ActionFingerprint]) -> list[StopHit]:
+        """Drop a ``same_answer`` hit, once per streak, when the model's next request takes an argument from the
         answer that was flagged (a suggestion the tool made: ``Similar: ['Scatman John', ...]``) that it has not
         asked for before: it is acting on what the tool said, so its result, not the answers before, will tell."""
-        same = [f for f in flags if f.rule == "same_answer"]
+        same = [h for h in stalls if h.rule == "same_answer"]
         if not same:
             self.suggested = False
-            return flags
+            return stalls
         if self.suggested:
-            return flags
-        text = (same[0].sample or "").lower()
-        asked = same[0].fingerprints
+            return stalls
+        subject = same[0].stall
+        assert subject is not None  # made by match(): about one action
+        text = (subject.sample or "").lower()
+        asked = subject.fingerprints
         for a in actions:
             for v in a.arg_values:
                 value = v.strip().lower()
                 if len(value) >= _MIN_SUGGESTION and value in text and not any(value in f.lower() for f in asked):
                     self.suggested = True
-                    return [f for f in flags if f.rule != "same_answer"]
-        return flags
+                    return [h for h in stalls if h.rule != "same_answer"]
+        return stalls

@@ -1,9 +1,11 @@
-"""Stall detection: from each iteration's action results, the iteration's gain and the stall flags.
+"""Stall detection: from each iteration's action results, the iteration's gain and the stall rules' hits.
 
 The :class:`StallDetector` receives one :class:`~pyguard.engine.steps.Step` per iteration (the results that arrived
 in that model call's request, each paired with the action that produced it, and the actions the model requested in
-its response) and returns a :class:`~pyguard.engine.stall_flags.StallReport`: the iteration's information gain and
-zero or more :class:`~pyguard.engine.stall_flags.StallFlag`, each with its evidence. Rules:
+its response) and returns a :class:`~pyguard.engine.stall_report.StallReport`: the iteration's information gain and
+zero or more ``stalled`` :class:`~pyguard.engine.conditions.StopHit`, each with its evidence and its
+:class:`~pyguard.engine.conditions.StallSubject` (the :class:`~pyguard.engine.stop_rules.Stalled` condition reports
+them). Rules:
 
 - ``repeat_no_gain``: an action repeated (exact or normalised fingerprint) whose result is unchanged (same text
   once volatile tokens and echoed arguments are masked) as the last time;
@@ -31,10 +33,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.same_answer import SameAnswer
-from pyguard.engine.stall_flags import StallFlag, StallReport, action_flag
+from pyguard.engine.stall_report import StallReport, action_hit, stall_hit
 from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.streaks import ErrorStorm, LowGainStreak
 from pyguard.engine.writes import WriteLedger
@@ -90,7 +93,7 @@ class StallDetector:
         self._errors = ErrorStorm(self.config)
         self._low_gain = LowGainStreak(self.config)
         self._same_answer = SameAnswer(self.config)
-        self._deferred = False  # the last iteration's low-gain streak flag waited for a new attempt's result
+        self._deferred = False  # the last iteration's low-gain streak hit waited for a new attempt's result
         self._progress = 0  # results so far that brought something (see _Last.progress)
         self._seen: dict[str, set[str]] = {}  # exact id -> every result key its results had
         self._waits = 0  # waits so far (see _Last.waits)
@@ -122,7 +125,7 @@ class StallDetector:
     # ---- per step ---------------------------------------------------------------------------------------------
 
     def observe(self, step: Step) -> StallReport:
-        flags: list[StallFlag] = []
+        stalls: list[StopHit] = []
         gains: list[float] = []
         self._step_writes = 0
         self._step_polls = 0
@@ -130,16 +133,16 @@ class StallDetector:
         results = step.results
         acted = False
         for r in results:
-            gain, flag = self._result(iteration, r)
+            gain, hit = self._result(iteration, r)
             gains.append(gain)
-            if flag is not None:
-                flags.append(flag)
+            if hit is not None:
+                stalls.append(hit)
             if r.action is not None:
                 acted = True
                 if r.is_error or self._errors.counting:
                     storm = self._errors.observe(iteration, r)
                     if storm is not None:
-                        flags.append(storm)
+                        stalls.append(storm)
         if gains:
             gain = max(gains)
         else:
@@ -165,21 +168,21 @@ class StallDetector:
         streak = self._low_gain.observe(iteration, gain, counts, empty, history)
         if streak is not None and not self._deferred and any(self._writes.would_be_new(w) for w in step.writes):
             # the model is making a new attempt (an edit with new content): wait one iteration for what it brings
-            # rather than stop it unexecuted; if the streak goes on after it, the flag is raised then
+            # rather than stop it unexecuted; if the streak goes on after it, the hit comes then
             streak = None
             self._deferred = True
         else:
             self._deferred = False
         if streak is not None:
-            flags.append(streak)
-        if flags or self._same_answer.suggested:
-            flags = self._same_answer.follow_suggestions(flags, step.actions)
-            for f in flags:
-                if f.stops:  # futility earns a reflection, never a stop: its actions are not fruitless retries
-                    self.fruitless.update(f.ids)
+            stalls.append(streak)
+        if stalls or self._same_answer.suggested:
+            stalls = self._same_answer.follow_suggestions(stalls, step.actions)
+            for h in stalls:
+                if h.stall is not None and h.stall.stops:  # futility earns a reflection, never a stop: its
+                    self.fruitless.update(h.stall.ids)  # actions are not fruitless retries
         return StallReport(
             gain=gain,
-            flags=tuple(flags),
+            stalls=tuple(stalls),
             result_gains=tuple(gains),
             new_writes=self._step_writes,
             polls=self._step_polls,
@@ -187,7 +190,7 @@ class StallDetector:
             acted=acted,
         )
 
-    def _result(self, iteration: int, r: ActionResult) -> tuple[float, StallFlag | None]:
+    def _result(self, iteration: int, r: ActionResult) -> tuple[float, StopHit | None]:
         a = r.action
         novelty = 0.0 if r.empty and self.config.empty_results_no_gain else r.novelty
         if a is None:
@@ -202,8 +205,8 @@ class StallDetector:
         if last is None and cfg.normalised_repeats:
             last = self._by_norm.get(a.norm_id)
             how = "trivially rewritten arguments"
-        flag = None
-        matched, template_flag = self._same_answer.match(iteration, r) if last is None else (False, None)
+        hit = None
+        matched, template_hit = self._same_answer.match(iteration, r) if last is None else (False, None)
         epoch = self._writes.epoch
         canonical = {a.canonical} if last is None else last.canonical | {a.canonical}
         # a result of the same request that changed by a negligible share (a 10 KB page whose footer's request id
@@ -219,7 +222,7 @@ class StallDetector:
         if last is None:
             gain = 0.0 if matched else novelty
             entry = _Last(r.requested_at, r.result_key, 1, 0, canonical, r.is_error, epoch)
-            flag = template_flag
+            hit = template_hit
         elif (last.result_key != r.result_key and not barely) or new_write:  # changed, or a write re-applied
             gain = max(novelty, cfg.changed_result_gain)
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, r.is_error, epoch)
@@ -231,7 +234,7 @@ class StallDetector:
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, False, epoch, attempts)
             if attempts >= cfg.max_fruitless_attempts:
                 entry.fruitless = True
-                flag = self._attempts_flag(iteration, r, attempts)
+                hit = self._attempts_hit(iteration, r, attempts)
         elif (
             same_request
             and cfg.polling_allowance
@@ -257,7 +260,7 @@ class StallDetector:
             )
             if polls > cfg.polling_allowance or entry.poll_chars > cfg.polling_allowance_chars:
                 entry.fruitless = True
-                flag = self._polling_flag(iteration, r, polls, entry.poll_chars)
+                hit = self._polling_hit(iteration, r, polls, entry.poll_chars)
             else:
                 self._step_polls += 1
         elif cfg.cycle_progress and last.progress < self._progress:
@@ -269,7 +272,7 @@ class StallDetector:
         else:
             gain = 0.0
             entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, True, epoch)
-            flag = self._repeat_flag(iteration, r, last, entry, how)
+            hit = self._repeat_hit(iteration, r, last, entry, how)
         if self._brings_something(a.exact_id, r, gain, new_write):
             self._progress += 1
         if r.wait:
@@ -279,7 +282,7 @@ class StallDetector:
         entry.waits = self._waits
         self._by_exact[a.exact_id] = entry
         self._by_norm[a.norm_id] = entry
-        return gain, flag
+        return gain, hit
 
     def _brings_something(self, exact_id: str, r: ActionResult, gain: float, new_write: bool) -> bool:
         """Whether result ``r`` moved the run's state: a write of values never written before, or a result of
@@ -291,10 +294,10 @@ class StallDetector:
             return self._writes.fresh
         return new_state and gain >= self.config.low_gain_threshold
 
-    def _attempts_flag(self, iteration: int, r: ActionResult, attempts: int) -> StallFlag:
+    def _attempts_hit(self, iteration: int, r: ActionResult, attempts: int) -> StopHit:
         a = r.action
         assert a is not None
-        return action_flag(
+        return action_hit(
             "fruitless_attempts",
             iteration,
             r,
@@ -304,10 +307,10 @@ class StallDetector:
             stops=self.config.futility_stops,
         )
 
-    def _polling_flag(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StallFlag:
+    def _polling_hit(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StopHit:
         a = r.action
         assert a is not None
-        return action_flag(
+        return action_hit(
             "polling_limit",
             iteration,
             r,
@@ -317,7 +320,7 @@ class StallDetector:
             {"polls": polls, "allowance": self.config.polling_allowance, "chars": chars},
         )
 
-    def _repeat_flag(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StallFlag:
+    def _repeat_hit(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StopHit:
         a = r.action
         assert a is not None
         between: list[tuple[int, ActionFingerprint]] = []
@@ -368,13 +371,15 @@ class StallDetector:
                 f"{a.tool} was called again with {how} ({shown}) and returned the same result as before: "
                 f"{entry.count} calls, {entry.unchanged + 1} identical results in a row."
             )
-        return StallFlag(
-            rule=rule,
-            iteration=iteration,
-            message=message,
-            tool=a.tool,
-            fingerprints=tuple(v if len(v) <= 120 else v[:117] + "..." for v in variants[:5]),
-            ids=tuple(sorted(ids)),
-            sample=r.text,
-            evidence=evidence,
+        return stall_hit(
+            rule,
+            message,
+            evidence,
+            StallSubject(
+                iteration,
+                a.tool,
+                tuple(v if len(v) <= 120 else v[:117] + "..." for v in variants[:5]),
+                tuple(sorted(ids)),
+                r.text,
+            ),
         )

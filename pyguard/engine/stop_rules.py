@@ -1,9 +1,9 @@
 """The engine's own stop rules as stop conditions: the stall rules (:class:`Stalled`), the dynamic iteration budget
 (:class:`IterationBudget`) and the per-turn hard cap (:class:`HardCap`).
 
-:class:`Stalled` reads the stall detector's findings in ``state.flags`` (:mod:`pyguard.engine.stall` measures, this
-condition decides which findings count); the policy reflects on a stall first and stops on it once the reflections
-are used up. The budget and the hard cap read ``state.budget`` and ``state.hard_cap``; both stop with rule
+:class:`Stalled` reports the stall rules' hits in ``state.stalls`` (:mod:`pyguard.engine.stall` measures and makes
+them, each a ``stalled`` hit with its :class:`~pyguard.engine.conditions.StallSubject`); the policy reflects on a
+stall first and stops on it once the reflections are used up. The budget and the hard cap read ``state.budget`` and ``state.hard_cap``; both stop with rule
 ``budget`` and outcome ``expired``, the hard cap being the budget that can grow no further.
 """
 
@@ -19,14 +19,12 @@ __all__ = ["Stalled", "IterationBudget", "HardCap"]
 class Stalled(StopCondition):
     """The stall detector found a stall (``repeat_no_gain``, ``cycle``, ``error_storm``, ``low_gain_streak``,
     ``same_answer``, ``fruitless_attempts``, ``polling_limit``, ``fruitless_retry``; which rules run and their
-    thresholds: ``[stall]``, :class:`~pyguard.engine.config.StallConfig`). One hit per finding, in the detector's
-    order; outcome ``stalled``."""
+    thresholds: ``[stall]``, :class:`~pyguard.engine.config.StallConfig`). Its hit holds the stall rules' hits,
+    in the detector's order; outcome ``stalled``."""
 
     def check(self, state: RunState) -> StopHit | None:
-        flags = state.flags
-        if not flags:
-            return None
-        return StopHit.combine([StopHit(f.rule, Outcome.STALLED, f.message, f.as_dict(), flag=f) for f in flags])
+        stalls = state.stalls
+        return StopHit.combine(stalls) if stalls else None
 
     def config(self) -> StalledConfig:
         return StalledConfig()

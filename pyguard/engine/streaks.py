@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
-from pyguard.engine.stall_flags import StallFlag, action_flag
+from pyguard.engine.stall_report import action_hit, stall_hit
 from pyguard.engine.steps import ActionResult
 
 __all__ = ["ErrorStorm", "LowGainStreak"]
@@ -29,7 +30,7 @@ class ErrorStorm:
         """Some tool's last result was an error (a success of it must end its storm)."""
         return bool(self._errors)
 
-    def observe(self, iteration: int, r: ActionResult) -> StallFlag | None:
+    def observe(self, iteration: int, r: ActionResult) -> StopHit | None:
         a = r.action
         if a is None:
             return None
@@ -42,7 +43,7 @@ class ErrorStorm:
         self._errors[a.tool] = (key, count)
         if count < self.config.error_storm_length:
             return None
-        return action_flag(
+        return action_hit(
             "error_storm",
             iteration,
             r,
@@ -81,8 +82,8 @@ class LowGainStreak:
         counts: bool,
         empty: bool,
         history: Iterable[tuple[int, ActionFingerprint]],
-    ) -> StallFlag | None:
-        """The streak after this iteration, and its flag when it is long enough. ``counts``: the iteration counts
+    ) -> StopHit | None:
+        """The streak after this iteration, and its hit when it is long enough. ``counts``: the iteration counts
         towards a streak; ``empty``: its every tool result was empty; ``history``: (iteration, action) requested."""
         if not counts:
             return None
@@ -110,17 +111,18 @@ class LowGainStreak:
                 f"threshold {cfg.low_gain_threshold:.2f})"
             )
         )
-        return StallFlag(
-            rule="low_gain_streak",
-            iteration=iteration,
-            message=f"The last {self._streak} tool results {what}.",
-            tool=tools[0] if len(tools) == 1 else None,
-            fingerprints=tuple(a.short() for a in recent[-5:]),
-            ids=(),
-            evidence={
+        return stall_hit(
+            "low_gain_streak",
+            f"The last {self._streak} tool results {what}.",
+            {
                 "streak": self._streak,
                 "streak_gains": list(self._gains[-20:]),
                 "tools": tools,
                 "empty": only_empty,
             },
+            StallSubject(
+                iteration,
+                tool=tools[0] if len(tools) == 1 else None,
+                fingerprints=tuple(a.short() for a in recent[-5:]),
+            ),
         )

@@ -162,7 +162,7 @@ def test_a_poll_whose_result_becomes_empty_is_still_credited_as_changed():
     d.observe(Step(1, actions=(fp,)))
     assert d.observe(Step(2, results=(r(2, "a", False),), actions=(fp,))).gain == pytest.approx(0.8)
     rep = d.observe(Step(3, results=(r(3, "b", True),), actions=(fp,)))
-    assert rep.gain == pytest.approx(StallConfig().changed_result_gain) and rep.flags == ()
+    assert rep.gain == pytest.approx(StallConfig().changed_result_gain) and rep.stalls == ()
 
 
 def test_the_rule_can_be_switched_off_in_the_detector():

@@ -54,8 +54,8 @@ def test_cycle_is_flagged_with_its_members():
     # A, B, A: B's result was new, so the state has not repeated yet; A, B, A, B: the round back to B brought
     # nothing new (issue 22: a stop needs the whole cycle to repeat)
     assert rules(ds)[0] == (5, "cycle")
-    cycle = [f for f in s.flags if f.rule == "cycle"]
-    assert cycle and cycle[0].iteration == 5
+    cycle = [h for h in s.stalls if h.rule == "cycle"]
+    assert cycle and cycle[0].stall is not None and cycle[0].stall.iteration == 5
     assert len(cycle[0].evidence["cycle"]) == 2
 
 
@@ -301,10 +301,10 @@ def test_detector_unit_rearm_and_fruitless():
     def r(it):
         return ActionResult(action=fp, novelty=0.0, result_key="k", requested_at=it - 1)
 
-    assert d.observe(Step(1, actions=(fp,))).flags == ()
+    assert d.observe(Step(1, actions=(fp,))).stalls == ()
     assert d.observe(Step(2, results=(r(2),), actions=(fp,))).gain == 0.0
     rep = d.observe(Step(3, results=(r(3),), actions=(fp,)))
-    assert {f.rule for f in rep.flags} == {"repeat_no_gain", "low_gain_streak"}
+    assert {f.rule for f in rep.stalls} == {"repeat_no_gain", "low_gain_streak"}
     assert d.all_fruitless([fingerprint("t", '{"a": 1.0}')])
     assert not d.all_fruitless([fingerprint("t", '{"a": 2}')])
     assert not d.all_fruitless([])

@@ -56,15 +56,15 @@ def test_detector_uses_the_shorter_streak_once_rearmed():
         return ActionResult(action=fp(k), novelty=0.0, result_key=f"r{k}", requested_at=k - 1)
 
     d.observe(Step(1, actions=(fp(1),)))
-    flags = [d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).flags for i in range(2, 5)]
+    flags = [d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).stalls for i in range(2, 5)]
     assert [len(f) for f in flags] == [0, 0, 1]  # 3 low-gain iterations before a reflection
     d.rearm()
-    flags = [d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).flags for i in range(5, 7)]
+    flags = [d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).stalls for i in range(5, 7)]
     assert [len(f) for f in flags] == [0, 1]  # 2 after it
     assert flags[1][0].rule == "low_gain_streak" and flags[1][0].evidence["streak"] == 2
     d.reset()  # a new run starts with the full streak again
     d.observe(Step(1, actions=(fp(1),)))
-    assert [len(d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).flags) for i in range(2, 5)] == [0, 0, 1]
+    assert [len(d.observe(Step(i, results=(res(i - 1),), actions=(fp(i),))).stalls) for i in range(2, 5)] == [0, 0, 1]
 
 
 @pytest.mark.parametrize("after, stop_at", [(1, 7), (2, 8), (3, 9)])
@@ -137,6 +137,6 @@ def test_a_waited_for_edit_that_brings_nothing_raises_the_flag_at_the_next_itera
     detector.observe(Step(1, actions=(reads[0],)))
     detector.observe(Step(2, results=(dull(2, reads[0]),), actions=(reads[1],)))
     waited = detector.observe(Step(3, results=(dull(3, reads[1]),), actions=(write,), writes=(write,)))
-    assert not waited.flags  # the streak is 2, but a new edit is on its way
+    assert not waited.stalls  # the streak is 2, but a new edit is on its way
     failed = detector.observe(Step(4, results=(dull(4, write),), actions=(reads[2],)))
-    assert [f.rule for f in failed.flags] == ["low_gain_streak"]  # the edit failed: the streak goes on, flagged
+    assert [f.rule for f in failed.stalls] == ["low_gain_streak"]  # the edit failed: the streak goes on, flagged

@@ -1,0 +1,46 @@
+"""What the stall detector reports of one iteration (:class:`StallReport`), and the hit of a stall rule about one
+action (:func:`action_hit`). A stall rule's finding is a ``stalled`` :class:`~pyguard.engine.conditions.StopHit`
+with its :class:`~pyguard.engine.conditions.StallSubject`: the one hit type every stop condition returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pyguard.engine.conditions import StallSubject, StopHit
+from pyguard.engine.steps import ActionResult
+from pyguard.events import Outcome
+
+__all__ = ["StallReport", "action_hit", "stall_hit"]
+
+
+def stall_hit(rule: str, message: str, evidence: dict[str, Any], subject: StallSubject) -> StopHit:
+    """A stall rule's hit: outcome ``stalled``, ``message`` one sentence for people and for the reflection."""
+    return StopHit(rule, Outcome.STALLED, message, evidence, stall=subject)
+
+
+def action_hit(
+    rule: str, iteration: int, r: ActionResult, message: str, evidence: dict[str, Any], *, stops: bool = True
+) -> StopHit:
+    """A stall rule's hit about the one action that produced result ``r`` (its tool, fingerprints and last result)."""
+    a = r.action
+    assert a is not None
+    subject = StallSubject(iteration, a.tool, (a.short(),), (a.exact_id, a.norm_id), r.text, stops)
+    return stall_hit(rule, message, evidence, subject)
+
+
+@dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much
+class StallReport:
+    gain: float
+    stalls: tuple[StopHit, ...] = ()
+    """The stall rules' hits of this iteration, in the detector's order."""
+    result_gains: tuple[float, ...] = ()
+    new_writes: int = 0
+    """Results of writes with new content in this step (attempts: progress, whatever they returned)."""
+    polls: int = 0
+    """Results of polls within their allowance in this step (a read repeated whose result changed only in
+    volatile fields)."""
+    only_polls: bool = False
+    """Every result of this step was such a poll: the iteration waited, it did not stall."""
+    acted: bool = False
+    """Some result of this step answers an action (a tool result paired with a call)."""
