@@ -7,6 +7,7 @@ The public API is what this package exports::
     start_jvm()                                   # once per process
     guard = Guard(PolicyConfig(stop=TokenCap(200_000)))  # or Guard.from_toml("pyguard.toml")
     result = guard.run("aiservices", scripted_model("logistics_incident"), "Where is order 12345?", tools="logistics")
+    # the agent's options as keywords (above) or as one object: AgentOptions(tools="logistics", run_id="r1")
     result.outcome, result.model_calls, result.total_tokens
 
 ``import pyguard`` starts no JVM and imports no jpype: events, decisions and errors are imported at once (pydantic
@@ -35,6 +36,7 @@ from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunReco
 
 if TYPE_CHECKING:
     from pyguard.agent_guard import AgentGuard, GuardedAgent
+    from pyguard.agent_options import AgentOptions
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.caps import CostCap, IdenticalActionCap, ModelCallCap, TokenCap, ToolCallCap, WallClockCap
     from pyguard.engine.conditions import FunctionCondition, RunState, StopCondition, StopHit
@@ -56,6 +58,7 @@ _LAZY: dict[str, str] = {
     "GuardedRun": "pyguard.run",
     "AgentGuard": "pyguard.agent_guard",
     "GuardedAgent": "pyguard.agent_guard",
+    "AgentOptions": "pyguard.agent_options",
     "RunResult": "pyguard.result",
     "Policy": "pyguard.engine",
     "PolicyConfig": "pyguard.engine",
@@ -114,6 +117,7 @@ __all__ = [
     "GuardedRun",
     "AgentGuard",
     "GuardedAgent",
+    "AgentOptions",
     "RunResult",
     "Policy",
     "PolicyConfig",

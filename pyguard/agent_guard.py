@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from pyguard.agent_options import AgentOptions
 from pyguard.ending import Ending, RunEnding
 from pyguard.errors import RunError
 from pyguard.result import RunResult
@@ -47,30 +48,32 @@ class AgentGuard:
     ``model``: the Java ``ChatModel`` to build the agent with (a Java ``AgentGuardedChatModel`` around yours).
     :meth:`before_tool_execution` / :meth:`after_tool_execution`: its tool hooks for an AiServices builder (they act on
     the run of the calling thread). ``results``: the last ``keep_results`` runs' results in the order they ended;
-    ``on_result`` is called with each as it ends (on the agent's thread). ``round_trips``: the agent's own cap on
-    tool-calling round trips per turn (LangChain4j's ``maxToolCallingRoundTrips``), when you tell it: with the guard's
-    ``on_stop="answer"`` that cap's end gets the wrap-up answer too instead of LangChain4j's exception. :meth:`close`
-    ends the runs still open and refuses every later model call with an error naming the fix.
+    ``on_result`` is called with each as it ends (on the agent's thread). ``options``
+    (:class:`pyguard.AgentOptions`): the runs' ``task_type``, and ``max_tool_calling_round_trips``, the agent's own cap
+    on tool-calling round trips per turn (LangChain4j's ``maxToolCallingRoundTrips``) when you tell it (None:
+    unknown): with the guard's ``on_stop="answer"`` that cap's end gets the wrap-up answer too instead of
+    LangChain4j's exception. :meth:`close` ends the runs still open and refuses every later model call with an error
+    naming the fix.
     """
 
     def __init__(
         self,
         host: RunHost,
         model: Any,
+        options: AgentOptions | None = None,
         *,
-        task_type: str | None = None,
         agent_style: str | None = None,
         on_result: ResultFn | None = None,
         keep_results: int = 1000,
-        round_trips: int | None = None,
     ) -> None:
         from pyguard.jvm.lifetime import agent_guarded_model
 
+        options = options if options is not None else AgentOptions()
         self.host = host
-        self.task_type = task_type
+        self.task_type = options.task_type
         self.agent_style = agent_style
         self.on_result = on_result
-        self.round_trips = round_trips
+        self.round_trips = options.max_tool_calling_round_trips
         self.counts_executions = False
         self.delegate = model
         self._lock = threading.Lock()

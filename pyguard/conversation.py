@@ -19,11 +19,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
 from pyguard.errors import BudgetError, HandleError
 from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
 from pyguard.events import IterationEvent, Outcome
-from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost
 
@@ -54,32 +54,31 @@ _resumed: set[str] = set()
 _resumed_lock = threading.Lock()
 
 
+STREAMING_OPTIONS = ("tools", "task_type", "run_id", "max_tool_calling_round_trips", "system_message")
+"""The agent options a kept conversation uses (pyguard's AiServices agent: no loop of its own beyond the round
+trips)."""
+
+
 def run_chat(
     guard: ConversationHost,
     model: Any,
     task: str | Sequence[str],
+    options: AgentOptions,
     *,
-    tools: Any = None,
-    task_type: str | None = None,
-    run_id: str | None = None,
-    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-    system_message: str | None = None,
     on_partial: PartialFn | None = None,
     agent: str | None = None,
 ) -> RunResult:
     """Run ``task`` on pyguard's AiServices agent around ``model`` (a ``ChatModel``, or a ``StreamingChatModel``: then
-    the agent's method returns a ``TokenStream``, and ``on_partial`` gets each text chunk). Never raises for the run
-    itself. An escalated run's result carries its :class:`EscalationHandle`; ``agent`` names the agent in it."""
+    the agent's method returns a ``TokenStream``, and ``on_partial`` gets each text chunk) with ``options`` (its
+    :data:`STREAMING_OPTIONS`). Never raises for the run itself. An escalated run's result carries its
+    :class:`EscalationHandle`; ``agent`` names the agent in it."""
     from pyguard.run import recorded_task
 
-    run = guard.start_run(task=recorded_task(task), task_type=task_type, run_id=run_id, agent_style="aiservices")
-    ref = AgentRef(
-        streaming=_streams(model),
-        name=agent,
-        system_message=system_message,
-        max_tool_calling_round_trips=max_tool_calling_round_trips,
+    run = guard.start_run(
+        task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style="aiservices"
     )
-    return _run(run, model, task, ref, tools=tools, on_partial=on_partial, memory_json=None, chain=None)
+    ref = AgentRef(streaming=_streams(model), name=agent, options=options)
+    return _run(run, model, task, ref, options, on_partial=on_partial, memory_json=None, chain=None)
 
 
 def resume_run(
@@ -136,10 +135,9 @@ def resume_run(
         _resumed.add(handle.digest)
     run = _ResumedRun(guard, handle, new_id, session, events, decisions)
     ref = handle.agent.model_copy(update={"streaming": _streams(model)})
+    options = ref.options.model_copy(update={"tools": tools})  # the handle keeps no tools: these are given again
     chain = (handle, ResumePoint(after=len(handle.events), budget=budget, message=message))
-    return _run(
-        run, model, message, ref, tools=tools, on_partial=on_partial, memory_json=handle.conversation, chain=chain
-    )
+    return _run(run, model, message, ref, options, on_partial=on_partial, memory_json=handle.conversation, chain=chain)
 
 
 def _streams(model: Any) -> bool:
@@ -153,8 +151,8 @@ def _run(
     model: Any,
     task: str | Sequence[str],
     ref: AgentRef,
+    options: AgentOptions,
     *,
-    tools: Any,
     on_partial: PartialFn | None,
     memory_json: str | None,
     chain: tuple[EscalationHandle, ResumePoint] | None,
@@ -162,17 +160,10 @@ def _run(
     from pyguard.jvm import run_built
     from pyguard.jvm.streaming import conversation_agent
 
-    run.agent_round_trips = ref.max_tool_calling_round_trips  # its end gets the wrap-up too (on_stop="answer")
+    run.agent_round_trips = options.round_trips()  # its end gets the wrap-up too (on_stop="answer")
     try:
         guarded = run.guarded_streaming_model(model) if ref.streaming else run.guarded_model(model)
-        agent = conversation_agent(
-            guarded,
-            tools=tools,
-            max_tool_calling_round_trips=ref.max_tool_calling_round_trips,
-            system_message=ref.system_message,
-            memory_json=memory_json,
-            on_partial=on_partial,
-        )
+        agent = conversation_agent(guarded, options, memory_json=memory_json, on_partial=on_partial)
     except BaseException:
         run.abandon()
         raise

@@ -21,12 +21,13 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
+from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
-from pyguard.errors import HandleError
+from pyguard.errors import HandleError, TraceFormatError
 from pyguard.events import IterationEvent, Outcome
-from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
+from pyguard.safe_reader import loads
 
 __all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint"]
 
@@ -38,8 +39,16 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+KEPT = ("system_message", "max_tool_calling_round_trips")
+"""The agent options an escalation handle keeps (:attr:`AgentRef.options`), flat in its JSON."""
+
+
 class AgentRef(_Model):
-    """Which agent the run was: what :meth:`pyguard.guard.Guard.resume` rebuilds around the model it is given."""
+    """Which agent the run was: what :meth:`pyguard.guard.Guard.resume` rebuilds around the model it is given.
+
+    Its JSON is what it was before the agent options had a type (``system_message`` and
+    ``max_tool_calling_round_trips`` beside ``style``, ``streaming`` and ``name``), so handles written by earlier
+    versions are read, and their digests still match."""
 
     style: str = "aiservices"
     """Only pyguard's AiServices agent keeps its conversation (chat memory), so only it can be resumed."""
@@ -47,8 +56,35 @@ class AgentRef(_Model):
     """True when the run streamed (a ``StreamingChatModel`` and a ``TokenStream``)."""
     name: str | None = None
     """The caller's name for the agent, if given (``agent=`` when running and resuming must agree)."""
-    system_message: str | None = None
-    max_tool_calling_round_trips: int = Field(default=LANGCHAIN4J_ROUND_TRIPS, ge=1)
+    options: AgentOptions = Field(default_factory=AgentOptions, validate_default=True)
+    """What the handle keeps of the agent's options: its system message and round trips (resolved: None becomes
+    the AiServices default). The tools are given again on resumption; the run id and task type are the handle's."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_json(cls, data: Any) -> Any:
+        """The JSON's flat ``system_message`` / ``max_tool_calling_round_trips`` into :attr:`options`."""
+        if not isinstance(data, dict) or not any(k in data for k in KEPT):
+            return data
+        if "options" in data:
+            raise ValueError(f"give options or {' and '.join(KEPT)}, not both")
+        kept = {k: data[k] for k in KEPT if k in data}
+        return {**{k: v for k, v in data.items() if k not in KEPT}, "options": kept}
+
+    @field_validator("options", mode="after")
+    @classmethod
+    def _kept(cls, options: AgentOptions) -> AgentOptions:
+        return AgentOptions(system_message=options.system_message, max_tool_calling_round_trips=options.round_trips())
+
+    @model_serializer(mode="plain")
+    def _to_json(self) -> dict[str, Any]:
+        return {
+            "style": self.style,
+            "streaming": self.streaming,
+            "name": self.name,
+            "system_message": self.options.system_message,
+            "max_tool_calling_round_trips": self.options.round_trips(),
+        }
 
 
 class ResumePoint(_Model):
@@ -96,7 +132,9 @@ class EscalationHandle(_Model):
     def from_json(cls, text: str | bytes) -> EscalationHandle:
         """Read and check a handle; :class:`HandleError` naming what is wrong otherwise."""
         try:
-            raw = json.loads(text)
+            raw = loads(text, source="the escalation handle")  # the one safe reader: depth and integer size
+        except TraceFormatError as exc:
+            raise HandleError(f"{exc}; pass the text EscalationHandle.to_json() wrote") from None
         except (ValueError, TypeError) as exc:
             raise HandleError(
                 f"the escalation handle is not JSON ({exc}); pass the text EscalationHandle.to_json() wrote"
@@ -121,14 +159,16 @@ class EscalationHandle(_Model):
                 f"the escalation handle is malformed at {where or '<root>'!r}: {first.get('msg')}; "
                 "pass the text EscalationHandle.to_json() wrote, unchanged"
             ) from None
+        if raw.get("digest") == _digest({k: v for k, v in raw.items() if k != "digest"}):
+            # the JSON is as it was written; a pyguard since then may read more fields into it (their defaults), so
+            # the digest of what it read differs: seal that (an edited handle still fails the check below)
+            handle = handle.sealed()
         return handle.check()
 
     # -- integrity --------------------------------------------------------------------------------------------------
 
     def compute_digest(self) -> str:
-        body = self.model_dump(mode="json", exclude={"digest"})
-        text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        return _digest(self.model_dump(mode="json", exclude={"digest"}))
 
     def sealed(self) -> EscalationHandle:
         """This handle with its digest set."""
@@ -181,6 +221,12 @@ class EscalationHandle(_Model):
             "tool_calls": [f"{c.name}({c.arguments})" for e in self.events for c in e.tool_calls],
             "resume_budget": self.resume_budget,
         }
+
+
+def _digest(body: dict[str, Any]) -> str:
+    """blake2b of a handle's JSON body (everything but its digest), keys sorted."""
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def resumed_run_id(origin: str, n: int) -> str:

@@ -27,12 +27,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
+from pyguard.agent_options import OPTIONS, AgentKeywords, AgentOptions, agent_options
 from pyguard.ending import end_from_events, finish_arguments
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord, RunStart
-from pyguard.limits import JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, fail_safe_cap, loop_iterations
+from pyguard.limits import JAVA_INT_MAX, fail_safe_cap
 from pyguard.result import RunResult
 from pyguard.run import ActiveRuns, GuardedRun, OnStop, Verifier, new_run_id, recorded_task
 
@@ -153,55 +154,46 @@ class Guard:
         self,
         model: Any,
         *,
-        task_type: str | None = None,
+        options: AgentOptions | None = None,
         agent_style: str | None = None,
         on_result: Callable[[RunResult], None] | None = None,
-        round_trips: int | None = None,
+        **keywords: Unpack[AgentKeywords],
     ) -> AgentGuard:
         """Attach this guard to an agent for its lifetime: build your agent once around the returned
         :class:`pyguard.agent_guard.AgentGuard`'s ``.model`` (and its :meth:`~pyguard.agent_guard.AgentGuard.
         before_tool_execution` hook); every user turn (every ``chat()`` call, on any thread) is then a guarded run of
         its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends).
-        ``round_trips``: your agent's ``maxToolCallingRoundTrips``, so that its end gets the wrap-up answer too."""
+        ``options`` (:class:`pyguard.AgentOptions`) or keywords: ``task_type``, and ``max_tool_calling_round_trips``,
+        your agent's ``maxToolCallingRoundTrips``, so that its end gets the wrap-up answer too (``round_trips`` is
+        its deprecated name)."""
         from pyguard.agent_guard import AgentGuard
 
-        return AgentGuard(
-            self, model, task_type=task_type, agent_style=agent_style, on_result=on_result, round_trips=round_trips
-        )
+        options = agent_options("Guard.attach", options, keywords, uses=ATTACH_OPTIONS)
+        return AgentGuard(self, model, options, agent_style=agent_style, on_result=on_result)
 
     def agent(
         self,
         style: str,
         model: Any,
         *,
-        tools: Any = None,
-        task_type: str | None = None,
-        max_loop_iterations: int | None = None,
-        max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-        exit_when_answer_contains: str | None = None,
-        system_message: str | None = None,
+        options: AgentOptions | None = None,
         on_result: Callable[[RunResult], None] | None = None,
+        **keywords: Unpack[AgentKeywords],
     ) -> GuardedAgent:
         """One of pyguard's agent styles ('aiservices', 'agentic', 'executor') around ``model``, built once and
         guarded for its lifetime: each ``.chat(task)`` (from any thread) is a guarded run and returns its
-        :class:`RunResult`. The aiservices agent keeps no conversation between calls (a fresh chat memory per run)."""
-        from pyguard.agent_guard import GuardedAgent
+        :class:`RunResult`. ``options`` (:class:`pyguard.AgentOptions`) or keywords, as for :meth:`run` but no
+        ``run_id`` (each run gets its own). The aiservices agent keeps no conversation between calls (a fresh chat
+        memory per run)."""
+        from pyguard.agent_guard import AgentGuard, GuardedAgent
         from pyguard.jvm import build_agent
 
-        round_trips = max_tool_calling_round_trips if str(style) == "aiservices" else None
-        agent_guard = self.attach(
-            model, task_type=task_type, agent_style=str(style), on_result=on_result, round_trips=round_trips
-        )
-        java_agent = build_agent(
-            style,
-            agent_guard.model,
-            tools=tools,
-            max_loop_iterations=loop_iterations(max_loop_iterations, None, "Guard.agent"),
-            max_tool_calling_round_trips=max_tool_calling_round_trips,
-            exit_when_answer_contains=exit_when_answer_contains,
-            system_message=system_message,
-            per_run_memory=True,
-        )
+        options = agent_options("Guard.agent", options, keywords, uses=AGENT_OPTIONS)
+        # the wrap-up at the agent's own cap: pyguard knows it for its AiServices agent
+        round_trips = options.round_trips() if str(style) == "aiservices" else None
+        lifetime = options.model_copy(update={"max_tool_calling_round_trips": round_trips})
+        agent_guard = AgentGuard(self, model, lifetime, agent_style=str(style), on_result=on_result)
+        java_agent = build_agent(style, agent_guard.model, options=options, per_run_memory=True)
         return GuardedAgent(agent_guard, java_agent, str(style))
 
     def run(
@@ -210,46 +202,29 @@ class Guard:
         model: Any,
         task: str | Sequence[str],
         *,
-        tools: Any = None,
-        task_type: str | None = None,
-        run_id: str | None = None,
-        max_loop_iterations: int | None = None,
-        max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-        exit_when_answer_contains: str | None = None,
-        system_message: str | None = None,
-        max_iterations: int | None = None,
+        options: AgentOptions | None = None,
+        **keywords: Unpack[AgentKeywords],
     ) -> RunResult:
         """Run ``task`` on a pyguard-built agent of ``style`` ('aiservices', 'agentic', 'executor') around ``model``
-        (any Java LangChain4j ChatModel) with ``tools`` (see :func:`pyguard.jvm.tool_set`). Never raises for the run
-        itself: its outcome says how it ended. A list of user messages is a conversation in one run (aiservices).
-        ``max_loop_iterations`` and ``max_tool_calling_round_trips`` are the agent's own loop caps
-        (:mod:`pyguard.limits`; ``max_iterations`` is the deprecated name of the first)."""
+        (any Java LangChain4j ChatModel). Never raises for the run itself: its outcome says how it ended. A list of
+        user messages is a conversation in one run (aiservices).
+
+        ``options`` (:class:`pyguard.AgentOptions`) or the same as keywords (a keyword wins over the object's field):
+        ``tools`` (see :func:`pyguard.jvm.tool_set`), ``task_type``, ``run_id``, the agent's own loop caps
+        ``max_loop_iterations`` and ``max_tool_calling_round_trips`` (:mod:`pyguard.limits`; ``max_iterations`` is
+        the deprecated name of the first), ``exit_when_answer_contains``, ``system_message``."""
+        from pyguard.conversation import run_chat
         from pyguard.jvm import build_agent, run_built
 
-        loop_cap = loop_iterations(max_loop_iterations, max_iterations, "Guard.run")
-
+        options = agent_options("Guard.run", options, keywords)
         if str(style) == "aiservices":  # pyguard's AiServices agent keeps its conversation: escalations can resume
-            return self.run_streaming(
-                model,
-                task,
-                tools=tools,
-                task_type=task_type,
-                run_id=run_id,
-                max_tool_calling_round_trips=max_tool_calling_round_trips,
-                system_message=system_message,
-            )
-        run = self.start_run(task=recorded_task(task), task_type=task_type, run_id=run_id, agent_style=str(style))
+            return run_chat(self, model, task, options)
+        run = self.start_run(
+            task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style=str(style)
+        )
         guarded = run.guarded_model(model)
         try:
-            agent = build_agent(
-                style,
-                guarded,
-                tools=tools,
-                max_loop_iterations=loop_cap,
-                max_tool_calling_round_trips=max_tool_calling_round_trips,
-                exit_when_answer_contains=exit_when_answer_contains,
-                system_message=system_message,
-            )
+            agent = build_agent(style, guarded, options=options)
         except BaseException:
             run.abandon()
             raise
@@ -261,33 +236,22 @@ class Guard:
         model: Any,
         task: str | Sequence[str],
         *,
-        tools: Any = None,
-        task_type: str | None = None,
-        run_id: str | None = None,
-        max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-        system_message: str | None = None,
+        options: AgentOptions | None = None,
         on_partial: Callable[[str], None] | None = None,
         agent: str | None = None,
+        **keywords: Unpack[AgentKeywords],
     ) -> RunResult:
         """Run ``task`` on pyguard's AiServices agent around a LangChain4j ``StreamingChatModel`` (the agent's method
         returns a ``TokenStream``; ``on_partial`` gets each text chunk as it streams) or a ``ChatModel``; guarded as
-        :meth:`run` is: one event per completed model call, decisions applied before the next. An escalated run's
-        result carries a resumable :class:`pyguard.escalation.EscalationHandle` (``agent`` names the agent in it).
-        See :mod:`pyguard.conversation`."""
-        from pyguard.conversation import run_chat
+        :meth:`run` is: one event per completed model call, decisions applied before the next. ``options``
+        (:class:`pyguard.AgentOptions`) or keywords: ``tools``, ``task_type``, ``run_id``,
+        ``max_tool_calling_round_trips``, ``system_message``. An escalated run's result carries a resumable
+        :class:`pyguard.escalation.EscalationHandle` (``agent`` names the agent in it). See
+        :mod:`pyguard.conversation`."""
+        from pyguard.conversation import STREAMING_OPTIONS, run_chat
 
-        return run_chat(
-            self,
-            model,
-            task,
-            tools=tools,
-            task_type=task_type,
-            run_id=run_id,
-            max_tool_calling_round_trips=max_tool_calling_round_trips,
-            system_message=system_message,
-            on_partial=on_partial,
-            agent=agent,
-        )
+        options = agent_options("Guard.run_streaming", options, keywords, uses=STREAMING_OPTIONS)
+        return run_chat(self, model, task, options, on_partial=on_partial, agent=agent)
 
     def resume(
         self,
@@ -295,17 +259,20 @@ class Guard:
         message: str,
         model: Any,
         *,
-        tools: Any = None,
+        options: AgentOptions | None = None,
         on_partial: Callable[[str], None] | None = None,
         agent: str | None = None,
+        **keywords: Unpack[AgentKeywords],
     ) -> RunResult:
         """Resume an escalated run from its :class:`pyguard.escalation.EscalationHandle` (or its JSON): ``message``,
-        the human's answer, is the next user turn of the same agent rebuilt around ``model`` and ``tools``, with the
-        ``resume_budget`` of this guard's policy. Raises :class:`pyguard.errors.HandleError` for a bad or stale
-        handle. See :func:`pyguard.conversation.resume_run`."""
+        the human's answer, is the next user turn of the same agent rebuilt around ``model`` and ``tools`` (an agent
+        option, as a keyword or in ``options``; the handle keeps the rest), with the ``resume_budget`` of this guard's
+        policy. Raises :class:`pyguard.errors.HandleError` for a bad or stale handle. See
+        :func:`pyguard.conversation.resume_run`."""
         from pyguard.conversation import resume_run
 
-        return resume_run(self, handle, message, model, tools=tools, on_partial=on_partial, agent=agent)
+        options = agent_options("Guard.resume", options, keywords, uses=("tools",))
+        return resume_run(self, handle, message, model, tools=options.tools, on_partial=on_partial, agent=agent)
 
     # -- cancelling ------------------------------------------------------------------------------------------------
 
@@ -377,37 +344,32 @@ def run_unguarded(
     model: Any,
     task: str | Sequence[str],
     *,
-    tools: Any = None,
-    task_type: str | None = None,
-    run_id: str | None = None,
-    max_loop_iterations: int | None = None,
-    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-    max_iterations: int | None = None,
+    options: AgentOptions | None = None,
+    **keywords: Unpack[AgentKeywords],
 ) -> RunResult:
-    """The same agent with its own loop caps only (pyguard observes, never acts): the baseline.
+    """The same agent with its own loop caps only (pyguard observes, never acts): the baseline. ``options``
+    (:class:`pyguard.AgentOptions`) or keywords, as for :meth:`Guard.run`.
 
     Its outcome is honest too: an answer is ``succeeded``, the agent's own cap is ``expired``, an error ``failed``."""
     from pyguard.jvm import run_agent
     from pyguard.jvm.ending import ending_of_result
 
-    run_id = run_id or new_run_id()
+    options = agent_options("run_unguarded", options, keywords)
+    run_id = options.run_id or new_run_id()
+    options = options.model_copy(update={"run_id": run_id})
     events: list[IterationEvent] = []
-    res = run_agent(
-        style,
-        model,
-        task,
-        callback=events.append,
-        run_id=run_id,
-        task_type=task_type,
-        tools=tools,
-        guard=False,
-        max_loop_iterations=loop_iterations(max_loop_iterations, max_iterations, "run_unguarded"),
-        max_tool_calling_round_trips=max_tool_calling_round_trips,
-    )
+    res = run_agent(style, model, task, callback=events.append, guard=False, options=options)
     ending = ending_of_result(res)
     end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
-    start = RunStart(run_id=run_id, task_type=task_type, task=recorded_task(task), agent_style=str(style))
+    start = RunStart(run_id=run_id, task_type=options.task_type, task=recorded_task(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
+
+
+ATTACH_OPTIONS = ("task_type", "max_tool_calling_round_trips")
+"""The agent options :meth:`Guard.attach` uses (your agent is built by you: its tools and loop are yours)."""
+
+AGENT_OPTIONS = tuple(name for name in OPTIONS if name != "run_id")
+"""The agent options :meth:`Guard.agent` uses: all but the run id (each ``chat()`` is a run with an id of its own)."""
 
 
 def with_mode(config: PolicyConfig, mode: Mode) -> PolicyConfig:

@@ -16,18 +16,19 @@ From the one that normally acts to the last resort (docs/architecture.md, "Which
    (:func:`pyguard.jvm.guard_model` / :func:`pyguard.jvm.run_agent` with ``max_model_calls=None``, or Java's
    ``GuardConfig.of``) gets Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS``, whose only home is Java.
 5. **The agent's own loop cap**, which pyguard does not own: ``max_tool_calling_round_trips`` (LangChain4j AiServices,
-   per ``chat()`` call; LangChain4j's default :data:`LANGCHAIN4J_ROUND_TRIPS`) and ``max_loop_iterations`` (the
-   agentic loop's iterations, each a sub-agent call of up to ``max_tool_calling_round_trips`` model calls; the explicit
-   executor's model calls; default :data:`DEFAULT_LOOP_ITERATIONS`). Outcome ``expired`` ("the agent's own cap").
+   per ``chat()`` call; LangChain4j's default :data:`LANGCHAIN4J_ROUND_TRIPS`, a nested system's sub-agents'
+   :data:`NESTED_ROUND_TRIPS`) and ``max_loop_iterations`` (the agentic loop's iterations, each a sub-agent call of up
+   to ``max_tool_calling_round_trips`` model calls; the explicit executor's model calls; default
+   :data:`DEFAULT_LOOP_ITERATIONS`). Outcome ``expired`` ("the agent's own cap"). Both are agent options
+   (:class:`pyguard.agent_options.AgentOptions`).
 
 So ``max_iterations`` means one thing in pyguard: the marker's cap on model calls per run. The agent loop's cap is
-``max_loop_iterations`` (``Guard.run``, :func:`pyguard.guard.run_unguarded`, :func:`pyguard.jvm.build_agent`,
-:func:`pyguard.jvm.run_agent`; the old keyword ``max_iterations`` there still works, with a DeprecationWarning).
+``max_loop_iterations``; the old keyword ``max_iterations`` still works where agent options are taken, with a
+DeprecationWarning (:func:`pyguard.agent_options.agent_options`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -45,7 +46,14 @@ class PolicyLimits(Protocol):
     def budget_for(self, task_type: str | None) -> Any: ...
 
 
-__all__ = ["FAIL_SAFE_MARGIN", "LANGCHAIN4J_ROUND_TRIPS", "JAVA_INT_MAX", "fail_safe_cap", "loop_iterations"]
+__all__ = [
+    "DEFAULT_LOOP_ITERATIONS",
+    "FAIL_SAFE_MARGIN",
+    "JAVA_INT_MAX",
+    "LANGCHAIN4J_ROUND_TRIPS",
+    "NESTED_ROUND_TRIPS",
+    "fail_safe_cap",
+]
 
 FAIL_SAFE_MARGIN = 5
 """Model calls the Java fail-safe allows beyond the most the policy allows in a turn (:func:`guard_ceiling`).
@@ -62,6 +70,17 @@ DEFAULT_LOOP_ITERATIONS = 10
 
 LANGCHAIN4J_ROUND_TRIPS = 100
 """LangChain4j's own default of ``maxToolCallingRoundTrips`` (AiServices), the default pyguard's builder keeps."""
+
+NESTED_ROUND_TRIPS = 20
+"""The default ``maxToolCallingRoundTrips`` of each sub-agent in pyguard's multi-agent systems
+(:func:`pyguard.nested.run_nested`, :func:`pyguard.nested.run_nested_unguarded`), per invocation.
+
+Why lower than :data:`LANGCHAIN4J_ROUND_TRIPS`: a sub-agent is invoked for one narrow request and its parent
+re-plans between invocations, so one invocation needs a short loop, and a sub-agent stuck in one is cut off by
+LangChain4j after 20 model calls instead of 100 (the unguarded baseline included). pyguard's systems have used 20
+since run trees came (f4563d9); making it 100 would change what a stuck sub-agent costs. The nested suite's figures
+do not depend on it: its scripted sub-agents take at most 7 round trips per invocation (``nested_tracker_stuck``: six
+tool calls, then an answer)."""
 
 JAVA_INT_MAX = 2**31 - 1
 """The largest cap Java takes (an ``int``)."""
@@ -80,21 +99,3 @@ def fail_safe_cap(config: PolicyLimits) -> int:
     """The Java fail-safe's default for a guard with this policy: :func:`guard_ceiling` + :data:`FAIL_SAFE_MARGIN`,
     at most :data:`JAVA_INT_MAX`."""
     return min(guard_ceiling(config) + FAIL_SAFE_MARGIN, JAVA_INT_MAX)
-
-
-def loop_iterations(max_loop_iterations: int | None, max_iterations: int | None, where: str) -> int:
-    """The agent loop's cap from the new keyword or the deprecated one (``max_iterations``, which now means the
-    pytest marker's cap on model calls only); the default when neither is given."""
-    if max_iterations is not None:
-        if max_loop_iterations is not None:
-            from pyguard.errors import ConfigError
-
-            raise ConfigError(f"{where}: give max_loop_iterations only (max_iterations is its old name)")
-        warnings.warn(
-            f"{where}(max_iterations=...) is now max_loop_iterations=... (the agent loop's own cap); max_iterations"
-            " means the pytest marker's cap on model calls per run",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        return max_iterations
-    return DEFAULT_LOOP_ITERATIONS if max_loop_iterations is None else max_loop_iterations

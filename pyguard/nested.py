@@ -41,8 +41,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
+from pyguard.agent_options import AgentOptions, agent_options
 from pyguard.ending import TokenTotals, token_totals
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError, RunError
@@ -348,6 +349,20 @@ def _raise(error: Any) -> Any:
     raise error
 
 
+class SubAgentKeywords(TypedDict, total=False):
+    """The agent options a system's sub-agents use (:class:`pyguard.AgentOptions`' fields; each :class:`SubAgent` has
+    its own model and tools): :func:`run_nested_unguarded`'s keywords."""
+
+    max_tool_calling_round_trips: int | None
+
+
+class TreeKeywords(SubAgentKeywords, total=False):
+    """:func:`run_nested`'s agent-option keywords: the sub-agents' and the root run's task type and id."""
+
+    task_type: str | None
+    run_id: str | None
+
+
 def start_tree(
     guard: Guard,
     *,
@@ -384,23 +399,25 @@ def run_nested(
     planner: Any = None,
     limits: TreeLimits | None = None,
     child_limits: TreeLimits | None = None,
-    task_type: str | None = None,
-    run_id: str | None = None,
     max_agents_invocations: int = 10,
     max_iterations: int = 5,
     exit_when_contains: str = "DONE",
-    max_tool_calling_round_trips: int = 20,
+    options: AgentOptions | None = None,
+    **keywords: Unpack[TreeKeywords],
 ) -> RunResult:
     """Run one of pyguard's multi-agent systems (``NestedAgents``: a ``supervisor`` with ``planner`` over ``agents``,
-    a ``sequence`` or a ``loop`` of them) guarded as a run tree; returns the root's result with its children."""
+    a ``sequence`` or a ``loop`` of them) guarded as a run tree; returns the root's result with its children.
+    ``options`` (:class:`pyguard.AgentOptions`) or keywords: the root's ``task_type`` and ``run_id``, and the
+    sub-agents' ``max_tool_calling_round_trips`` (default :data:`pyguard.limits.NESTED_ROUND_TRIPS`)."""
     from pyguard.jvm.nested import build_system
 
+    options = agent_options("run_nested", options, keywords, uses=tuple(TreeKeywords.__optional_keys__))
     run = start_tree(
         guard,
         kind="supervisor" if kind == "supervisor" else "workflow",
         task=task,
-        task_type=task_type,
-        run_id=run_id,
+        task_type=options.task_type,
+        run_id=options.run_id,
         limits=limits,
         child_limits=child_limits,
     )
@@ -413,7 +430,7 @@ def run_nested(
             max_agents_invocations=max_agents_invocations,
             max_iterations=max_iterations,
             exit_when_contains=exit_when_contains,
-            max_tool_calling_round_trips=max_tool_calling_round_trips,
+            options=options,
         )
     except BaseException:
         run.abandon()
@@ -455,11 +472,15 @@ def run_nested_unguarded(
     max_agents_invocations: int = 10,
     max_iterations: int = 5,
     exit_when_contains: str = "DONE",
-    max_tool_calling_round_trips: int = 20,
+    options: AgentOptions | None = None,
+    **keywords: Unpack[SubAgentKeywords],
 ) -> UnguardedTree:
-    """The baseline: the same system on the same models, observed (every model call counted), never acted on."""
+    """The baseline: the same system on the same models, observed (every model call counted), never acted on.
+    ``options`` or keywords: the sub-agents' ``max_tool_calling_round_trips``, as for :func:`run_nested`."""
     from pyguard.jvm import guard_model
     from pyguard.jvm.nested import build_system
+
+    options = agent_options("run_nested_unguarded", options, keywords, uses=tuple(SubAgentKeywords.__optional_keys__))
 
     events: list[IterationEvent] = []
     lock = threading.Lock()
@@ -484,7 +505,7 @@ def run_nested_unguarded(
         max_agents_invocations=max_agents_invocations,
         max_iterations=max_iterations,
         exit_when_contains=exit_when_contains,
-        max_tool_calling_round_trips=max_tool_calling_round_trips,
+        options=options,
     )
     try:
         answer = system.run(task)

@@ -21,7 +21,7 @@ import os
 import select
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -42,14 +42,22 @@ TOO_LARGE = "record that cannot be read (too large, too deep, a huge number)"
 _CHUNK = 1 << 20
 
 
-def loads(data: str | bytes, *, source: str, line: int | None = None, allow_nan: bool = True) -> Any:
+def loads(
+    data: str | bytes,
+    *,
+    source: str,
+    line: int | None = None,
+    allow_nan: bool = True,
+    parse_float: Callable[[str], Any] | None = None,
+) -> Any:
     """``json.loads`` whose hostile cases (nesting too deep, an integer too long, NaN or infinity when
     ``allow_nan`` is False, bytes that are not UTF-8) raise :class:`TraceFormatError` naming ``source`` and
-    ``line``; invalid JSON stays a :class:`json.JSONDecodeError` for the caller."""
+    ``line``; invalid JSON stays a :class:`json.JSONDecodeError` for the caller. ``parse_float``: as for
+    ``json.loads`` (``decimal.Decimal`` keeps a number's digits as written)."""
     try:
-        if allow_nan:
+        if allow_nan and parse_float is None:
             return json.loads(data)
-        return json.loads(data, parse_constant=_refuse_constant)
+        return json.loads(data, parse_float=parse_float, parse_constant=None if allow_nan else _refuse_constant)
     except RecursionError:
         raise TraceFormatError(
             f"the JSON is nested deeper than pyguard reads (Python's recursion limit, {sys.getrecursionlimit()}"

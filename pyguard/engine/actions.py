@@ -13,9 +13,10 @@ tool names mislead it sets the two lists in the policy file.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
+
+from pyguard.engine.tool_json import NOT_JSON, tool_json
 
 __all__ = ["classify_action", "name_words"]
 
@@ -174,9 +175,8 @@ def _command_text(arguments: str) -> str | None:
     if not text:
         return None
     if text[0] == "{":
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):
+        obj = tool_json(text)
+        if obj is NOT_JSON:
             return text
         if isinstance(obj, dict):
             for key in _COMMAND_KEYS:
@@ -206,12 +206,7 @@ def classify_action(
     if tool in read_tools:
         return "read"
     named_write, shell = _name_kind(tool)
-    obj = None
-    if arguments.lstrip().startswith("{"):
-        try:
-            obj = json.loads(arguments)
-        except (ValueError, RecursionError):
-            obj = None
+    obj = tool_json(arguments) if arguments.lstrip().startswith("{") else None
     if named_write and isinstance(obj, dict):
         # an editor with sub-commands (SWE-agent's str_replace_editor: view, create, str_replace, insert, undo_edit)
         sub = next((obj[k] for k in ("command", "action", "operation") if isinstance(obj.get(k), str)), None)

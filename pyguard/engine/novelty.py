@@ -39,7 +39,8 @@ _VOLATILE = re.compile(
     #   long hex ids     (?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}
     #   durations        \d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|secs?|seconds?|milliseconds?)
     #   epoch s / ms     1[5-9]\d{8}(?:\d{3})?
-    # each preceded by (?<![0-9a-z]) and followed by (?![0-9a-z]): see _VOLATILE_REFERENCE. Here the first
+    # each preceded by (?<![0-9a-z]) and followed by (?![0-9a-z]) (the readable form the tests hold it to:
+    # tests/unit/engine/masking_reference.py). Here the first
     # character is taken out of the alternatives (each checks it with a lookbehind) so that the pattern starts
     # with a character class and the regex engine skips every other character without trying a match there;
     # the alternatives, their order and their backtracking are those of the reference.
@@ -66,17 +67,6 @@ def _no_hex_run(raw: bytes) -> bool:
     return _HEX_RUN not in raw.translate(_HEX_TO_X)
 
 
-_VOLATILE_REFERENCE = re.compile(
-    r"(?<![0-9a-z])(?:"
-    r"\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?"  # ISO date-times
-    r"|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"  # clock times
-    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"  # UUIDs
-    r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}"  # long hex ids
-    r"|\d+(?:\.\d+)?\s?(?:ms|us|\u00b5s|ns|s|secs?|seconds?|milliseconds?)"  # durations
-    r"|1[5-9]\d{8}(?:\d{3})?"  # epoch seconds / milliseconds
-    r")(?![0-9a-z])"
-)
-"""The readable form of :data:`_VOLATILE` (same matches; slower): the specification the tests compare with."""
 _DIGITS = tuple(bytes([b]) for b in b"0123456789")
 _OTHER_WHITESPACE = tuple(bytes([b]) for b in range(0x80) if chr(b).isspace() and b != 0x20)
 
@@ -90,10 +80,11 @@ def _class_of(b: int) -> int:
 
 
 _CLASSES = bytes(_class_of(b) for b in range(256))
-_SCAN_CHARS = 4096
-"""Two ways to look for ASCII digits or whitespace: a text of ``_SCAN_CHARS`` bytes or more is searched byte value by
-byte value (``in`` on bytes runs at memory speed); a shorter one is translated once (:data:`_CLASSES`) and compared
-with itself, which costs fewer Python steps."""
+SCAN_CHARS = 4096
+"""Where :func:`prepare_text` changes method: to look for ASCII digits or whitespace, a text of ``SCAN_CHARS`` bytes or
+more is searched byte value by byte value (``in`` on bytes runs at memory speed) and its echoed values go to their
+regex directly; a shorter one is translated once (:data:`_CLASSES`) and compared with itself, which costs fewer
+Python steps. Public so that tests can hold both methods to one reference on either side of it."""
 _WHITESPACE_TO_SPACE = bytes(0x20 if chr(b).isspace() and b < 0x80 else b for b in range(256))
 _NOT_ALNUM = bytes(b for b in range(256) if not (0x30 <= b <= 0x39 or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A))
 """Translation tables for ASCII bytes: whitespace to a space; all but letters and digits (deleted)."""
@@ -122,7 +113,7 @@ def _has_volatile_chars(raw: bytes) -> bool:
 
 def _double_space(raw: bytes) -> bool:
     """Two spaces in a row (``b"  " in raw``, which is slow on a long text full of single spaces: numpy there)."""
-    if len(raw) < _SCAN_CHARS:
+    if len(raw) < SCAN_CHARS:
         return b"  " in raw
     space = np.frombuffer(raw, dtype=np.uint8) == 0x20
     return bool((space[1:] & space[:-1]).any())
@@ -147,7 +138,7 @@ def _single_spaces(raw: bytes) -> bytes:
 
 
 def _collapse_short(raw: bytes) -> tuple[bytes, bool]:
-    """:func:`_collapse_ascii` and :func:`_has_volatile_chars` of a short ASCII text (below ``_SCAN_CHARS``) with
+    """:func:`_collapse_ascii` and :func:`_has_volatile_chars` of a short ASCII text (below ``SCAN_CHARS``) with
     one translation, marking the whitespace that is not a space as 1 and digits and dashes as 2 (what was 1 or 2 as
     3): when the text is its own translation, neither is there; else a byte search says which is."""
     classes = raw.translate(_CLASSES)
@@ -200,7 +191,7 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
     volatile_free = False
     if low.isascii():
         encoded = low.encode("ascii")
-        if len(encoded) < _SCAN_CHARS:
+        if len(encoded) < SCAN_CHARS:
             raw, volatile = _collapse_short(encoded)
         else:
             raw = _collapse_ascii(encoded)
@@ -218,7 +209,7 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
         fuzzy = _PATTERNS.get(value, _ECHO)
         if fuzzy is None:
             continue
-        if isinstance(fuzzy, str) or len(out) >= _SCAN_CHARS:  # not compiled yet, or a long text to scan
+        if isinstance(fuzzy, str) or len(out) >= SCAN_CHARS:  # not compiled yet, or a long text to scan
             norm = _echo_norm(value)
             if norm is None:
                 continue
@@ -230,7 +221,7 @@ def prepare_text(text: str, echo: tuple[str, ...] = (), mask: bool = True) -> st
                     encoded_out = out.encode("utf-8", "surrogatepass")
                 if any(c not in encoded_out for c in set(norm.encode("ascii"))):
                     continue
-                if len(encoded_out) < _SCAN_CHARS:
+                if len(encoded_out) < SCAN_CHARS:
                     if letters is None:
                         letters = encoded_out.translate(None, _NOT_ALNUM)
                     if norm.encode("ascii") not in letters:
@@ -264,8 +255,8 @@ _VOLATILE_FIELD = re.compile(
 The name is up to 40 characters of ``[a-z0-9_]`` then one of the volatile endings, or one of ``time``, ``ts``,
 ``date``. The lookahead first checks that a name (at most 50 such characters) and a colon follow the quote, so that
 the endings are tried at names only, never inside a string value; it matches exactly what the readable form
-(``"[a-z0-9_]{0,40}?(?:_at|_ms|...)"|"(?:time|ts|date)"``, kept in the tests) matches: the name is always the text
-up to the next quote, whichever ending matched."""
+(``"[a-z0-9_]{0,40}?(?:_at|_ms|...)"|"(?:time|ts|date)"``, kept in tests/unit/engine/masking_reference.py)
+matches: the name is always the text up to the next quote, whichever ending matched."""
 
 
 def _mask_field(m: re.Match[str]) -> str:
@@ -322,11 +313,6 @@ class ShingleNovelty:
         self._keys = np.empty(1 << (self._START_BITS - 4), dtype=np.uint64)
         self._count = 0
         self.rotations = 0
-
-    @property
-    def remembered(self) -> int:
-        """Distinct shingles in the current generation (approximately)."""
-        return self._count
 
     def _grow_or_rotate(self) -> None:
         """The current generation holds more keys than it has room for: double it (from the remembered keys)

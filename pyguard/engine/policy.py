@@ -317,9 +317,6 @@ class RunSession:
         novelty = max(novelty, min(1.0, novelty * len(prepared) / ncfg.absolute_chars))
         return novelty, prepared
 
-    def _is_write(self, call: ToolCall) -> bool:
-        return classify_action(call.name, call.arguments, self._write_tools, self._read_tools) == "write"
-
     def _results(self, event: IterationEvent) -> tuple[ActionResult, ...]:
         results = []
         templates = self.stall_config.failure_templates

@@ -6,11 +6,11 @@ arguments marked), so they are pure functions of one string.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from pyguard.engine.fingerprint import short_digest
+from pyguard.engine.tool_json import NOT_JSON, tool_json
 
 __all__ = ["error_kind", "is_empty_result"]
 
@@ -68,10 +68,8 @@ def is_empty_result(prepared: str) -> bool:
     if not text.strip("\u2405 "):
         return True  # blank, or only the action's own arguments echoed back
     if text[0] in "[{" or text == "null":
-        try:
-            return _void(json.loads(text))
-        except ValueError:
-            return False
+        value = tool_json(text)
+        return value is not NOT_JSON and _void(value)
     words = " ".join(_PUNCTUATION.sub(" ", text.replace("\u2400", " ").replace("\u2405", " ")).split())
     return bool(words) and _NO_DATA.fullmatch(words) is not None
 

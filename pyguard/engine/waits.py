@@ -8,11 +8,11 @@ waits but whose name does not is named in ``[tools] wait_tools``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection
 
 from pyguard.engine.actions import name_words
+from pyguard.engine.tool_json import tool_json
 
 __all__ = ["is_wait", "is_pending_result"]
 
@@ -45,11 +45,8 @@ def is_wait(tool: str, arguments: str, wait_tools: Collection[str] = ()) -> bool
     text = arguments.strip()
     if not text.startswith("{"):
         return bool(_SHELL_WAIT.search(text))
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError):
-        return False
-    if not isinstance(obj, dict):
+    obj = tool_json(text)
+    if not isinstance(obj, dict):  # NOT_JSON too
         return False
     for key, value in obj.items():
         if _WAIT_KEYS.match(str(key)) and _positive_number(value):

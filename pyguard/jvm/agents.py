@@ -18,10 +18,11 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
+from pyguard.agent_options import AgentKeywords, AgentOptions, agent_options
 from pyguard.ending import Ending
 from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
@@ -29,7 +30,6 @@ from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
-from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS, loop_iterations
 
 __all__ = [
     "BridgeResult",
@@ -367,25 +367,34 @@ def _positive(n: int, name: str) -> int:
     return n
 
 
+BUILD_OPTIONS = (
+    "tools",
+    "max_loop_iterations",
+    "max_tool_calling_round_trips",
+    "exit_when_answer_contains",
+    "system_message",
+)
+"""The agent options :func:`build_agent` reads (the run id and task type are the guarded model's:
+:func:`guard_model`)."""
+
+
 def build_agent(
     style: AgentStyle | str,
     model: GuardedModel | Any,
     *,
-    tools: Any = None,
-    max_loop_iterations: int | None = None,
-    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-    exit_when_answer_contains: str | None = None,
-    system_message: str | None = None,
-    max_iterations: int | None = None,
+    options: AgentOptions | None = None,
     per_run_memory: bool = False,
+    **keywords: Unpack[AgentKeywords],
 ) -> Any:
     """A Java ``GuardedAgent`` of ``style`` around ``model`` (a :class:`GuardedModel` or any Java ChatModel).
 
-    The agent's own loop caps (:mod:`pyguard.limits`): ``max_loop_iterations`` is the agentic loop's iterations /
-    the explicit loop's model calls (``max_iterations`` is its deprecated name); ``max_tool_calling_round_trips``
-    AiServices' (and the agentic sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, ""
-    never exits early. ``per_run_memory`` (aiservices): a chat memory per run, for an agent built once for many runs.
+    ``options`` (:class:`pyguard.AgentOptions`) or the same as keywords (a keyword wins): the tools, the system
+    message and the agent's own loop caps (:mod:`pyguard.limits`): ``max_loop_iterations`` is the agentic loop's
+    iterations / the explicit loop's model calls; ``max_tool_calling_round_trips`` AiServices' (and the agentic
+    sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, "" never exits early.
+    ``per_run_memory`` (aiservices): a chat memory per run, for an agent built once for many runs.
     """
+    options = agent_options("build_agent", options, keywords, uses=BUILD_OPTIONS)
     try:
         style = AgentStyle(style)
     except ValueError:
@@ -393,16 +402,17 @@ def build_agent(
     if isinstance(model, GuardedModel):
         model.check_not_released("build_agent")
     java_model = model.java if isinstance(model, GuardedModel) else model
+    tools = options.tools
     ts = None if tools is None else tool_set(tools, java_model)  # None: the model's own tools, found in Java
     return java_call(
         _bridge().Agents.build,
         style.value,
         java_model,
         ts,
-        _positive(loop_iterations(max_loop_iterations, max_iterations, "build_agent"), "max_loop_iterations"),
-        _positive(max_tool_calling_round_trips, "max_tool_calling_round_trips"),
-        exit_when_answer_contains,
-        system_message,
+        options.max_loop_iterations,
+        options.round_trips(),
+        options.exit_when_answer_contains,
+        options.system_message,
         bool(per_run_memory),
         what="build_agent",
     )
@@ -462,39 +472,27 @@ def run_agent(
     task: str | Sequence[str],
     callback: GuardPolicyFn | None = None,
     *,
-    run_id: str | None = None,
-    task_type: str | None = None,
-    tools: Any = None,
     guard: bool = True,
     max_model_calls: int | None = None,
     callback_timeout_ms: int = 0,
-    max_loop_iterations: int | None = None,
-    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-    exit_when_answer_contains: str | None = None,
-    system_message: str | None = None,
-    max_iterations: int | None = None,
+    options: AgentOptions | None = None,
+    **keywords: Unpack[AgentKeywords],
 ) -> BridgeResult:
-    """Guard ``model`` for one run, build the ``style`` agent with ``tools``, run ``task``; never raises for the run.
+    """Guard ``model`` for one run, build the ``style`` agent with ``options`` (:class:`pyguard.AgentOptions`, or the
+    same as keywords: tools, run id, task type, the agent's own caps, ...), run ``task``; never raises for the run.
 
     ``guard=False`` is an unguarded baseline that still counts calls and tokens (observe-only: LangChain4j's own
     caps only; ``callback`` then only records events).
     """
+    options = agent_options("run_agent", options, keywords)
     guarded = guard_model(
         model,
         callback,
-        run_id=run_id,
-        task_type=task_type,
+        run_id=options.run_id,
+        task_type=options.task_type,
         max_model_calls=max_model_calls,
         callback_timeout_ms=callback_timeout_ms,
         observe_only=not guard,
     )
-    agent = build_agent(
-        style,
-        guarded,
-        tools=tools,
-        max_loop_iterations=loop_iterations(max_loop_iterations, max_iterations, "run_agent"),
-        max_tool_calling_round_trips=max_tool_calling_round_trips,
-        exit_when_answer_contains=exit_when_answer_contains,
-        system_message=system_message,
-    )
+    agent = build_agent(style, guarded, options=options)
     return run_built(agent, task, guarded)

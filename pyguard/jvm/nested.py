@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from pyguard.agent_options import AgentOptions
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
+from pyguard.limits import NESTED_ROUND_TRIPS
 
 __all__ = ["SystemKind", "SubAgent", "agent_tree", "build_system", "guard_stop_of"]
 
@@ -117,17 +119,18 @@ def build_system(
     max_agents_invocations: int = 10,
     max_iterations: int = 5,
     exit_when_contains: str = "DONE",
-    max_tool_calling_round_trips: int = 20,
+    options: AgentOptions | None = None,
 ) -> Any:
     """A Java ``AgentSystem`` of ``kind``: a supervisor (``planner`` is its model) over ``agents``, a sequence or a
     loop of them. With ``tree`` (from :func:`agent_tree`) every invocation is a child run; without, the system runs on
-    the models as given (the unguarded baseline)."""
+    the models as given (the unguarded baseline). ``options``: the sub-agents' agent options, of which a system uses
+    the round trips (:meth:`AgentOptions.round_trips`; default :data:`pyguard.limits.NESTED_ROUND_TRIPS`)."""
     if kind not in _KINDS:
         raise ConfigError(f"system kind {kind!r} is unknown; use one of {', '.join(_KINDS)}")
+    max_tool_calling_round_trips = (options or AgentOptions()).round_trips(NESTED_ROUND_TRIPS)
     for name, value in (
         ("max_agents_invocations", max_agents_invocations),
         ("max_iterations", max_iterations),
-        ("max_tool_calling_round_trips", max_tool_calling_round_trips),
     ):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{name}={value!r} must be a positive integer")

@@ -5,7 +5,7 @@
     from pyguard.jvm.streaming import scripted_streaming_model, guard_streaming_model, conversation_agent
     model = scripted_streaming_model("logistics_incident")           # LangChain4j StreamingChatModel, scripted
     guarded = guard_streaming_model(model, policy_fn, run_id="r1")   # GuardedStreamingChatModel, one run
-    agent = conversation_agent(guarded, tools=None, on_partial=print)  # AiServices returning a TokenStream
+    agent = conversation_agent(guarded, AgentOptions(), on_partial=print)  # AiServices returning a TokenStream
     result = run_built(agent, "Where is order 12345?", guarded)      # a BridgeResult, as for any agent
     agent.memoryJson()                                               # the conversation so far (LangChain4j JSON)
 
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pyguard.agent_options import AgentOptions
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.agents import GuardedModel, tool_set
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
-from pyguard.limits import LANGCHAIN4J_ROUND_TRIPS
 
 __all__ = [
     "conversation_agent",
@@ -99,30 +99,27 @@ def guard_streaming_model(
 
 def conversation_agent(
     model: GuardedModel | Any,
+    options: AgentOptions,
     *,
-    tools: Any = None,
-    max_tool_calling_round_trips: int = LANGCHAIN4J_ROUND_TRIPS,
-    system_message: str | None = None,
     memory_json: str | None = None,
     on_partial: PartialFn | None = None,
 ) -> Any:
     """A Java ``ConversationAgent``: LangChain4j AiServices around ``model`` (blocking for a ``ChatModel``, a
-    ``TokenStream`` for a ``StreamingChatModel``), its chat memory started from ``memory_json`` (a conversation
-    :meth:`memoryJson` wrote) and readable after the run. ``on_partial`` (streaming only) gets each text chunk."""
+    ``TokenStream`` for a ``StreamingChatModel``) with ``options``' tools, system message and round trips, its chat
+    memory started from ``memory_json`` (a conversation :meth:`memoryJson` wrote) and readable after the run.
+    ``on_partial`` (streaming only) gets each text chunk."""
     java_model = model.java if isinstance(model, GuardedModel) else model
-    if not isinstance(max_tool_calling_round_trips, int) or max_tool_calling_round_trips < 1:
-        raise ConfigError(f"max_tool_calling_round_trips={max_tool_calling_round_trips!r} must be a positive integer")
     agents = jclass("dev.pyguard.bridge.ConversationAgents")
     # tools None: the model's own, found in Java (ToolSet.ownedBy): the agent is one call into Java
-    ts = None if tools is None else tool_set(tools, java_model)
+    ts = None if options.tools is None else tool_set(options.tools, java_model)
     if is_streaming_model(java_model):
         sink = None if on_partial is None else _consumer_class()(on_partial)
         return java_call(
             agents.streaming,
             java_model,
             ts,
-            int(max_tool_calling_round_trips),
-            system_message,
+            options.round_trips(),
+            options.system_message,
             memory_json,
             sink,
             what="conversation_agent",
@@ -133,8 +130,8 @@ def conversation_agent(
         agents.blocking,
         java_model,
         ts,
-        int(max_tool_calling_round_trips),
-        system_message,
+        options.round_trips(),
+        options.system_message,
         memory_json,
         what="conversation_agent",
     )

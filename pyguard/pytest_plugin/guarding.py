@@ -75,34 +75,38 @@ class TestGuard:
         ctx = self.guard.start_run(task=task, task_type=task_type or self.task_type, **options)
         return _RecordingRun(ctx, self._collector)
 
-    def run_scenario(self, scenario: Any, *args: Any, task_type: str | None = None, **options: Any) -> Any:
+    def run_scenario(self, scenario: Any, *args: Any, **options: Any) -> Any:
         """As ``Guard.run_scenario``; the result is recorded."""
-        result = self.guard.run_scenario(scenario, *args, task_type=task_type or self.task_type, **options)
+        result = self.guard.run_scenario(scenario, *args, **self._typed(options))
         self._collector.add(result)
         return result
 
-    def run(self, style: Any, model: Any, task: str, *, task_type: str | None = None, **options: Any) -> Any:
+    def run(self, style: Any, model: Any, task: str, **options: Any) -> Any:
         """As ``Guard.run`` (a pyguard-built agent around ``model``); the result is recorded."""
-        result = self.guard.run(style, model, task, task_type=task_type or self.task_type, **options)
+        result = self.guard.run(style, model, task, **self._typed(options))
         self._collector.add(result)
         return result
 
-    def attach(self, model: Any, *, task_type: str | None = None, **options: Any) -> Any:
+    def attach(self, model: Any, **options: Any) -> Any:
         """As ``Guard.attach``: a guard for an agent's lifetime (build the agent once around ``.model``); every run
         it guards is recorded, and the runs still open when the test ends are ended then."""
-        agent_guard = self.guard.attach(
-            model, task_type=task_type or self.task_type, on_result=self._collector.add, **options
-        )
+        agent_guard = self.guard.attach(model, on_result=self._collector.add, **self._typed(options))
         self._attached.append(agent_guard)
         return agent_guard
 
-    def agent(self, style: Any, model: Any, *, task_type: str | None = None, **options: Any) -> Any:
+    def agent(self, style: Any, model: Any, **options: Any) -> Any:
         """As ``Guard.agent``: one of pyguard's agent styles built once; each ``chat()`` run is recorded."""
-        agent = self.guard.agent(
-            style, model, task_type=task_type or self.task_type, on_result=self._collector.add, **options
-        )
+        agent = self.guard.agent(style, model, on_result=self._collector.add, **self._typed(options))
         self._attached.append(agent.agent_guard)
         return agent
+
+    def _typed(self, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` with the marker's task type when they name none (as ``task_type`` or in an ``AgentOptions``
+        given as ``options``)."""
+        agent_options = options.get("options")
+        if options.get("task_type") is not None or getattr(agent_options, "task_type", None) is not None:
+            return options
+        return {**options, "task_type": self.task_type}
 
     def run_many(self, jobs: Any, **options: Any) -> list[Any]:
         """As ``Guard.run_many``; each job receives this test guard, so every result is recorded."""

@@ -39,12 +39,6 @@ class SkipLog:
         if len(examples) < _EXAMPLES_PER_REASON:
             examples.append(str(error))
 
-    def merge(self, other: SkipLog) -> None:
-        for reason, n in other.counts.items():
-            self.counts[reason] += n
-            mine = self.examples.setdefault(reason, [])
-            mine.extend(other.examples.get(reason, [])[: max(0, _EXAMPLES_PER_REASON - len(mine))])
-
     @property
     def total(self) -> int:
         return sum(self.counts.values())
@@ -77,10 +71,6 @@ class LoadResult(list[RunRecord]):
         self.skipped: dict[str, int] = dict(log.counts)
         self.examples: dict[str, list[str]] = {k: list(v) for k, v in log.examples.items()}
         self.files = files
-
-    @property
-    def skipped_total(self) -> int:
-        return sum(self.skipped.values())
 
     def skip_summary(self) -> str:
         """One line for stderr: what was skipped, per reason ('' when nothing was)."""

@@ -13,6 +13,7 @@ import jpype
 import pytest
 
 from pyguard.agent_guard import UNFINISHED_TURN
+from pyguard.agent_options import AgentOptions
 from pyguard.events import Outcome
 from pyguard.guard import Guard
 from pyguard.jvm import load_scenario, scripted_model, tool_set
@@ -169,15 +170,28 @@ def test_a_stop_ends_with_an_answer_by_default_and_raises_when_asked(jvm):
     assert raising.results[0].outcome is Outcome.STALLED and raising.results[0].answer_source in (None, "salvaged")
 
 
-def test_the_agents_own_round_trip_cap_gets_the_wrap_up_when_pyguard_knows_it(jvm):
+@pytest.mark.parametrize(
+    "told",
+    [
+        {"task_type": "lookup", "max_tool_calling_round_trips": 2},
+        {"options": AgentOptions(task_type="lookup", max_tool_calling_round_trips=2)},
+        {
+            "options": AgentOptions(task_type="lookup", max_tool_calling_round_trips=99),
+            "max_tool_calling_round_trips": 2,
+        },
+    ],
+    ids=["keywords", "options", "keyword-wins"],
+)
+def test_the_agents_own_round_trip_cap_gets_the_wrap_up_when_pyguard_knows_it(jvm, told):
     guard = Guard()
     scripted = scripted_model(stubborn_incident(), seed=3)
-    agent_guard = guard.attach(scripted, task_type="lookup", round_trips=2)
+    agent_guard = guard.attach(scripted, **told)
     agent = support_agent(agent_guard.model, (agent_guard.before_tool_execution(), None), scripted, round_trips=2)
     answer = str(agent.chat("alice", TASK))  # not LangChain4j's "exceeded 2 tool calling round trips"
     (result,) = agent_guard.results
     assert result.outcome is Outcome.EXPIRED and result.answer == answer and result.answer_source == "wrap_up"
     assert result.iterations == 2 and "maxToolCallingRoundTrips=2" in result.reason
+    assert result.record.start.task_type == "lookup"
 
 
 @pytest.mark.parametrize("style", ["aiservices", "agentic", "executor"])

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pyguard.agent_options import AgentOptions
 from pyguard.engine import EscalationConfig, PolicyConfig
 from pyguard.errors import HandleError
 from pyguard.escalation import AgentRef, EscalationHandle
@@ -187,3 +188,15 @@ def test_not_a_handle_and_an_empty_message_are_refused(jvm, handle):
     with pytest.raises(HandleError, match="non-empty string"):
         Guard(ESCALATE).resume(handle, "  ", _model(False))
     assert isinstance(HandleError("x"), Exception)
+
+
+def test_the_handle_keeps_the_agents_options_and_the_same_object_resumes_it(jvm, tmp_path):
+    options = AgentOptions(tools="logistics", max_tool_calling_round_trips=30, system_message="Answer in one line.")
+    guard = Guard(ESCALATE, trace_dir=tmp_path)
+    result = guard.run_streaming(_model(False), TASK, options=options, run_id="esc-o")
+    assert result.outcome is Outcome.ESCALATED and result.escalation is not None
+    kept = EscalationHandle.from_json(result.escalation.to_json()).agent
+    assert kept.options == AgentOptions(max_tool_calling_round_trips=30, system_message="Answer in one line.")
+    assert json.loads(result.escalation.to_json())["agent"]["max_tool_calling_round_trips"] == 30  # flat, as before
+    resumed = guard.resume(result.escalation, HUMAN, _model(False), options=options)  # its tools; the rest is kept
+    assert resumed.outcome is Outcome.SUCCEEDED and resumed.run_id == "esc-o-r1", resumed.reason

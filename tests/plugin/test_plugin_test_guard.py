@@ -72,3 +72,25 @@ def test_a_run_that_raised_is_still_recorded():
         with guard.start_run(task="x"):
             _ = 1 / 0
     assert len(collector) == 1
+
+
+class OptionsGuard(FakeGuard):
+    """Settles the agent options as Guard.run does (pyguard.agent_options), and hands back the task type it got."""
+
+    def run(self, style, model, task, *, options=None, **keywords):
+        from pyguard.agent_options import agent_options
+
+        settled = agent_options("Guard.run", options, keywords)
+        return make_result(["done"], task_type=settled.task_type, run_id=f"run-{settled.task_type}")
+
+
+def test_the_marker_task_type_goes_to_runs_that_name_none_in_keywords_or_options():
+    from pyguard.agent_options import AgentOptions
+
+    guard = TestGuard(OptionsGuard(), RunCollector(), task_type="lookup")
+    assert guard.run("executor", None, "x").task_type == "lookup"
+    assert guard.run("executor", None, "x", task_type=None).task_type == "lookup"
+    assert guard.run("executor", None, "x", task_type="triage").task_type == "triage"
+    assert guard.run("executor", None, "x", options=AgentOptions(task_type="triage")).task_type == "triage"
+    assert guard.run("executor", None, "x", options=AgentOptions(run_id="r")).task_type == "lookup"
+    assert len(guard.results) == 5

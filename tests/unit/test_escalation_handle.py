@@ -65,3 +65,16 @@ def test_a_handle_error_is_a_run_error_and_names_the_problem():
     short = _handle().model_copy(update={"events": _handle().events[:-1], "digest": ""}).sealed()
     with pytest.raises(HandleError, match="does not end in an escalation after its last event"):
         short.check()
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than pyguard reads"),
+        ('{"kind": "pyguard.escalation", "version": ' + "9" * 5000 + "}", "longer than the limit of"),
+    ],
+    ids=["deep", "huge-integer"],
+)
+def test_a_hostile_handle_is_refused_as_a_handle_error_not_a_traceback(text, says):
+    with pytest.raises(HandleError, match=says):
+        EscalationHandle.from_json(text)

@@ -18,6 +18,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.events",
             "pyguard.decisions",
             "pyguard.limits",
+            "pyguard.agent_options",
             "pyguard.safe_reader",
             "pyguard.config_search",
             "pyguard.ending",

@@ -1,25 +1,14 @@
 """One model of a run's limits (issue 13): each default has one home (pyguard.limits, the engine's config, Java's
 GuardConfig), the fail-safe margin is named and counts the run's own cap on model calls, and ``max_iterations`` means
-one thing (the pytest marker's cap on model calls) while the agent loop's cap is ``max_loop_iterations``."""
+one thing (the pytest marker's cap on model calls) while the agent loop's cap is ``max_loop_iterations`` (its old name:
+tests/unit/test_agent_options.py)."""
 
 from __future__ import annotations
 
-import warnings
-
-import pytest
-
 from pyguard.engine import CapsConfig, PolicyConfig
 from pyguard.engine.config import TaskTypeConfig
-from pyguard.errors import ConfigError
 from pyguard.guard import Guard
-from pyguard.limits import (
-    DEFAULT_LOOP_ITERATIONS,
-    FAIL_SAFE_MARGIN,
-    JAVA_INT_MAX,
-    fail_safe_cap,
-    guard_ceiling,
-    loop_iterations,
-)
+from pyguard.limits import FAIL_SAFE_MARGIN, JAVA_INT_MAX, fail_safe_cap, guard_ceiling
 
 
 def test_the_fail_safe_sits_the_margin_above_the_most_the_policy_allows_in_a_turn():
@@ -43,13 +32,3 @@ def test_the_fail_safe_fits_a_java_int():
     huge = PolicyConfig(hard_cap=JAVA_INT_MAX, base_budget=8)
     assert fail_safe_cap(huge) == JAVA_INT_MAX
     assert Guard(max_model_calls=7).max_model_calls == 7  # an explicit value wins
-
-
-def test_the_agent_loop_cap_has_one_name_and_the_old_one_still_works():
-    assert loop_iterations(None, None, "f") == DEFAULT_LOOP_ITERATIONS
-    assert loop_iterations(4, None, "f") == 4
-    with pytest.warns(DeprecationWarning, match=r"f\(max_iterations=...\) is now max_loop_iterations"):
-        assert loop_iterations(None, 6, "f") == 6
-    with pytest.raises(ConfigError, match="give max_loop_iterations only"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        loop_iterations(4, 6, "f")

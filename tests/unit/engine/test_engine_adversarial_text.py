@@ -77,20 +77,20 @@ _OLD_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 def test_fingerprint_patterns_are_linear_and_unchanged():
     import random
 
-    from pyguard.engine.fingerprint import _NUMBER_RE, _norm_str
+    from pyguard.engine.fingerprint import NUMBER_RE, normalised_value
 
     rng = random.Random(7)
     alphabet = "0123.e-+ab"
     for _ in range(20000):
         s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9)))
-        assert bool(_NUMBER_RE.match(s)) == bool(_OLD_NUMBER.match(s)), s
+        assert bool(NUMBER_RE.match(s)) == bool(_OLD_NUMBER.match(s)), s
         low = "".join(c for c in s.lower() if c.isalnum())
         m = _OLD_ID.match(low)
-        assert _norm_str(s) == (m.group(2) if m else low), s
+        assert normalised_value(s) == (m.group(2) if m else low), s
     t0 = time.thread_time()
-    _NUMBER_RE.match("1" * MB + "x")
-    _norm_str("0" * MB + "x")
-    _norm_str("ab" + "0" * MB)
+    NUMBER_RE.match("1" * MB + "x")
+    normalised_value("0" * MB + "x")
+    normalised_value("ab" + "0" * MB)
     assert time.thread_time() - t0 < 1.0
 
 

@@ -1,7 +1,7 @@
 """The fast volatile masking of :func:`pyguard.engine.novelty.prepare_text` (the JSON-field regex with its name
 lookahead, the digit-start token regex when no 8 hexadecimal characters follow each other) gives byte for byte what
-the masking did before (kept here as the reference: the readable regexes, applied as they were), on generated
-JSON-ish texts full of timestamps, UUIDs, hex ids, numbers, durations and volatile keys."""
+the masking did before (the reference: the readable regexes of masking_reference.py, applied as they were), on
+generated JSON-ish texts full of timestamps, UUIDs, hex ids, numbers, durations and volatile keys."""
 
 from __future__ import annotations
 
@@ -9,23 +9,13 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from masking_reference import VOLATILE_REFERENCE, mask_fields, mask_tokens
 
-from pyguard.engine.novelty import _VOLATILE, _VOLATILE_DIGIT, mask_volatile, prepare_text
+from pyguard.engine.novelty import mask_volatile, prepare_text
 
-_OLD_FIELD = re.compile(
-    r'("[a-z0-9_]{0,40}?(?:_at|_ms|_us|_ns|_secs?|_seconds|timestamp|elapsed|duration|latency|took|'
-    r'request_?id|trace_?id|span_?id|etag|nonce)"|"(?:time|ts|date)")(\s?:\s?)("[^"\\]{0,100}"|-?\d{1,30}(?:\.\d{1,30})?)'
-)
-_OLD_VOLATILE = re.compile(
-    r"(?<![0-9a-z])(?:"
-    r"\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:z|[+-]\d{2}:?\d{2})?"
-    r"|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
-    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-    r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}"
-    r"|\d+(?:\.\d+)?\s?(?:ms|us|\u00b5s|ns|s|secs?|seconds?|milliseconds?)"
-    r"|1[5-9]\d{8}(?:\d{3})?"
-    r")(?![0-9a-z])"
-)
+HEX_RUN = " ffffffff"
+"""8 hexadecimal letters in a row and no volatile token: a text ending with it is masked with the full token regex
+(the digit-start one serves only texts without such a run)."""
 
 
 def _old_mask(unmasked: str, text: str) -> str:
@@ -33,11 +23,9 @@ def _old_mask(unmasked: str, text: str) -> str:
     collapsed = " ".join(text.lower().split())
     if collapsed.isascii() and not re.search(r"[-0-9]", collapsed):
         return unmasked  # nothing volatile-looking: no masking at all (field names included), as before
-    out = unmasked
     # the field regex is applied to every text now: the old `'":' in out` guard skipped `"checked_at" : ...` (a space
     # before the colon), which the regex itself matches; the fast path must mask those too (changed on purpose)
-    out = _OLD_FIELD.sub(lambda m: m.group(1) + m.group(2) + ("\u2400" if m.group(3)[0] != '"' else '"\u2400"'), out)
-    return _OLD_VOLATILE.sub("\u2400", out)
+    return mask_tokens(mask_fields(unmasked))
 
 
 _HEX = "0123456789abcdef"
@@ -106,15 +94,18 @@ def test_prepare_text_masks_as_before(text: str, echo: list[str]) -> None:
 @settings(max_examples=400, deadline=None)
 @given(texts.map(str.lower))
 def test_mask_volatile_masks_as_before(text: str) -> None:
-    assert mask_volatile(text) == _OLD_VOLATILE.sub("\u2400", text)
-    assert _VOLATILE.sub("\u2400", text) == _OLD_VOLATILE.sub("\u2400", text)
+    assert mask_volatile(text) == mask_tokens(text)  # the digit-start regex, unless the text has a hex run
+    assert mask_tokens(text + HEX_RUN).endswith(HEX_RUN)  # the run is no token, and joins none
+    assert mask_volatile(text + HEX_RUN) == mask_tokens(text + HEX_RUN)  # the full token regex
 
 
 def test_the_digit_start_regex_is_used_only_without_hex_runs() -> None:
-    # a hex id or UUID that starts with a letter needs 8 hex characters in a row: the fast path would miss it
+    # a hex id or UUID that starts with a letter needs 8 hex characters in a row: masking only the tokens that
+    # start with a digit (what the fast path does) would miss it
     text = "id deadbeef1234 and 9f1c2d3e-1234-abcd-1234-0123456789ab at 12:00:01"
-    assert _VOLATILE_DIGIT.sub("\u2400", text) != _OLD_VOLATILE.sub("\u2400", text)
-    assert mask_volatile(text) == _OLD_VOLATILE.sub("\u2400", text) == "id \u2400 and \u2400 at \u2400"
+    digit_start = VOLATILE_REFERENCE.sub(lambda m: "\u2400" if m.group()[0].isdigit() else m.group(), text)
+    assert digit_start != mask_tokens(text)
+    assert mask_volatile(text) == mask_tokens(text) == "id \u2400 and \u2400 at \u2400"
 
 
 def test_field_names_up_to_the_length_limit() -> None:

@@ -1,4 +1,4 @@
-"""Text preparation of long texts (the byte scans and numpy checks past ``_SCAN_CHARS``), of short ones (one
+"""Text preparation of long texts (the byte scans and numpy checks past ``SCAN_CHARS``), of short ones (one
 translation) and of echoed values (the prefilters before an echo's fuzzy regex) against the readable reference."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from masking_reference import mask_fields, mask_tokens
 
-from pyguard.engine import novelty
-from pyguard.engine.novelty import _SCAN_CHARS, _VOLATILE_FIELD, _VOLATILE_REFERENCE, prepare_text
+from pyguard.engine.novelty import SCAN_CHARS, prepare_text
 
 _PIECES = [
     "order ",
@@ -55,10 +55,7 @@ def _reference(text: str, echo: tuple[str, ...], mask: bool) -> str:
         reference = re.sub(r"\s*\u2405\s*", "\u2405", reference)
     if not mask:
         return reference
-    masked = _VOLATILE_FIELD.sub(
-        lambda m: m.group(1) + m.group(2) + ('"\u2400"' if m.group(3).startswith('"') else "\u2400"), reference
-    )
-    return _VOLATILE_REFERENCE.sub("\u2400", masked)
+    return mask_tokens(mask_fields(reference))
 
 
 @settings(max_examples=60, deadline=None)
@@ -71,8 +68,8 @@ def _reference(text: str, echo: tuple[str, ...], mask: bool) -> str:
 def test_long_texts_match_the_reference(piece: str, filler: int, echo: list[str], mask: bool) -> None:
     # long enough for the long-text paths; the filler sets which whitespace and digits the bulk holds
     bulk = ["lorem ipsum dolor ", "lorem  ipsum\ndolor ", "lorem 42 ipsum ", "lorem-ipsum "][filler]
-    text = bulk * (_SCAN_CHARS // len(bulk) + 1) + piece + " " + bulk * 3
-    assert len(text) > _SCAN_CHARS
+    text = bulk * (SCAN_CHARS // len(bulk) + 1) + piece + " " + bulk * 3
+    assert len(text) > SCAN_CHARS
     assert prepare_text.__wrapped__(text, tuple(echo), mask) == _reference(text, tuple(echo), mask)
 
 
@@ -87,14 +84,18 @@ def test_echo_prefilters_match_the_reference(text: str, echo: list[str]) -> None
         assert prepare_text.__wrapped__(text, tuple(echo), True) == _reference(text, tuple(echo), True)
 
 
-def test_a_mark_left_by_one_echo_can_separate_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
-    # "so-12345" removes "1-2-3-4-5"; its mark then separates "zz" and "z9": "zzz9" written with a separator
-    # (with no pattern compiled yet, so that the prefilters decide)
-    for text in ("zz1-2-3-4-5z9 done", "zz1-2-3-4-5z9 " + "lorem ipsum " * 400):
-        echo = ("so-12345", "zzz9")
-        monkeypatch.setattr(novelty, "_PATTERNS", {})
-        assert prepare_text.__wrapped__(text, echo, True) == _reference(text, echo, True)
-        assert "z9" not in prepare_text.__wrapped__(text, echo, True)
+@pytest.mark.parametrize(
+    ("text", "echo", "tail"),
+    [
+        # values no other test uses, one pair per text: no pattern is compiled for them yet, so the prefilters decide
+        ("qq6-7-8-9-0q7 done", ("sk-67890", "qqq7"), "q7"),
+        ("vv2-4-6-8-0v3 " + "lorem ipsum " * 400, ("sk-24680", "vvv3"), "v3"),
+    ],
+)
+def test_a_mark_left_by_one_echo_can_separate_the_next(text: str, echo: tuple[str, str], tail: str) -> None:
+    # "sk-67890" removes "6-7-8-9-0"; its mark then separates "qq" and "q7": "qqq7" written with a separator
+    assert prepare_text.__wrapped__(text, echo, True) == _reference(text, echo, True)
+    assert tail not in prepare_text.__wrapped__(text, echo, True)
 
 
 def test_long_ascii_whitespace_is_collapsed() -> None:
@@ -108,7 +109,7 @@ def test_long_ascii_whitespace_is_collapsed() -> None:
     st.booleans(),
 )
 def test_short_texts_match_the_reference(text: str, mask: bool) -> None:
-    # a short text's whitespace and digit checks are one translation (novelty._CLASSES): every kind of whitespace,
-    # digits and dashes, and the bytes the translation marks with (1, 2) in the text itself
-    assert len(text) < _SCAN_CHARS
+    # a short text's whitespace and digit checks are one translation: every kind of whitespace, digits and dashes,
+    # and the bytes the translation marks with (1, 2) in the text itself
+    assert len(text) < SCAN_CHARS
     assert prepare_text.__wrapped__(text, (), mask) == _reference(text, (), mask)

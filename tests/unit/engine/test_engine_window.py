@@ -10,7 +10,7 @@ import pytest
 
 import pyguard.engine.policy as policy_module
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.engine.window import _SLICE_CHARS, EDGE_CHARS, WINDOW_CHARS, observed_text
+from pyguard.engine.window import EDGE_CHARS, WINDOW_CHARS, observed_text
 from pyguard.events import IterationEvent, Observation, ToolCall
 
 MARKER_MAX = 200  # the line standing for the left-out middle
@@ -47,16 +47,23 @@ def test_non_ascii_and_lone_surrogates_are_read():
     assert len(observed_text(text)) <= WINDOW_CHARS + MARKER_MAX
 
 
-def test_the_window_allocates_a_constant_whatever_the_texts_size():
-    text = "abcdefghij" * 2_000_000  # 20 MB
+def _peak_allocated(text: str) -> int:
     tracemalloc.start()
     try:
         observed_text(text)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    # one slice (as text and as UTF-8 bytes) and the window: not the 20 MB
-    assert peak < 2 * _SLICE_CHARS + 4 * WINDOW_CHARS + 65_536, peak
+    return peak
+
+
+def test_the_window_allocates_a_constant_whatever_the_texts_size():
+    small = _peak_allocated("abcdefghij" * 2_000_000)  # 20 MB
+    large = _peak_allocated("abcdefghij" * 6_000_000)  # 60 MB
+    # one slice of the checksum's reading (as text and as UTF-8 bytes) and the window, whatever the size: the same
+    # peak for 60 MB as for 20 MB, and a small part of the 20 MB
+    assert abs(large - small) < 65_536, (small, large)
+    assert small < 20_000_000 // 8, small
 
 
 def test_the_engine_reads_no_more_than_the_window_of_a_huge_observation(monkeypatch):
