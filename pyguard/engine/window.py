@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["EDGE_CHARS", "WINDOW_CHARS", "observed_text"]
+__all__ = ["EDGE_CHARS", "MARKER_ROOM", "WINDOW_CHARS", "marker_line", "observed_text"]
 
 WINDOW_CHARS = 131_072
 """Observations up to this many characters are read whole; a window is never longer."""
@@ -57,8 +57,9 @@ def _in_letters(value: int) -> str:
     return "".join(reversed(out))
 
 
-def _marker(left_out: int, size: int, checksum: int) -> str:
-    """The line between a window's edges."""
+def marker_line(left_out: int, size: int, checksum: int) -> str:
+    """The line between a window's edges: how many characters were left out of how many, and the whole text's CRC-32
+    in letters (at most :data:`MARKER_ROOM` characters)."""
     return (
         f"\n[pyguard window: {left_out} characters of {size} not read here;"
         f" whole text checksum {_in_letters(checksum)}]\n"
@@ -70,4 +71,4 @@ def observed_text(text: str) -> str:
     size = len(text)
     if size <= WINDOW_CHARS:
         return text
-    return f"{text[:EDGE_CHARS]}{_marker(size - 2 * EDGE_CHARS, size, _checksum(text))}{text[-EDGE_CHARS:]}"
+    return f"{text[:EDGE_CHARS]}{marker_line(size - 2 * EDGE_CHARS, size, _checksum(text))}{text[-EDGE_CHARS:]}"

@@ -250,13 +250,13 @@ def test_concurrent_runs_with_colliding_ids_each_get_their_own_readable_trace(jv
 
 
 def test_ctrl_c_inside_a_callback_stops_the_run_instead_of_unwinding_through_java(jvm):
-    from pyguard.jvm.callback import CallbackAdapter, _proxy_class
+    from pyguard.jvm.callback import CallbackAdapter
 
     def interrupted(event):
         raise KeyboardInterrupt
 
     adapter = CallbackAdapter(interrupted)
-    proxy = _proxy_class()(adapter)
+    proxy = adapter.java()
     reply = proxy.onIteration('{"run_id": "r1", "index": 1}')
     assert '"cancelled"' in reply and adapter.interrupted
 

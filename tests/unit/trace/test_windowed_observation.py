@@ -52,9 +52,9 @@ def test_the_window_of_a_window_is_itself_so_the_engine_reads_a_sent_window_as_t
 
 
 def test_the_line_for_the_left_out_middle_fits_its_room_for_any_size():
-    from pyguard.engine.window import EDGE_CHARS, MARKER_ROOM, _marker
+    from pyguard.engine.window import EDGE_CHARS, MARKER_ROOM, marker_line
 
-    assert len(_marker(10**19 - 1, 10**19 - 1, 2**32 - 1)) <= MARKER_ROOM
+    assert len(marker_line(10**19 - 1, 10**19 - 1, 2**32 - 1)) <= MARKER_ROOM
     assert 2 * EDGE_CHARS + MARKER_ROOM == WINDOW_CHARS
 
 
