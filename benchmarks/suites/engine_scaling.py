@@ -26,6 +26,13 @@ benchmark's fresh texts above are letters only, which skip the masking).
 the second iteration of a fresh run (the engine reads at most a window of it: :mod:`pyguard.engine.window`); median
 of 3 (quick 1), wall and CPU; ``peak_alloc_mb``: the most Python memory allocated at once during one more, untimed,
 decision (tracemalloc), against the observation's own size. Target: at most 100 ms for 50 MB and 100 MB.
+
+``adversarial``: this thread's CPU milliseconds for text operations on 1 MiB of each crafted shape of
+:mod:`pyguard.testing.adversarial` (a token without digits, dashes, hex, timestamps, ...): one decision about a tool
+result of that shape (the third call of a run repeating one failing lookup), ``error_kind`` on one 1 MiB token, and
+four decisions whose tool name is 1 MiB long. Linear operations take milliseconds; a pattern quadratic in a token's
+length would take hours. Target: under 1,000 ms each (``tests/unit/engine/test_engine_adversarial_text.py`` checks
+what those decisions say, not their time).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from pyguard.engine import Policy, PolicyConfig, shingles
 from pyguard.engine.novelty import prepare_text
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_runs
+from pyguard.testing.adversarial import MIB, adversarial_texts
 from pyguard.testing.synthetic import labelled_set, logistics_incident
 
 SIZES = {"1KB": 1_000, "100KB": 100_000}
@@ -55,6 +63,7 @@ OBSERVATION_SIZES = {
 }
 QUICK_OBSERVATION_SIZES = ("1KB", "100KB", "1MB")
 DECISION_TARGET_MS = 100.0
+ADVERSARIAL_TARGET_MS = 1000.0
 LENGTHS = (10, 100, 1000)
 WINDOW = 10
 
@@ -220,6 +229,57 @@ def _by_observation_size(quick: bool, texts: _Texts) -> list[dict]:
     return rows
 
 
+def _cpu_ms(fn) -> float:  # noqa: ANN001
+    c0 = time.thread_time_ns()
+    fn()
+    return round((time.thread_time_ns() - c0) / 1e6, 2)
+
+
+def _lookup(index: int, name: str, text: str, error: bool) -> IterationEvent:
+    """Model call ``index`` of a run calling ``name`` with the same arguments, after a result ``text``."""
+    previous = f"c{index - 1}"
+    observations = (
+        (Observation(tool_call_id=previous, tool_name=name, text=text, is_error=error),)
+        if index > 1
+        else (Observation(kind="user", text="Look it up."),)
+    )
+    call = ToolCall(id=f"c{index}", name=name, arguments='{"id": 1}')
+    return IterationEvent(run_id="adv", index=index, tool_calls=(call,), observations=observations)
+
+
+def _adversarial() -> dict:
+    """CPU milliseconds of text operations on 1 MiB of each crafted shape (see the module docstring)."""
+    from pyguard.engine.result_kinds import error_kind
+
+    rows = []
+    for shape, text in adversarial_texts(MIB).items():
+        session = Policy(PolicyConfig()).new_run("adv")
+        session.observe(_lookup(1, "lookup", "", False))
+        session.observe(_lookup(2, "lookup", text, True))
+        third = _lookup(3, "lookup", text, True)
+        gc.collect()
+        rows.append({"shape": shape, "cpu_ms_per_decision": _cpu_ms(lambda s=session, e=third: s.observe(e))})
+    long_name = "a" * MIB
+    session = Policy(PolicyConfig()).new_run("adv")
+    events = [_lookup(i, long_name, "same result", False) for i in range(1, 5)]
+    rows.append(
+        {
+            "shape": "1 MiB tool name (4 decisions)",
+            "cpu_ms_per_decision": _cpu_ms(lambda: [session.observe(e) for e in events]),
+        }
+    )
+    rows.append(
+        {"shape": "error_kind on one 1 MiB token", "cpu_ms_per_decision": _cpu_ms(lambda: error_kind("a" * MIB))}
+    )
+    worst = max(r["cpu_ms_per_decision"] for r in rows)
+    return {
+        "rows": rows,
+        "worst_cpu_ms": worst,
+        "target_ms": ADVERSARIAL_TARGET_MS,
+        "within_target": worst < ADVERSARIAL_TARGET_MS,
+    }
+
+
 def run(quick: bool) -> dict:
     repeats = 3 if quick else 5
     shingles.backend()  # load the compiled kernel (if installed) before timing
@@ -261,6 +321,7 @@ def run(quick: bool) -> dict:
         "prepare_json_100KB": _prepare_json(),
         "by_observation_size": _by_observation_size(quick, texts),
         "decision_target_ms": DECISION_TARGET_MS,
+        "adversarial": _adversarial(),
     }
 
 
@@ -319,5 +380,13 @@ def render(result: dict, console) -> None:  # noqa: ANN001
                 )
                 for r in result["by_observation_size"]
             ],
+        )
+    )
+    adv = result["adversarial"]
+    console.print(
+        _table(
+            f"text operations on 1 MiB of crafted text, CPU ms (target < {adv['target_ms']:,.0f} ms)",
+            ("shape", "CPU ms"),
+            [(r["shape"], f"{r['cpu_ms_per_decision']:.2f}") for r in adv["rows"]],
         )
     )

@@ -1,34 +1,24 @@
 """Text operations on tool output are linear: no tool can stall the guard with a crafted error text.
 
-Before the fix ``error_kind('a' * 40000)`` took about 21 s (a pattern quadratic in a token without digits). The
-bound asserted here is deliberately generous (1 s for a whole decision on 1 MB); the timing itself is in
-``benchmarks/`` (engine_scaling). CPU time of the test's thread is measured, so a busy machine does not make it flaky
-(a quadratic pattern on 1 MB would take hours, not seconds)."""
+Before the fix ``error_kind('a' * 40000)`` took about 21 s (a pattern quadratic in a token without digits). These
+tests run every operation on 1 MiB of each adversarial shape (:mod:`pyguard.testing.adversarial`) and check what it
+says; no time is asserted here. How long each takes is measured by ``python benchmarks/run.py engine_scaling``
+(``adversarial``: CPU time of one decision on each shape, target under 1 s); a quadratic pattern on 1 MiB would take
+hours, so this module would not finish either."""
 
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from engine_support import Script
 
 from pyguard.engine import Policy
 from pyguard.engine.result_kinds import error_kind
+from pyguard.testing.adversarial import MIB, adversarial_texts
 
-MB = 1 << 20
-
-ADVERSARIAL = {
-    "one long token": "a" * MB,
-    "dashes and words": "a-" * (MB // 2),
-    "many short tokens": "ab " * (MB // 3),
-    "hex without digits": "abcdef" * (MB // 6),
-    "digits": "1" * MB,
-    "long hex then digit": "f" * MB + "1",
-    "mixed punctuation": "a1.b2:c3-" * (MB // 9),
-    "timestamps": "2026-11-30t12:00:00z " * (MB // 21),
-    "durations": "12 s 1.5 ms " * (MB // 12),
-}
+MB = MIB
+ADVERSARIAL = adversarial_texts()
 
 _REFERENCE = re.compile(r"[\w\u2400\u2405-]*\d[\w\u2400\u2405-]*")
 
@@ -51,23 +41,24 @@ def test_error_kind_equals_the_masking_it_replaces(text):
     assert error_kind(text) == short_digest(_REFERENCE.sub("#", text)[:200])
 
 
-def test_error_kind_is_linear_on_a_long_token_without_digits():
-    t0 = time.thread_time()
-    error_kind("a" * MB)
-    assert time.thread_time() - t0 < 1.0
+def test_error_kind_reads_a_long_token_without_digits():
+    from pyguard.engine.fingerprint import short_digest
+
+    assert error_kind("a" * MB) == short_digest("a" * 200)
 
 
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
-def test_a_decision_on_a_1mb_adversarial_error_text_is_fast(name):
+def test_the_same_call_failing_with_1mb_of_adversarial_error_text_is_reflected_then_stopped(name):
     text = ADVERSARIAL[name]
     script = Script()
     session = Policy().new_run("r1")
-    session.observe(script.step(("lookup", {"id": 1}, "ok")))
-    session.observe(script.step(("lookup", {"id": 1}, text), error=True))
-    event = script.step(("lookup", {"id": 1}, text), error=True)
-    t0 = time.thread_time()
-    session.observe(event)
-    assert time.thread_time() - t0 < 1.0, f"a decision on 1 MB of {name!r} took over 1 s"
+    decisions = [session.observe(script.step(("lookup", {"id": 1}, "ok")))]
+    while not decisions[-1].stops and len(decisions) < 8:
+        decisions.append(session.observe(script.step(("lookup", {"id": 1}, text), error=True)))
+    assert [(str(d.action), d.rule) for d in decisions[3:]] == [
+        ("reflect", "repeat_no_gain"),
+        ("stop", "fruitless_retry"),
+    ], name
 
 
 _OLD_ID = re.compile(r"^([a-z]{0,4})0*(\d{3,})$")
@@ -87,11 +78,9 @@ def test_fingerprint_patterns_are_linear_and_unchanged():
         low = "".join(c for c in s.lower() if c.isalnum())
         m = _OLD_ID.match(low)
         assert normalised_value(s) == (m.group(2) if m else low), s
-    t0 = time.thread_time()
-    NUMBER_RE.match("1" * MB + "x")
-    normalised_value("0" * MB + "x")
-    normalised_value("ab" + "0" * MB)
-    assert time.thread_time() - t0 < 1.0
+    assert NUMBER_RE.match("1" * MB + "x") is None
+    assert normalised_value("0" * MB + "x") == "0" * MB + "x"
+    assert normalised_value("ab" + "0" * MB) == "000"  # the old pattern's answer: the digits after 0*, at least 3
 
 
 @pytest.mark.parametrize("name", ["a" * MB, "ab\n" * (MB // 3)])
@@ -99,11 +88,9 @@ def test_a_decision_with_a_1mb_tool_name_is_fast(name):
     script = Script()
     session = Policy().new_run("r1")
     decisions = []
-    t0 = time.thread_time()
     for _ in range(4):
         decisions.append(session.observe(script.step((name, {"id": 1}, "same result"))))
         if decisions[-1].stops:
             break
-    assert time.thread_time() - t0 < 2.0, "four decisions with a 1 MB tool name took over 2 s of CPU"
     reflection = next((d.reflection for d in decisions if d.reflection), None)
     assert reflection is not None and len(reflection) < 20_000

@@ -32,6 +32,10 @@ def test_engine_scaling_runs(suites, monkeypatch):
     assert replay["runs"] > 100 and replay["events"] > replay["runs"]
     assert replay["runs_per_s"] > 0 and replay["events_per_s"] >= replay["runs_per_s"]
     assert result["prepare_json_100KB"]["masked_us"] > 0 and result["prepare_json_100KB"]["unmasked_us"] > 0
+    adversarial = result["adversarial"]
+    assert len(adversarial["rows"]) == 11 and all(r["cpu_ms_per_decision"] >= 0 for r in adversarial["rows"])
+    assert adversarial["worst_cpu_ms"] == max(r["cpu_ms_per_decision"] for r in adversarial["rows"])
+    assert adversarial["within_target"] == (adversarial["worst_cpu_ms"] < adversarial["target_ms"])
 
 
 def test_detection_runs(suites, monkeypatch):
