@@ -360,7 +360,7 @@ def run_unguarded(
     events: list[IterationEvent] = []
     res = run_agent(style, model, task, callback=events.append, guard=False, options=options)
     ending = ending_of_result(res)
-    end = end_from_events(run_id, events, **finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
+    end = end_from_events(run_id, events, finish_arguments(ending, str(style)), wall_ms=res.wall_ms)
     start = RunStart(run_id=run_id, task_type=options.task_type, task=recorded_task(task), agent_style=str(style))
     return RunResult(record=RunRecord(start=start, events=events, end=end))
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import Settled, footer, token_totals, verdict
+from pyguard.ending import Causes, Settled, footer, token_totals, verdict
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ class _Replayer:
             if decision.action is Action.STOP:
                 kept = record.events[: len(decisions)]
                 salvaged = next((e.text for e in reversed(kept) if e.text), None)
-                return decisions, session.finish(answer=salvaged)
+                return decisions, session.finish(Causes(answer=salvaged))
         return decisions, None
 
 

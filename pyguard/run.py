@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import Ending, RunEnding, end_from_events, finish_arguments
+from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.result import RunResult, mark_partial_usage
@@ -306,7 +306,7 @@ class GuardedRun:
             fn,
             name=f"pyguard-run-{self.run_id}",
             on_interrupt=lambda: self.cancel("interrupted (Ctrl-C)"),
-            on_give_up=lambda: self._finish(cancelled=True, answer=self.last_text()),
+            on_give_up=lambda: self._finish(Causes(cancelled=True, answer=self.last_text())),
         )
 
     @property
@@ -320,7 +320,9 @@ class GuardedRun:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self._result is None:
-            self._finish(error=f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+            self._finish(
+                Causes(error=f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+            )
 
     # -- ending ----------------------------------------------------------------------------------------------------
 
@@ -334,7 +336,7 @@ class GuardedRun:
 
     def abandon(self) -> None:
         if self._result is None:
-            self._finish(error="the agent could not be built")
+            self._finish(Causes(error="the agent could not be built"))
 
     def end(self, ending: RunEnding, *, wrap_up: bool = True) -> RunResult:
         """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through
@@ -354,10 +356,10 @@ class GuardedRun:
                 finally:
                     self._engine_lock.release()
             if stopped:
-                return self._finish(answer=ending.last_text)
+                return self._finish(Causes(answer=ending.last_text))
             if self._cancelled is not None:
-                return self._finish(cancelled=True, answer=ending.last_text)
-        return self._finish(**finish_arguments(ending, self.start.agent_style))
+                return self._finish(Causes(cancelled=True, answer=ending.last_text))
+        return self._finish(finish_arguments(ending, self.start.agent_style))
 
     def _with_wrap_up(self, ending: RunEnding, *, now: bool) -> RunEnding:
         """The ending as the wrap-up makes it: the one made during the run (the agent returned its answer), or one
@@ -390,15 +392,10 @@ class GuardedRun:
             guard_failures=ending.guard_failures,
         )
 
-    def _finish(
-        self,
-        *,
-        answer: str | None = None,
-        error: str | None = None,
-        cancelled: bool = False,
-        guard_error: str | None = None,
-        expired: str | None = None,
-    ) -> RunResult:
+    def _finish(self, causes: Causes) -> RunResult:
+        """End this run from its causes (the verifier's judgement of an answer added here): the engine settles them,
+        or, when it cannot (it missed its deadline, or a stop it did not see ended the run), the footer is built from
+        the events, noting how the engine failed."""
         # Wait for an engine decision in progress at most the callback deadline (Java has given up on it by then), and
         # not at all once Java gave up on one: one deadline per run.
         engine = self._engine_lock.acquire(timeout=self._engine_wait_s())
@@ -407,29 +404,16 @@ class GuardedRun:
                 if self._result is not None:
                     return self._result
                 verified = None
-                if answer is not None and error is None and expired is None and self.guard.verifier is not None:
-                    verified = bool(self.guard.verifier(answer))
+                if causes.answer is not None and causes.error is None and causes.expired is None:
+                    verifier = self.guard.verifier
+                    verified = None if verifier is None else bool(verifier(causes.answer))
+                causes = causes.model_copy(update={"verified": verified})
                 if engine and self._abandoned_at is None and self.observed_stop is None:
-                    end = self.session.finish(
-                        answer=answer,
-                        error=error,
-                        verified=verified,
-                        cancelled=cancelled,
-                        guard_error=guard_error,
-                        expired=expired,
-                    )
+                    end = self.session.finish(causes)
                 else:
-                    end = end_from_events(
-                        self.run_id,
-                        self.events,
-                        answer=answer,
-                        error=error,
-                        verified=verified,
-                        cancelled=cancelled,
-                        guard_error=guard_error,
-                        expired=expired,
-                        guard_failed=None if self.observed_stop is not None else self._guard_failure(),
-                    )
+                    guard_failed = None if self.observed_stop is not None else self._guard_failure()
+                    causes = causes.model_copy(update={"guard_failed": guard_failed})
+                    end = end_from_events(self.run_id, self.events, causes)
                 self._result = self._result_from(end)
                 if self._guarded is not None:
                     self._guarded.release()  # free the run's state now: Java -> callback -> this run is a cycle

@@ -6,16 +6,19 @@ with :func:`footer`; every reader that asks "did it succeed, and on what evidenc
 calibration, the tuner) asks :func:`verdict`. This package sits below the engine, the guard, the JVM edge, trace,
 otel and replay: it needs only the events.
 
+- :mod:`pyguard.ending.causes`: :class:`Causes`, what a writer knows about how a run ended (the one declaration);
 - :mod:`pyguard.ending.outcome`: how an agent ended (:class:`Ending`, :class:`RunEnding`) and :func:`settle`;
 - :mod:`pyguard.ending.footer`: :func:`footer`, :func:`end_from_events` and :class:`TokenTotals`;
 - :mod:`pyguard.ending.verdict`: :func:`verdict`.
 """
 
+from pyguard.ending.causes import Causes
 from pyguard.ending.footer import TokenTotals, end_from_events, footer, token_totals, tree_totals
 from pyguard.ending.outcome import Ending, RunEnding, Settled, finish_arguments, settle
 from pyguard.ending.verdict import verdict
 
 __all__ = [
+    "Causes",
     "Ending",
     "RunEnding",
     "Settled",

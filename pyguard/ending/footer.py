@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from pyguard.ending.causes import Causes
 from pyguard.ending.outcome import Settled, settle
 from pyguard.events import IterationEvent, RunEnd, events_tokens_partial, sum_tokens
 
@@ -94,27 +95,8 @@ def footer(
 
 
 def end_from_events(
-    run_id: str,
-    events: Sequence[IterationEvent],
-    *,
-    answer: str | None = None,
-    error: str | None = None,
-    verified: bool | None = None,
-    cancelled: bool = False,
-    guard_error: str | None = None,
-    expired: str | None = None,
-    guard_failed: str | None = None,
-    wall_ms: float | None = None,
+    run_id: str, events: Sequence[IterationEvent], causes: Causes, *, wall_ms: float | None = None
 ) -> RunEnd:
     """The footer of a run the engine did not finish: an unguarded run, or a guarded one whose engine missed its
-    deadline (``guard_failed`` says how): :func:`settle`, then :func:`footer`."""
-    settled = settle(
-        answer=answer,
-        error=error,
-        verified=verified,
-        cancelled=cancelled,
-        guard_error=guard_error,
-        expired=expired,
-        guard_failed=guard_failed,
-    )
-    return footer(run_id, events, settled, answer=answer, wall_ms=wall_ms)
+    deadline (``causes.guard_failed`` says how): :func:`settle`, then :func:`footer`."""
+    return footer(run_id, events, settle(causes), answer=causes.answer, wall_ms=wall_ms)

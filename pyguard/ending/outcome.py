@@ -2,8 +2,8 @@
 
 An agent's loop ends one of four ways (:class:`Ending`: Java's ``AgentRunResult.Ending``), read into a neutral
 :class:`RunEnding` (no Java object: :mod:`pyguard.jvm.ending` reads Java's result or exception into it).
-:func:`finish_arguments` reads a :class:`RunEnding` as the causes :func:`settle` orders; :func:`settle` is the one
-outcome precedence every writer of a footer uses (the engine's ``RunSession.finish`` included):
+:func:`finish_arguments` reads a :class:`RunEnding` as the :class:`~pyguard.ending.Causes` :func:`settle` orders;
+:func:`settle` is the one outcome precedence every writer of a footer uses (the engine's ``RunSession.finish`` included):
 
 1. a STOP the engine decided keeps its own outcome;
 2. the guard failed (``guard_error``);
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from pyguard.ending.causes import Causes
 from pyguard.events import Outcome
 
 __all__ = ["Ending", "RunEnding", "Settled", "finish_arguments", "settle"]
@@ -61,26 +62,26 @@ class RunEnding:
     guard_failures: str | None = None
 
 
-def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> dict[str, Any]:
-    """How an ending reads as the causes :func:`pyguard.ending.settle` orders (the arguments of the engine's
-    ``RunSession.finish`` and of :func:`pyguard.ending.end_from_events`): an answer; the agent's own cap
+def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> Causes:
+    """How an ending reads as the :class:`Causes` :func:`pyguard.ending.settle` orders (what the engine's
+    ``RunSession.finish`` and :func:`pyguard.ending.end_from_events` take): an answer; the agent's own cap
     (``expired``); an error; or a stop the engine did not decide: a cancellation, a guard failure (``guard_error``),
     or the Java fail-safe cap with a healthy guard (``expired``). Every ending but an answer keeps the last text the
     model wrote as the salvaged answer (the outcome still says how the run ended)."""
     salvage = ending.last_text
     if ending.ending is Ending.ANSWERED:
-        return {"answer": ending.answer}
+        return Causes(answer=ending.answer)
     if ending.ending is Ending.EXHAUSTED:
         what = ending.reason or agent_style or "its loop cap"
-        return {"expired": f"the agent's own cap ended the run without an answer ({what})", "answer": salvage}
+        return Causes(expired=f"the agent's own cap ended the run without an answer ({what})", answer=salvage)
     if ending.ending is Ending.FAILED:
-        return {"error": ending.error or "the run failed", "answer": salvage}
+        return Causes(error=ending.error or "the run failed", answer=salvage)
     reason = ending.reason or ""
     if ending.stop_outcome is Outcome.CANCELLED:
-        return {"cancelled": True, "answer": salvage}
+        return Causes(cancelled=True, answer=salvage)
     if ending.stop_outcome is None or ending.stop_outcome is Outcome.GUARD_ERROR:
-        return {"guard_error": reason or "the run was stopped without an outcome", "answer": salvage}
-    return {"expired": reason + (" (Java fail-safe)" if ending.fail_safe else ""), "answer": salvage}
+        return Causes(guard_error=reason or "the run was stopped without an outcome", answer=salvage)
+    return Causes(expired=reason + (" (Java fail-safe)" if ending.fail_safe else ""), answer=salvage)
 
 
 class Settled(NamedTuple):
@@ -90,47 +91,37 @@ class Settled(NamedTuple):
     reason: str
 
 
-def settle(
-    *,
-    stop: tuple[Outcome, str] | None = None,
-    guard_error: str | None = None,
-    cancelled: bool = False,
-    expired: str | None = None,
-    error: str | None = None,
-    failed: str | None = None,
-    answer: str | None = None,
-    answered: bool | None = None,
-    verified: bool | None = None,
-    guard_failed: str | None = None,
-    succeeded: str | None = None,
-) -> Settled:
-    """The one outcome of a run, in the precedence of the module docstring.
+def settle(causes: Causes, *, stop: tuple[Outcome, str] | None = None) -> Settled:
+    """The one outcome of a run with ``causes``, in the precedence of the module docstring; ``stop`` is a STOP the
+    engine decided (its outcome and reason), which outranks every cause.
 
     ``error`` reads "the run failed: {error}"; ``failed`` and ``expired`` are the reason as given. ``answered``
     (default: an ``answer`` was given) says the run ended on its own; ``succeeded`` replaces the reason of a success
     ("the model answered"). ``guard_failed`` (the engine gave up: why) is noted on every reason but a stop's."""
-    note = f" ({guard_failed})" if guard_failed else ""
-    ended = answer is not None if answered is None else answered
+    c = causes
+    note = f" ({c.guard_failed})" if c.guard_failed else ""
+    ended = c.answer is not None if c.answered is None else c.answered
     if stop is not None:
         return Settled(*stop)
-    if guard_error is not None:
-        return Settled(Outcome.GUARD_ERROR, f"the guard failed: {guard_error}{note}")
-    if cancelled:
+    if c.guard_error is not None:
+        return Settled(Outcome.GUARD_ERROR, f"the guard failed: {c.guard_error}{note}")
+    if c.cancelled:
         return Settled(Outcome.CANCELLED, f"cancelled{note}")
-    if expired is not None:
-        return Settled(Outcome.EXPIRED, f"{expired}{note}")
-    if error is not None:
-        return Settled(Outcome.FAILED, f"the run failed: {error}{note}")
-    if failed is not None:
-        return Settled(Outcome.FAILED, f"{failed}{note}")
-    if ended and verified is False:
+    if c.expired is not None:
+        return Settled(Outcome.EXPIRED, f"{c.expired}{note}")
+    if c.error is not None:
+        return Settled(Outcome.FAILED, f"the run failed: {c.error}{note}")
+    if c.failed is not None:
+        return Settled(Outcome.FAILED, f"{c.failed}{note}")
+    if ended and c.verified is False:
         return Settled(Outcome.FAILED, f"the verifier rejected the answer{note}")
-    if guard_failed and ended:
-        return Settled(Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {guard_failed}")
-    if guard_failed:
-        return Settled(Outcome.GUARD_ERROR, f"the guard failed: {guard_failed}")
+    if c.guard_failed and ended:
+        return Settled(Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {c.guard_failed}")
+    if c.guard_failed:
+        return Settled(Outcome.GUARD_ERROR, f"the guard failed: {c.guard_failed}")
     if ended:
         return Settled(
-            Outcome.SUCCEEDED, succeeded or "the model answered" + (" and the verifier accepted it" if verified else "")
+            Outcome.SUCCEEDED,
+            c.succeeded or "the model answered" + (" and the verifier accepted it" if c.verified else ""),
         )
     return Settled(Outcome.FAILED, "the run ended without an answer")

@@ -89,7 +89,7 @@ from dataclasses import replace
 from typing import Any
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import settle
+from pyguard.ending import Causes, settle
 from pyguard.engine.actions import classify_action
 from pyguard.engine.conditions import RunState, StallSubject, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
@@ -636,25 +636,20 @@ class RunSession:
 
     # ---- finish -----------------------------------------------------------------------------------------------
 
-    def finish(
-        self,
-        answer: str | None = None,
-        error: str | BaseException | None = None,
-        verified: bool | None = None,
-        cancelled: bool = False,
-        guard_error: str | BaseException | None = None,
-        expired: str | None = None,
-    ) -> RunEnd:
-        """End the run with exactly one outcome. After a STOP: that STOP's outcome, ``answer`` kept beside it as
-        the salvaged answer. Otherwise, in order: guard_error, cancelled, ``expired`` (a cap outside the engine ran
-        out: the agent's own iteration cap, the Java fail-safe; the reason says which) -> expired, error -> failed,
-        an answer (given, or the text of a final model response) that a verifier did not reject -> succeeded, else
-        failed."""
+    def finish(self, causes: Causes | None = None, /, **keywords: Any) -> RunEnd:
+        """End the run with exactly one outcome, from its :class:`~pyguard.ending.Causes`: the object, or its fields
+        as keywords (``finish(answer="done")``; a keyword wins over the object's field; read by
+        :meth:`Causes.of <pyguard.ending.Causes.of>`, an unknown cause or a bad value a ConfigError). After a STOP:
+        that STOP's outcome, the answer kept beside it as the salvaged answer. Otherwise, in order
+        (:func:`pyguard.ending.settle`): guard_error, cancelled, ``expired`` (a cap outside the engine ran out: the
+        agent's own iteration cap, the Java fail-safe; the reason says which) -> expired, error -> failed, an answer
+        (given, or the text of a final model response) that a verifier did not reject -> succeeded, else failed."""
+        causes = Causes.of("RunSession.finish", causes, keywords)
         if self._end is not None:
             raise BudgetError(f"run {self.run_id!r} is already finished (outcome {self._end.outcome.value})")
         last = self._last_event
-        if answer is None and last is not None and last.is_final and last.text is not None:
-            answer = last.text
+        if causes.answer is None and last is not None and last.is_final and last.text is not None:
+            causes = causes.model_copy(update={"answer": last.text})
         evidence: dict[str, Any] = {
             "gains": [round(g, 4) for g in self.gains],
             "budget": self.budget,
@@ -665,22 +660,14 @@ class RunSession:
         if self._stop is not None:
             stop = (self._stop.outcome or Outcome.EXPIRED, self._stop.reason)
             evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
-        outcome, reason = settle(
-            stop=stop,
-            guard_error=None if guard_error is None else str(guard_error),
-            cancelled=cancelled,
-            expired=expired,
-            error=None if error is None else str(error),
-            answer=answer,
-            verified=verified,
-        )
+        outcome, reason = settle(causes, stop=stop)
         usage = self._usage.state
         reported = usage.tokens_reported
         self._end = RunEnd(
             run_id=self.run_id,
             outcome=outcome,
             reason=reason,
-            answer=answer,
+            answer=causes.answer,
             iterations=self._iterations,
             tool_calls=usage.tool_calls,
             input_tokens=usage.input_tokens if reported else None,

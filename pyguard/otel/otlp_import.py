@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyguard.ending import footer, settle
+from pyguard.ending import Causes, footer, settle
 from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
@@ -262,10 +262,12 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
         failed = f"the last model call failed: {last.error}"
     cut_off = bool(last.tool_calls) and failed is None  # inferred only when nothing failed
     settled = settle(
-        failed=failed,
-        expired="the last model call still asked for tools (cut off)" if cut_off else None,
-        answered=True,
-        succeeded="the model answered (no outcome label was recorded)",
+        Causes(
+            failed=failed,
+            expired="the last model call still asked for tools (cut off)" if cut_off else None,
+            answered=True,
+            succeeded="the model answered (no outcome label was recorded)",
+        )
     )
     return footer(
         run_id,

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pyguard.ending import footer, settle
+from pyguard.ending import Causes, footer, settle
 from pyguard.events import IterationEvent, RunEnd
 
 __all__ = ["normalise_tool_names", "build_end"]
@@ -108,14 +108,16 @@ def build_end(
     elif ended_by is not None:
         ev["ended_by_tool"] = ended_by
     settled = settle(
-        expired=None
-        if cut_off is None
-        else "recording ends while the model still requests tools (cut off)"
-        if cut_off == "recording_ends"
-        else f"cut off by the agent's harness ({cut_off.replace('_', ' ')})",
-        failed="recorded as failed" if label is False else None,
-        answered=True,
-        succeeded="recorded as successful" if label else "the run ended on its own (no outcome label recorded)",
+        Causes(
+            expired=None
+            if cut_off is None
+            else "recording ends while the model still requests tools (cut off)"
+            if cut_off == "recording_ends"
+            else f"cut off by the agent's harness ({cut_off.replace('_', ' ')})",
+            failed="recorded as failed" if label is False else None,
+            answered=True,
+            succeeded="recorded as successful" if label else "the run ended on its own (no outcome label recorded)",
+        )
     )
     if answer is None and not censored:
         answer = last.text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.ending import Causes
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, Observation, ToolCall
 from pyguard.guard import Guard
@@ -27,7 +28,7 @@ def test_a_total_over_partly_unknown_usage_is_marked_partial():
     run = Guard().start_run(task="t", run_id="r1")
     for i, tokens in enumerate([150, 194, None, None], start=1):
         run.observe(_event(i, tokens, final=i == 4))
-    result = run._finish(answer="done")
+    result = run._finish(Causes(answer="done"))
     assert result.end.total_tokens == 344
     assert result.end.tokens_partial is True
     assert "partial" in result.summary()
@@ -37,7 +38,7 @@ def test_complete_usage_is_not_marked_partial():
     run = Guard().start_run(task="t", run_id="r1")
     for i in range(1, 4):
         run.observe(_event(i, 100, final=i == 3))
-    result = run._finish(answer="done")
+    result = run._finish(Causes(answer="done"))
     assert result.end.total_tokens == 300 and result.end.tokens_partial is False
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.ending import Ending, RunEnding, end_from_events, finish_arguments
+from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
 from pyguard.events import IterationEvent, Outcome, ToolCall
 from pyguard.jvm.agents import AgentStyle, BridgeResult, BridgeRunStats
 from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
@@ -63,7 +63,7 @@ def test_the_java_ending_values_are_the_python_ones():
     ],
 )
 def test_each_ending_maps_to_one_set_of_finish_arguments(res, expected):
-    assert finish_arguments(ending_of_result(res), "executor") == expected
+    assert finish_arguments(ending_of_result(res), "executor") == Causes(**expected)
 
 
 def test_a_failure_has_no_stop_outcome_and_callback_failures_are_kept():
@@ -112,7 +112,7 @@ def ev(i: int, final: bool = False, tokens: int | None = 10) -> IterationEvent:
 )
 def test_the_footer_without_the_engine(kwargs, outcome, reason):
     events = [ev(1), ev(2, tokens=None), ev(3, final=True)]
-    end = end_from_events("r", events, wall_ms=5.0, **kwargs)
+    end = end_from_events("r", events, Causes(**kwargs), wall_ms=5.0)
     assert (end.outcome, end.reason) == (outcome, reason)
     assert (end.iterations, end.tool_calls, end.total_tokens, end.tokens_partial) == (3, 2, 20, True)
     assert end.wall_ms == 5.0 and end.censored is False
@@ -143,10 +143,10 @@ def test_the_engine_and_the_footer_without_it_settle_every_mix_of_causes_alike(m
 
     kwargs = {k: v for i, (k, v) in enumerate(_CAUSES.items()) if mask >> i & 1}
     engine = Policy(PolicyConfig(), clock=lambda: 0.0).new_run(run_id="r").finish(verified=verified, **kwargs)
-    alone = end_from_events("r", [], verified=verified, **kwargs)
+    alone = end_from_events("r", [], Causes(verified=verified, **kwargs))
     assert (alone.outcome, alone.reason) == (engine.outcome, engine.reason)
 
 
 def test_a_guard_error_outranks_a_cancellation():
-    end = end_from_events("r", [ev(1)], cancelled=True, guard_error="callbacks failed")
+    end = end_from_events("r", [ev(1)], Causes(cancelled=True, guard_error="callbacks failed"))
     assert (end.outcome, end.reason) == (Outcome.GUARD_ERROR, "the guard failed: callbacks failed")

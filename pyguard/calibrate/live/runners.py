@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from pyguard.calibrate.live.plan import PlannedRun
-from pyguard.ending import footer, settle
+from pyguard.ending import Causes, footer, settle
 from pyguard.errors import InputError, PyguardError
 from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.result import RunResult
@@ -135,7 +135,9 @@ def factory_runner(run: PlannedRun) -> RunResult:
                 error = f"the agent failed: {text}"
         finally:
             guarded.release()  # the run is over: its Python side need not wait for the JVM's collector
-    settled = settle(expired=cap, failed=error, answered=error is None and cap is None, succeeded="the agent answered")
+    settled = settle(
+        Causes(expired=cap, failed=error, answered=error is None and cap is None, succeeded="the agent answered")
+    )
     end = footer(
         run.run_id,
         events,

@@ -1,0 +1,86 @@
+"""What a writer of a footer knows about how a run ended, declared once: :class:`Causes`.
+
+:func:`pyguard.ending.finish_arguments` reads an agent's ending as causes; :func:`pyguard.ending.settle` orders them
+into the one outcome; :func:`pyguard.ending.end_from_events`, the engine's ``RunSession.finish`` and the guarded run
+take them. The engine's own STOP is not a cause: it is the engine's decision, and ``settle`` takes it beside them.
+
+``RunSession.finish`` (public) still takes the causes as keywords, ``session.finish(answer="done")``: they are read
+into a :class:`Causes` here, by :meth:`Causes.of`, the one place keywords become causes (an unknown cause or a bad
+value is a :class:`~pyguard.errors.ConfigError` naming it).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from pyguard.errors import ConfigError
+
+__all__ = ["Causes"]
+
+
+class Causes(BaseModel):
+    """How a run ended, as its writer knows it (frozen, strict, unknown causes refused, round-trips through
+    ``model_dump``). Every cause is optional; :func:`pyguard.ending.settle` says which one wins."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    answer: str | None = None
+    """The run's answer; beside another outcome, the last text the model wrote (a salvaged answer)."""
+    error: str | None = None
+    """The run failed: what went wrong (the reason reads "the run failed: {error}"). An exception is read as its text."""
+    verified: bool | None = None
+    """A verifier's judgement of the answer (None: no verifier was asked)."""
+    cancelled: bool = False
+    """The run was cancelled."""
+    guard_error: str | None = None
+    """The guard failed: how (a guard callback failing, a stop without an outcome). An exception is read as its text."""
+    expired: str | None = None
+    """A cap outside the engine ran out: which, as the reason (the agent's own loop cap, the Java fail-safe, a recording
+    cut off)."""
+    guard_failed: str | None = None
+    """The engine gave up (missed its deadline): why. Noted on every reason but a stop's."""
+    failed: str | None = None
+    """The run failed, with its own reason as given (a recording labelled failed, an agent span's error)."""
+    answered: bool | None = None
+    """The run ended on its own (None: it did when an ``answer`` is given)."""
+    succeeded: str | None = None
+    """The reason of a success, in place of "the model answered"."""
+
+    @field_validator("error", "guard_error", mode="before")
+    @classmethod
+    def _text_of_exception(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, BaseException) else value
+
+    @classmethod
+    def of(cls, where: str, causes: Causes | None, keywords: Mapping[str, Any]) -> Causes:
+        """The causes of one call to ``where``: ``causes`` (None: none) with ``keywords`` on top (a keyword wins over
+        the object's field). Raises :class:`ConfigError` naming ``where`` and each unknown cause or bad value."""
+        if causes is not None and not isinstance(causes, Causes):
+            raise ConfigError(
+                f"{where}: {causes!r:.80} is not a pyguard.ending.Causes (or give the causes as keywords)"
+            )
+        if not keywords:
+            return causes if causes is not None else _NONE
+        base = {} if causes is None else causes.model_dump()
+        try:
+            return cls.model_validate({**base, **keywords})
+        except ValidationError as exc:
+            raise ConfigError(f"{where}: " + "; ".join(_refusal(err) for err in exc.errors())) from None
+
+
+def _refusal(err: Any) -> str:
+    """One refused cause, said: its name and value, what is wrong, what to do."""
+    name = ".".join(str(p) for p in err.get("loc", ()))
+    if err.get("type") == "extra_forbidden":
+        close = difflib.get_close_matches(name, list(Causes.model_fields), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown cause {name!r}{hint}; the causes are {', '.join(Causes.model_fields)} (pyguard.ending.Causes)"
+    shown = repr(err.get("input"))
+    return f"{name}={shown if len(shown) <= 80 else shown[:77] + '...'} is refused: {str(err.get('msg')).lower()}"
+
+
+_NONE = Causes()
