@@ -22,7 +22,7 @@ from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
-from pyguard.trace.tolerance import SkipLog
+from pyguard.trace.run_parser import RunParser
 
 __all__ = ["parse_bfcl", "is_bfcl_run"]
 
@@ -154,19 +154,5 @@ def bfcl_run_to_record(
     )
 
 
-def parse_bfcl(
-    objects: list[tuple[str | None, Any]],
-    *,
-    source: str,
-    log: SkipLog | None = None,
-    terminal_tools: frozenset[str] | None = None,
-    labels: Labels | None = None,
-) -> list[RunRecord]:
-    log = log if log is not None else SkipLog(strict=True)
-    out: list[RunRecord] = []
-    for _, obj in objects:
-        try:
-            out.append(bfcl_run_to_record(obj, source=source, labels=labels, terminal_tools=terminal_tools))
-        except UnreadableRecord as exc:
-            log.skip(exc)
-    return out
+parse_bfcl = RunParser(bfcl_run_to_record)
+"""Runs from the parsed lines of one result file (one test per line)."""

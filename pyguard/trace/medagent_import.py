@@ -34,7 +34,7 @@ from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
-from pyguard.trace.tolerance import SkipLog
+from pyguard.trace.run_parser import RunParser
 
 __all__ = ["is_medagent_run", "parse_medagent"]
 
@@ -163,22 +163,6 @@ def _samples(obj: Any) -> list[Any]:
     return [obj]
 
 
-def parse_medagent(
-    objects: list[tuple[str | None, Any]],
-    *,
-    source: str,
-    log: SkipLog | None = None,
-    terminal_tools: frozenset[str] | None = None,
-    labels: Labels | None = None,
-) -> list[RunRecord]:
-    """Every sample in ``objects`` (runs.jsonl lines, or an overall.json) as a run; unreadable ones skipped and
-    counted in ``log`` (strict when None: the first raises). A run id seen twice is the loader's to skip."""
-    log = log if log is not None else SkipLog(strict=True)
-    out: list[RunRecord] = []
-    for _, obj in objects:
-        for sample in _samples(obj):
-            try:
-                out.append(medagent_to_record(sample, source=source, labels=labels, terminal_tools=terminal_tools))
-            except UnreadableRecord as exc:
-                log.skip(exc)
-    return out
+parse_medagent = RunParser(medagent_to_record, runs_of=_samples)
+"""Every sample in the parsed objects (runs.jsonl lines, or an overall.json) as a run; unreadable ones skipped and
+counted in ``log`` (strict when None: the first raises). A run id seen twice is the loader's to skip."""

@@ -25,7 +25,7 @@ from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
-from pyguard.trace.tolerance import SkipLog, records_by_instance
+from pyguard.trace.run_parser import RunParser
 
 __all__ = ["parse_miniswe", "is_miniswe_run"]
 
@@ -167,22 +167,5 @@ def miniswe_run_to_record(
     )
 
 
-def parse_miniswe(
-    objects: list[tuple[str | None, Any]],
-    *,
-    source: str,
-    default_id: str,
-    log: SkipLog | None = None,
-    terminal_tools: frozenset[str] | None = None,
-    labels: Labels | None = None,
-) -> list[RunRecord]:
-    """Runs from the parsed objects of one file (usually one trajectory per file)."""
-    log = log if log is not None else SkipLog(strict=True)
-    return records_by_instance(
-        objects,
-        lambda obj, run_id: miniswe_run_to_record(
-            obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools
-        ),
-        default_id=default_id,
-        log=log,
-    )
+parse_miniswe = RunParser(miniswe_run_to_record, by_instance=True)
+"""Runs from the parsed objects of one file (usually one trajectory per file)."""

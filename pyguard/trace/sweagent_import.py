@@ -24,7 +24,7 @@ from pyguard.events import RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.react_import import events_from_steps
-from pyguard.trace.tolerance import SkipLog, records_by_instance
+from pyguard.trace.run_parser import RunParser
 
 __all__ = ["parse_sweagent", "is_sweagent_run"]
 
@@ -156,21 +156,5 @@ def sweagent_run_to_record(
     return RunRecord(start=RunStart(run_id=run_id, task=task), events=events, end=end)
 
 
-def parse_sweagent(
-    objects: list[tuple[str | None, Any]],
-    *,
-    source: str,
-    default_id: str,
-    log: SkipLog | None = None,
-    terminal_tools: frozenset[str] | None = None,
-    labels: Labels | None = None,
-) -> list[RunRecord]:
-    log = log if log is not None else SkipLog(strict=True)
-    return records_by_instance(
-        objects,
-        lambda obj, run_id: sweagent_run_to_record(
-            obj, source=source, run_id=run_id, labels=labels, terminal_tools=terminal_tools
-        ),
-        default_id=default_id,
-        log=log,
-    )
+parse_sweagent = RunParser(sweagent_run_to_record, by_instance=True)
+"""Runs from the parsed objects of one file (usually one trajectory per file)."""

@@ -22,7 +22,7 @@ from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
-from pyguard.trace.tolerance import SkipLog
+from pyguard.trace.run_parser import RunParser
 
 __all__ = ["parse_tau2", "is_tau2_file", "is_tau2_simulation"]
 
@@ -149,29 +149,10 @@ def tau2_to_record(sim: Any, *, source: str, labels: Labels | None, terminal_too
     )
 
 
-def parse_tau2(
-    objects: list[tuple[str | None, Any]],
-    *,
-    source: str,
-    log: SkipLog | None = None,
-    terminal_tools: frozenset[str] | None = None,
-    labels: Labels | None = None,
-) -> list[RunRecord]:
-    log = log if log is not None else SkipLog(strict=True)
-    out: list[RunRecord] = []
-    seen: set[str] = set()
-    for _, obj in objects:
-        sims = obj["simulations"] if is_tau2_file(obj) else [obj]
-        for sim in sims:
-            try:
-                record = tau2_to_record(sim, source=source, labels=labels, terminal_tools=terminal_tools)
-                if record.run_id in seen:
-                    raise UnreadableRecord(
-                        f"{source}: simulation {record.run_id!r} appears twice", reason="duplicate run id"
-                    )
-            except UnreadableRecord as exc:
-                log.skip(exc)
-                continue
-            seen.add(record.run_id)
-            out.append(record)
-    return out
+def _simulations(obj: Any) -> list[Any]:
+    return obj["simulations"] if is_tau2_file(obj) else [obj]
+
+
+parse_tau2 = RunParser(tau2_to_record, runs_of=_simulations, duplicate="simulation")
+"""Every simulation of the parsed objects (results files, or single simulations) as a run; one whose id was already
+read from the file is skipped as a duplicate."""
