@@ -10,6 +10,10 @@ are not shown to the agent: they are left out.
 
 Termination: ``user_stop``/``agent_stop`` (and a transfer to a human) finished the conversation; ``max_steps``
 hit the harness's step cap and ``too_many_errors`` its error cap: censored (``cut_off``).
+
+Task type: the ``[…]`` prefix of the task id (τ²'s own tasks: ``[mobile_data_issue]airplane_mode_on|…``); a task
+id without one (``0``, ``fishtrader_01_register_customer``: new domains written elsewhere) is only an id, and the
+run takes the domain its results file names (``info.environment_info.domain_name``), or no type at all.
 """
 
 from __future__ import annotations
@@ -57,7 +61,24 @@ def _usage(msg: dict) -> tuple[int | None, int | None]:
     return (p if isinstance(p, int) else None), (c if isinstance(c, int) else None)
 
 
-def tau2_to_record(sim: Any, *, source: str, labels: Labels | None, terminal_tools: frozenset[str] | None) -> RunRecord:
+def _task_type(task_id: Any, domain: str | None) -> str | None:
+    """The type of a simulation's task: the ``[domain]`` prefix of its task id (τ²'s own tasks:
+    ``[mobile_data_issue]airplane_mode_on|…``), else the domain its results file names (``domain``), else None. A
+    task id without that prefix (``0``, ``fishtrader_01_register_customer``) is only an id: never a type."""
+    text = str(task_id) if task_id is not None else ""
+    prefix = text.split("]")[0].lstrip("[") if text.startswith("[") and "]" in text else ""
+    return prefix or domain or None
+
+
+def tau2_to_record(
+    sim: Any,
+    *,
+    source: str,
+    labels: Labels | None,
+    terminal_tools: frozenset[str] | None,
+    domain: str | None = None,
+) -> RunRecord:
+    """One simulation as a run; ``domain`` is the domain its results file names (the fallback task type)."""
     run_id = (
         f"{sim.get('task_id')}#{sim.get('trial', 0)}@{str(sim.get('id', ''))[:8]}" if isinstance(sim, dict) else "?"
     )
@@ -141,18 +162,33 @@ def tau2_to_record(sim: Any, *, source: str, labels: Labels | None, terminal_too
         evidence={"termination_reason": reason},
     )
     return RunRecord(
-        start=RunStart(
-            run_id=run_id, task=task, task_type=str(sim.get("task_id", "")).split("]")[0].lstrip("[") or None
-        ),
+        start=RunStart(run_id=run_id, task=task, task_type=_task_type(sim.get("task_id"), domain)),
         events=events,
         end=end,
     )
 
 
-def _simulations(obj: Any) -> list[Any]:
-    return obj["simulations"] if is_tau2_file(obj) else [obj]
+def _domain(obj: dict) -> str | None:
+    """The domain a results file names: ``info.environment_info.domain_name`` (τ²-bench writes it at the top)."""
+    info = obj.get("info")
+    env = info.get("environment_info") if isinstance(info, dict) else None
+    name = env.get("domain_name") if isinstance(env, dict) else None
+    return (name.strip() or None) if isinstance(name, str) else None
 
 
-parse_tau2 = RunParser(tau2_to_record, runs_of=_simulations, duplicate="simulation")
+def _simulations(obj: Any) -> list[tuple[Any, str | None]]:
+    """Each simulation with the domain of its file; a bare simulation (one per line) names none."""
+    if not is_tau2_file(obj):
+        return [(obj, None)]
+    domain = _domain(obj)
+    return [(sim, domain) for sim in obj["simulations"]]
+
+
+def _simulation_to_record(item: tuple[Any, str | None], **options: Any) -> RunRecord:
+    sim, domain = item
+    return tau2_to_record(sim, domain=domain, **options)
+
+
+parse_tau2 = RunParser(_simulation_to_record, runs_of=_simulations, duplicate="simulation")
 """Every simulation of the parsed objects (results files, or single simulations) as a run; one whose id was already
 read from the file is skipped as a duplicate."""
