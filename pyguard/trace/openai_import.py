@@ -25,7 +25,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from pyguard.errors import InputError, UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
@@ -34,6 +34,7 @@ from pyguard.trace.containers import text_runs
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.reader import check_regular_file
+from pyguard.trace.run_parser import ImportOptions
 from pyguard.trace.tolerance import SkipLog
 
 __all__ = ["import_openai", "is_openai_run", "parse_openai_text", "parse_openai_runs"]
@@ -70,23 +71,14 @@ def parse_openai_text(
     *,
     source: str,
     default_id_prefix: str = "run",
-    log: SkipLog | None = None,
-    terminal_tools: frozenset[str] | None = None,
-    labels: Labels | None = None,
+    **options: Unpack[ImportOptions],
 ) -> list[RunRecord]:
     """Runs from the text of one recording (any container :func:`parse_container` reads)."""
-    log, items = text_runs(text, source, log, is_run=is_openai_run)
+    options["log"], items = text_runs(text, source, options.get("log"), is_run=is_openai_run)
     objects = [
         obj if key is None or not isinstance(obj, dict) or "id" in obj else {**obj, "id": key} for key, obj in items
     ]
-    return parse_openai_runs(
-        objects,
-        source=source,
-        default_id_prefix=default_id_prefix,
-        log=log,
-        terminal_tools=terminal_tools,
-        labels=labels,
-    )
+    return parse_openai_runs(objects, source=source, default_id_prefix=default_id_prefix, **options)
 
 
 def parse_openai_runs(

@@ -22,14 +22,13 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, Unpack
 
 from pyguard.errors import UnreadableRecord
 from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.containers import text_runs
 from pyguard.trace.ending import build_end
-from pyguard.trace.labels import Labels
-from pyguard.trace.tolerance import SkipLog
+from pyguard.trace.run_parser import ImportOptions
 
 __all__ = ["parse_react_text", "is_react_run", "events_from_steps"]
 
@@ -202,12 +201,11 @@ def parse_react_text(
     *,
     source: str,
     default_id_prefix: str = "run",
-    log: SkipLog | None = None,
-    terminal_tools: frozenset[str] | None = None,
-    labels: Labels | None = None,
+    **options: Unpack[ImportOptions],
 ) -> list[RunRecord]:
     """ReAct runs from the text of one file (a bare ReAct transcript is one run)."""
-    log, items = text_runs(text, source, log, is_run=is_react_run, bare=lambda t: {"traj": t})
+    log, items = text_runs(text, source, options.get("log"), is_run=is_react_run, bare=lambda t: {"traj": t})
+    labels, terminal_tools = options.get("labels"), options.get("terminal_tools")
     records: list[RunRecord] = []
     seen: set[str] = set()
     for index, (key, obj) in enumerate(items):

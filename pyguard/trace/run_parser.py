@@ -1,4 +1,5 @@
-"""The parse step every container importer shares: a file's run objects in, run records out.
+"""How importers parse runs: the options every importer takes (:class:`ImportOptions`), and the parse step every
+container importer shares (:class:`RunParser`: a file's run objects in, run records out).
 
 A container importer (mini-swe-agent, SWE-agent, BFCL, MedAgentBench, τ²-bench) knows how to turn *one* run object
 into a :class:`~pyguard.events.RunRecord`; a :class:`RunParser` does the rest the same way for all of them: it finds
@@ -12,14 +13,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from pyguard.errors import UnreadableRecord
 from pyguard.events import RunRecord
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog, records_by_instance
 
-__all__ = ["RunParser"]
+__all__ = ["ImportOptions", "RunParser"]
+
+
+class ImportOptions(TypedDict, total=False):
+    """The options every importer takes besides the text or objects it reads and their ``source``."""
+
+    log: SkipLog | None
+    """Where unreadable records are skipped and counted; None: a strict log (the first bad record raises)."""
+    terminal_tools: frozenset[str] | None
+    """Tools that end a run (see :mod:`pyguard.trace.ending`); None: the built-in ones."""
+    labels: Labels | None
+    """Outcome labels kept apart from the recording (a SWE-bench report, a BFCL score file)."""
 
 
 def _itself(obj: Any) -> list[Any]:
@@ -50,12 +62,13 @@ class RunParser:
         *,
         source: str,
         default_id: str = "run",
-        log: SkipLog | None = None,
-        terminal_tools: frozenset[str] | None = None,
-        labels: Labels | None = None,
+        **options: Unpack[ImportOptions],
     ) -> list[RunRecord]:
+        log = options.get("log")
         log = log if log is not None else SkipLog(strict=True)
-        convert = partial(self.to_record, source=source, labels=labels, terminal_tools=terminal_tools)
+        convert = partial(
+            self.to_record, source=source, labels=options.get("labels"), terminal_tools=options.get("terminal_tools")
+        )
         if self.by_instance:
             return records_by_instance(
                 objects, lambda obj, run_id: convert(obj, run_id=run_id), default_id=default_id, log=log
