@@ -16,6 +16,7 @@ skip the line and count it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import select
@@ -57,6 +58,8 @@ def loads(
     try:
         if allow_nan and parse_float is None:
             return json.loads(data)
+        if isinstance(data, str) and not data.startswith("\ufeff"):  # what json.loads does, minus a new decoder
+            return _decoder(parse_float, allow_nan).decode(data)
         return json.loads(data, parse_float=parse_float, parse_constant=None if allow_nan else _refuse_constant)
     except RecursionError:
         raise TraceFormatError(
@@ -84,6 +87,13 @@ def loads(
 
 def _refuse_constant(name: str) -> object:
     raise ValueError(f"{name} is not a number pyguard accepts (JSON has no NaN or infinity)")
+
+
+@functools.lru_cache(maxsize=8)
+def _decoder(parse_float: Callable[[str], Any] | None, allow_nan: bool) -> json.JSONDecoder:
+    """One decoder per setting: ``json.loads`` with keyword arguments builds a new one per call, which costs more
+    than decoding a tool call's arguments (the engine parses every call's, with ``parse_float=Decimal``)."""
+    return json.JSONDecoder(parse_float=parse_float, parse_constant=None if allow_nan else _refuse_constant)
 
 
 def oversize_error(source: str, line: int, limit: int | None = None) -> TraceFormatError:
