@@ -22,14 +22,13 @@ handle's :class:`~pyguard.escalation.AgentRef`, the JVM builders) take the settl
 
 from __future__ import annotations
 
-import difflib
 import warnings
 from collections.abc import Collection, Mapping
 from typing import Any, TypedDict
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from pyguard.errors import ConfigError
+from pyguard.errors import ConfigError, did_you_mean, value_shown
 from pyguard.limits import DEFAULT_LOOP_ITERATIONS, JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS
 
 __all__ = ["AgentKeywords", "AgentOptions", "agent_options"]
@@ -190,14 +189,12 @@ def _config_error(exc: ValidationError) -> ConfigError:
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         if err.get("type") == "string_type":
             msg = "must be a string (or None)"
-        shown = repr(err.get("input"))
-        parts.append(f"{name}={shown if len(shown) <= 80 else shown[:77] + '...'} {msg}")
+        parts.append(f"{name}={value_shown(err.get('input'))} {msg}")
     return ConfigError("invalid agent options: " + "; ".join(parts))
 
 
 def _did_you_mean(name: str) -> str:
-    close = difflib.get_close_matches(name, [*OPTIONS, *DEPRECATED], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return did_you_mean(name, [*OPTIONS, *DEPRECATED])
 
 
 def _listed() -> str:

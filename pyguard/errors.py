@@ -19,6 +19,10 @@ what to do about it. The same situation always raises the same type.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
 __all__ = [
     "PyguardError",
     "ConfigError",
@@ -30,6 +34,8 @@ __all__ = [
     "BudgetError",
     "RunError",
     "HandleError",
+    "did_you_mean",
+    "value_shown",
 ]
 
 
@@ -91,3 +97,15 @@ class RunError(PyguardError, RuntimeError):
 class HandleError(RunError):
     """An escalation handle cannot be resumed: malformed, of another format version, edited after it was written, for
     another agent, or already resumed. The message names the problem and what to do."""
+
+
+def value_shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters (ending in ``...`` when cut)."""
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the choice closest to a misspelt ``name``, or ``""`` when none is close."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

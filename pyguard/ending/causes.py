@@ -11,13 +11,12 @@ value is a :class:`~pyguard.errors.ConfigError` naming it).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from pyguard.errors import ConfigError
+from pyguard.errors import ConfigError, did_you_mean, value_shown
 
 __all__ = ["Causes"]
 
@@ -76,11 +75,9 @@ def _refusal(err: Any) -> str:
     """One refused cause, said: its name and value, what is wrong, what to do."""
     name = ".".join(str(p) for p in err.get("loc", ()))
     if err.get("type") == "extra_forbidden":
-        close = difflib.get_close_matches(name, list(Causes.model_fields), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(name, Causes.model_fields)
         return f"unknown cause {name!r}{hint}; the causes are {', '.join(Causes.model_fields)} (pyguard.ending.Causes)"
-    shown = repr(err.get("input"))
-    return f"{name}={shown if len(shown) <= 80 else shown[:77] + '...'} is refused: {str(err.get('msg')).lower()}"
+    return f"{name}={value_shown(err.get('input'))} is refused: {str(err.get('msg')).lower()}"
 
 
 _NONE = Causes()

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from pyguard.errors import ConfigError
+from pyguard.errors import ConfigError, value_shown
 from pyguard.limits import JAVA_INT_MAX
 
 __all__ = ["StrictConfig", "config_error"]
@@ -44,10 +44,7 @@ def config_error(exc: ValidationError, *, model: str, source: str | None = None)
     items = _items(exc)
     lines = []
     for key, value, msg in items:
-        shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        lines.append(f"key {key or '<root>'!r} = {shown}: {msg}" if key else f"{msg}")
+        lines.append(f"key {key or '<root>'!r} = {value_shown(value)}: {msg}" if key else f"{msg}")
     where = f" in {source}" if source else ""
     err = ConfigError(f"invalid {model}{where}: " + "; ".join(lines) + ". Fix the value(s) and retry.")
     err.items = items  # type: ignore[attr-defined]
