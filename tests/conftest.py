@@ -19,7 +19,6 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def jvm():
-    from pyguard.jvm import start_jvm
-
-    return start_jvm()
+def jvm(pyguard_jvm):
+    # the plugin's fixture: it also turns Python's fault handler off before the JVM starts, as a user's session gets
+    return pyguard_jvm

@@ -235,13 +235,6 @@ def test_bad_mix_is_a_config_error():
 # ---- JVM ----------------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def jvm():
-    from pyguard.jvm import start_jvm
-
-    return start_jvm()
-
-
 def _steps(k: int) -> dict:
     tools = [
         {"name": "lookup", "description": "d", "parameters": {"q": "string"}, "results": ["result {call} of lookup"]}
