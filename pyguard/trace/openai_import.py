@@ -3,8 +3,9 @@
 Input: a JSON array of run objects, JSON Lines with one run object per line, or a single run object. A run
 object has ``messages`` (or ``traj``): a list of messages with roles ``system``/``developer``/``user``/
 ``assistant``/``tool`` (and the legacy ``function``); optional ``id``, ``task_type`` and ``task``; an
-optional outcome label, ``success`` (bool), ``reward`` (number, 1 is success) or ``resolved`` (bool); other
-keys are ignored.
+optional outcome label, ``success`` (bool), ``reward`` (number, 1 is success) or ``resolved`` (bool); an optional
+``halted`` (or ``truncated``, bool): true when the harness cut the run at its cap (censored), false when it ended on
+its own (even in a tool call); other keys are ignored.
 
 Mapping (see docs/trace-format.md): each assistant message is one iteration. The messages since the previous
 assistant message (tool results, user and system messages) are that iteration's observations. Tool results
@@ -145,6 +146,18 @@ def _label(obj: dict, fail) -> bool | None:  # noqa: ANN001
     if len(set(labels.values())) > 1:
         raise fail(f"its outcome labels disagree ({', '.join(f'{k}={obj[k]!r}' for k in labels)}); keep one")
     return next(iter(labels.values()), None)
+
+
+def _halted(obj: dict, fail) -> bool | None:  # noqa: ANN001
+    """The recording's own word on whether its harness cut the run at its cap (``halted`` or ``truncated``, a
+    bool); None when it says nothing."""
+    found = {k: obj[k] for k in ("halted", "truncated") if obj.get(k) is not None}
+    for key, value in found.items():
+        if not isinstance(value, bool):
+            raise fail(f"its {key!r} is {value!r}; it must be true (cut at its cap) or false (ended on its own)")
+    if len(set(found.values())) > 1:
+        raise fail(f"its 'halted' and 'truncated' disagree ({found}); keep one")
+    return next(iter(found.values()), None)
 
 
 def _content(value: Any, fail) -> str | None:  # noqa: ANN001
@@ -320,6 +333,7 @@ def openai_run_to_record(
     evidence: dict[str, Any] = {"index": index}
     if pending:
         evidence["trailing_observations"] = len(pending)  # results that arrived after the last model call
+    halted = _halted(obj, fail)
     end = build_end(
         run_id,
         events,
@@ -327,6 +341,8 @@ def openai_run_to_record(
         imported_from="openai",
         source=source,
         terminal_tools=terminal_tools,
+        finished=halted is False,
+        cut_off="halted" if halted else None,
         evidence=evidence,
     )
     return RunRecord(start=RunStart(run_id=run_id, task_type=task_type, task=task), events=events, end=end)
