@@ -36,10 +36,14 @@ def decide(
     unit: str,
     what: str,
 ) -> Decision:
-    """The figures of :class:`Decision` for one task type (``cost``: E[cost](N) at ``d``; ``what``: runs/turns)."""
+    """The figures of :class:`Decision` for one task type (``cost``: E[cost](N) at ``d``; ``what``: runs/turns).
+    ``cheapest_cap`` is N* when a cap pays off, else the cheapest cap within which some run succeeds."""
     horizon = len(cost)
-    cheapest = int(argmin_first(cost)) + 1
-    not_running = float(cost[cheapest - 1]) >= d
+    not_running = float(cost.min()) >= d
+    # the cheapest cap that runs the agent: among the caps within which some run succeeds (a cap below the first
+    # success only adds cost to not running it)
+    runs_it = np.where(success > 0, cost, np.inf) if np.any(success > 0) else cost
+    cheapest = int(argmin_first(runs_it)) + 1
     ok = iterations[status == RunStatus.SUCCESS]
     kept = int(np.sum(ok <= cheapest))
     default = min(LANGCHAIN4J_DEFAULT_ROUND_TRIPS + 1, horizon)

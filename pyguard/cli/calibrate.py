@@ -198,7 +198,8 @@ def calibrate(
         else:
             click.echo(json.dumps({**json.loads(report_json(report)), "live": live_info}, indent=2))
     else:
-        Console().print(report_table(report))
+        out = Console()
+        out.print(report_table(report, out.width))
     for skipped in report.skipped:
         err.print(
             f"[yellow]not calibrated:[/] {escape(skipped.task_type)} ({skipped.runs} runs): {escape(skipped.reason)}",

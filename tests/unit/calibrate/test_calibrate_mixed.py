@@ -87,7 +87,16 @@ def test_no_cap_pays_off_at_a_small_failure_cost_and_what_would_change_it(record
     # and just above the break-even failure cost a cap does pay off
     above = calibrate_runs(records, make_config(failure_cost=be * 1.05, bootstrap=50))
     assert _by(above)["order_support"].recommended_max_iterations is not None
-    assert "ORDER_SUPPORT_MAX" not in java_snippet(report)
+    # not running is cheaper, said in words, and the snippets carry the cheapest cap that runs it (issue 37, point 4)
+    dec = support.decision
+    assert dec is not None and dec.not_running_cheaper
+    assert dec.statement.startswith("not running this agent is cheaper at this failure cost")
+    assert support.expected_cost[dec.cheapest_cap - 1] == min(
+        c for c, s in zip(support.expected_cost, support.c, strict=True) if s > 0
+    )
+    java = java_snippet(report)
+    assert f"ORDER_SUPPORT_MAX_TOOL_CALLING_ROUND_TRIPS = {max(dec.cheapest_cap - 1, 1)};" in java
+    assert "Not running is cheaper; if you run it, the cheapest cap" in java
 
 
 def test_the_proposed_dynamic_policy_has_headroom_and_says_why(report) -> None:  # noqa: ANN001
@@ -133,7 +142,7 @@ def test_plots_carry_runs_cost_unit_bands_and_the_recording_cap(report, tmp_path
     fig = plot_success(code, report, tmp_path / "c.png")
     ax = fig.axes[0]
     title = ax.get_title()
-    assert "20 runs" in title and "d = 20000" in title and "cost in tokens" in title
+    assert "20 runs" in title and "d = 20000" in title and "costs in tokens" in title
     assert "n = model calls per run" in title
     labels = _legend(fig)
     assert "95% bootstrap band" in labels
