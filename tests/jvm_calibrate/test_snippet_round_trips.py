@@ -50,7 +50,7 @@ def test_the_snippets_round_trips_give_n_star_model_calls(jvm, n_star: int) -> N
 
 @pytest.mark.jvm
 def test_the_named_alternative_keeps_the_answer_at_call_n_star(jvm) -> None:  # noqa: ANN001
-    """"convergent" answers at model call 4: with N* = 4 the snippet's setting (3) discards that answer, as its
+    """ "convergent" answers at model call 4: with N* = 4 the snippet's setting (3) discards that answer, as its
     comment says (c(3) = 0), and the alternative it names, maxToolCallingRoundTrips(4), keeps it."""
     from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
