@@ -72,9 +72,11 @@ def _title(report: CalibrationReport) -> str:
 _CAPTION = (
     "per: n counts model calls per run, or per user turn (ok/fail/cut then counts turns); cut: censored; +: N* at "
     "the end of the data; no cap (N): not running is cheaper, N the cheapest cap that runs it; E[cost] at N*; "
-    "kept: successes within N* of all; saves vs 100: E[cost] saved per run against LangChain4j's default; tokens: "
-    "token budget; base/hard: the dynamic policy"
+    "kept: successes within N* of all; saves vs 100: E[cost] saved per run against LangChain4j's default; "
+    "base/hard: the dynamic policy"
 )
+_TOKENS = 10
+"""The index of the token budget column (left out when no type has one)."""
 
 
 def _needed(rows: list[list[str]], headers: list[str]) -> int:
@@ -85,14 +87,14 @@ def _needed(rows: list[list[str]], headers: list[str]) -> int:
     return sum(widths) + 2 * (len(widths) - 1)
 
 
-def _wide(rows: list[list[str]], headers: list[str], title: str) -> Table:
+def _wide(rows: list[list[str]], headers: list[str], title: str, caption: str) -> Table:
     table = Table(
         title=escape(title),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
-        caption=escape(_CAPTION),
+        caption=escape(caption),
         caption_justify="left",
     )
     for i, head in enumerate(headers):
@@ -102,7 +104,7 @@ def _wide(rows: list[list[str]], headers: list[str], title: str) -> Table:
     return table
 
 
-def _stacked(rows: list[list[str]], headers: list[str], title: str) -> Group:
+def _stacked(rows: list[list[str]], headers: list[str], title: str, caption: str) -> Group:
     parts: list[RenderableType] = [Text(title, style="bold")]
     for row in rows:
         grid = Table.grid(padding=(0, 1))
@@ -111,7 +113,7 @@ def _stacked(rows: list[list[str]], headers: list[str], title: str) -> Group:
         for head, cell in zip(headers[1:], row[1:], strict=True):
             grid.add_row(escape(head), escape(cell))
         parts += [Text(""), Text(row[0], style="bold"), grid]
-    parts += [Text(""), Text(_CAPTION, style="dim")]
+    parts += [Text(""), Text(caption, style="dim")]
     return Group(*parts)
 
 
@@ -120,9 +122,17 @@ def report_table(report: CalibrationReport, width: int = 100) -> RenderableType:
     block per type; then each type's decision in words."""
     headers = _headers(report)
     rows = [table_cells(t, report) for t in report.task_types]
+    caption = _CAPTION
+    if all(r[_TOKENS] == "-" for r in rows):  # no token budget anywhere (costed per call): no column for it
+        headers = headers[:_TOKENS] + headers[_TOKENS + 1 :]
+        rows = [r[:_TOKENS] + r[_TOKENS + 1 :] for r in rows]
+    else:
+        caption += "; tokens: the token budget"
     title = _title(report)
     body: RenderableType = (
-        _wide(rows, headers, title) if _needed(rows, headers) <= width else _stacked(rows, headers, title)
+        _wide(rows, headers, title, caption)
+        if _needed(rows, headers) <= width
+        else _stacked(rows, headers, title, caption)
     )
     words = [Text(f"{t.task_type}: {t.decision.statement}") for t in report.task_types if t.decision is not None]
     return Group(body, Text(""), *words) if words else body
