@@ -179,6 +179,8 @@ def calibrate(
             report = calibrate_parquet(runs, config)
         else:
             report = calibrate_runs(records, config)
+        if records is not None:
+            _agent_cap_warnings(report, records, live_info, live_opts["cap"])
         written = write_report(report, out_dir) if out_dir is not None else []
     except PyguardError as exc:  # bad input 2; no JVM or a missing extra (Parquet needs 'columnar') 3; a run failed 1
         err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
@@ -245,7 +247,13 @@ def _run_live(
             raise InputError(f"{name} {value} must be a positive integer")
     task_set = load_tasks(tasks_path)
     result = run_live(
-        task_set, traces, repeats=repeats, cap=cap, threads=threads or 2, limit=max_runs, progress=err.is_terminal
+        task_set,
+        traces,
+        repeats=repeats,
+        cap=cap,
+        threads=threads or 2,
+        limit=max_runs,
+        progress=True if err.is_terminal else "lines",  # a bar on a terminal, plain lines in a log or a pipe
     )
     for run_id in result.ignored[:5]:
         err.print(
@@ -254,6 +262,22 @@ def _run_live(
             soft_wrap=True,
         )
     return result, traces
+
+
+def _agent_cap_warnings(report: Any, records: Any, live_info: dict | None, cap: int | None) -> None:
+    """Name the agent's own maxToolCallingRoundTrips where it ended runs (read from LangChain4j's message), in the
+    report's warnings and the live JSON."""
+    from pyguard.calibrate.live.caps import agent_cap_warnings, agent_caps
+
+    caps = agent_caps(records)
+    if not caps:
+        return
+    if live_info is not None:
+        live_info["agent_caps"] = [c.model_dump() for c in caps]
+    if cap is None:  # the cap a live calibration ran its runs under, kept in each footer
+        given = [c for r in records if r.end is not None and (c := r.end.evidence.get("calibration", {}).get("cap"))]
+        cap = max(given) if given else None
+    report.warnings.extend(agent_cap_warnings(caps, cap))
 
 
 def _print_incomplete(info: dict, as_json: bool, err: Console) -> None:
