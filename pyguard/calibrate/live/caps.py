@@ -63,7 +63,8 @@ def agent_cap_warnings(caps: list[AgentCap], calibration_cap: int | None) -> lis
         out.append(
             f"task type {c.task_type!r}: your agent's own maxToolCallingRoundTrips({c.round_trips}) (LangChain4j) "
             f"ended {c.runs} runs at {c.model_calls} model calls{below}; c(n) past {c.model_calls} is unknown. To see "
-            f"past it, build the agent in your factory with a higher maxToolCallingRoundTrips for the calibration "
-            "(e.g. read it from a system property), then run again with a new --traces dir"
+            "past it, have your factory read maxToolCallingRoundTrips from a system property (Integer.getInteger"
+            "(NAME, default)) and name it in the task file (factory.round_trips_property = NAME): pyguard sets it "
+            "to the calibration's cap; then run again with a new --traces dir"
         )
     return out

@@ -56,7 +56,7 @@ def test_the_agents_own_round_trip_cap_is_read_and_named(tasks: Path, tmp_path: 
     warning = next(w for w in data["warnings"] if "maxToolCallingRoundTrips" in w)
     assert "your agent's own maxToolCallingRoundTrips(7) (LangChain4j) ended 3 runs at 8 model calls" in warning
     assert "below the calibration's cap of 60 model calls (--cap)" in warning
-    assert "c(n) past 8 is unknown" in warning and "in your factory" in warning
+    assert "c(n) past 8 is unknown" in warning and "factory.round_trips_property" in warning
     # recalibrating the traces later names it too (the calibration's cap read from the runs' footers)
     again = CliRunner().invoke(main, ["calibrate", str(tmp_path / "tr"), "--failure-cost", "5000", "--bootstrap", "50"])
     assert again.exit_code == 0, again.output
