@@ -45,7 +45,17 @@ from pyguard.ending import verdict
 from pyguard.errors import InputError
 from pyguard.events import IterationEvent, Outcome, RunRecord, turn_starts
 
-__all__ = ["RunStatus", "Reading", "RunArrays", "RunAccumulator", "read_run", "run_status", "extract_runs", "UNTYPED"]
+__all__ = [
+    "RunStatus",
+    "Reading",
+    "RunArrays",
+    "RunAccumulator",
+    "read_run",
+    "run_status",
+    "censor_at_longest_run",
+    "extract_runs",
+    "UNTYPED",
+]
 
 UNTYPED = "default"
 """The task type given to runs that carry none (they form one type)."""
@@ -218,6 +228,29 @@ class RunArrays:
         return self.runs if self.run_index is None else len(np.unique(self.run_index))
 
 
+def censor_at_longest_run(
+    iterations: np.ndarray, status: np.ndarray, reading: np.ndarray, groups: list[tuple[str, str, str] | None]
+) -> np.ndarray:
+    """Censor (in place) each labelled failure that ended in a tool call (:attr:`Reading.FAILED_EARLY`) at the
+    longest run of its group, ``(task type, format, source)`` per unit (None: not an imported recording's last
+    turn); returns that longest run per unit (0 where no group). A source holding a single run of its type (a folder
+    of one file per run) counts with the other sources of its format."""
+    longest = np.zeros(len(iterations), np.int64)
+    members: dict[tuple[str, str, str], list[int]] = {}
+    for i, g in enumerate(groups):
+        if g is not None:
+            members.setdefault(g, []).append(i)
+    merged: dict[tuple[str, str, str], list[int]] = {}
+    for g, idx in members.items():
+        merged.setdefault(g if len(idx) > 1 else (g[0], g[1], "*"), []).extend(idx)
+    for idx in merged.values():
+        longest[idx] = int(iterations[idx].max())
+    at_cap = (reading == Reading.FAILED_EARLY) & (iterations >= longest)
+    status[at_cap] = RunStatus.CENSORED
+    reading[at_cap] = Reading.AT_LONGEST_RUN
+    return longest
+
+
 class RunAccumulator:
     """Collects runs one :class:`RunRecord` at a time (a live runner can ``add`` as runs finish)."""
 
@@ -304,31 +337,13 @@ class RunAccumulator:
             self.add(record)
         return self
 
-    def _longest_runs(self, iterations: np.ndarray) -> np.ndarray:
-        """Per unit of an imported recording: the longest run of its task type and source (a source holding a
-        single run of that type, e.g. a folder of one file per run, counts with the other files of its format)."""
-        longest = np.zeros(len(iterations), np.int64)
-        groups: dict[tuple[str, str, str], list[int]] = {}
-        for i, g in enumerate(self._group):
-            if g is not None:
-                groups.setdefault(g, []).append(i)
-        merged: dict[tuple[str, str, str], list[int]] = {}
-        for g, members in groups.items():
-            merged.setdefault(g if len(members) > 1 else (g[0], g[1], "*"), []).extend(members)
-        for members in merged.values():
-            longest[members] = int(iterations[members].max())
-        return longest
-
     def arrays(self) -> RunArrays:
         """The runs added so far, as columns (task types in order of first appearance). A labelled failure that
         ended in a tool call is censored when it reached the longest run of its task type and source."""
         iterations = np.asarray(self._iterations, dtype=np.int64)
         status = np.asarray(self._status, dtype=np.int8)
         reading = np.asarray(self._reading, dtype=np.int8)
-        longest = self._longest_runs(iterations)
-        at_cap = (reading == Reading.FAILED_EARLY) & (iterations >= longest)
-        status[at_cap] = RunStatus.CENSORED
-        reading[at_cap] = Reading.AT_LONGEST_RUN
+        longest = censor_at_longest_run(iterations, status, reading, self._group)
         return RunArrays(
             task_types=tuple(self._types),
             type_code=np.asarray(self._type_code, dtype=np.int64),

@@ -95,3 +95,20 @@ def test_the_longest_run_is_per_source(tmp_path: Path) -> None:
     by_id = dict(zip(arrays.run_ids or (), arrays.status, strict=True))
     assert by_id["r0"] == RunStatus.CENSORED and by_id["r2"] == RunStatus.FAILURE  # a: cap 10
     assert by_id["br2"] == RunStatus.FAILURE and by_id["br0"] == RunStatus.CENSORED  # b: 10 is below its cap 30
+
+
+def test_parquet_reads_the_same_evidence(tmp_path: Path) -> None:
+    """The DuckDB columns of a Parquet file carry the same reading as the records (one rule, two readers)."""
+    pytest.importorskip("duckdb")
+    from pyguard.store.parquet import write_parquet
+    from pyguard.store.summaries import calibration_arrays
+
+    path, _ = _shop(tmp_path)
+    extra = [_run(900, 4, None), _run(901, 5, None, halted=False), _run(902, 3, False, truncated=True)]
+    with path.open("a") as f:
+        f.write("\n".join(json.dumps(r) for r in extra) + "\n")
+    records = list(load_runs(str(path)))
+    write_parquet(tmp_path / "shop.parquet", records)
+    a, b = extract_runs(records), calibration_arrays(tmp_path / "shop.parquet")
+    for column in ("iterations", "status", "reading", "longest_run"):
+        assert np.array_equal(getattr(a, column), getattr(b, column)), column
