@@ -72,6 +72,11 @@ def decide(
 def _statement(x: Decision, d: float, unit: str, what: str) -> str:
     money = lambda v: format_cost(v, unit)  # noqa: E731
     one = what[:-1]
+    if not x.successes_uncapped:
+        return (
+            f"not running this agent is cheaper at any failure cost: none of its {what} succeeded, so every cap only "
+            "adds cost (check the success labels, or record runs with a higher cap)"
+        )
     cap = f"N = {x.cheapest_cap}"
     share = f"{x.successes_kept / x.successes_uncapped:.0%}" if x.successes_uncapped else "-"
     lost = x.successes_uncapped - x.successes_kept
@@ -86,11 +91,11 @@ def _statement(x: Decision, d: float, unit: str, what: str) -> str:
         )
     half = "no cap" if x.n_star_half_cost is None else f"N* = {x.n_star_half_cost}"
     double = "no cap" if x.n_star_double_cost is None else f"N* = {x.n_star_double_cost}"
-    out.append(f"at half the failure cost ({d / 2:g}) {half}, at double ({d * 2:g}) {double}")
+    out.append(f"at half the failure cost ({money(d / 2)}) {half}, at double ({money(d * 2)}) {double}")
     text = "; ".join(out)
     if x.not_running_cheaper:
         text = (
-            f"not running this agent is cheaper at this failure cost: every cap costs at least d = {d:g} per {one} "
+            f"not running this agent is cheaper at this failure cost: every cap costs at least d = {money(d)} per {one} "
             f"in expectation; the cheapest cap that runs it is {cap} ({money(x.cheapest_cost)} per {one}). " + text
         )
     return text

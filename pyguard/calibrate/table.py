@@ -20,20 +20,21 @@ __all__ = ["report_table", "table_cells"]
 
 
 def _headers(report: CalibrationReport) -> list[str]:
+    """Column headers, broken on explicit lines (the columns never wrap: a figure is whole or the layout changes)."""
     conf = f"{report.config.confidence:.0%}"
     return [
         "task type",
         "runs",
-        "ok/fail/cut",
+        "ok/fail\n/cut",
         "per",
         "N*",
-        f"{conf} CI",
+        f"{conf}\nCI",
         "c(N*)",
         "E[cost]",
         "kept",
-        "saves vs 100",
+        "saves\nvs 100",
         "tokens",
-        "base/hard",
+        "base/\nhard",
     ]
 
 
@@ -49,7 +50,7 @@ def table_cells(t: TaskTypeCalibration, report: CalibrationReport) -> list[str]:
         f"{t.successes}/{t.failures}/{t.censored}",
         "turn" if t.per_turn else "run",
         f"no cap ({dec.cheapest_cap})"
-        if none and dec is not None
+        if none and dec is not None and dec.successes_uncapped
         else "no cap"
         if none
         else f"{t.recommended_max_iterations}" + ("+" if t.at_horizon else ""),
@@ -79,26 +80,33 @@ _TOKENS = 10
 """The index of the token budget column (left out when no type has one)."""
 
 
-def _needed(rows: list[list[str]], headers: list[str]) -> int:
-    """The width a one-row-per-type table needs with every cell whole (headers may wrap at spaces)."""
-    widths = [
-        max(max((len(r[i]) for r in rows), default=0), max(len(w) for w in h.split())) for i, h in enumerate(headers)
-    ]
-    return sum(widths) + 2 * (len(widths) - 1)
+def _fits(table: Table, rows: list[list[str]], width: int) -> bool:
+    """Does ``table`` render within ``width`` columns with every cell whole (on one line)?"""
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False).print(table)
+    lines = buf.getvalue().splitlines()
+    return all(len(line.rstrip()) <= width for line in lines) and all(
+        any(cell in line for line in lines) for row in rows for cell in row
+    )
 
 
 def _wide(rows: list[list[str]], headers: list[str], title: str, caption: str) -> Table:
     table = Table(
-        title=escape(title),
+        title=escape(title) or None,
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
-        caption=escape(caption),
+        caption=escape(caption) or None,
         caption_justify="left",
     )
-    for i, head in enumerate(headers):
-        table.add_column(escape(head), justify="left" if i in (0, 3) else "right", no_wrap=True, overflow="fold")
+    for head in headers:
+        left = head in ("task type", "per")
+        table.add_column(escape(head), justify="left" if left else "right", no_wrap=True, overflow="fold")
     for row in rows:
         table.add_row(*(escape(c) for c in row))
     return table
@@ -111,10 +119,27 @@ def _stacked(rows: list[list[str]], headers: list[str], title: str, caption: str
         grid.add_column(justify="left", style="dim")
         grid.add_column(justify="left", no_wrap=True, overflow="fold")
         for head, cell in zip(headers[1:], row[1:], strict=True):
-            grid.add_row(escape(head), escape(cell))
+            grid.add_row(escape(head.replace("\n/", "/").replace("/\n", "/").replace("\n", " ")), escape(cell))
         parts += [Text(""), Text(row[0], style="bold"), grid]
     parts += [Text(""), Text(caption, style="dim")]
     return Group(*parts)
+
+
+def _layout(rows: list[list[str]], headers: list[str], title: str, caption: str, width: int) -> RenderableType:
+    """One table if it fits; else the table wrapped in two (the task type heads both); else one block per type."""
+    wide = _wide(rows, headers, title, caption)
+    if _fits(wide, rows, width):
+        return wide
+    half = 8  # task type .. E[cost] | task type, kept .. base/hard
+    parts = [[0, *range(1, half)], [0, *range(half, len(headers))]]
+    tables = []
+    for k, cols in enumerate(parts):
+        sub = [[r[i] for i in cols] for r in rows]
+        table = _wide(sub, [headers[i] for i in cols], title if k == 0 else "", caption if k == 1 else "")
+        if not _fits(table, sub, width):
+            return _stacked(rows, headers, title, caption)
+        tables.append(table)
+    return Group(*tables)
 
 
 def report_table(report: CalibrationReport, width: int = 100) -> RenderableType:
@@ -129,10 +154,6 @@ def report_table(report: CalibrationReport, width: int = 100) -> RenderableType:
     else:
         caption += "; tokens: the token budget"
     title = _title(report)
-    body: RenderableType = (
-        _wide(rows, headers, title, caption)
-        if _needed(rows, headers) <= width
-        else _stacked(rows, headers, title, caption)
-    )
+    body = _layout(rows, headers, title, caption, width)
     words = [Text(f"{t.task_type}: {t.decision.statement}") for t in report.task_types if t.decision is not None]
     return Group(body, Text(""), *words) if words else body

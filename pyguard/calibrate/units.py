@@ -50,11 +50,9 @@ def unit_words(unit: str, price_per_1k_tokens: float | None = None, cost_per_cal
 
 def format_cost(value: float, unit: str) -> str:
     """A cost with its decimals: 4 significant digits below 1,000 (``0.3142``, ``1.691``, ``27.35``), whole
-    with thousands separators above; a token count below 1,000 keeps one decimal."""
-    if abs(value) >= 1000:
+    with thousands separators above and for tokens (a token count is whole)."""
+    if abs(value) >= 1000 or unit == "tokens":
         return f"{value:,.0f}"
-    if unit == "tokens":
-        return f"{value:,.1f}"
     if value == 0:
         return "0"
     return f"{value:.4g}" if abs(value) >= 1e-4 else f"{value:.2e}"
