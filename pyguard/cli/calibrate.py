@@ -146,7 +146,7 @@ def calibrate(
                 "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
             )
         from pyguard.calibrate import calibrate_runs, make_config
-        from pyguard.calibrate.report import report_json, report_table, require_plots, write_report
+        from pyguard.calibrate.report import require_plots, write_report
 
         if out_dir is not None:
             require_plots()  # a missing 'plot' extra is said before any run, not after
@@ -194,6 +194,15 @@ def calibrate(
         )
         ctx.exit(ExitCode.INTERRUPTED)
         return
+    _print_result(report, live_info, as_json, err, written, out_dir)
+
+
+def _print_result(
+    report: Any, live_info: dict | None, as_json: bool, err: Console, written: list, out_dir: str | None
+) -> None:
+    """The result on stdout (JSON, or the table fitted to the console's width), the notes on stderr."""
+    from pyguard.calibrate.report import report_json, report_table
+
     if as_json:
         if live_info is None:
             click.echo(report_json(report))

@@ -198,7 +198,7 @@ def calibration_arrays(path: str | os.PathLike[str]) -> Any:
     :mod:`pyguard.calibrate.runs`: one unit per user turn (:func:`pyguard.events.opens_turn`: the previous call
     answered and a user message arrived), the last turn taking the run's status (:func:`run_status`), earlier
     turns successes; task type: the run's, else its first call's, else ``default``; recorded usage only."""
-    from pyguard.calibrate.runs import UNTYPED, Reading, RunArrays, RunStatus, censor_at_longest_run
+    from pyguard.calibrate.runs import UNTYPED, Reading, RunStatus
 
     succ, fail, cens = int(RunStatus.SUCCESS), int(RunStatus.FAILURE), int(RunStatus.CENSORED)
     con = connect(path)
@@ -263,6 +263,14 @@ def calibration_arrays(path: str | os.PathLike[str]) -> Any:
             f"run {cols['run_id'][bad]!r} has no iterations (no events and iterations=0); drop it from "
             "the calibration input or record its model calls"
         )
+    return _run_arrays(cols, tokens, n)
+
+
+def _run_arrays(cols: Any, tokens: Any, n: np.ndarray) -> Any:
+    """The :class:`pyguard.calibrate.RunArrays` of the unit and token columns DuckDB computed; a labelled failure that
+    ended calling a tool is censored at the longest run of its group (:func:`censor_at_longest_run`)."""
+    from pyguard.calibrate.runs import RunArrays, censor_at_longest_run
+
     types = np.asarray(cols["tt"], dtype=object)
     names, codes = np.unique(types, return_inverse=True)
     multi = set(types[np.asarray(cols["turns"]) > 1].tolist())

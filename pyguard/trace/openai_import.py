@@ -148,16 +148,18 @@ def _label(obj: dict, fail) -> bool | None:  # noqa: ANN001
     return next(iter(labels.values()), None)
 
 
-def _halted(obj: dict, fail) -> bool | None:  # noqa: ANN001
-    """The recording's own word on whether its harness cut the run at its cap (``halted`` or ``truncated``, a
-    bool); None when it says nothing."""
+def _halted(obj: dict, fail) -> dict[str, Any]:  # noqa: ANN001
+    """The recording's own word on whether its harness cut the run at its cap (``halted`` or ``truncated``, a bool),
+    as :func:`build_end`'s ``cut_off`` / ``finished``; nothing when it says nothing."""
     found = {k: obj[k] for k in ("halted", "truncated") if obj.get(k) is not None}
     for key, value in found.items():
         if not isinstance(value, bool):
             raise fail(f"its {key!r} is {value!r}; it must be true (cut at its cap) or false (ended on its own)")
     if len(set(found.values())) > 1:
         raise fail(f"its 'halted' and 'truncated' disagree ({found}); keep one")
-    return next(iter(found.values()), None)
+    if not found:
+        return {}
+    return {"cut_off": "halted"} if next(iter(found.values())) else {"finished": True}
 
 
 def _content(value: Any, fail) -> str | None:  # noqa: ANN001
@@ -330,10 +332,7 @@ def openai_run_to_record(
         reason = "run with no assistant message"
         raise fail("has no assistant message: there is no model call to import")
 
-    evidence: dict[str, Any] = {"index": index}
-    if pending:
-        evidence["trailing_observations"] = len(pending)  # results that arrived after the last model call
-    halted = _halted(obj, fail)
+    evidence: dict[str, Any] = {"index": index} | ({"trailing_observations": len(pending)} if pending else {})
     end = build_end(
         run_id,
         events,
@@ -341,9 +340,8 @@ def openai_run_to_record(
         imported_from="openai",
         source=source,
         terminal_tools=terminal_tools,
-        finished=halted is False,
-        cut_off="halted" if halted else None,
         evidence=evidence,
+        **_halted(obj, fail),
     )
     return RunRecord(start=RunStart(run_id=run_id, task_type=task_type, task=task), events=events, end=end)
 
