@@ -5,7 +5,8 @@ the first time a test asks for one. Under pytest-xdist each worker is its own pr
 
 Options (group "pyguard", each with an ini twin): ``--pyguard-classpath``, ``--pyguard-trace-dir``,
 ``--pyguard-policy``, ``--pyguard-keep-traces=failed|all|none``, ``--pyguard-live-image``, ``--pyguard-live-model``.
-Marker: ``@pytest.mark.pyguard(task_type=..., policy=..., max_iterations=...)``, checked at collection.
+Marker: ``@pytest.mark.pyguard(task_type=..., policy=..., max_iterations=...)``, checked at collection (a bad one
+fails its own test).
 Fixtures: ``pyguard_jvm``, ``pyguard_guard``, ``pyguard_runs``, ``pyguard_scripted_model``,
 ``pyguard_openai_server``, ``pyguard_live_model``. See docs/pytest-plugin.md.
 """
@@ -26,7 +27,7 @@ from pyguard.pytest_plugin.fixtures import (
     pyguard_scripted_model,
 )
 from pyguard.pytest_plugin.live import pyguard_live_model
-from pyguard.pytest_plugin.marker import MARKER_HELP, marker_args
+from pyguard.pytest_plugin.marker import MARKER_HELP, MarkerError, marker_args
 from pyguard.pytest_plugin.settings import PluginSettings, add_options, settings_from_config
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "pytest_configure",
     "pytest_report_header",
     "pytest_collection_modifyitems",
+    "pytest_runtest_setup",
     "pytest_runtest_makereport",
     "pyguard_runs",
     "pyguard_jvm",
@@ -50,6 +52,7 @@ __all__ = [
 SETTINGS_KEY = pytest.StashKey[PluginSettings]()
 RUNS_KEY = pytest.StashKey[RunCollector]()
 _TRACE_DIR_KEY = pytest.StashKey[Path]()
+_MARKER_ERROR_KEY = pytest.StashKey[str]()
 
 
 def settings(config: pytest.Config) -> PluginSettings:
@@ -87,9 +90,20 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Check every test's pyguard markers now; a bad one is kept to fail that test alone when it runs."""
     for item in items:
         if item.get_closest_marker("pyguard") is not None:
-            marker_args(item)  # raises pytest.UsageError naming the test and the bad argument
+            try:
+                marker_args(item)
+            except MarkerError as exc:
+                item.stash[_MARKER_ERROR_KEY] = str(exc)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test whose pyguard marker is bad fails here, before its fixtures start a JVM, with the one-line message."""
+    if _MARKER_ERROR_KEY in item.stash:
+        pytest.fail(item.stash[_MARKER_ERROR_KEY], pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)
