@@ -138,7 +138,9 @@ def settings_from_config(config: pytest.Config) -> PluginSettings:
         try:
             policy = find_config_file(cli_dir)
         except ConfigError as exc:
-            raise pytest.UsageError(str(exc)) from None
+            raise pytest.UsageError(one_line(str(exc))) from None
+    if policy is not None:
+        check_policy_file(policy)
     try:
         return PluginSettings(
             classpath=tuple(classpath),
@@ -150,6 +152,23 @@ def settings_from_config(config: pytest.Config) -> PluginSettings:
         )
     except ValidationError as exc:  # pragma: no cover - every field is checked above
         raise pytest.UsageError(f"invalid pyguard settings: {exc}") from None
+
+
+def check_policy_file(policy: Path) -> None:
+    """Read the session's policy once, at configure time: a policy pyguard cannot use stops the session with one line
+    naming the file (instead of every test erroring with the same traceback)."""
+    from pyguard.engine import PolicyConfig  # the engine is plain Python: no JVM, no jpype
+    from pyguard.errors import PyguardError
+
+    try:
+        PolicyConfig.from_file(policy)
+    except (PyguardError, ValueError) as exc:
+        raise pytest.UsageError(f"pyguard policy {str(policy)!r} cannot be used: {one_line(str(exc))}") from None
+
+
+def one_line(message: str) -> str:
+    """A possibly multi-line message as one line (its lines joined by ``; ``)."""
+    return "; ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
 def _resolve(path: str, base: Path) -> str:

@@ -117,6 +117,25 @@ def test_a_missing_policy_file_is_a_usage_error(pytester: pytest.Pytester):
     result.stderr.fnmatch_lines(["*pyguard policy file '*nope.toml' does not exist: fix --pyguard-policy*"])
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[stall]\nlow_gain_streek = 2\n", "*'stall.low_gain_streek'*unknown key*"),
+        ("base_budget = [\n", "*"),
+    ],
+)
+def test_a_policy_pyguard_cannot_use_stops_the_session_with_one_line(pytester: pytest.Pytester, text, message):
+    (pytester.path / "pyguard.toml").write_text(text)
+    pytester.makepyfile("def test_x(): pass\ndef test_y(): pass")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1, result.stderr.str()
+    assert "pyguard policy '" in errors[0] and "pyguard.toml' cannot be used: " in errors[0]
+    result.stderr.fnmatch_lines([f"ERROR: pyguard policy *{message}"])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
 def test_classpath_globs_expand_and_missing_entries_name_themselves(tmp_path: Path):
     (tmp_path / "dep").mkdir()
     for name in ("b.jar", "a.jar"):
