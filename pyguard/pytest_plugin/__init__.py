@@ -13,6 +13,7 @@ Fixtures: ``pyguard_jvm``, ``pyguard_guard``, ``pyguard_runs``, ``pyguard_script
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from pyguard.pytest_plugin.fixtures import (
 )
 from pyguard.pytest_plugin.live import pyguard_live_model
 from pyguard.pytest_plugin.marker import MARKER_HELP, MarkerError, marker_args
+from pyguard.pytest_plugin.reporting import SUMMARY_PLUGIN, SessionRuns, classpath_hint, run_stats
 from pyguard.pytest_plugin.settings import PluginSettings, add_options, settings_from_config
 
 __all__ = [
@@ -78,15 +80,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     config.stash[SETTINGS_KEY] = settings_from_config(config)
+    config.pluginmanager.register(SessionRuns(), SUMMARY_PLUGIN)  # the end-of-session summary
     # Last, after pytest's faulthandler plugin enabled Python's fault handler: a session that starts while a JVM runs
     # in this process (pytester's in-process runs) must not put that handler over the JVM's own SIGSEGV handling.
     keep_jvm_signal_handlers()
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
-    """Which policy file the session's guards start from, when there is one."""
-    policy = settings(config).policy
-    return f"pyguard policy: {policy}" if policy is not None else None
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Which policy file the session's guards start from, and the agent's classpath, when there are any."""
+    s = settings(config)
+    lines = [f"pyguard policy: {s.policy}"] if s.policy is not None else []
+    if s.classpath:
+        lines.append("pyguard classpath: " + os.pathsep.join(s.classpath))
+    return lines
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -111,10 +117,17 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    if report.when == "call" and RUNS_KEY in item.stash:
+    hint = classpath_hint(call.excinfo, settings(item.config).classpath)
+    if hint is not None and report.longrepr is not None and hasattr(report.longrepr, "addsection"):
+        report.longrepr.addsection("pyguard classpath", hint)
+    if report.when == "call" and RUNS_KEY in item.stash and len(item.stash[RUNS_KEY]):
+        collector = item.stash[RUNS_KEY]
         s = settings(item.config)
+        kept = None
         if s.keep_traces != "none":
-            keep_traces(item, report, item.stash[RUNS_KEY], item.config.stash[_TRACE_DIR_KEY], s.keep_traces)
+            kept = keep_traces(item, report, collector, item.config.stash[_TRACE_DIR_KEY], s.keep_traces)
+        trace = str(kept) if kept is not None else None
+        report.pyguard = run_stats(collector.results, trace)  # type: ignore[attr-defined]
     return report
 
 

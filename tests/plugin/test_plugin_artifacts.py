@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,46 @@ def test_the_trace_path_is_a_junit_property(suite: pytest.Pytester):
     suite.runpytest("--pyguard-trace-dir", str(out), "--junitxml", str(suite.path / "junit.xml"))
     xml = (suite.path / "junit.xml").read_text()
     assert f'<property name="pyguard_trace" value="{out / "test_agent.py__test_loops.jsonl"}" />' in xml
+    # the failure text itself carries the trace's path and the run's summary, where a CI's test view shows it
+    failure = ET.parse(suite.path / "junit.xml").find(".//testcase[@name='test_loops']/failure")
+    assert failure is not None and failure.text is not None
+    assert f"trace of 1 run(s): {out / 'test_agent.py__test_loops.jsonl'}" in failure.text
+    assert "run loop-1: outcome=stalled" in failure.text
+
+
+def test_an_xfailed_test_keeps_its_trace(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        plugin_runs=MAKE_RESULT_SOURCE,
+        test_agent="""
+import pytest
+from plugin_runs import make_result
+
+@pytest.mark.xfail(reason="the agent still loops")
+def test_loops(pyguard_runs):
+    r = pyguard_runs.add(make_result([[("lookup", "{}")]] * 3, outcome="stalled", gains=[1, 0, 0], run_id="x-1"))
+    assert r.succeeded
+""",
+    )
+    out = pytester.path / "traces"
+    pytester.runpytest("--pyguard-trace-dir", str(out)).assert_outcomes(xfailed=1)
+    assert list(traces(out)) == ["test_agent.py__test_loops.jsonl"]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_the_session_ends_with_a_summary_of_each_tests_runs(suite: pytest.Pytester, workers: list[str]):
+    if workers:
+        pytest.importorskip("xdist")
+    result = suite.runpytest(*workers, "--pyguard-trace-dir", str(suite.path / "traces"))
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*= pyguard runs =*",
+            "test *runs  calls    tokens  outcomes",
+            "test_agent.py::test_loops * 1 * 4 * 1 stalled",
+            "test_agent.py::test_converges * 1 * 2 * 1 succeeded",
+            f"2 tests, 2 runs, 6 model calls, * tokens; 1 traces kept (e.g. {suite.path / 'traces'}*test_loops.jsonl)",
+        ]
+    )
 
 
 def test_under_xdist_each_worker_writes_its_own_tests_traces(suite: pytest.Pytester):

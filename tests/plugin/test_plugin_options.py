@@ -163,3 +163,28 @@ def test_without_pyguard_policy_the_nearest_tool_pyguard_is_the_session_policy(p
     assert (
         read_settings(pytester.runpytest("-s", "--pyguard-policy", "given.toml")).policy == pytester.path / "given.toml"
     )
+
+
+def test_the_header_names_the_classpath_and_a_missing_class_shows_it(pytester: pytest.Pytester):
+    jar = pytester.path / "agent.jar"
+    jar.write_text("")
+    pytester.makepyfile(
+        """
+        def test_agent():
+            # what jpype.JClass raises for a class that is not on the classpath
+            raise TypeError("Class com.acme.MissingAgent is not found")
+        """
+    )
+    result = pytester.runpytest("--pyguard-classpath", str(jar), "--junitxml", str(pytester.path / "junit.xml"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"pyguard classpath: {jar}",
+            "*- pyguard classpath -*",
+            "Class com.acme.MissingAgent is not found",
+            "The agent's classpath (--pyguard-classpath / pyguard_classpath, after pyguard's own jars):",
+            f"  {jar}",
+            "Check the class's full name, that its jar is built*",
+        ]
+    )
+    assert f"  {jar}" in (pytester.path / "junit.xml").read_text()
