@@ -118,8 +118,9 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     hint = classpath_hint(call.excinfo, settings(item.config).classpath)
-    if hint is not None and report.longrepr is not None and hasattr(report.longrepr, "addsection"):
-        report.longrepr.addsection("pyguard classpath", hint)
+    addsection = getattr(report.longrepr, "addsection", None)  # a TerminalRepr's; not a plain string's
+    if hint is not None and callable(addsection):
+        addsection("pyguard classpath", hint)
     if report.when == "call" and RUNS_KEY in item.stash and len(item.stash[RUNS_KEY]):
         collector = item.stash[RUNS_KEY]
         s = settings(item.config)

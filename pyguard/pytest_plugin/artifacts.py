@@ -103,9 +103,9 @@ def keep_traces(
 def add_section(report: pytest.TestReport, text: str) -> None:
     """The "pyguard traces" section: in a failed test's failure text (what pytest prints under the failure and JUnit XML
     puts in ``<failure>``), else among the report's sections (printed with ``-rP`` for a passed test)."""
-    longrepr = report.longrepr
-    if report.failed and longrepr is not None and hasattr(longrepr, "addsection"):
-        longrepr.addsection(REPORT_SECTION, text)
+    addsection = getattr(report.longrepr, "addsection", None)  # a TerminalRepr's; not a plain string's
+    if report.failed and callable(addsection):
+        addsection(REPORT_SECTION, text)
     else:
         report.sections.append((REPORT_SECTION, text))
 

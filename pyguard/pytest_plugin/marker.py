@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.errors import did_you_mean
+from pyguard.errors import ConfigError, did_you_mean
 
 __all__ = ["MARKER_HELP", "MarkerArgs", "MarkerError", "marker_args"]
 
@@ -33,9 +33,9 @@ MARKER_HELP = (
 _ALLOWED = ("task_type", "policy", "max_iterations")
 
 
-class MarkerError(pytest.UsageError):
+class MarkerError(ConfigError):
     """A pyguard marker's bad argument: the message names the test and the argument. The plugin fails that test alone
-    with it (a ``pytest.UsageError``, so a direct caller of :func:`marker_args` outside a session sees a usage error)."""
+    with it."""
 
 
 class MarkerArgs(BaseModel):
