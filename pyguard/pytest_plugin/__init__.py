@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.pytest_plugin.artifacts import RunCollector, keep_traces
+from pyguard.pytest_plugin.artifacts import RunCollector, keep_traces, remove_earlier_traces
 from pyguard.pytest_plugin.fixtures import (
     keep_jvm_signal_handlers,
     pyguard_guard,
@@ -55,6 +55,7 @@ SETTINGS_KEY = pytest.StashKey[PluginSettings]()
 RUNS_KEY = pytest.StashKey[RunCollector]()
 _TRACE_DIR_KEY = pytest.StashKey[Path]()
 _MARKER_ERROR_KEY = pytest.StashKey[str]()
+_REMOVED_KEY = pytest.StashKey[int]()
 
 
 def settings(config: pytest.Config) -> PluginSettings:
@@ -81,6 +82,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     config.stash[SETTINGS_KEY] = settings_from_config(config)
     config.pluginmanager.register(SessionRuns(), SUMMARY_PLUGIN)  # the end-of-session summary
+    s = config.stash[SETTINGS_KEY]
+    is_worker = hasattr(config, "workerinput")  # under xdist the controller clears the folder, once, before the workers
+    if s.trace_dir is not None and not s.keep_earlier_traces and not is_worker:
+        config.stash[_REMOVED_KEY] = remove_earlier_traces(s.trace_dir)
     # Last, after pytest's faulthandler plugin enabled Python's fault handler: a session that starts while a JVM runs
     # in this process (pytester's in-process runs) must not put that handler over the JVM's own SIGSEGV handling.
     keep_jvm_signal_handlers()
@@ -92,6 +97,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = [f"pyguard policy: {s.policy}"] if s.policy is not None else []
     if s.classpath:
         lines.append("pyguard classpath: " + os.pathsep.join(s.classpath))
+    if config.stash.get(_REMOVED_KEY, 0):
+        lines.append(
+            f"pyguard traces: removed {config.stash[_REMOVED_KEY]} kept by an earlier session from {s.trace_dir} "
+            "(--pyguard-keep-earlier-traces leaves them)"
+        )
     return lines
 
 
@@ -126,7 +136,7 @@ def pytest_runtest_makereport(
         s = settings(item.config)
         kept = None
         if s.keep_traces != "none":
-            kept = keep_traces(item, report, collector, item.config.stash[_TRACE_DIR_KEY], s.keep_traces)
+            kept = keep_traces(item, report, collector, item.config.stash[_TRACE_DIR_KEY], s.keep_traces, s.trace_mode)
         trace = str(kept) if kept is not None else None
         report.pyguard = run_stats(collector.results, trace)  # type: ignore[attr-defined]
     return report

@@ -11,6 +11,7 @@ carries it), else to the report's sections.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 from pyguard.errors import InputError
 from pyguard.result import RunResult
 
-__all__ = ["RunCollector", "trace_file_name", "keep_traces"]
+__all__ = ["RunCollector", "trace_file_name", "keep_traces", "remove_earlier_traces"]
 
 REPORT_SECTION = "pyguard traces"
 
@@ -80,9 +81,15 @@ def write_trace(path: Path, results: list[RunResult]) -> Path:
 
 
 def keep_traces(
-    item: pytest.Item, report: pytest.TestReport, collector: RunCollector | None, trace_dir: Path, keep: str
+    item: pytest.Item,
+    report: pytest.TestReport,
+    collector: RunCollector | None,
+    trace_dir: Path,
+    keep: str,
+    mode: int = 0o600,
 ) -> Path | None:
-    """Write the test's runs when ``keep`` says so for this report; add the report section. Returns the path."""
+    """Write the test's runs when ``keep`` says so for this report, with permission bits ``mode``; add the report
+    section. Returns the path."""
     if collector is None or not len(collector):
         return None
     if keep == "none" or (keep == "failed" and not (report.failed or hasattr(report, "wasxfail"))):
@@ -90,6 +97,7 @@ def keep_traces(
     path = trace_dir / trace_file_name(item.nodeid)
     try:
         write_trace(path, collector.results)
+        os.chmod(path, mode)
     except Exception as exc:  # a broken trace must not break the test report
         add_section(report, f"could not write the trace to {path}: {type(exc).__name__}: {exc}")
         return None
@@ -98,6 +106,22 @@ def keep_traces(
     add_section(report, "\n".join(lines))
     item.user_properties.append(("pyguard_trace", str(path)))  # JUnit XML reads them from the teardown report
     return path
+
+
+def remove_earlier_traces(trace_dir: Path) -> int:
+    """Remove the traces an earlier session kept in ``trace_dir`` (its ``*.jsonl`` files whose first record is a pyguard
+    ``run_start``; nothing else in the folder is touched). Returns how many were removed."""
+    removed = 0
+    for path in sorted(trace_dir.glob("*.jsonl")) if trace_dir.is_dir() else []:
+        try:
+            with path.open("rb") as fh:
+                first = json.loads(fh.readline(1 << 20) or b"null")
+        except (OSError, ValueError):
+            continue
+        if isinstance(first, dict) and first.get("type") == "run_start":
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def add_section(report: pytest.TestReport, text: str) -> None:

@@ -44,6 +44,11 @@ class PluginSettings(BaseModel):
     nearest ``pyguard.toml`` / ``[tool.pyguard]``, else None (the defaults)."""
     keep_traces: Literal["failed", "all", "none"] = "failed"
     """Keep the JSONL trace of failed tests only, of every test that ran a guard, or of none."""
+    trace_mode: int = 0o600
+    """Permission bits of kept trace files (traces hold prompts and tool output: owner only by default; ``0o640`` lets
+    a CI artifact collector in the same group read them)."""
+    keep_earlier_traces: bool = False
+    """Leave the traces an earlier session kept in ``trace_dir``; by default a session starts by removing them."""
     live_image: str = DEFAULT_LIVE_IMAGE
     """The container image of the live model server (``pyguard_live_model``)."""
     live_model: str = DEFAULT_LIVE_MODEL
@@ -90,6 +95,18 @@ def add_options(parser: pytest.Parser) -> None:
         choices=KEEP_CHOICES,
         help="keep the traces of failed tests (default), of all tests, or of none",
     )
+    group.addoption(
+        "--pyguard-trace-mode",
+        default=None,
+        metavar="OCTAL",
+        help="permission bits of kept trace files, e.g. 640 for group-readable (default 600: owner only)",
+    )
+    group.addoption(
+        "--pyguard-keep-earlier-traces",
+        action="store_true",
+        default=None,
+        help="leave the traces of earlier sessions in the trace dir (by default a session removes them first)",
+    )
     group.addoption("--pyguard-live-image", default=None, metavar="IMAGE", help="image of the live model server")
     group.addoption("--pyguard-live-model", default=None, metavar="NAME", help="model the live server serves")
     parser.addini(
@@ -101,6 +118,13 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("pyguard_trace_dir", "where the JSONL traces of kept tests are written", default="")
     parser.addini("pyguard_policy", "a TOML file with the guard policy", default="")
     parser.addini("pyguard_keep_traces", "failed | all | none", default="")
+    parser.addini("pyguard_trace_mode", "permission bits of kept trace files, e.g. 640", default="")
+    parser.addini(
+        "pyguard_keep_earlier_traces",
+        "leave the traces of earlier sessions in the trace dir",
+        type="bool",
+        default=False,
+    )
     parser.addini("pyguard_live_image", "image of the live model server", default="")
     parser.addini("pyguard_live_model", "model the live server serves", default="")
 
@@ -147,11 +171,25 @@ def settings_from_config(config: pytest.Config) -> PluginSettings:
             trace_dir=path_setting("pyguard_trace_dir", "pyguard_trace_dir"),
             policy=policy,
             keep_traces=keep,
+            trace_mode=parse_mode(config.getoption("pyguard_trace_mode") or ini("pyguard_trace_mode") or "600"),
+            keep_earlier_traces=bool(
+                config.getoption("pyguard_keep_earlier_traces") or config.getini("pyguard_keep_earlier_traces")
+            ),
             live_image=config.getoption("pyguard_live_image") or ini("pyguard_live_image") or DEFAULT_LIVE_IMAGE,
             live_model=config.getoption("pyguard_live_model") or ini("pyguard_live_model") or DEFAULT_LIVE_MODEL,
         )
     except ValidationError as exc:  # pragma: no cover - every field is checked above
         raise pytest.UsageError(f"invalid pyguard settings: {exc}") from None
+
+
+def parse_mode(text: str) -> int:
+    """``600``, ``0640`` or ``0o640`` as permission bits; a ``pytest.UsageError`` naming anything else."""
+    digits = text.strip().lower().removeprefix("0o")
+    if not digits or any(c not in "01234567" for c in digits) or int(digits, 8) > 0o777:
+        raise pytest.UsageError(
+            f"pyguard_trace_mode = {text!r} is not valid: give octal permission bits such as 600 or 640"
+        )
+    return int(digits, 8)
 
 
 def check_policy_file(policy: Path) -> None:

@@ -164,3 +164,31 @@ def test_trace_file_names_are_safe_and_distinct():
 def test_the_collector_refuses_what_is_not_a_run_result():
     with pytest.raises(ValueError, match="pyguard_runs.add\\(\\) takes a pyguard RunResult, got dict"):
         RunCollector().add({"outcome": "succeeded"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("given", "bits"), [([], 0o600), (["--pyguard-trace-mode", "640"], 0o640)])
+def test_kept_traces_get_the_configured_permission_bits(suite: pytest.Pytester, given: list[str], bits: int):
+    out = suite.path / "traces"
+    suite.runpytest("--pyguard-trace-dir", str(out), *given).assert_outcomes(passed=1, failed=2)
+    assert (out / "test_agent.py__test_loops.jsonl").stat().st_mode & 0o777 == bits
+
+
+def test_a_bad_trace_mode_is_a_usage_error(suite: pytest.Pytester):
+    result = suite.runpytest("--pyguard-trace-mode", "rw-r-----")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pyguard_trace_mode = 'rw-r-----' is not valid: give octal permission bits*"])
+
+
+def test_a_session_removes_the_traces_an_earlier_session_kept(suite: pytest.Pytester):
+    out = suite.path / "traces"
+    out.mkdir()
+    (out / "test_agent.py__test_gone.jsonl").write_text('{"type": "run_start", "version": 1}\n')
+    (out / "notes.jsonl").write_text('{"type": "something else"}\n')  # not a pyguard trace: left alone
+    (out / "README.txt").write_text("kept")
+    result = suite.runpytest("--pyguard-trace-dir", str(out))
+    result.stdout.fnmatch_lines([f"pyguard traces: removed 1 kept by an earlier session from {out}*"])
+    assert sorted(p.name for p in out.iterdir()) == ["README.txt", "notes.jsonl", "test_agent.py__test_loops.jsonl"]
+
+    (out / "test_agent.py__test_gone.jsonl").write_text('{"type": "run_start", "version": 1}\n')
+    suite.runpytest("--pyguard-trace-dir", str(out), "--pyguard-keep-earlier-traces")
+    assert (out / "test_agent.py__test_gone.jsonl").exists()

@@ -72,6 +72,16 @@ def test_a_missing_classpath_entry_fails_the_fixture_naming_it(pytester: pytest.
     )
 
 
+def test_a_bad_scenario_shows_the_tests_frame_not_pyguards(pytester: pytest.Pytester):
+    (pytester.path / "broken.json").write_text('{"turns": [\n  {"text": "hi",}\n]}\n')
+    pytester.makepyfile("def test_x(pyguard_scripted_model):\n    pyguard_scripted_model('broken.json')\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines(["*pyguard_scripted_model('broken.json')", "E   *broken.json*line 2*"])
+    assert "pyguard/jvm/" not in out and "pyguard/pytest_plugin/" not in out, out
+
+
 GUARD_TESTS = """
 import os
 
