@@ -37,6 +37,16 @@ def resolve_scenario(source: Any, test_dir: Path) -> Any:
     return source
 
 
+def lint_against(source: Any, tools: Any) -> None:
+    """Check the scenario ``source`` against the ``@Tool`` methods of ``tools``; raises ``ScenarioLintError``."""
+    from pyguard.jvm.scenarios import load_scenario
+    from pyguard.jvm.tool_specs import tool_specs
+    from pyguard.testing.scenario_lint import check_scenario
+
+    shown = source if isinstance(source, (str, os.PathLike)) else "(dict)"
+    check_scenario(load_scenario(source), tool_specs(tools), source=str(shown))
+
+
 def call_for_test(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` for a fixture factory: a pyguard error raised for what the test handed it (a bad scenario:
     its file, line and column) shows with the test's own frame, not pyguard's internal ones (its traceback is cut
@@ -97,14 +107,20 @@ def pyguard_guard(request: pytest.FixtureRequest, pyguard_jvm: Any, pyguard_runs
 
 @pytest.fixture
 def pyguard_scripted_model(request: pytest.FixtureRequest, pyguard_jvm: Any) -> Any:
-    """Factory: ``pyguard_scripted_model(scenario, seed=None)`` -> a LangChain4j ``ChatModel`` playing the scenario."""
+    """Factory: ``pyguard_scripted_model(scenario, seed=None, tools=None)`` -> a LangChain4j ``ChatModel`` playing the
+    scenario. With ``tools`` (the agent's ``@Tool`` objects or classes, as given to ``.tools(...)``), every tool call the
+    scenario scripts is first checked against them (:mod:`pyguard.testing.scenario_lint`): a misspelt tool or argument
+    fails the test naming it, instead of reaching the tool as ``null``."""
     from pyguard.jvm import scripted_model
 
     test_dir = Path(str(request.path)).parent
 
-    def make(scenario: Any, *, seed: int | None = None) -> Any:
+    def make(scenario: Any, *, seed: int | None = None, tools: Any = None) -> Any:
         __tracebackhide__ = True
-        return call_for_test(scripted_model, resolve_scenario(scenario, test_dir), seed=seed)
+        source = resolve_scenario(scenario, test_dir)
+        if tools is not None:
+            call_for_test(lint_against, source, tools)
+        return call_for_test(scripted_model, source, seed=seed)
 
     return make
 

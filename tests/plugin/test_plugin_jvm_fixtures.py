@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.jvm
@@ -80,6 +82,29 @@ def test_a_bad_scenario_shows_the_tests_frame_not_pyguards(pytester: pytest.Pyte
     out = result.stdout.str()
     result.stdout.fnmatch_lines(["*pyguard_scripted_model('broken.json')", "E   *broken.json*line 2*"])
     assert "pyguard/jvm/" not in out and "pyguard/pytest_plugin/" not in out, out
+
+
+def test_a_scripted_model_with_tools_lints_the_scenario_first(pytester: pytest.Pytester):
+    typo = {
+        "name": "typo",
+        "toolset": "logistics",
+        "turns": [{"tool_calls": [{"name": "get_shipment_status", "arguments": {"orderID": "1"}}]}],
+    }
+    (pytester.path / "typo.json").write_text(json.dumps(typo))
+    pytester.makepyfile(
+        """
+        def test_x(pyguard_scripted_model):
+            pyguard_scripted_model("typo.json", tools="dev.pyguard.bridge.demo.LogisticsTools")
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   *ScenarioLintError: scenario *typo.json scripts 2 tool call(s) the agent's tools would not accept:",
+            "E  *$.turns*tool_calls* (get_shipment_status): unknown argument 'orderID' (did you mean 'orderId'?)*",
+        ]
+    )
 
 
 GUARD_TESTS = """
