@@ -8,7 +8,8 @@ Options (group "pyguard", each with an ini twin): ``--pyguard-classpath``, ``--p
 Marker: ``@pytest.mark.pyguard(task_type=..., policy=..., max_iterations=...)``, checked at collection (a bad one
 fails its own test).
 Fixtures: ``pyguard_jvm``, ``pyguard_guard``, ``pyguard_runs``, ``pyguard_scripted_model``,
-``pyguard_openai_server``, ``pyguard_live_model``. See docs/pytest-plugin.md.
+``pyguard_openai_server``, ``pyguard_live_model``, ``pyguard_cassette`` (record a real model once, replay offline).
+See docs/pytest-plugin.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from pyguard.pytest_plugin.artifacts import RunCollector, keep_traces, remove_earlier_traces
+from pyguard.pytest_plugin.cassettes import pyguard_cassette
 from pyguard.pytest_plugin.fixtures import (
     keep_jvm_signal_handlers,
     pyguard_guard,
@@ -49,6 +51,7 @@ __all__ = [
     "pyguard_scripted_model",
     "pyguard_openai_server",
     "pyguard_live_model",
+    "pyguard_cassette",
 ]
 
 SETTINGS_KEY = pytest.StashKey[PluginSettings]()

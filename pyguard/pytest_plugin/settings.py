@@ -24,6 +24,7 @@ from pyguard.errors import ConfigError, JvmError
 __all__ = ["PluginSettings", "add_options", "settings_from_config"]
 
 KEEP_CHOICES = ("failed", "all", "none")
+RECORD_CHOICES = ("none", "once", "all")
 DEFAULT_LIVE_IMAGE = "ollama/ollama:0.5.7"
 """An Ollama release whose OpenAI-compatible endpoint supports tool calls."""
 DEFAULT_LIVE_MODEL = "qwen2.5:0.5b"
@@ -47,6 +48,9 @@ class PluginSettings(BaseModel):
     trace_mode: int = 0o600
     """Permission bits of kept trace files (traces hold prompts and tool output: owner only by default; ``0o640`` lets
     a CI artifact collector in the same group read them)."""
+    record: Literal["none", "once", "all"] = "none"
+    """``pyguard_cassette``: replay recordings only (``none``, the default: CI never reaches a model), record the ones
+    that are missing (``once``), or record every one again (``all``)."""
     keep_earlier_traces: bool = False
     """Leave the traces an earlier session kept in ``trace_dir``; by default a session starts by removing them."""
     live_image: str = DEFAULT_LIVE_IMAGE
@@ -107,6 +111,12 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="leave the traces of earlier sessions in the trace dir (by default a session removes them first)",
     )
+    group.addoption(
+        "--pyguard-record",
+        default=None,
+        choices=RECORD_CHOICES,
+        help="pyguard_cassette: replay recordings only (none, the default), record missing ones (once), or all again",
+    )
     group.addoption("--pyguard-live-image", default=None, metavar="IMAGE", help="image of the live model server")
     group.addoption("--pyguard-live-model", default=None, metavar="NAME", help="model the live server serves")
     parser.addini(
@@ -125,6 +135,7 @@ def add_options(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+    parser.addini("pyguard_record", "none | once | all", default="")
     parser.addini("pyguard_live_image", "image of the live model server", default="")
     parser.addini("pyguard_live_model", "model the live server serves", default="")
 
@@ -165,8 +176,12 @@ def settings_from_config(config: pytest.Config) -> PluginSettings:
             raise pytest.UsageError(one_line(str(exc))) from None
     if policy is not None:
         check_policy_file(policy)
+    record = config.getoption("pyguard_record") or ini("pyguard_record") or "none"
+    if record not in RECORD_CHOICES:
+        raise pytest.UsageError(f"pyguard_record = {record!r} is not valid: use one of {', '.join(RECORD_CHOICES)}")
     try:
         return PluginSettings(
+            record=record,
             classpath=tuple(classpath),
             trace_dir=path_setting("pyguard_trace_dir", "pyguard_trace_dir"),
             policy=policy,

@@ -160,3 +160,35 @@ def test_pyguard_guard_under_xdist(pytester: pytest.Pytester):
             "run *: outcome=* reason=*",
         ]
     )
+
+
+CASSETTE_TEST = """
+from pyguard.pytest_plugin.fixtures import openai_chat_model
+
+TASK = "Order 12345 is late. Why, and what can we do about it?"
+
+def test_late_order(pyguard_guard, pyguard_cassette, pyguard_openai_server):
+    def live():
+        if LIVE_FORBIDDEN:
+            raise AssertionError("the live model was asked for while replaying")
+        return openai_chat_model(pyguard_openai_server("logistics_incident"), "gpt-test")
+
+    model = pyguard_cassette("cassettes/late.json", live=live)
+    result = pyguard_guard.run("aiservices", model, TASK, tools="logistics")
+    assert result.succeeded and result.model_calls == 4
+"""
+
+
+def test_a_test_records_against_the_local_server_once_then_replays_offline(pytester: pytest.Pytester):
+    pytester.makepyfile(test_cassette="LIVE_FORBIDDEN = False\n" + CASSETTE_TEST)
+    missing = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    missing.assert_outcomes(failed=1)
+    missing.stdout.fnmatch_lines(["*recording *late.json does not exist: record it once * --pyguard-record=once"])
+
+    recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--pyguard-record=once")
+    recorded.assert_outcomes(passed=1)
+    cassette = json.loads((pytester.path / "cassettes" / "late.json").read_text())
+    assert len(cassette["turns"]) == 4 and all("request_digest" in t for t in cassette["turns"])
+
+    pytester.makepyfile(test_cassette="LIVE_FORBIDDEN = True\n" + CASSETTE_TEST)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)  # offline: live() never called
