@@ -371,8 +371,8 @@ def real_replay_row(r: dict) -> tuple[str, str]:
     m, w = r["mean"]["pyguard"], r["worst_false_stops"]["pyguard"]
     return (
         f"recorded runs of {len(r['sources'])} real agents ({runs:,} runs): successful runs stopped early, mean / "
-        "worst source (goals ≤ 1% / ≤ 2%); failed runs' tool calls saved (goal ≥ 5%); capped runs stopped before "
-        "their cap (goal ≥ 65%)",
+        "worst source (goals ≤ 1% / ≤ 2%); failed runs' tool calls saved (goal ≥ 3.5%); capped runs stopped before "
+        "their cap (goal ≥ 55%)",
         f"{_pct(m['false_stop_rate'], 2)} / {_pct(w['false_stop_rate'])}; {_pct(m['failed_calls_saved'])}; "
         f"{_pct(m['capped_stopped'], 0)}",
     )
