@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pyguard.check.summary import ALL_TASKS, RunFacts
-from pyguard.ending import verdict
+from pyguard.ending import Causes, settle, verdict
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
 
@@ -110,12 +110,7 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
     for run, end in zip(runs, ends, strict=False):
         outcome = end.outcome
         if outcome is Outcome.SUCCEEDED and run.end is not None:
-            if run.end.success_label is True:
-                pass  # labelled successful (success, resolved or reward): a final tool call ends such a run
-            elif run.end.censored:
-                outcome = Outcome.EXPIRED  # the recorded agent was cut off by its own cap
-            elif run.end.success_label is False:
-                outcome = Outcome.FAILED
+            outcome = _finished_as_recorded(run.end)
         iterations = end.iterations or len(run.events)
         tokens = end.total_tokens if end.total_tokens is not None else run_tokens(run, iterations)
         facts.append(
@@ -129,6 +124,19 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
             )
         )
     return facts
+
+
+def _finished_as_recorded(recorded: RunEnd) -> Outcome:
+    """The outcome of a recording the policy lets finish, settled by :func:`pyguard.ending.settle` from what the
+    recording says: labelled successful (a final tool call ends such a run), else cut off by its own cap
+    (``censored``: expired), else labelled failed, else succeeded."""
+    label = recorded.success_label
+    causes = Causes(
+        answered=True,
+        expired="the recorded agent was cut off by its own cap" if recorded.censored and label is not True else None,
+        failed="recorded as failed" if label is False else None,
+    )
+    return settle(causes).outcome
 
 
 def resolve_runs(

@@ -72,6 +72,13 @@ _rate = click.FloatRange(0.0, 1.0)
     help="Family-wise false-alarm rate of the baseline comparison (Holm).",
 )
 @click.option(
+    "--underpowered",
+    type=click.Choice(["fail", "warn"]),
+    default="fail",
+    show_default=True,
+    help="A large worsening the runs are too few to confirm: fail the gate, or pass it with a loud warning.",
+)
+@click.option(
     "--junit-xml",
     "junit_path",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -94,6 +101,7 @@ def check(
     max_expired_rate: float | None,
     max_p95_iterations: int | None,
     alpha: float,
+    underpowered: str,
     junit_path: Path | None,
     markdown_path: Path | None,
     as_json: bool,
@@ -103,7 +111,9 @@ def check(
     Statistics per task type (and overall): the outcome mix, iterations p50/p95, tokens per run. The baseline
     comparison uses one-sided two-proportion z-tests (Fisher's exact for small counts) for rates and
     Mann-Whitney U tests for iterations and tokens, Holm-adjusted so that unchanged behaviour fails the gate
-    with probability at most --alpha. Exit 0: all checks hold; 1: a check failed; 2: bad input; 3: an optional extra missing.
+    with probability at most --alpha; below 10 runs the rank test is a permutation test. Every baseline check says
+    the smallest change it detects; a large worsening too few runs cannot confirm fails (--underpowered), a check
+    that cannot detect a change of the size that matters is a warning. Exit 0: all checks hold; 1: a check failed; 2: bad input; 3: an optional extra missing.
     """
     try:
         used = policy_file(config_path)
@@ -112,6 +122,7 @@ def check(
             max_expired_rate=max_expired_rate,
             max_p95_iterations=max_p95_iterations,
             alpha=alpha,
+            underpowered=underpowered,
         )
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
         from pyguard.store.parquet import is_parquet
