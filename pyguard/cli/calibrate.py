@@ -17,14 +17,13 @@ Exit status (:mod:`pyguard.cli.exit_codes`): 0 when a recommendation was made (o
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
+from pyguard.cli._runs import RUNS_PATH, columnar_shortcut, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import ExitCode, exit_code_for
 from pyguard.errors import InputError, PyguardError
 
@@ -167,10 +166,8 @@ def calibrate(
                 return
             records = result[0].records
         else:
-            from pyguard.store.parquet import is_parquet
-
             assert runs is not None  # checked above: RUNS or --live TASKS
-            parquet = fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs)
+            parquet = columnar_shortcut(runs, fmt)  # no load option to apply: DuckDB may read the columns
             records = None if parquet else load_cli_runs(runs, fmt)
         if records is None:  # Parquet: summarised by DuckDB, runs never loaded
             from pyguard.store.summaries import calibrate_parquet
