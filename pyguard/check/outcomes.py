@@ -64,12 +64,14 @@ def facts_from_footer(run: RunRecord) -> RunFacts:
     observed = _observed_stop(end)
     if observed is not None:  # a guard in observe or reflect mode: the run counts as the stop it recorded
         outcome, at = observed
+        spent, until_stop = run_tokens(run), run_tokens(run, at)
         return RunFacts(
             run_id=run.run_id,
             task_type=run.task_type,
             outcome=outcome,
             iterations=at,
-            tokens=run_tokens(run, at),
+            tokens=spent,  # what the run spent: the guard did not act, so nothing was saved
+            tokens_saved=spent - until_stop if spent is not None and until_stop is not None else None,
             observed=True,
         )
     iterations = end.iterations or len(run.events)

@@ -60,6 +60,18 @@ def _against(c: CheckResult) -> str:
     return f"baseline {_figure(c.baseline, _is_rate(c))}"
 
 
+def observed_line(s: RunSetSummary) -> str | None:
+    """What the observed stops (observe or reflect mode) cost, apart from what enforcing them would have saved."""
+    if not s.observed:
+        return None
+    g = s.overall
+    spent = f"{sum(g.tokens):,} tokens spent by all runs" if g.tokens else "no usage data"
+    return (
+        f"{s.observed:,} run(s) count as the stop their observe-mode guard recorded and did not act on: {spent} "
+        f"(what happened); enforcing those stops would have saved {g.tokens_saved:,} tokens"
+    )
+
+
 def _shown_outcomes(s: RunSetSummary) -> list[Outcome]:
     """Outcomes worth a column: the usual three, plus any other that occurred."""
     usual = (Outcome.SUCCEEDED, Outcome.STALLED, Outcome.EXPIRED)
@@ -75,6 +87,7 @@ def report_dict(report: GateReport) -> dict:
         "runs": report.summary.overall.n,
         "replayed": report.summary.replayed,
         "observed": report.summary.observed,
+        "tokens_saved_by_observed_stops": report.summary.overall.tokens_saved,
         "config": report.config.model_dump(mode="json"),
         "checks": [c.model_dump(mode="json") for c in report.checks],
         "groups": {k: g.figures() for k, g in report.summary.groups.items()},
@@ -166,6 +179,8 @@ def markdown(report: GateReport) -> str:
         ),
         "",
     ]
+    if (line := observed_line(s)) is not None:
+        lines += [_md_cell(line), ""]
     if report.warnings:
         lines += ["> [!WARNING]", "> **Too few runs to rely on every check:**"]
         lines += [f"> - {_md_cell(w)}" for w in report.warnings]
@@ -291,6 +306,8 @@ def render(report: GateReport, console: Console) -> None:
             f"{g.tokens_p95:,.0f}" if g.tokens else "–",
         )
     console.print(summary)
+    if (line := observed_line(s)) is not None:
+        console.print(escape(line), highlight=False)
     if report.checks:
         checks = _table(
             "checks",
