@@ -7,7 +7,7 @@ models, ``gen_ai.usage.*``, finish reasons, tool names and call ids); the guard'
 on its chat span (``pyguard.decision.*``, ``pyguard.gain``, ``pyguard.stall.flags``; a ``pyguard.reflection`` or
 ``pyguard.stop`` span event when it reflects or stops), the run's outcome on the run span (``pyguard.outcome``,
 ``pyguard.stop.rule``, ...). Each span also carries ``openinference.span.kind`` (AGENT, LLM, TOOL), so Arize Phoenix
-shows the tree with its kinds; a reflection or a stop is also an ``apply_guardrail`` span
+shows the tree with its kinds; a reflection or a stop is also a ``run_guardrail`` span
 (:mod:`pyguard.otel.guardrail`). Message content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
 arguments and results) is recorded only with ``capture_content=True`` or the environment variable
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, as OpenTelemetry's GenAI instrumentations do; an export
@@ -153,7 +153,7 @@ class RunSpans:
         self.reflections = 0
         self.conversation_id = conversation_id
         self.decisions_only = decisions_only
-        """Only the guard's interventions (apply_guardrail spans), under the application's own spans: no run, chat
+        """Only the guard's interventions (run_guardrail spans), under the application's own spans: no run, chat
         or tool spans and no usage, for applications whose instrumentation emits those already."""
         self._metrics = metrics if live and not decisions_only else None
 
@@ -344,10 +344,16 @@ class RunSpans:
 
     def _guardrail(self, ctx: Any, d: Decision, iteration: int, at_ms: float) -> None:
         span = self.tracer.start_span(
-            f"{sc.OP_APPLY_GUARDRAIL} pyguard",
+            f"{sc.OP_RUN_GUARDRAIL} pyguard",
             context=ctx,
             kind=self._trace.SpanKind.INTERNAL,
-            attributes=_clean({**guardrail_attributes(d, iteration), sc.PG_REASON: self._text(d.reason or None)}),
+            attributes=_clean(
+                {
+                    **guardrail_attributes(d, iteration),
+                    sc.PG_REASON: self._text(d.reason or None),
+                    sc.GUARDRAIL_VERDICT_REASON: self._text(d.reason or None),
+                }
+            ),
             start_time=_ns(at_ms),
         )
         span.end(end_time=_ns(at_ms))

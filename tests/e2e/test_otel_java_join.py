@@ -40,5 +40,5 @@ def test_the_run_joins_the_java_apps_trace_with_the_default_guard():
     assert out["ops"].count("chat") == len(out["contexts"]) and "execute_tool" in out["ops"]
     # decisions-only (the app emits its own GenAI spans): the guard's interventions alone, under the app's span
     assert out["decisions_outcome"] == "stalled"
-    assert out["decisions_ops"] == ["apply_guardrail", "apply_guardrail"]
+    assert out["decisions_ops"] == ["run_guardrail", "run_guardrail"]
     assert out["decisions_types"] == ["warn", "deny"] and out["decisions_parents"] == ["00f067aa0ba902b7"]
