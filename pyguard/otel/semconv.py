@@ -45,6 +45,7 @@ __all__ = [
     "LEGACY_GUARDRAIL_OPERATIONS",
     "OPENINFERENCE_SPAN_KIND",
     "OPENINFERENCE_OUTPUT",
+    "OPENINFERENCE_INPUT",
     "LANGFUSE_OBSERVATION_TYPE",
     "OP_INVOKE_AGENT",
     "OP_CHAT",
@@ -146,6 +147,8 @@ LEGACY_GUARDRAIL_OPERATIONS = frozenset({"apply_guardrail", OP_RUN_GUARDRAIL})
 """Guardrail span operations pyguard wrote, the superseded draft's included (read back from older exports)."""
 OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
 OPENINFERENCE_OUTPUT = "output.value"
+OPENINFERENCE_INPUT = "input.value"
+"""OpenInference's span input (Phoenix's trace list shows the agent span's ``input.value`` and ``output.value``)."""
 LANGFUSE_OBSERVATION_TYPE = "langfuse.observation.type"
 
 OP_INVOKE_AGENT = "invoke_agent"
