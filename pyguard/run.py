@@ -20,7 +20,6 @@ from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.jvm.otel_context import java_traceparent
 from pyguard.result import RunResult, mark_partial_usage
 from pyguard.trace.writer import trace_file_name
 
@@ -152,8 +151,11 @@ class GuardedRun:
                 raise RunError(f"run {run_id!r} cannot start: {exc}") from None
             self._writer.start(self.start)
         guard.active.add(self)
-        tel = guard.telemetry  # started on the caller's thread: a Java span current here is the run's parent
-        self._spans = tel.start_run(self.start, caller_traceparent=java_traceparent()) if tel is not None else None
+        self._spans = None
+        if guard.telemetry is not None:  # started on the caller's thread: a Java span current here is the parent
+            from pyguard.jvm.otel_context import java_traceparent
+
+            self._spans = guard.telemetry.start_run(self.start, caller_traceparent=java_traceparent())
 
     # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
     def observe(self, event: IterationEvent) -> Decision | None:
