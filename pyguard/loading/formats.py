@@ -119,7 +119,7 @@ def _otel(rec: Recording) -> TraceFile:
 
 
 def _parquet(rec: Recording) -> TraceFile:
-    return TraceFile(path=rec.shown, runs=read_parquet(rec.name))
+    return TraceFile(path=rec.shown, runs=read_parquet(rec.name, log=rec.log))
 
 
 def _is_tau2(obj: Any) -> bool:
