@@ -28,7 +28,7 @@ from pyguard.calibrate.budgets import quantile_pair, resample
 from pyguard.calibrate.budgets import token_budget as propose_token_budget
 from pyguard.calibrate.cost import argmin_first, expected_cost, iteration_token_curve, token_unit_cost
 from pyguard.calibrate.decisions import decide
-from pyguard.calibrate.evidence import censoring_summary
+from pyguard.calibrate.evidence import agent_cap_notes, censoring_summary
 from pyguard.calibrate.incidence import Incidence, aalen_johansen, event_counts
 from pyguard.calibrate.models import (
     CalibrationConfig,
@@ -215,6 +215,7 @@ def _notes(
         notes.append(f"task type {name!r}: no token usage; costed as {ax.basis}")
     if censoring is not None and (censoring.statement and _censored_any(censoring)):
         notes.append(censoring.statement)
+    notes.extend(agent_cap_notes(one))
     cut_at_end = int(ax.counts[RunStatus.CENSORED, horizon - 1])
     if cut_at_end >= 2:
         notes.append(

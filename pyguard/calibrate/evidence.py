@@ -8,7 +8,7 @@ import numpy as np
 from pyguard.calibrate.models import Censoring
 from pyguard.calibrate.runs import Reading, RunArrays
 
-__all__ = ["censoring_summary"]
+__all__ = ["censoring_summary", "agent_cap_warning", "agent_cap_notes"]
 
 _HOW_TO_CHANGE = (
     "to change it: --terminal-tools NAMES names the tools that end a run when called last (a purchase click, "
@@ -71,3 +71,31 @@ def _statement(one: RunArrays, c: Censoring, what: str) -> str:
     if c.tool_call_unlabelled or c.at_longest_run or c.failures_ended_early:
         head += f"; {_HOW_TO_CHANGE}"
     return head
+
+
+def agent_cap_warning(task_type: str, round_trips: int, runs: int, calibration_cap: int | None) -> str:
+    """The warning naming the agent's own ``maxToolCallingRoundTrips``: the model calls it allows, below the
+    calibration's cap or not, and how to see past it."""
+    calls = round_trips + 1
+    below = (
+        f", below the calibration's cap of {calibration_cap} model calls (--cap)"
+        if calibration_cap is not None and calls < calibration_cap
+        else ""
+    )
+    return (
+        f"task type {task_type!r}: your agent's own maxToolCallingRoundTrips({round_trips}) (LangChain4j) ended "
+        f"{runs} runs at {calls} model calls{below}; c(n) past {calls} is unknown. To see past it, have your factory "
+        "read maxToolCallingRoundTrips from a system property (Integer.getInteger(NAME, default)) and name it in the "
+        "task file (factory.round_trips_property = NAME): pyguard sets it to the calibration's cap; then run again "
+        "with a new --traces dir"
+    )
+
+
+def agent_cap_notes(one: RunArrays) -> list[str]:
+    """One warning per ``maxToolCallingRoundTrips`` of the agent that ended units of this type."""
+    if one.agent_round_trips is None:
+        return []
+    caps = one.run_cap[one.run_cap > 0] if one.run_cap is not None else np.zeros(0, np.int64)
+    cap = int(caps.max()) if len(caps) else None
+    values, counts = np.unique(one.agent_round_trips[one.agent_round_trips > 0], return_counts=True)
+    return [agent_cap_warning(one.task_types[0], int(v), int(k), cap) for v, k in zip(values, counts, strict=True)]

@@ -35,6 +35,7 @@ estimate from text length (the characters of everything the model had read and w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -53,6 +54,7 @@ __all__ = [
     "read_run",
     "run_status",
     "censor_at_longest_run",
+    "agent_round_trips",
     "extract_runs",
     "UNTYPED",
 ]
@@ -67,6 +69,16 @@ class RunStatus(IntEnum):
     CENSORED = 0
     SUCCESS = 1
     FAILURE = 2
+
+
+_EXCEEDED = re.compile(r"exceeded (\d+) (?:tool calling round trips|sequential tool)")
+
+
+def agent_round_trips(record: RunRecord) -> int | None:
+    """The agent's own ``maxToolCallingRoundTrips`` when it ended this run (LangChain4j's "exceeded R tool calling
+    round trips" in the footer's reason): R round trips end a run at R + 1 model calls."""
+    m = _EXCEEDED.search(record.end.reason or "") if record.end is not None else None
+    return int(m.group(1)) if m else None
 
 
 class Reading(IntEnum):
@@ -143,6 +155,10 @@ class RunArrays:
     longest_run: np.ndarray | None = None
     """Per unit: the longest run of its task type and source (the inferred cap a labelled failure ending in a tool
     call is compared with); 0 where it does not apply."""
+    agent_round_trips: np.ndarray | None = None
+    """Per unit: the agent's own ``maxToolCallingRoundTrips`` when it ended the unit (:func:`agent_round_trips`), else 0."""
+    run_cap: np.ndarray | None = None
+    """Per unit: the cap on model calls a live calibration ran it under (its footer's ``calibration.cap``), else 0."""
 
     def __post_init__(self) -> None:
         m = len(self.type_code)
@@ -220,6 +236,8 @@ class RunArrays:
             token_estimated=None if self.token_estimated is None else self.token_estimated[tok_keep],
             reading=None if self.reading is None else self.reading[keep],
             longest_run=None if self.longest_run is None else self.longest_run[keep],
+            agent_round_trips=None if self.agent_round_trips is None else self.agent_round_trips[keep],
+            run_cap=None if self.run_cap is None else self.run_cap[keep],
         )
 
     @property
@@ -270,6 +288,8 @@ class RunAccumulator:
         self._tok_value: list[float] = []
         self._tok_est: list[bool] = []
         self._reading: list[int] = []
+        self._agent_rt: list[int] = []
+        self._run_cap: list[int] = []
         self._group: list[tuple[str, str, str] | None] = []
 
     def __len__(self) -> int:
@@ -306,12 +326,17 @@ class RunAccumulator:
         evidence = record.end.evidence if record.end is not None else {}
         fmt = evidence.get("imported_from")
         group = None if fmt is None else (ttype, str(fmt), str(evidence.get("source", "")))
+        rt = agent_round_trips(record) or 0
+        cap = evidence.get("calibration", {}).get("cap") if isinstance(evidence.get("calibration"), dict) else None
+        run_cap = cap if isinstance(cap, int) and not isinstance(cap, bool) else 0
         for k, (lo, hi) in enumerate(zip(starts, ends, strict=False)):
             last = hi == n
             self._iterations.append(hi - lo)
             self._status.append(int(status) if last else int(RunStatus.SUCCESS))
             self._reading.append(int(reading) if last else int(Reading.ENDED))
             self._group.append(group if last else None)
+            self._agent_rt.append(rt if last else 0)
+            self._run_cap.append(run_cap)
             self._run_ids.append(record.run_id if len(starts) == 1 else f"{record.run_id}#turn{k + 1}")
         self._type_code.extend([code] * len(starts))
         self._run_index.extend([self._runs] * len(starts))
@@ -358,6 +383,8 @@ class RunAccumulator:
             token_estimated=np.asarray(self._tok_est, dtype=bool),
             reading=reading,
             longest_run=longest,
+            agent_round_trips=np.asarray(self._agent_rt, dtype=np.int64),
+            run_cap=np.asarray(self._run_cap, dtype=np.int64),
         )
 
 
