@@ -60,12 +60,23 @@ class AgentFactory(FrozenModel):
     """The agent's public method that takes the user's message (one ``String``)."""
     classpath: tuple[str, ...] = ()
     """Where the classes are (the task file's top-level ``classpath``, resolved); not part of a run's identity."""
+    round_trips_property: str | None = None
+    """A Java system property your factory reads for its ``maxToolCallingRoundTrips`` (e.g.
+    ``Integer.getInteger("logistics.maxRoundTrips", 25)``): pyguard starts the JVM with it set to the calibration's
+    ``cap``, so the agent's own cap does not cut runs short of it."""
 
     @field_validator("class_name")
     @classmethod
     def _check_class(cls, value: str) -> str:
         if not _JAVA_NAME.match(value):
             raise ValueError(f"{value!r} is not a Java class name; give the fully qualified name, e.g. com.acme.Agents")
+        return value
+
+    @field_validator("round_trips_property")
+    @classmethod
+    def _check_property(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z_][\w.\-]*", value):
+            raise ValueError(f"{value!r} is not a Java system property name (letters, digits, '_', '.', '-')")
         return value
 
     @field_validator("method", "call")
