@@ -21,6 +21,7 @@ from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_ar
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.result import RunResult, mark_partial_usage
+from pyguard.trace.policy_file import dumped_policy
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,7 +112,7 @@ class GuardedRun:
             task_type=task_type,
             task=task,
             agent_style=agent_style,
-            policy=guard.config.model_dump(mode="json"),
+            policy=dumped_policy(guard.config),  # dumped once per config: runs share it
             started_at_ms=time.time() * 1000.0,
             parent_run_id=parent_run_id,
         )
@@ -142,14 +143,13 @@ class GuardedRun:
         self._writer = None
         if guard.trace_dir is not None:
             from pyguard.errors import TraceFormatError
-            from pyguard.trace import TraceWriter
+            from pyguard.trace.writer import open_run_trace
 
             self.trace_path = guard.trace_dir / trace_file_name(run_id)
-            try:
-                self._writer = TraceWriter(self.trace_path, mode="x", file_mode=guard.trace_file_mode)
+            try:  # a tolerant writer: once started, a record it cannot write degrades the trace, never the run
+                self._writer = open_run_trace(self.trace_path, self.start, file_mode=guard.trace_file_mode)
             except TraceFormatError as exc:
                 raise RunError(f"run {run_id!r} cannot start: {exc}") from None
-            self._writer.start(self.start)
         guard.active.add(self)
         self._spans = guard.telemetry.start_run(self.start) if guard.telemetry is not None else None
 
@@ -453,7 +453,7 @@ class GuardedRun:
         end = mark_partial_usage(end, self.events)
         end = end.model_copy(update={**self._answer_fields(end), **self._executed(), **self._observed(end)})
         if self._writer is not None:
-            self._writer.end(end)
+            end = self._writer.end(end)  # with evidence["trace_error"] when the trace lost records
             self._writer.close()
         if self._spans is not None:
             self._spans.end(end)
@@ -463,6 +463,7 @@ class GuardedRun:
             decisions=tuple(self.decisions),
             gains=tuple(self.session.gains),
             trace_path=None if self.trace_path is None else str(self.trace_path),
+            trace_error=None if self._writer is None else self._writer.error,
         )
 
     def _observed(self, end: RunEnd) -> dict[str, Any]:
