@@ -161,9 +161,8 @@ class GuardedRun:
             if self._result is not None or self._abandoned_at is not None:
                 return None  # the run has ended, or its guard was given up: nothing more is recorded
             self.events.append(event)
-            if self._writer is not None:
-                self._writer.iteration(event)
             if self.observed_stop is not None:
+                self._trace_iterations()
                 return None  # observe/reflect mode: the engine stopped the run here, the run goes on (recorded)
         with self._engine_lock:
             if self._result is not None:
@@ -171,8 +170,10 @@ class GuardedRun:
             decision = self.session.observe(event)
         with self._lock:
             if self._result is not None:
-                return None  # the run ended while the engine decided: discarded
-            if not self._claim(event.index):
+                return None  # the run ended while the engine decided: discarded (the footer's writer wrote the event)
+            claimed = self._claim(event.index)
+            self._trace_iterations()  # decided first, written after: the trace's time is never the decision's
+            if not claimed:
                 self._abandoned_at = event.index
                 return None
             self.decisions.append(decision)
@@ -181,6 +182,11 @@ class GuardedRun:
             if self._spans is not None:
                 self._spans.iteration(event, decision)
             return self._acted(decision)
+
+    def _trace_iterations(self) -> None:
+        """Hand the trace this run's iterations it does not hold yet (under ``_lock``; a no-op without a trace)."""
+        if self._writer is not None:
+            self._writer.catch_up(self.run_id, self.events)
 
     def _acted(self, decision: Decision) -> Decision:
         """What Java is told to do about ``decision`` in this run's :attr:`mode` (the recorded decision is the
@@ -453,6 +459,7 @@ class GuardedRun:
         end = mark_partial_usage(end, self.events)
         end = end.model_copy(update={**self._answer_fields(end), **self._executed(), **self._observed(end)})
         if self._writer is not None:
+            self._trace_iterations()
             end = self._writer.end(end)  # with evidence["trace_error"] when the trace lost records
             self._writer.close()
         if self._spans is not None:

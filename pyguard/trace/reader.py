@@ -88,8 +88,11 @@ def iter_lines(
         yield from _lines(io.BytesIO(path), max_bytes, name)
         return
     check_regular_file(path)
-    with open(path, "rb") as f:
-        yield from _lines(f, max_bytes, str(path))
+    try:
+        with open(path, "rb") as f:
+            yield from _lines(f, max_bytes, str(path))
+    except OSError as exc:  # an I/O error mid-read names the file, as every other trace error does
+        raise TraceFormatError(f"cannot read this trace file: {exc.strerror or exc}", path=str(path)) from None
 
 
 def _lines(f: IO[bytes], max_bytes: int, name: str) -> Iterator[tuple[int, bytes, bool]]:

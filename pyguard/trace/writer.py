@@ -28,7 +28,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -116,6 +116,8 @@ class TraceWriter:
         """Write one model call of a started run; indexes must follow 1, 2, 3, ..."""
         with self._lock:
             if self._degraded():
+                if event.run_id in self._open:
+                    self._open[event.run_id] = max(self._open[event.run_id], event.index)  # handed, not written
                 return
             try:
                 last = self._expect_open(event.run_id, "iteration")
@@ -127,6 +129,21 @@ class TraceWriter:
                 self._open[event.run_id] = event.index
             except TraceFormatError as exc:
                 self._failed(exc)
+
+    def catch_up(self, run_id: str, events: Sequence[IterationEvent]) -> None:
+        """Write the iterations of ``events`` (one run's, in index order) that come after the last one this writer was
+        handed for ``run_id``: what a run not yet in the trace has seen, oldest first."""
+        with self._lock:
+            last = self._open.get(run_id)
+        if last is None:
+            return
+        pending = []
+        for event in reversed(events):
+            if event.index <= last:
+                break
+            pending.append(event)
+        for event in reversed(pending):
+            self.iteration(event)
 
     def decision(self, run_id: str, decision: Decision) -> None:
         """Write the guard's decision after an iteration (``decision.iteration``, or the last one written)."""

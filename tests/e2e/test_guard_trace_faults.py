@@ -186,3 +186,20 @@ def test_a_record_over_the_limit_changes_no_decision(jvm, tmp_path, monkeypatch)
     assert run.complete and len(run.record.events) == traced.model_calls
     tool_obs = [o for e in run.record.events for o in e.observations if o.kind == "tool"]
     assert tool_obs and all(o.whole_chars == 300_000 for o in tool_obs)
+
+
+def test_the_engine_decides_before_the_call_is_written(jvm, tmp_path):
+    """Decide first, write after: when the engine decides about model call i, the trace holds calls 1..i-1 only, so
+    the time a write takes (a slow disk, a record cut to fit) is never part of the decision's."""
+    path = tmp_path / trace_file_name("r")
+    held: dict[int, int] = {}
+
+    def count(i: int):
+        return lambda: held.setdefault(i, path.read_text().count('"type":"iteration"'))
+
+    result = _guard({i: count(i) for i in (1, 2, 3)}, trace_dir=tmp_path).run(
+        "aiservices", scripted_model(_stuck()), TASK, run_id="r"
+    )
+    assert held == {1: 0, 2: 1, 3: 2}
+    (run,) = read_trace(path).runs
+    assert run.complete and len(run.record.events) == result.model_calls
