@@ -121,9 +121,10 @@ class AgentGuard:
         )
         run.agent_round_trips = self.round_trips
         run.counts_executions = self.counts_executions
-        run.guarded_model(self.delegate)
+        run.on_end = lambda result: self._record(run, result)
         with self._lock:
             self._open[run.run_id] = run
+        run.guarded_model(self.delegate)
         return run
 
     @contextmanager
@@ -135,13 +136,14 @@ class AgentGuard:
         finally:
             self.java.unbind()
 
-    def record(self, run: GuardedRun, result: RunResult) -> RunResult:
+    def _record(self, run: GuardedRun, result: RunResult) -> None:
+        """A run of this agent ended (its :attr:`GuardedRun.on_end`, however it ended): it is no longer open, its
+        result is the latest."""
         with self._lock:
             self._open.pop(run.run_id, None)
             self._results.append(result)
         if self.on_result is not None:
             self.on_result(result)
-        return result
 
     def _open_implicit(self, user_message: str | None) -> Any:
         return self.new_run(user_message).guarded_model(self.delegate).java
@@ -159,7 +161,7 @@ class AgentGuard:
             ending = ending_of_exception(error, last_text=run.last_text())
         else:
             ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-        self.record(run, run.end(ending, wrap_up=False))
+        run.end(ending, wrap_up=False)
 
     # -- closing ---------------------------------------------------------------------------------------------------
 
@@ -171,7 +173,7 @@ class AgentGuard:
                 run = self._open.get(str(run_id))
             if run is not None:
                 ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-                self.record(run, run.end(ending, wrap_up=False))
+                run.end(ending, wrap_up=False)
 
     def _closed_message(self) -> str:
         return (
@@ -203,18 +205,12 @@ class GuardedAgent:
 
         ag = self.agent_guard
         run = ag.new_run(recorded_task(task))
-        guarded = run.guarded_model(ag.delegate)
 
-        def turn() -> Any:
+        def turn(_: Any) -> Any:
             with ag.bound(run):
-                return run_built(self.java, task, guarded)
+                return run_built(self.java, task, run.guarded)
 
-        try:
-            res = run.interruptible(turn)
-        except BaseException:
-            run.abandon()
-            raise
-        return ag.record(run, run.finish_bridge(res))
+        return run.drive(turn)
 
     def close(self) -> None:
         self.agent_guard.close()

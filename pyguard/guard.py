@@ -222,14 +222,10 @@ class Guard:
         run = self.start_run(
             task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style=str(style)
         )
-        guarded = run.guarded_model(model)
-        try:
-            agent = build_agent(style, guarded, options=options)
-        except BaseException:
-            run.abandon()
-            raise
-        res = run.interruptible(lambda: run_built(agent, task, guarded))
-        return run.finish_bridge(res)
+        return run.drive(
+            lambda agent: run_built(agent, task, run.guarded),
+            build=lambda: build_agent(style, run.guarded_model(model), options=options),
+        )
 
     def run_streaming(
         self,

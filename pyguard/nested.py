@@ -51,7 +51,7 @@ from pyguard.events import IterationEvent, Observation, Outcome, RunRecord, Tool
 from pyguard.guard import Guard
 from pyguard.jvm.nested import SubAgent, SystemKind
 from pyguard.limits import FAIL_SAFE_MARGIN
-from pyguard.run import GuardedRun, RunHost, new_run_id
+from pyguard.run import GuardedRun, Reads, RunHost, new_run_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.decisions import Decision
@@ -192,18 +192,20 @@ class NestedRun(GuardedRun):
             )
             return GuardedRun.observe(self, event)  # a step, not a model call: nothing to charge
 
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run the system (``fn``) and end this run from what happened (see :meth:`GuardedRun.call`). A workflow that
+    def drive(
+        self, execute: Callable[[Any], Any], *, build: Callable[[], Any] | None = None, reads: Reads = "bridge"
+    ) -> RunResult:
+        """Run the system and end this run from what happened (see :meth:`GuardedRun.drive`). A workflow that
         returns has a last step: its answer, with the results of the invocations since its previous step."""
         if self.kind != "workflow":
-            return super().call(fn)
+            return super().drive(execute, build=build, reads=reads)
 
-        def run_workflow() -> Any:
-            value = fn()
+        def run_workflow(system: Any) -> Any:
+            value = execute(system)
             self._workflow_step(None, answer=None if value is None else str(value))
             return value
 
-        return super().call(run_workflow)
+        return super().drive(run_workflow, build=build, reads=reads)
 
     def _impose(self, outcome: Outcome, reason: str, rule: str) -> None:
         with self._tree_lock:
@@ -421,8 +423,9 @@ def run_nested(
         limits=limits,
         child_limits=child_limits,
     )
-    try:
-        system = build_system(
+    run.drive(
+        lambda system: system.run(task),
+        build=lambda: build_system(
             kind,
             agents,
             tree=run.agent_tree(),
@@ -431,11 +434,9 @@ def run_nested(
             max_iterations=max_iterations,
             exit_when_contains=exit_when_contains,
             options=options,
-        )
-    except BaseException:
-        run.abandon()
-        raise
-    run.call(lambda: system.run(task))
+        ),
+        reads="value",
+    )
     return run.result
 
 

@@ -26,11 +26,12 @@ from pyguard.trace.writer import trace_file_name
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.config import Mode
-    from pyguard.jvm.agents import BridgeResult, GuardedModel, WrapUpRecord
+    from pyguard.jvm.agents import GuardedModel, WrapUpRecord
 
 __all__ = [
     "ActiveRuns",
     "GuardedRun",
+    "Reads",
     "RunHost",
     "Verifier",
     "new_run_id",
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 Verifier = Callable[[str], bool]
+
+Reads = Literal["bridge", "value"]
+"""How :meth:`GuardedRun.drive` reads the agent's end: a pyguard-built agent's ``BridgeResult``, or a value/exception."""
 
 OnStop = Literal["answer", "raise"]
 """What a guarded run does when it is stopped: ``answer`` (one last model call with no tools, :data:`WRAP_UP`, so the
@@ -138,6 +142,8 @@ class GuardedRun:
         """In observe or reflect mode: the stop the engine decided (and the guard did not act on), if any."""
         """True when the agent's loop reports the tools that ran (LangChain4j's after-tool hook, pyguard's agents):
         the footer's ``tool_calls_executed`` then holds the count (None otherwise)."""
+        self.on_end: Callable[[RunResult], None] | None = None
+        """Called once with the run's result when it ends, however it ends (an attached agent records its turns)."""
         self.trace_path: Path | None = None
         self._writer = None
         if guard.trace_dir is not None:
@@ -224,15 +230,19 @@ class GuardedRun:
     def _guard_once(self, wrap: Callable[..., GuardedModel], model: Any) -> GuardedModel:
         """This run's one guarded model, made by ``wrap`` around ``model`` the first time (a run wraps one model)."""
         if self._guarded is None:
-            self._guarded = wrap(
-                model,
-                self.observe,
-                run_id=self.run_id,
-                task_type=self.task_type,
-                max_model_calls=self.fail_safe_calls(),
-                callback_timeout_ms=self.guard.callback_timeout_ms,
-                keep_events=False,
-            )
+            try:
+                self._guarded = wrap(
+                    model,
+                    self.observe,
+                    run_id=self.run_id,
+                    task_type=self.task_type,
+                    max_model_calls=self.fail_safe_calls(),
+                    callback_timeout_ms=self.guard.callback_timeout_ms,
+                    keep_events=False,
+                )
+            except BaseException:
+                self.abandon()  # no run is left open: its model could not be guarded
+                raise
             if self.guard.on_stop == "answer" and self.wraps_up:
                 self._guarded.answer_on_stop(WRAP_UP, self.agent_round_trips)
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
@@ -272,18 +282,61 @@ class GuardedRun:
             raise RunError(f"run {self.run_id!r}: call run.wrap(model) before run.{what}() (the hook is the model's)")
         return self._guarded
 
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the
-        guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value
+    def drive(
+        self,
+        execute: Callable[[Any], Any],
+        *,
+        build: Callable[[], Any] | None = None,
+        reads: Reads = "bridge",
+    ) -> RunResult:
+        """The one lifecycle of a guarded run, every entry point's (:meth:`Guard.run <pyguard.guard.Guard.run>`,
+        conversations and escalation's resume, :meth:`Guard.agent <pyguard.guard.Guard.agent>`, run trees,
+        :meth:`call`): ``build()`` the agent (the run is abandoned if that fails: no run is left open), run
+        ``execute(agent)`` interruptibly (Ctrl-C cancels the run, :meth:`interruptible`), then end the run once from
+        how the agent ended: a pyguard-built agent's :class:`pyguard.jvm.BridgeResult` (``reads="bridge"``), or a
+        returned value or raised exception (``reads="value"``: your agent's ``chat()``). Returns the run's result;
+        an exception other than the agent's own ends the run and goes on to the caller."""
+        from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
 
         try:
-            value = self.interruptible(fn)
+            agent = None if build is None else build()
+        except BaseException:
+            self.abandon()
+            raise
+        try:
+            value = self.interruptible(lambda: execute(agent))
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
-            result = self.end(ending_of_exception(exc, last_text=self.last_text()))
-            return result.answer if result.record.end and result.record.end.answer_source == "wrap_up" else None
-        self.end(ending_of_value(value))
-        return value
+            if reads == "value":
+                return self.end(ending_of_exception(exc, last_text=self.last_text()))
+            self._finish(Causes(error=f"{type(exc).__name__}: {exc}", answer=self.last_text()))
+            raise
+        except BaseException:  # Ctrl-C: on the main thread the run has ended cancelled already (interruptible)
+            self._finish(Causes(cancelled=True, answer=self.last_text()))
+            raise
+        if reads == "value":
+            return self.end(ending_of_value(value))
+        self.counts_executions = True  # a pyguard-built agent's loop reports the tools that ran
+        return self.end(ending_of_result(value))
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run your agent (``fn``) and end this run from what happened (:meth:`drive`); returns ``fn``'s value, or,
+        when the guard stopped the run, the wrap-up's answer (``on_stop="answer"``) or None (read :attr:`result`).
+        Java exceptions other than a guard stop end the run ``failed``."""
+        returned: list[Any] = []
+
+        def execute(_: Any) -> Any:
+            returned.append(fn())
+            return returned[0]
+
+        result = self.drive(execute, reads="value")
+        if returned:
+            return returned[0]
+        return result.answer if result.end.answer_source == "wrap_up" else None
+
+    @property
+    def guarded(self) -> GuardedModel:
+        """This run's guarded model (made by :meth:`guarded_model` or :meth:`guarded_streaming_model`)."""
+        return self._wrapped("guarded")
 
     def cancel(self, reason: str = "cancelled from Python") -> None:
         """End the run from any thread: the next model call or tool execution stops it; outcome ``cancelled``.
@@ -326,15 +379,8 @@ class GuardedRun:
 
     # -- ending ----------------------------------------------------------------------------------------------------
 
-    def finish_bridge(self, res: BridgeResult) -> RunResult:
-        """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run: its loop reports the
-        tools that ran)."""
-        from pyguard.jvm.ending import ending_of_result
-
-        self.counts_executions = True
-        return self.end(ending_of_result(res))
-
     def abandon(self) -> None:
+        """End a run whose agent could not be built (or whose model could not be guarded): ``failed``."""
         if self._result is None:
             self._finish(Causes(error="the agent could not be built"))
 
@@ -399,10 +445,12 @@ class GuardedRun:
         # Wait for an engine decision in progress at most the callback deadline (Java has given up on it by then), and
         # not at all once Java gave up on one: one deadline per run.
         engine = self._engine_lock.acquire(timeout=self._engine_wait_s())
+        ended = False
         try:
             with self._lock:
                 if self._result is not None:
                     return self._result
+                ended = True
                 verified = None
                 if causes.answer is not None and causes.error is None and causes.expired is None:
                     verifier = self.guard.verifier
@@ -422,6 +470,8 @@ class GuardedRun:
             if engine:
                 self._engine_lock.release()
             self.guard.active.discard(self)
+            if ended and self._result is not None and self.on_end is not None:
+                self.on_end(self._result)
 
     def _guard_failure(self) -> str:
         """Why the engine could not finish the run: its decision missed the deadline, or it is still busy."""
