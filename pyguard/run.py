@@ -17,10 +17,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
+from pyguard.ending import (
+    Causes,
+    Ending,
+    EndNotes,
+    RunEnding,
+    TokenTotals,
+    end_from_events,
+    finish_arguments,
+    token_totals,
+)
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.result import RunResult, mark_partial_usage
+from pyguard.result import RunResult
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -456,12 +465,13 @@ class GuardedRun:
                     verifier = self.guard.verifier
                     verified = None if verifier is None else bool(verifier(causes.answer))
                 causes = causes.model_copy(update={"verified": verified})
+                notes = self._notes(causes)
                 if engine and self._abandoned_at is None and self.observed_stop is None:
-                    end = self.session.finish(causes)
+                    end = self.session.finish(causes, notes=notes)
                 else:
                     guard_failed = None if self.observed_stop is not None else self._guard_failure()
                     causes = causes.model_copy(update={"guard_failed": guard_failed})
-                    end = end_from_events(self.run_id, self.events, causes)
+                    end = end_from_events(self.run_id, self.events, causes, notes=notes)
                 self._result = self._result_from(end)
                 if self._guarded is not None:
                     self._guarded.release()  # free the run's state now: Java -> callback -> this run is a cycle
@@ -500,8 +510,6 @@ class GuardedRun:
         return ms / 1000.0 if ms > 0 else -1
 
     def _result_from(self, end: RunEnd) -> RunResult:
-        end = mark_partial_usage(end, self.events)
-        end = end.model_copy(update={**self._answer_fields(end), **self._executed(), **self._observed(end)})
         if self._writer is not None:
             self._writer.end(end)
             self._writer.close()
@@ -515,7 +523,25 @@ class GuardedRun:
             trace_path=None if self.trace_path is None else str(self.trace_path),
         )
 
-    def _observed(self, end: RunEnd) -> dict[str, Any]:
+    def _notes(self, causes: Causes) -> EndNotes:
+        """What this run knows of its end beside the causes, for its one footer (:class:`pyguard.ending.EndNotes`):
+        its events' tokens, where the answer came from, the wrap-up's tokens, the tools that ran, an observed stop."""
+        wrap = self._wrap_up
+        source: Literal["model", "wrap_up", "salvaged"] = "model" if self._answered else "salvaged"
+        if wrap is not None and causes.answer is not None and causes.answer == wrap.text:
+            source = "wrap_up"
+        executed = None
+        if self.counts_executions and self._guarded is not None:
+            executed = self._guarded.stats().tool_executions
+        return EndNotes(
+            tokens=token_totals(self.events),
+            answer_source=source,
+            wrap_up_tokens=None if wrap is None else wrap_up_totals(wrap),
+            tool_calls_executed=executed,
+            evidence=self._observed(),
+        )
+
+    def _observed(self) -> dict[str, Any]:
         """In observe or reflect mode: the footer's ``evidence["observed_stop"]``, the stop the guard did not act on
         (``pyguard check`` counts the run as that stop; the outcome says how the run really ended)."""
         stop = self.observed_stop
@@ -528,28 +554,7 @@ class GuardedRun:
             "rule": stop.rule,
             "reason": stop.reason,
         }
-        return {"evidence": {**end.evidence, "observed_stop": observed}}
-
-    def _executed(self) -> dict[str, Any]:
-        """``tool_calls_executed`` of the footer, when the agent's loop reports the tools that ran."""
-        if not self.counts_executions or self._guarded is None:
-            return {}
-        return {"tool_calls_executed": self._guarded.stats().tool_executions}
-
-    def _answer_fields(self, end: RunEnd) -> dict[str, Any]:
-        """``answer_source`` and ``wrap_up_tokens`` of the footer."""
-        wrap = self._wrap_up
-        fields: dict[str, Any] = {}
-        if wrap is not None:
-            known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
-            fields["wrap_up_tokens"] = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) or None)
-        if end.answer is None:
-            return fields
-        if wrap is not None and end.answer == wrap.text:
-            fields["answer_source"] = "wrap_up"
-        else:
-            fields["answer_source"] = "model" if self._answered else "salvaged"
-        return fields
+        return {"observed_stop": observed}
 
     def last_text(self) -> str | None:
         for event in reversed(self.events):
@@ -569,3 +574,12 @@ def recorded_task(task: str | Sequence[str]) -> str | None:
 def new_run_id() -> str:
     """A fresh run id: 12 random hexadecimal characters."""
     return uuid.uuid4().hex[:12]
+
+
+def wrap_up_totals(wrap: WrapUpRecord) -> TokenTotals | None:
+    """The wrap-up call's tokens as its provider reported them (None: no usage reported)."""
+    known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
+    total = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) if known else None)
+    if total is None:
+        return None
+    return TokenTotals(wrap.input_tokens, wrap.output_tokens, total, len(known) < 2 and wrap.total_tokens is None)
