@@ -317,7 +317,7 @@ class GuardedRun:
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
             if reads == "value":
                 return self.end(ending_of_exception(exc, last_text=self.last_text()))
-            self._finish(Causes(error=f"{type(exc).__name__}: {exc}", answer=self.last_text()))
+            self._finish(Causes(failed=f"the run failed: {type(exc).__name__}: {exc}", answer=self.last_text()))
             raise
         except BaseException:  # Ctrl-C: on the main thread the run has ended cancelled already (interruptible)
             self._finish(Causes(cancelled=True, answer=self.last_text()))
@@ -383,7 +383,10 @@ class GuardedRun:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self._result is None:
             self._finish(
-                Causes(error=f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+                Causes(
+                    failed="the run failed: "
+                    + (f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+                )
             )
 
     # -- ending ----------------------------------------------------------------------------------------------------
@@ -391,7 +394,7 @@ class GuardedRun:
     def abandon(self) -> None:
         """End a run whose agent could not be built (or whose model could not be guarded): ``failed``."""
         if self._result is None:
-            self._finish(Causes(error="the agent could not be built"))
+            self._finish(Causes(failed="the run failed: the agent could not be built"))
 
     def end(self, ending: RunEnding, *, wrap_up: bool = True) -> RunResult:
         """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through
@@ -461,7 +464,7 @@ class GuardedRun:
                     return self._result
                 ended = True
                 verified = None
-                if causes.answer is not None and causes.error is None and causes.expired is None:
+                if causes.answer is not None and causes.failed is None and causes.expired is None:
                     verifier = self.guard.verifier
                     verified = None if verifier is None else bool(verifier(causes.answer))
                 causes = causes.model_copy(update={"verified": verified})
@@ -469,8 +472,8 @@ class GuardedRun:
                 if engine and self._abandoned_at is None and self.observed_stop is None:
                     end = self.session.finish(causes, notes=notes)
                 else:
-                    guard_failed = None if self.observed_stop is not None else self._guard_failure()
-                    causes = causes.model_copy(update={"guard_failed": guard_failed})
+                    gave_up = None if self.observed_stop is not None else self._guard_failure()
+                    causes = causes.model_copy(update={"engine_gave_up": gave_up})
                     end = end_from_events(self.run_id, self.events, causes, notes=notes)
                 self._result = self._result_from(end)
                 if self._guarded is not None:

@@ -129,5 +129,5 @@ def end_from_events(
     notes: EndNotes = _NO_NOTES,
 ) -> RunEnd:
     """The footer of a run the engine did not finish: an unguarded run, or a guarded one whose engine missed its
-    deadline (``causes.guard_failed`` says how): :func:`settle`, then :func:`footer`."""
+    deadline (``causes.engine_gave_up`` says how): :func:`settle`, then :func:`footer`."""
     return footer(run_id, events, settle(causes), answer=causes.answer, wall_ms=wall_ms, notes=notes)
