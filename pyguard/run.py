@@ -91,7 +91,7 @@ class RunHost(Protocol):
     config: PolicyConfig
     trace_dir: Path | None
     trace_file_mode: int
-    max_model_calls: int
+    fail_safe_calls: int
     callback_timeout_ms: int
     verifier: Verifier | None
     telemetry: Any
@@ -233,8 +233,8 @@ class GuardedRun:
         return self._guard_once(guard_streaming_model, model)
 
     def fail_safe_calls(self) -> int:
-        """The Java fail-safe cap of this run's guarded model (:mod:`pyguard.limits`): the guard's ``max_model_calls``."""
-        return self.guard.max_model_calls
+        """The Java fail-safe cap of this run's guarded model (:mod:`pyguard.limits`): the guard's ``fail_safe_calls``."""
+        return self.guard.fail_safe_calls
 
     def _guard_once(self, wrap: Callable[..., GuardedModel], model: Any) -> GuardedModel:
         """This run's one guarded model, made by ``wrap`` around ``model`` the first time (a run wraps one model)."""

@@ -409,7 +409,7 @@ def build_agent(
         style.value,
         java_model,
         ts,
-        options.max_loop_iterations,
+        options.loop_iterations(),
         options.round_trips(),
         options.exit_when_answer_contains,
         options.system_message,

@@ -122,7 +122,7 @@ def test_user_built_aiservices_agent_through_wrap_and_call(jvm):
 
 
 def test_policy_that_raises_is_bounded_by_the_java_fail_safe(jvm):
-    guard = Guard(max_model_calls=5)
+    guard = Guard(fail_safe_calls=5)
     run = guard.start_run(task=TASK)
 
     def broken(event):

@@ -92,7 +92,7 @@ def test_the_fail_safe_default_without_a_policy_lives_in_java_only(jvm):
     assert int(guarded.java.config().maxModelCalls()) == java_default
     guard = Guard()
     run = guard.start_run(task="x")
-    assert int(run.guarded_model(scripted_model("convergent")).java.config().maxModelCalls()) == guard.max_model_calls
+    assert int(run.guarded_model(scripted_model("convergent")).java.config().maxModelCalls()) == guard.fail_safe_calls
     run.abandon()
 
 
