@@ -26,6 +26,7 @@ from pyguard.ending import (
     end_from_events,
     finish_arguments,
     token_totals,
+    tree_totals,
 )
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
@@ -252,8 +253,9 @@ class GuardedRun:
             except BaseException:
                 self.abandon()  # no run is left open: its model could not be guarded
                 raise
-            if self.guard.on_stop == "answer" and self.wraps_up:
-                self._guarded.answer_on_stop(WRAP_UP, self.agent_round_trips)
+            if self.wraps_up:  # the agent's own cap, when known, ends the turn as the guard's stop too (raise)
+                answer = self.guard.on_stop == "answer"
+                self._guarded.answer_on_stop(WRAP_UP if answer else None, self.agent_round_trips)
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):
@@ -434,9 +436,11 @@ class GuardedRun:
                 ending.reason or "the agent's own cap ended the run without an answer",
                 "agent_cap",
             )
-        if wrap is None or wrap.text is None:
+        if wrap is None:
             return ending
-        self._wrap_up = wrap
+        self._wrap_up = wrap  # recorded however it went (the footer's evidence["wrap_up"])
+        if wrap.text is None:
+            return ending
         try:
             outcome = Outcome(wrap.outcome)
         except ValueError:
@@ -532,16 +536,32 @@ class GuardedRun:
         wrap = self._wrap_up
         source: Literal["model", "wrap_up", "salvaged"] = "model" if self._answered else "salvaged"
         if wrap is not None and causes.answer is not None and causes.answer == wrap.text:
-            source = "wrap_up"
+            source = "salvaged" if wrap.salvaged else "wrap_up"
         executed = None
         if self.counts_executions and self._guarded is not None:
             executed = self._guarded.stats().tool_executions
+        tokens = token_totals(self.events)
+        wrap_tokens = None if wrap is None else wrap_up_totals(wrap)
+        evidence = self._observed()
+        if wrap is not None:  # what was billed: the run's calls and the wrap-up's, its share beside (wrap_up_tokens)
+            if wrap_tokens is not None:
+                tokens = tree_totals([tokens, wrap_tokens])
+            elif wrap.status in ("answered", "no_text") and tokens.total is not None:
+                tokens = tokens._replace(partial=True)  # the wrap-up answered without reporting usage
+            evidence["wrap_up"] = {
+                "status": wrap.status,
+                "error_kind": wrap.error_kind,
+                "error": wrap.error,
+                "rule": wrap.rule,
+                "salvaged": wrap.salvaged,
+                "tokens": None if wrap_tokens is None else wrap_tokens.total,
+            }
         return EndNotes(
-            tokens=token_totals(self.events),
+            tokens=tokens,
             answer_source=source,
-            wrap_up_tokens=None if wrap is None else wrap_up_totals(wrap),
+            wrap_up_tokens=wrap_tokens,
             tool_calls_executed=executed,
-            evidence=self._observed(),
+            evidence=evidence,
         )
 
     def _observed(self) -> dict[str, Any]:
