@@ -28,6 +28,7 @@ from typing import Any
 from pyguard.agent_options import AgentOptions
 from pyguard.ending import Ending, RunEnding
 from pyguard.errors import RunError
+from pyguard.events import Outcome
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
@@ -166,14 +167,18 @@ class AgentGuard:
     # -- closing ---------------------------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """End the runs still open (outcome as for a turn that ended outside the model) and refuse later calls."""
+        """End the runs still open (outcome as for a turn that ended outside the model; ``cancelled`` for one whose
+        turn a Ctrl-C interrupted) and refuse later calls. Every run this guard opened is ended, whether Java still
+        counts it open or not."""
         self._closed = True
-        for run_id in list(self.java.close(self._closed_message())):
-            with self._lock:
-                run = self._open.get(str(run_id))
-            if run is not None:
-                ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-                run.end(ending, wrap_up=False)
+        self.java.close(self._closed_message())
+        with self._lock:
+            left = list(self._open.values())
+        for run in left:
+            ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
+            if run.cancelled:
+                ending = RunEnding(ending=Ending.STOPPED, stop_outcome=Outcome.CANCELLED, last_text=run.last_text())
+            run.end(ending, wrap_up=False)
 
     def _closed_message(self) -> str:
         return (

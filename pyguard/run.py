@@ -543,6 +543,11 @@ class GuardedRun:
         tokens = token_totals(self.events)
         wrap_tokens = None if wrap is None else wrap_up_totals(wrap)
         evidence = self._observed()
+        if self._cancelled is not None and self.session.stopped is not None and self.observed_stop is None:
+            # cancelled after the engine's stop (a Ctrl-C during the wrap-up): the stop stays the outcome, said here
+            evidence["cancelled_after_stop"] = self._cancelled
+            if wrap is None and self.guard.on_stop == "answer" and self.wraps_up:
+                evidence["wrap_up"] = {"status": "interrupted", "error_kind": None, "error": self._cancelled}
         if wrap is not None:  # what was billed: the run's calls and the wrap-up's, its share beside (wrap_up_tokens)
             if wrap_tokens is not None:
                 tokens = tree_totals([tokens, wrap_tokens])

@@ -17,7 +17,7 @@ from pyguard.events import Outcome
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import BridgeResult
 
-__all__ = ["ending_of_result", "ending_of_exception", "ending_of_value"]
+__all__ = ["ending_of_exception", "ending_of_result", "ending_of_value", "interrupted"]
 
 
 def ending_of_result(res: BridgeResult) -> RunEnding:
@@ -44,6 +44,10 @@ def ending_of_result(res: BridgeResult) -> RunEnding:
 def ending_of_exception(exc: BaseException, last_text: str | None = None) -> RunEnding:
     """The ending of a run whose agent raised ``exc`` (a Java exception arrives as a Python one through JPype):
     STOPPED when a ``GuardStopException`` is in its cause chain, else FAILED."""
+    if interrupted(exc):
+        return RunEnding(
+            ending=Ending.STOPPED, stop_outcome=Outcome.CANCELLED, reason="interrupted (Ctrl-C)", last_text=last_text
+        )
     stop = _guard_stop_in(exc)
     if stop is None:
         return RunEnding(ending=Ending.FAILED, error=f"{type(exc).__name__}: {exc}", last_text=last_text)
@@ -75,3 +79,32 @@ def _guard_stop_in(exc: BaseException) -> Any:
         return jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
     except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
         return None
+
+
+def interrupted(exc: BaseException) -> bool:
+    """True when ``exc`` comes of a Ctrl-C: a ``KeyboardInterrupt``, a Java ``InterruptedException`` (what JPype makes
+    of one on a Java thread), or a Python ``KeyboardInterrupt`` that crossed into Java (a callback on the agent's
+    thread) and came back as a Java exception, anywhere in its cause chain."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    if not hasattr(exc, "getClass"):
+        return False
+    from pyguard.jvm._java import jclass
+
+    seen = 0
+    cause: Any = exc
+    while cause is not None and seen < 32:
+        name = str(cause.getClass().getName())
+        if name == "java.lang.InterruptedException":
+            return True
+        if name == "org.jpype.PyExceptionProxy":
+            try:
+                jclass("dev.pyguard.bridge.AgentGuardedChatModel").rethrow(cause)
+            except KeyboardInterrupt:
+                return True
+            except BaseException:  # noqa: BLE001 - another Python exception: not an interrupt
+                pass
+        nxt = cause.getCause()
+        cause = None if nxt is None or nxt.equals(cause) else nxt
+        seen += 1
+    return False

@@ -76,7 +76,9 @@ def test_an_unguarded_run_and_a_guarded_one_end_through_the_same_mapping(jvm):
     # the guard's exception (LangChain4j would make one more call and throw whatever it answered); same outcome
     raising = Guard(on_stop="raise")
     guarded = raising.run("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
-    assert (guarded.outcome, guarded.model_calls) == (Outcome.EXPIRED, unguarded.model_calls - 1) == (Outcome.EXPIRED, 3)
+    assert (
+        (guarded.outcome, guarded.model_calls) == (Outcome.EXPIRED, unguarded.model_calls - 1) == (Outcome.EXPIRED, 3)
+    )
     assert "the agent's own cap (LangChain4j's maxToolCallingRoundTrips=3) was reached" in guarded.reason
     # answering stops (the default): the cap's last response still asking for tools is answered by the wrap-up
     answered = Guard().run("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
