@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import Causes, settle
+from pyguard.ending import Causes, EndNotes, Settled, TokenTotals, footer, settle
 from pyguard.engine.actions import classify_action
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
@@ -335,7 +335,7 @@ class RunSession:
 
     # ---- finish -----------------------------------------------------------------------------------------------
 
-    def finish(self, causes: Causes | None = None, /, **keywords: Any) -> RunEnd:
+    def finish(self, causes: Causes | None = None, /, *, notes: EndNotes | None = None, **keywords: Any) -> RunEnd:
         """End the run with exactly one outcome, from its :class:`~pyguard.ending.Causes`: the object, or its fields
         as keywords (``finish(answer="done")``; a keyword wins over the object's field; read by
         :meth:`Causes.of <pyguard.ending.Causes.of>`, an unknown cause or a bad value a ConfigError). After a STOP:
@@ -359,22 +359,27 @@ class RunSession:
         if self._stop is not None:
             stop = (self._stop.outcome or Outcome.EXPIRED, self._stop.reason)
             evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
-        outcome, reason = settle(causes, stop=stop)
+        settled: Settled = settle(causes, stop=stop)
         usage = self._usage.state
         reported = usage.tokens_reported
-        self._end = RunEnd(
-            run_id=self.run_id,
-            outcome=outcome,
-            reason=reason,
+        tokens = TokenTotals(
+            usage.input_tokens if reported else None,
+            usage.output_tokens if reported else None,
+            usage.total_tokens if reported else None,
+            False,
+        )
+        self._end = footer(
+            self.run_id,
+            (),
+            settled,
             answer=causes.answer,
+            tokens=tokens,
             iterations=self._iterations,
             tool_calls=usage.tool_calls,
-            input_tokens=usage.input_tokens if reported else None,
-            output_tokens=usage.output_tokens if reported else None,
-            total_tokens=usage.total_tokens if reported else None,
             cost=usage.cost if self.config.caps.prices and usage.model_calls > usage.unpriced_calls else None,
             wall_ms=(self.policy.clock() - self._started) * 1000.0,
             evidence=evidence,
             censored=last is not None and not last.is_final,
+            notes=notes or EndNotes(),
         )
         return self._end

@@ -18,7 +18,7 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
@@ -137,11 +137,19 @@ class WrapUpRecord(BaseModel):
     rule: str | None = None
     fail_safe: bool = False
     text: str | None = None
-    """The model's answer; None when the wrap-up call failed (``error``)."""
+    """The answer the agent got: the model's, or the run's last text (``salvaged``); None when there was none."""
     error: str | None = None
+    """Why the wrap-up gave no answer of its own (its call failed, or it returned no text)."""
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
+    status: Literal["answered", "failed", "no_text", "not_made"] = "answered"
+    """``answered``; ``failed`` (the call raised); ``no_text`` (an empty reply or a tool call only); ``not_made`` (a
+    cap was crossed: no model call after it)."""
+    error_kind: str | None = None
+    """The failure's kind: the exception's Java class, ``no_text`` or ``tool_call_only``."""
+    salvaged: bool = False
+    """``text`` is the run's last text, not the wrap-up's."""
 
 
 class GuardStopped(RunError):
@@ -192,7 +200,8 @@ class GuardedModel:
     def answer_on_stop(self, instruction: str | None, round_trips: int | None = None) -> None:
         """Answer a stop with a wrap-up (one last model call with no tools and ``instruction``; ``{reason}`` in it is
         the stop's reason) instead of an exception; ``round_trips``: the agent's own cap on tool-calling round trips
-        per user turn, whose end gets the same wrap-up. A streaming model's stop still throws (no wrap-up)."""
+        per user turn, whose end gets the same wrap-up (``instruction`` None: every stop throws, and the agent's cap
+        ends its turn with the guard's exception). A streaming model's stop still throws (no wrap-up)."""
         if hasattr(self.java, "answerOnStop"):
             self.java.answerOnStop(instruction, int(round_trips or 0))
 
@@ -409,7 +418,7 @@ def build_agent(
         style.value,
         java_model,
         ts,
-        options.max_loop_iterations,
+        options.loop_iterations(),
         options.round_trips(),
         options.exit_when_answer_contains,
         options.system_message,

@@ -128,10 +128,15 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         lastRequest = effective;
         lastResponse = response == null ? null : response.aiMessage();
         String instruction = wrapUpInstruction;
-        if (instruction == null || lastResponse == null || !lastResponse.hasToolExecutionRequests()) return response;
+        if (lastResponse == null || !lastResponse.hasToolExecutionRequests()) return response;
+        if (instruction == null) {  // on_stop="raise": the agent's own cap ends the turn with the guard's exception
+            GuardStopException cap = agentCapStop();
+            if (cap != null) throw stop(cap.outcome(), cap.reason(), cap.rule(), false);
+            return response;
+        }
         GuardStopException stop = stopToAnswer();
         if (stop == null) return response;
-        WrapUp w = WrapUp.call(delegate, WrapUp.request(effective.messages(), lastResponse, instruction, stop.reason()), stop);
+        WrapUp w = wrapUpFor(stop, effective, instruction);
         wrapUp.compareAndSet(null, w);
         if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
         return w.response();
@@ -147,8 +152,16 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         if (request == null || instruction == null || wrapUp.get() != null) return null;
         GuardStopException stop = stopped.get();
         if (stop == null) stop = new GuardStopException(config.runId(), outcome, reason, rule, false, stats());
-        WrapUp w = WrapUp.call(delegate, WrapUp.request(request.messages(), lastResponse, instruction, stop.reason()), stop);
+        WrapUp w = wrapUpFor(stop, request, instruction);
         return wrapUp.compareAndSet(null, w) ? w.toJson() : null;
+    }
+
+    /** The wrap-up of {@code stop}: none after a cap (the run's last text instead), else one call on the delegate. */
+    private WrapUp wrapUpFor(GuardStopException stop, ChatRequest request, String instruction) {
+        String salvage = stats().lastText();
+        if (WrapUp.capHolds(stop)) return WrapUp.notMade(stop, salvage);
+        return WrapUp.call(delegate, WrapUp.request(request.messages(), lastResponse, instruction, stop.reason()), stop,
+                salvage);
     }
 
     /** The wrap-up made for this run ({@link WrapUp#toJson()}), or null. */
@@ -174,12 +187,19 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
             GuardStopException failSafe = failSafeStop();
             return answered(failSafe.outcome()) ? failSafe : null;
         }
+        GuardStopException cap = agentCapStop();
+        return cap == null ? null : stop(cap.outcome(), cap.reason(), cap.rule(), false);
+    }
+
+    /** The agent's own cap ({@link #answerOnStop}'s {@code roundTripCap}) reached in this turn, or null. */
+    private GuardStopException agentCapStop() {
         int cap = roundTripCap;
+        int inTurn = modelCalls.get() - turnStart.get();
         // LangChain4j 1.19 (ToolService) counts a round trip before it looks at a response, so it throws at model call
         // cap + 1 whatever that response is: a response still asking for tools at call cap is its loop's last one.
         if (cap > 0 && inTurn >= cap) {
-            return stop("expired", "the agent's own cap (LangChain4j's maxToolCallingRoundTrips=" + cap
-                    + ") was reached", "agent_cap", false);
+            return new GuardStopException(config.runId(), "expired", "the agent's own cap (LangChain4j's"
+                    + " maxToolCallingRoundTrips=" + cap + ") was reached", "agent_cap", false, stats());
         }
         return null;
     }
