@@ -27,6 +27,15 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv" >&2
   "$PY" -m venv .venv
 fi
+# The bridge build and the pip install fetch from different servers, one file at a time: run them side by side.
+# `core` skips compiling the Java tests (make test compiles and runs them).
+mvn_args=(-f java/pom.xml package -DskipTests)
+[ "$level" = core ] && mvn_args+=(-Dmaven.test.skip=true)
+echo "setup: building the Java bridge (mvn -q ${mvn_args[*]})" >&2
+bash scripts/mvnq "${mvn_args[@]}" &   # mvn -q -B without the colour codes Maven 3.8 leaks
+maven=$!
+trap 'kill "$maven" 2>/dev/null || true' EXIT
+
 # Reinstall only when pyproject.toml changed since the last install of this level (or of `all`, which covers `core`).
 stamp=.venv/.pyguard-installed-$level
 full=.venv/.pyguard-installed-all
@@ -39,5 +48,9 @@ if { [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; } && { [ ! -f "$full"
   .venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec"
   touch "$stamp"
 fi
-echo "setup: building the Java bridge (mvn -q -f java/pom.xml package -DskipTests)" >&2
-bash scripts/mvnq -f java/pom.xml package -DskipTests   # mvn -q -B without the colour codes Maven 3.8 leaks
+if ! wait "$maven"; then
+  trap - EXIT
+  echo "setup: the Java bridge build failed (its output is above); run: bash scripts/mvnq ${mvn_args[*]}" >&2
+  exit 1
+fi
+trap - EXIT
