@@ -120,6 +120,6 @@ def report(
         fail(exc)
     drawn = len(data.runs)
     click.echo(
-        f"report written to {out} ({len(page) / 1024:,.0f} KiB): {data.runs_total:,} runs, {drawn:,} timelines drawn"
+        f"report written to {out} ({len(page) / 1024:,.0f} KiB): {data.runs_total:,} run(s), {drawn:,} drawn"
         + ("" if data.content else "; content capture off (--content to show the runs' text)")
     )

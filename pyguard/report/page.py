@@ -36,6 +36,10 @@ def _outcome(outcome: str | None) -> str:
     return f'<span class="outcome" style="color:{colour}">{escape(name)}</span>'
 
 
+def _runs(n: int) -> str:
+    return f"{n:,} run" + ("" if n == 1 else "s")
+
+
 def _num(value: Any) -> str:
     if value is None:
         return "-"
@@ -57,7 +61,7 @@ def _mix_section(data: ReportData) -> str:
     rows = [[escape(t), _num(sum(c.values()))] + [_num(c.get(o, 0)) for o in outcomes] for t, c in mix.items()]
     return (
         '<section id="outcome-mix"><h2>Outcomes per task type</h2>'
-        f'<p class="meta">{data.runs_total:,} runs; each run counted by the outcome its footer records.</p>'
+        f'<p class="meta">{_runs(data.runs_total)}; each run counted by the outcome its footer records.</p>'
         + outcome_mix_svg(mix)
         + _table(["task type", "runs", *outcomes], rows, "mix")
         + "</section>"
