@@ -10,7 +10,11 @@ Exit status (:mod:`pyguard.cli.exit_codes`): 0 the page was written; 2 bad input
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
 import warnings
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,6 +37,21 @@ def _recorded_decisions(runs: str, fmt: str | None) -> dict[str, list]:
         warnings.simplefilter("ignore")
         files = load_traces(runs, fmt)
     return {run.run_id: list(run.decisions) for tf in files for run in tf.runs if run.decisions}
+
+
+@contextlib.contextmanager
+def _readable_twice(runs: str) -> Iterator[str]:
+    """``runs`` itself, or for a stream (``-``, a pipe) a temporary copy: the runs and their decisions are two reads."""
+    from pyguard.safe_reader import is_stream
+
+    if not is_stream(runs):
+        yield runs
+        return
+    with tempfile.TemporaryDirectory(prefix="pyguard-report-") as folder:
+        copy = Path(folder) / "runs"
+        with open(0 if runs == "-" else runs, "rb", closefd=runs != "-") as src, open(copy, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        yield str(copy)
 
 
 def _content(flag: bool | None) -> bool:
@@ -97,11 +116,13 @@ def report(
         if price_per_1k_tokens is not None and failure_cost is None:
             raise InputError("--price-per-1k-tokens applies to the calibration: give --failure-cost D with it")
         config, used = load_policy(config_path)
-        loaded = load_cli_runs(runs, fmt)
+        with _readable_twice(runs) as source:
+            loaded = load_cli_runs(source, fmt)
+            decisions = _recorded_decisions(source, fmt)
         records = list(loaded)
         data = build_data(
             records,
-            _recorded_decisions(runs, fmt),
+            decisions,
             generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             title=title,
             content=_content(content),

@@ -120,3 +120,12 @@ def test_bad_options_say_what_to_do(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--failure-cost" in result.output
     missing = CliRunner().invoke(main, ["report", str(tmp_path / "nope"), "-o", str(tmp_path / "r.html")])
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_runs_from_standard_input_keep_their_recorded_decisions(tmp_path: Path) -> None:
+    trace = DEMO / "c05498a0fdd6.jsonl"
+    out = tmp_path / "stdin.html"
+    result = CliRunner().invoke(main, ["report", "-", "-o", str(out)], input=trace.read_text(), env={CAPTURE_ENV: ""})
+    assert result.exit_code == 0, result.output
+    (run,) = page_data(out.read_text())["runs"]
+    assert run["source"] == "recorded" and [m["rule"] for m in run["marks"]] == ["repeat_no_gain", "fruitless_retry"]
