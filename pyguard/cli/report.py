@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -49,8 +50,12 @@ def _readable_twice(runs: str) -> Iterator[str]:
         return
     with tempfile.TemporaryDirectory(prefix="pyguard-report-") as folder:
         copy = Path(folder) / "runs"
-        with open(0 if runs == "-" else runs, "rb", closefd=runs != "-") as src, open(copy, "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        with open(copy, "wb") as dst:
+            if runs == "-":
+                shutil.copyfileobj(sys.stdin.buffer, dst)
+            else:
+                with open(runs, "rb") as src:
+                    shutil.copyfileobj(src, dst)
         yield str(copy)
 
 
