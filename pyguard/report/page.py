@@ -44,7 +44,7 @@ def _num(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.3g}"
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
     return f"{value:,}" if isinstance(value, int) else escape(str(value))
 
 
@@ -95,10 +95,11 @@ def _check_section(check: dict[str, Any]) -> str:
 
 def _calibrate_section(cal: dict[str, Any]) -> str:
     rows = [
-        [escape(t["task_type"]), _num(t["runs"]), f"{t['successes']}/{t['failures']}/{t['censored']}"]
+        [escape(t["task_type"]), _num(t["runs"]), escape(str(t.get("unit") or "-"))]
+        + [f"{t['successes']}/{t['failures']}/{t['censored']}"]
         + [_num(t["recommended_max_iterations"]) + ("+" if t.get("at_horizon") else "")]
-        + [f"{_num(t['ci_low'])}–{_num(t['ci_high'])}", f"{t['success_at_optimum']:.0%}"]
-        + [_num(t["expected_cost_at_optimum"])]
+        + [f"{t['ci_low']}–{t['ci_high']}" if t["ci_low"] is not None and t["ci_high"] is not None else "-"]
+        + [f"{t['success_at_optimum']:.0%}", _num(t["expected_cost_at_optimum"])]
         for t in cal["task_types"]
     ]
     skipped = "".join(
@@ -107,9 +108,11 @@ def _calibrate_section(cal: dict[str, Any]) -> str:
     )
     return (
         '<section id="calibrate"><h2>pyguard calibrate: maxIterations per task type</h2>'
-        f'<p class="meta">failure cost {cal["failure_cost"]:g} ({escape(cal["cost_unit"])}); +: the optimum is at the '
-        "end of the data.</p>"
-        + _table(["task type", "runs", "ok/fail/cut", "N*", "interval", "success at N*", "E[cost] at N*"], rows)
+        f'<p class="meta">failure cost {cal["failure_cost"]:g} ({escape(cal["cost_unit"])}); N*: the recommended '
+        "maxIterations (-: none recommended, `pyguard calibrate` says why; +: the optimum is at the end of the data).</p>"
+        + _table(
+            ["task type", "runs", "n counts", "ok/fail/cut", "N*", "interval", "success at N*", "E[cost] at N*"], rows
+        )
         + skipped
         + "</section>"
     )
