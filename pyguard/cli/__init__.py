@@ -39,6 +39,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "Write recorded runs as one HTML page: gain per call, tokens, budget, where the guard acted.",
     ),
     "tune": ("pyguard.cli.tune", "tune", "Fit the policy to your labelled runs, with a cross-validated estimate."),
+    "scenario": ("pyguard.cli.scenario", "scenario", "Check scenario files against your agent's @Tool methods."),
+    "fuzz": ("pyguard.cli.fuzz", "fuzz", "Search for model misbehaviours on your agent's tools that escape the guard."),
 }
 
 
