@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Action, Decision
-from pyguard.events import RunRecord
+from pyguard.events import RunRecord, events_tokens_partial, sum_tokens
 
 __all__ = ["CallPoint", "GuardMark", "RunView", "Thresholds", "run_view", "thresholds_of"]
 
@@ -78,6 +78,8 @@ class RunView(_Model):
     model_calls: int
     tool_calls: int
     tokens: int | None
+    """The tokens of the run's model calls (summed from the calls; the footer's total when no call reported any),
+    without the wrap-up call: that is ``wrap_up_tokens``, whatever the footer's total counts."""
     tokens_partial: bool
     wrap_up_tokens: int | None
     thresholds: Thresholds
@@ -170,6 +172,7 @@ def run_view(
             )
         )
     end = record.end
+    calls_tokens = sum_tokens(record.events)
     return RunView(
         run_id=record.run_id,
         task_type=record.task_type,
@@ -177,8 +180,8 @@ def run_view(
         outcome=end.outcome.value if end is not None else None,
         model_calls=len(record.events),
         tool_calls=sum(len(e.tool_calls) for e in record.events),
-        tokens=record.tokens,
-        tokens_partial=record.tokens_partial,
+        tokens=calls_tokens if calls_tokens is not None else record.tokens,
+        tokens_partial=events_tokens_partial(record.events) if calls_tokens is not None else record.tokens_partial,
         wrap_up_tokens=end.wrap_up_tokens if end is not None else None,
         thresholds=thresholds_of(record.start.policy, thresholds),
         calls=calls,

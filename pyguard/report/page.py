@@ -170,7 +170,8 @@ def _calls_table(view: RunView) -> str:
 
 
 def _run_section(view: RunView) -> str:
-    tokens = _num(view.tokens) + (" (a lower bound: some calls reported no usage)" if view.tokens_partial else "")
+    tokens = _num(view.tokens) + " in its calls"
+    tokens += " (a lower bound: some calls reported no usage)" if view.tokens_partial else ""
     if view.wrap_up_tokens is not None:
         tokens += f", plus {view.wrap_up_tokens:,} in the wrap-up call"
     facts = (
