@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.calibrate",
             "pyguard.tune",
             "pyguard.testing",
+            "pyguard.report",
             "pyguard.store.summaries",
         ),
     ),
