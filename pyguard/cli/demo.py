@@ -28,8 +28,8 @@ TASK = "Where is order 12345? Tell me its shipment status."
 
 
 def _tokens(result: RunResult) -> dict[str, int | None]:
-    """The tokens billed for a run: its model calls' (summed from the trace's calls) plus the wrap-up call's, which
-    :attr:`RunResult.total_tokens` leaves out (the footer's ``wrap_up_tokens``)."""
+    """The tokens billed for a run, counted from the trace: its model calls' plus the wrap-up call's (the footer's
+    ``wrap_up_tokens``), the same total as :attr:`RunResult.total_tokens`, with the wrap-up's share apart."""
     calls = sum_tokens(result.record.events)
     wrap_up = result.record.end.wrap_up_tokens if result.record.end else None
     billed = None if calls is None and wrap_up is None else (calls or 0) + (wrap_up or 0)
