@@ -37,8 +37,9 @@ def test_workload_is_seeded_and_follows_its_mix():
 def test_families_pair_legitimate_and_looping_kinds():
     assert sorted(k for kinds in wl.FAMILIES.values() for k in kinds) == sorted(wl.TaskKind)
     for family, kinds in wl.FAMILIES.items():
-        if family == "waiting":  # issue 22's waiting kinds: legitimate only, in their own workload
-            assert all(k in wl.LEGITIMATE and k not in wl.DEFAULT_MIX for k in kinds)
+        if family == "waiting":  # issues 22 and 30's scripted kinds, in their own workload; one of them a loop
+            assert all(k not in wl.DEFAULT_MIX for k in kinds)
+            assert [k for k in kinds if k in wl.LOOPING] == [wl.TaskKind.AB_OSCILLATION]
             assert set(wl.WAITING_MIX) == set(kinds)
             continue
         assert any(k in wl.LEGITIMATE for k in kinds) and any(k in wl.LOOPING for k in kinds), family
