@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pyguard.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
@@ -178,7 +179,7 @@ class StallDetector:
         if stalls or self._same_answer.suggested:
             stalls = self._same_answer.follow_suggestions(stalls, step.actions, paired=step.paired)
             for h in stalls:
-                if h.stall is not None and h.stall.stops:  # futility earns a reflection, never a stop: its
+                if h.stall is not None and h.action is Action.STOP:  # futility earns a reflection, never a stop: its
                     self.fruitless.update(h.stall.ids)  # actions are not fruitless retries
         return StallReport(
             gain=gain,
@@ -219,7 +220,6 @@ class StallDetector:
         if last is None and cfg.normalised_repeats:
             last = self._by_norm.get(a.norm_id)
             how = "trivially rewritten arguments"
-        hit = None
         matched, template_hit = self._same_answer.match(iteration, r, self._progress) if last is None else (False, None)
         epoch = self._writes.epoch
         canonical = {a.canonical} if last is None else last.canonical | {a.canonical}
@@ -237,7 +237,48 @@ class StallDetector:
             gain = 0.0 if matched else novelty
             entry = _Last(r.requested_at, r.result_key, 1, 0, canonical, r.is_error, epoch)
             hit = template_hit
-        elif (last.result_key != r.result_key and not barely) or new_write:  # changed, or a write re-applied
+        else:
+            gain, entry, hit = self._seen_again(
+                iteration,
+                r,
+                last,
+                novelty,
+                canonical,
+                how,
+                same_request=same_request,
+                new_write=new_write,
+                barely=barely,
+            )
+        if self._brings_something(a.exact_id, r, gain, new_write):
+            self._progress += 1
+        if r.wait:
+            self._waits += 1
+        entry.raw_key = r.raw_key
+        entry.progress = self._progress
+        entry.waits = self._waits
+        self._by_exact[a.exact_id] = entry
+        self._by_norm[a.norm_id] = entry
+        return gain, hit
+
+    def _seen_again(
+        self,
+        iteration: int,
+        r: ActionResult,
+        last: _Last,
+        novelty: float,
+        canonical: set[str],
+        how: str,
+        *,
+        same_request: bool,
+        new_write: bool,
+        barely: bool,
+    ) -> tuple[float, _Last, StopHit | None]:
+        """The gain, new memory entry and hit of a result of an action seen before (``last``): changed, a check
+        after a new attempt, a poll, a repeat after progress elsewhere in the cycle, or a repeat."""
+        cfg = self.config
+        epoch = self._writes.epoch
+        hit = None
+        if (last.result_key != r.result_key and not barely) or new_write:  # changed, or a write re-applied
             gain = max(novelty, cfg.changed_result_gain)
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, r.is_error, epoch)
         elif last.epoch < epoch and not r.write:
@@ -287,16 +328,7 @@ class StallDetector:
             gain = 0.0
             entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, True, epoch)
             hit = self._repeat_hit(iteration, r, last, entry, how)
-        if self._brings_something(a.exact_id, r, gain, new_write):
-            self._progress += 1
-        if r.wait:
-            self._waits += 1
-        entry.raw_key = r.raw_key
-        entry.progress = self._progress
-        entry.waits = self._waits
-        self._by_exact[a.exact_id] = entry
-        self._by_norm[a.norm_id] = entry
-        return gain, hit
+        return gain, entry, hit
 
     def _brings_something(self, exact_id: str, r: ActionResult, gain: float, new_write: bool) -> bool:
         """Whether result ``r`` moved the run's state: a write of values never written before, or a result of
@@ -318,7 +350,7 @@ class StallDetector:
             f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
             "the attempts are not reaching the problem.",
             {"attempts": attempts},
-            stops=self.config.futility_stops,
+            action=Action.STOP if self.config.futility_stops else Action.REFLECT,
         )
 
     def _polling_hit(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StopHit:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pyguard.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.steps import ActionResult
 from pyguard.events import Outcome
@@ -14,19 +15,28 @@ from pyguard.events import Outcome
 __all__ = ["StallReport", "action_hit", "stall_hit"]
 
 
-def stall_hit(rule: str, message: str, evidence: dict[str, Any], subject: StallSubject) -> StopHit:
-    """A stall rule's hit: outcome ``stalled``, ``message`` one sentence for people and for the reflection."""
-    return StopHit(rule, Outcome.STALLED, message, evidence, stall=subject)
+def stall_hit(
+    rule: str, message: str, evidence: dict[str, Any], subject: StallSubject, action: Action = Action.STOP
+) -> StopHit:
+    """A stall rule's hit: outcome ``stalled``, ``message`` one sentence for people and for the reflection;
+    ``action`` ``reflect`` for a finding that earns a reflection but never stops a run by itself."""
+    return StopHit(rule, Outcome.STALLED, message, evidence, stall=subject, action=action)
 
 
 def action_hit(
-    rule: str, iteration: int, r: ActionResult, message: str, evidence: dict[str, Any], *, stops: bool = True
+    rule: str,
+    iteration: int,
+    r: ActionResult,
+    message: str,
+    evidence: dict[str, Any],
+    *,
+    action: Action = Action.STOP,
 ) -> StopHit:
     """A stall rule's hit about the one action that produced result ``r`` (its tool, fingerprints and last result)."""
     a = r.action
     assert a is not None
-    subject = StallSubject(iteration, a.tool, (a.short(),), (a.exact_id, a.norm_id), r.text, stops)
-    return stall_hit(rule, message, evidence, subject)
+    subject = StallSubject(iteration, a.tool, (a.short(),), (a.exact_id, a.norm_id), r.text)
+    return stall_hit(rule, message, evidence, subject, action)
 
 
 @dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much

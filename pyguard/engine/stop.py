@@ -94,7 +94,10 @@ def build_condition(config: StopConfig) -> StopCondition:
 def policy_condition(config: PolicyConfig, extra: StopCondition | None = None) -> StopCondition:
     """A run's whole stop condition under ``config``: the stall rules, the ``[caps]``, the config's ``stop``
     conditions and ``extra`` (a condition given in Python, not recorded), the hard cap and the budget, OR-ed in that
-    order (the policy's precedence between them: :meth:`pyguard.engine.policy.RunSession.observe`)."""
+    order. The order is the precedence: the composition's verdict (``condition(state)``) is led by the first hit
+    that stops, else by the first reflection, so a stall with no reflection left stops before a limit, a limit
+    before the budget, and a stall with a reflection left reflects only when nothing stops (then the budget holds
+    the reflection's extension); the session makes the verdict its decision."""
     parts: list[StopCondition] = [Stalled()]
     caps = build_caps(config.caps)
     if caps is not None:

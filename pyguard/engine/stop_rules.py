@@ -52,6 +52,7 @@ def _budget_hit(state: RunState) -> StopHit:
         Outcome.EXPIRED,
         message,
         {"budget": budget, "hard_cap": state.hard_cap_per_turn, "iteration": i},
+        budget=True,
     )
 
 
