@@ -203,12 +203,18 @@ class _Replayer:
         self.clock.reset(record)
         session = self._policy_for(record).new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
-        for event in record.events:
+        events = record.events
+        for k, event in enumerate(events):
             self.clock.advance(event)
             decision = session.observe(event)
             decisions.append(decision)
+            if decision.action is not Action.STOP and not event.is_final and k + 1 < len(events):
+                # call k+1's tool results, as the recording shows them in call k+2's request: judged before that
+                # call is sent, as the guarded model does live (a stop here means call k+2 is never made)
+                decision = session.observe_results(event.index, events[k + 1].observations)
+                decisions.append(decision)
             if decision.action is Action.STOP:
-                kept = record.events[: len(decisions)]
+                kept = events[: _iteration(decision, k + 1)]
                 salvaged = next((e.text for e in reversed(kept) if e.text), None)
                 return decisions, session.finish(Causes(answer=salvaged))
         return decisions, None
@@ -240,11 +246,15 @@ def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: 
     )
 
 
+def _iteration(decision: Decision, default: int) -> int:
+    return decision.iteration if decision.iteration is not None else default
+
+
 def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None) -> ReplayRun:
     events = record.events
-    stop = next(((i, d) for i, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
+    stop = next(((_iteration(d, k), d) for k, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
     stop_at = stop[0] if stop else None
-    reflect_at = [i for i, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
+    reflect_at = [_iteration(d, k) for k, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
     calls = [len(e.tool_calls) for e in events]
     after = slice(stop_at, None) if stop_at is not None else slice(len(events), None)
     tokens = token_totals(events)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
 from pyguard.errors import RunError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.result import RunResult, mark_partial_usage
 from pyguard.trace.writer import trace_file_name
 
@@ -182,6 +182,28 @@ class GuardedRun:
                 self._spans.iteration(event, decision)
             return self._acted(decision)
 
+    # The guarded model calls this with call ``index``'s tool results, before the next call is sent.
+    def observe_results(self, index: int, observations: list[Observation]) -> Decision | None:
+        """Ask the engine about call ``index``'s tool results before the next call is sent
+        (``RunSession.observe_results``), record and return its decision, claimed as :meth:`observe` does."""
+        with self._lock:
+            if self._result is not None or self._abandoned_at is not None or self.observed_stop is not None:
+                return None
+        with self._engine_lock:
+            if self._result is not None or self.session.ended:
+                return None
+            decision = self.session.observe_results(index, observations)
+        with self._lock:
+            if self._result is not None:
+                return None
+            if not self._claim(index):
+                self._abandoned_at = index
+                return None
+            self.decisions.append(decision)
+            if self._writer is not None:
+                self._writer.decision(self.run_id, decision)
+            return self._acted(decision)
+
     def _acted(self, decision: Decision) -> Decision:
         """What Java is told to do about ``decision`` in this run's :attr:`mode` (the recorded decision is the
         engine's, in every mode): enforce, all of it; reflect, reflections, and a stop becomes one last reflection;
@@ -232,6 +254,7 @@ class GuardedRun:
                 max_model_calls=self.fail_safe_calls(),
                 callback_timeout_ms=self.guard.callback_timeout_ms,
                 keep_events=False,
+                results_fn=self.observe_results,
             )
             if self.guard.on_stop == "answer" and self.wraps_up:
                 self._guarded.answer_on_stop(WRAP_UP, self.agent_round_trips)
