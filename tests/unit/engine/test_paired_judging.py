@@ -31,7 +31,9 @@ def _flags(decisions):
 
 def _same_status(n: int, then: list | None = None) -> list[IterationEvent]:
     sc = Script()
-    events = [sc.step(("get_status", {"id": "12345"}, "Order 12345: in transit, last scan Lyon hub.")) for _ in range(n)]
+    events = [
+        sc.step(("get_status", {"id": "12345"}, "Order 12345: in transit, last scan Lyon hub.")) for _ in range(n)
+    ]
     for call in then or []:
         events.append(sc.step(call))
     events.append(sc.answer())
