@@ -9,6 +9,9 @@ gives ``stop_at = i``: the run would have made i model calls, so the tool calls 
 i+1.. are saved. A recording cannot show what a reflection would have changed, so a REFLECT is noted in
 ``reflect_at`` and replay goes on as if the guard had said "continue". The engine's clock follows the
 recorded timestamps (``timestamp_ms``, else the sum of ``latency_ms``), so time rules see recorded time.
+With ``judge_results_early`` the replay models the live guard's two moments per call: the response (``observe``),
+then, before the next call, the call's tool results as the next recorded request shows them (``observe_results``);
+a stop at either is ``stop_at = i``.
 """
 
 from __future__ import annotations
@@ -204,11 +207,12 @@ class _Replayer:
         session = self._policy_for(record).new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
         events = record.events
+        early = session.config.judge_results_early
         for k, event in enumerate(events):
             self.clock.advance(event)
             decision = session.observe(event)
             decisions.append(decision)
-            if decision.action is not Action.STOP and not event.is_final and k + 1 < len(events):
+            if early and decision.action is not Action.STOP and not event.is_final and k + 1 < len(events):
                 # call k+1's tool results, as the recording shows them in call k+2's request: judged before that
                 # call is sent, as the guarded model does live (a stop here means call k+2 is never made)
                 decision = session.observe_results(event.index, events[k + 1].observations)

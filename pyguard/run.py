@@ -199,7 +199,13 @@ class GuardedRun:
             if not self._claim(index):
                 self._abandoned_at = index
                 return None
-            self.decisions.append(decision)
+            if decision.action is Action.CONTINUE:
+                return None  # nothing to act on or record: the call's own decision stands
+            # one decision per model call: the one on its results, made after the one on its response, replaces it
+            if self.decisions and self.decisions[-1].iteration == index:
+                self.decisions[-1] = decision
+            else:
+                self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
             return self._acted(decision)
@@ -254,7 +260,7 @@ class GuardedRun:
                 max_model_calls=self.fail_safe_calls(),
                 callback_timeout_ms=self.guard.callback_timeout_ms,
                 keep_events=False,
-                results_fn=self.observe_results,
+                results_fn=self.observe_results if self.session.config.judge_results_early else None,
             )
             if self.guard.on_stop == "answer" and self.wraps_up:
                 self._guarded.answer_on_stop(WRAP_UP, self.agent_round_trips)

@@ -150,7 +150,7 @@ class CallbackAdapter:
         if self._java is None:
             if self.released:
                 raise RuntimeError(_RELEASED)
-            self._java = _proxy_class()(self)
+            self._java = _proxy_class(results=self.results_fn is not None)(self)
         return self._java
 
     @property
@@ -175,7 +175,8 @@ class CallbackAdapter:
             proxy.adapter = None
 
 
-_PROXY_CLASS: Any = None
+_PROXY_CLASSES: dict[bool, Any] = {}
+"""The proxy class without and with Java's ``ResultsCallback`` (a run without a results judge costs no crossing)."""
 
 
 def _java_error() -> Any:
@@ -184,50 +185,67 @@ def _java_error() -> Any:
     return jclass("java.lang.IllegalStateException")
 
 
-def _proxy_class() -> Any:
-    global _PROXY_CLASS
-    if _PROXY_CLASS is None:
+def _proxy_class(*, results: bool = False) -> Any:
+    if not _PROXY_CLASSES:
         from jpype import JImplements, JOverride
 
         from pyguard.jvm.bootstrap import check_jvm
 
         check_jvm()  # JvmError saying what to call first, not JPype's bare JVMNotRunning
 
-        @JImplements(["dev.pyguard.bridge.GuardCallback", "dev.pyguard.bridge.ResultsCallback"])
-        class _GuardCallbackProxy:
+        @JImplements("dev.pyguard.bridge.GuardCallback")
+        class _EventsProxy:
             def __init__(self, adapter: CallbackAdapter) -> None:
                 self.adapter: CallbackAdapter | None = adapter
 
             @JOverride
             def onIteration(self, eventJson: Any) -> str:  # noqa: N802,N803 - Java names
-                adapter = self.adapter
-                if adapter is None:
-                    raise _java_error()(f"python guard callback: {_RELEASED}")
-                try:
-                    return adapter.on_iteration(str(eventJson))
-                except KeyboardInterrupt:
-                    # Ctrl-C landed in the callback (it runs on the main thread when the agent does): a Python
-                    # exception must not unwind through Java frames. Stop this run as cancelled; the caller re-raises
-                    # the interrupt once Java has returned (see CallbackAdapter.interrupted).
-                    adapter.interrupted = True
-                    return _CANCEL_REPLY
-                except Exception as e:
-                    # A Java exception carrying the Python type and message (a bare Python exception would reach
-                    # Java as an anonymous PyExceptionProxy), so the sensor's count and report say what went wrong.
-                    raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
+                return _on_iteration(self, eventJson)
+
+        @JImplements(["dev.pyguard.bridge.GuardCallback", "dev.pyguard.bridge.ResultsCallback"])
+        class _ResultsProxy:
+            def __init__(self, adapter: CallbackAdapter) -> None:
+                self.adapter: CallbackAdapter | None = adapter
+
+            @JOverride
+            def onIteration(self, eventJson: Any) -> str:  # noqa: N802,N803 - Java names
+                return _on_iteration(self, eventJson)
 
             @JOverride
             def onResults(self, resultsJson: Any) -> str | None:  # noqa: N802,N803 - Java names
-                adapter = self.adapter
-                if adapter is None:
-                    return None  # released: no judgment here; the call's own event is the counted failure
-                try:
-                    return adapter.on_results(str(resultsJson))
-                except KeyboardInterrupt:
-                    adapter.interrupted = True
-                    return _CANCEL_REPLY
-                except Exception as e:
-                    raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
+                return _on_results(self, resultsJson)
 
-        _PROXY_CLASS = _GuardCallbackProxy
-    return _PROXY_CLASS
+        _PROXY_CLASSES[False] = _EventsProxy
+        _PROXY_CLASSES[True] = _ResultsProxy
+    return _PROXY_CLASSES[results]
+
+
+def _on_iteration(proxy: Any, event_json: Any) -> str:
+    adapter = proxy.adapter
+    if adapter is None:
+        raise _java_error()(f"python guard callback: {_RELEASED}")
+    try:
+        return adapter.on_iteration(str(event_json))
+    except KeyboardInterrupt:
+        # Ctrl-C landed in the callback (it runs on the main thread when the agent does): a Python exception must not
+        # unwind through Java frames. Stop this run as cancelled; the caller re-raises the interrupt once Java has
+        # returned (see CallbackAdapter.interrupted).
+        adapter.interrupted = True
+        return _CANCEL_REPLY
+    except Exception as e:
+        # A Java exception carrying the Python type and message (a bare Python exception would reach Java as an
+        # anonymous PyExceptionProxy), so the sensor's count and report say what went wrong.
+        raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
+
+
+def _on_results(proxy: Any, results_json: Any) -> str | None:
+    adapter = proxy.adapter
+    if adapter is None:
+        return None  # released: no judgment here; the call's own event is the counted failure
+    try:
+        return adapter.on_results(str(results_json))
+    except KeyboardInterrupt:
+        adapter.interrupted = True
+        return _CANCEL_REPLY
+    except Exception as e:
+        raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None

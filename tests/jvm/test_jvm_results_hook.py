@@ -53,3 +53,21 @@ def test_without_a_results_judge_the_results_wait_for_the_next_event(jvm):
     guarded = guard_model(model, lambda e: None, run_id="r-nohook", max_model_calls=4)
     r = run_built(build_agent("aiservices", guarded), "Where is 12345?", guarded)
     assert r.stats.callback_failures == 0  # onResults' default reply (null) is no failure
+
+
+@pytest.mark.parametrize("style", ["aiservices", "executor"])
+def test_a_guard_judging_results_early_stops_the_incident_one_call_sooner(jvm, style):
+    from pyguard.engine import PolicyConfig
+    from pyguard.guard import Guard
+    from pyguard.jvm import load_scenario
+
+    task = "Where is order 12345? Tell me its status."
+    stubborn = dict(load_scenario("logistics_incident"))  # an agent that never reacts to a reflection
+    stubborn["on_reflection"] = {**stubborn["on_reflection"], "recover_probability": 0.0}
+    late = Guard(PolicyConfig()).run_scenario(stubborn, task, style=style, seed=0)
+    early = Guard(PolicyConfig(judge_results_early=True)).run_scenario(stubborn, task, style=style, seed=0)
+    assert late.outcome is early.outcome is Outcome.STALLED, (late.summary(), early.summary())
+    assert early.model_calls == late.model_calls - 1, (late.summary(), early.summary())
+    # one decision per model call; the stop is the decision on the last call's results
+    assert len(early.decisions) == len(early.record.events) == early.model_calls
+    assert early.decisions[-1].stops and early.decisions[-1].iteration == early.model_calls

@@ -124,3 +124,20 @@ def test_an_a_b_oscillation_is_caught_within_two_cycles():
     _, ds = _drive(events)
     first = _flags(ds)[0]
     assert first[0] < start + 4, _flags(ds)
+
+
+def test_replay_judges_results_before_the_next_call_when_the_policy_says_so():
+    from pyguard.events import Outcome, RunEnd, RunRecord, RunStart
+    from pyguard.replay import replay_run
+
+    events = _same_status(8)
+    record = RunRecord(
+        start=RunStart(run_id="r1"),
+        events=events,
+        end=RunEnd(run_id="r1", outcome=Outcome.FAILED, iterations=len(events), success_label=False),
+    )
+    late = replay_run(record)
+    early = replay_run(record, PolicyConfig(judge_results_early=True))
+    assert early.stop_at == 3 and late.stop_at is not None and late.stop_at > early.stop_at
+    assert early.reflect_at == [2] and late.reflect_at == [3]
+    assert early.tool_calls_saved == sum(len(e.tool_calls) for e in events[3:])
