@@ -151,7 +151,11 @@ class GuardedRun:
                 raise RunError(f"run {run_id!r} cannot start: {exc}") from None
             self._writer.start(self.start)
         guard.active.add(self)
-        self._spans = guard.telemetry.start_run(self.start) if guard.telemetry is not None else None
+        self._spans = None
+        if guard.telemetry is not None:  # started on the caller's thread: a Java span current here is the parent
+            from pyguard.jvm.otel_context import java_traceparent
+
+            self._spans = guard.telemetry.start_run(self.start, caller_traceparent=java_traceparent())
 
     # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
     def observe(self, event: IterationEvent) -> Decision | None:

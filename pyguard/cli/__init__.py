@@ -34,6 +34,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "calibrate": ("pyguard.cli.calibrate", "calibrate", "Recommend maxIterations per task type from recorded runs."),
     "check": ("pyguard.cli.check", "check", "CI gate: compare a set of runs with thresholds and a baseline."),
     "tune": ("pyguard.cli.tune", "tune", "Fit the policy to your labelled runs, with a cross-validated estimate."),
+    "scenario": ("pyguard.cli.scenario", "scenario", "Check scenario files against your agent's @Tool methods."),
+    "fuzz": ("pyguard.cli.fuzz", "fuzz", "Search for model misbehaviours on your agent's tools that escape the guard."),
 }
 
 

@@ -17,14 +17,13 @@ Exit status (:mod:`pyguard.cli.exit_codes`): 0 when a recommendation was made (o
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
+from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import ExitCode, exit_code_for
 from pyguard.errors import InputError, PyguardError
 
@@ -165,20 +164,16 @@ def calibrate(
             if not result[0].complete:
                 _print_incomplete(live_info, as_json, err)
                 return
-            records = result[0].records
+            report = calibrate_runs(result[0].records, config)
         else:
-            from pyguard.store.parquet import is_parquet
-
-            assert runs is not None  # checked above: RUNS or --live TASKS
-            parquet = fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs)
-            records = None if parquet else load_cli_runs(runs, fmt)
-        if records is None:  # Parquet: summarised by DuckDB, runs never loaded
             from pyguard.store.summaries import calibrate_parquet
 
-            assert runs is not None  # Parquet is only read from RUNS
-            report = calibrate_parquet(runs, config)
-        else:
-            report = calibrate_runs(records, config)
+            assert runs is not None  # checked above: RUNS or --live TASKS
+            path = runs
+            # a Parquet file with no load option: DuckDB summarises its columns; else (or a row it cannot read) the loader
+            report = via_columns(
+                path, fmt, lambda: calibrate_parquet(path, config), lambda loaded: calibrate_runs(loaded, config)
+            )
         written = write_report(report, out_dir) if out_dir is not None else []
     except PyguardError as exc:  # bad input 2; no JVM or a missing extra (Parquet needs 'columnar') 3; a run failed 1
         err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)

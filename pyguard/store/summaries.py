@@ -61,7 +61,7 @@ def _facts_sql(where: str) -> str:
                         CASE WHEN input_tokens IS NOT NULL AND output_tokens IS NOT NULL
                              THEN input_tokens + output_tokens END,
                         {tokens}) AS tokens,
-               false AS replayed
+               false AS replayed, false AS observed, CAST(NULL AS BIGINT) AS tokens_saved
         FROM runs WHERE {where}"""
 
 
@@ -77,8 +77,9 @@ def _first(con: Any, sql: str) -> Any:
 
 
 def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> None:
-    """Create the table ``facts`` (run_id, task_type, outcome, iterations, tokens, replayed) on ``con``: from the
-    footers, and from a replay for the runs imported from recordings. InputError on the gate's bad inputs."""
+    """Create the table ``facts`` (run_id, task_type, outcome, iterations, tokens, replayed, observed, tokens_saved)
+    on ``con``: from the footers, and from a replay for the runs imported from recordings. InputError on the gate's
+    bad inputs."""
     first = _first(con, "SELECT count(*) FROM runs")[0]
     if not first:
         raise InputError("no runs to check: the Parquet file holds no run")
@@ -91,10 +92,7 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
     open_run = _first(con, "SELECT run_id FROM runs WHERE NOT complete ORDER BY file_row_number LIMIT 1")
     if open_run:
         raise InputError(f"run {open_run[0]!r} has no run_end footer (cut short?): complete or drop the run")
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE facts AS "
-        f"SELECT *, false AS observed FROM ({_facts_sql('NOT (' + _IN_PYTHON + ')')})"
-    )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS SELECT * FROM ({_facts_sql('NOT (' + _IN_PYTHON + ')')})")
     todo = _first(con, f"SELECT count(*) FROM runs WHERE {_IMPORTED}")[0]
     if todo and make_replayer is None:
         raise InputError(
@@ -129,6 +127,7 @@ def check_facts(con: Any, make_replayer: Callable[[], Any] | None = None) -> Non
             "tokens": pa.array([f.tokens for f in facts], pa.int64()),
             "replayed": [f.replayed for f in facts],
             "observed": [f.observed for f in facts],
+            "tokens_saved": pa.array([f.tokens_saved for f in facts], pa.int64()),
         }
     )
     con.register("replayed_facts", replayed)
@@ -157,6 +156,11 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
         replayed, observed = _first(
             con, "SELECT count(*) FILTER (WHERE replayed), count(*) FILTER (WHERE observed) FROM facts"
         )
+        saved = dict(
+            con.execute(
+                f"SELECT {key}, coalesce(sum(tokens_saved), 0) FROM facts GROUP BY GROUPING SETS (({grouped}), ())"
+            ).fetchall()
+        )
     finally:
         con.close()
     keys = sorted({k for k, _, _ in outcomes})
@@ -173,7 +177,9 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Any]
         out = {o: c for kk, o, c in outcomes if kk == k}
         its = {int(i): c for kk, i, c in hist if kk == k}
         toks = tokens_by_key.get(k, np.zeros(0, np.int64))
-        groups[k] = GroupSummary(n=sum(out.values()), outcomes=out, iterations=its, tokens=toks.tolist())
+        groups[k] = GroupSummary(
+            n=sum(out.values()), outcomes=out, iterations=its, tokens=toks.tolist(), tokens_saved=int(saved.get(k, 0))
+        )
     return RunSetSummary(groups=groups, replayed=int(replayed), observed=int(observed))
 
 

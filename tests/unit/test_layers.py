@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("trees", ("pyguard.nested",)),
     (
         "live calibration",
-        ("pyguard.calibrate.live",),
+        ("pyguard.calibrate.live", "pyguard.fuzzing"),
     ),
     ("front", ("pyguard.pytest_plugin", "pyguard.cli", "pyguard.__main__", "pyguard")),
 ]
