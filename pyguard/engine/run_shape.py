@@ -8,8 +8,8 @@ repeated *state* of the task). :class:`RunShape` reads three things from the run
 
 - **one step tool**: at least ``STEP_TOOL_SHARE`` of the tool calls go to one tool;
 - **a small action vocabulary**: that tool's calls use at most ``MAX_VOCABULARY`` distinct (normalised) actions,
-  each short (at most ``MAX_ACTION_CHARS`` characters of arguments), and the run has made at least twice as many calls
-  as it has distinct actions;
+  each short (at most ``MAX_ACTION_CHARS`` characters of arguments), and the run has made at least
+  ``VOCABULARY_REUSE`` times as many calls as it has distinct actions (actions come back);
 - **observations that recur in productive stretches**: after a revisit the run still finds results it never saw, and
   then revisits again (revisits amid exploration, not two states the run is stuck between).
 
@@ -26,14 +26,17 @@ from collections.abc import Sequence
 
 from pyguard.engine.fingerprint import ActionFingerprint
 
-__all__ = ["RunShape", "MIN_CALLS", "STEP_TOOL_SHARE", "MAX_VOCABULARY", "MAX_ACTION_CHARS"]
+__all__ = ["RunShape", "MIN_CALLS", "STEP_TOOL_SHARE", "MAX_VOCABULARY", "MAX_ACTION_CHARS", "VOCABULARY_REUSE"]
 
 MIN_CALLS = 6
 """Tool calls before the shape is judged."""
 STEP_TOOL_SHARE = 0.9
 """Share of the calls that one tool must take to be the run's step tool."""
-MAX_VOCABULARY = 12
-"""Most distinct actions of the step tool for a small vocabulary."""
+MAX_VOCABULARY = 30
+"""Most distinct actions of the step tool for a small vocabulary (a text game's commands: directions, take, open,
+cook... over a run of up to a hundred turns)."""
+VOCABULARY_REUSE = 1.2
+"""Calls per distinct action the step tool must have made."""
 MAX_ACTION_CHARS = 48
 """Longest arguments (characters, canonical form) of one action of a small vocabulary."""
 
@@ -79,4 +82,4 @@ class RunShape:
         if calls < STEP_TOOL_SHARE * self._calls or self._long:
             return False
         vocabulary = len(self._vocabulary[tool])
-        return vocabulary <= MAX_VOCABULARY and calls >= 2 * vocabulary and self._revisit_after_new
+        return vocabulary <= MAX_VOCABULARY and calls >= VOCABULARY_REUSE * vocabulary and self._revisit_after_new
