@@ -13,7 +13,7 @@ stop it). A session whose results never come apart is judged as before, one call
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from pyguard.decisions import Action, Decision
 from pyguard.engine.answered import MAX_REFLECTIONS, may_reflect, persisting
@@ -25,8 +25,8 @@ from pyguard.engine.steps import Step
 from pyguard.errors import BudgetError
 from pyguard.events import IterationEvent, Observation
 
-if TYPE_CHECKING:
-    from pyguard.engine.session import RunSession
+RunSession = Any
+"""A :class:`pyguard.engine.session.RunSession` (whose module imports this one: named here, not imported)."""
 
 __all__ = ["observe_results", "judge_response"]
 

@@ -72,8 +72,7 @@ class RunSession:
         self._condition = policy.condition_for_run()
         self._pending: list[Pending] = []
         self._shape = RunShape()
-        self._judged = 0
-        """The last model call whose tool results :meth:`observe_results` judged (0: none)."""
+        self._judged = 0  # the last call whose results observe_results judged (0: none)
         self._iterations = 0
         self._last_event: IterationEvent | None = None
         self._stop: Decision | None = None
@@ -178,9 +177,7 @@ class RunSession:
         return decision
 
     def observe_results(self, index: int, observations: Sequence[Observation]) -> Decision:
-        """Judge the tool results of model call ``index`` (the last one observed) before the next call is sent
-        (:func:`pyguard.engine.paired.observe_results`): a STOP means the run ends after call ``index``; a REFLECT
-        goes into the next call's request. The next call's :meth:`observe` then judges only its response."""
+        """Judge call ``index``'s tool results before the next call is sent (:func:`paired.observe_results`)."""
         return paired.observe_results(self, index, observations)
 
     def _decide(
