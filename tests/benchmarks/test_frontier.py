@@ -125,7 +125,7 @@ def _tasks(n: int, seed: int) -> tuple:
 
 def _of(kind: str, n: int = 800, seed: int = 11) -> list:
     if wl.TaskKind(kind) in wl.WAITING_MIX:
-        return [t for t in wl.generate(wl.WorkloadSpec(n_tasks=4, seed=seed, mix=wl.WAITING_MIX)) if t.kind == kind]
+        return [t for t in wl.generate(wl.WorkloadSpec(n_tasks=10, seed=seed, mix=wl.WAITING_MIX)) if t.kind == kind]
     return [t for t in _tasks(n, seed) if t.kind.value == kind]
 
 
