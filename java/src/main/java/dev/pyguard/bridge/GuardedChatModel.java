@@ -160,7 +160,9 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         GuardStopException stop = stop(d.outcome(), d.reason(), d.rule(), false);
         lastRequest = request;
         lastResponse = null;
-        WrapUp w = WrapUp.call(delegate, WrapUp.request(request.messages(), null, instruction, stop.reason()), stop);
+        String salvage = stats().lastText();
+        WrapUp w = WrapUp.capHolds(stop) ? WrapUp.notMade(stop, salvage)
+                : WrapUp.call(delegate, WrapUp.request(request.messages(), null, instruction, stop.reason()), stop, salvage);
         wrapUp.compareAndSet(null, w);
         if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
         return w.response();
