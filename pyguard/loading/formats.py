@@ -31,6 +31,7 @@ from pyguard.trace.reader import read_trace_bytes
 from pyguard.trace.records import RECORD_TYPES, TraceFile, TraceRun
 from pyguard.trace.sweagent_import import is_sweagent_run, parse_sweagent
 from pyguard.trace.tau2_import import is_tau2_file, is_tau2_simulation, parse_tau2
+from pyguard.trace.textworld_import import is_textworld_run, parse_textworld
 from pyguard.trace.tolerance import SkipLog
 
 __all__ = ["FORMATS", "FORMAT_TABLE", "Recording", "detect_file", "detect_text"]
@@ -162,6 +163,12 @@ FORMAT_TABLE: tuple[Format, ...] = (
         specificity=7,
     ),
     Format("atif", _container(parse_atif, is_atif_run, named=False), run_check=is_atif_run, specificity=8),
+    Format(
+        "textworld",
+        _container(parse_textworld, is_textworld_run, named=False),
+        run_check=is_textworld_run,
+        specificity=9,
+    ),
     Format("otel", _otel, file_check=looks_like_otlp),
     Format("parquet", _parquet, file_check=is_parquet, suffixes=(".parquet",)),
 )
@@ -242,7 +249,7 @@ def detect_text(text: str, name: str = "<input>") -> str | None:
     raise TraceFormatError(
         "cannot tell the format: the first record has neither a pyguard 'type' (" + ", ".join(RECORD_TYPES) + ") nor"
         f" the keys of a known recording (OpenAI 'messages'/'traj', ReAct text, mini-swe-agent or SWE-agent trajectory,"
-        f" BFCL 'inference_log', τ²-bench 'simulations', InterCode 'turn_history', ATIF 'schema_version'/'steps'); {_FORMAT_HINT}",
+        f" BFCL 'inference_log', τ²-bench 'simulations', InterCode 'turn_history', ATIF 'schema_version'/'steps', TextWorld game 'outcome'/'tw_make_args'); {_FORMAT_HINT}",
         path=name,
         line=1,
     )
