@@ -124,6 +124,7 @@ def render_demo(out: dict[str, Any], console: Any) -> None:
         label = {
             "wrap_up": "answer (wrap-up: one last call without tools after the stop)",
             "salvaged": "answer (salvaged: the run was stopped)",
+            "stop_message": "answer (the stop message: the run was stopped)",
         }.get(side.get("answer_source") or ("salvaged" if side.get("outcome") != "succeeded" else ""), "answer")
         console.print(f"  {label}: {escape(_cell(side.get('answer')))}", highlight=False, soft_wrap=True)
         if side.get("trace"):

@@ -68,6 +68,18 @@ class Price(StrictConfig):
     """Price per million output (completion) tokens."""
 
 
+class ToolLimitConfig(StrictConfig):
+    """A limit on one tool's executions per run, with its exit behaviour: ``continue`` (LangChain v1's
+    ``ToolCallLimitMiddleware`` default): a call over the limit is not executed, the model gets a tool result saying
+    the limit was reached and why, and the run goes on (its other tools still run). The live guard enforces it in the
+    tools' executors (``GuardedRun.tools(...)``, ``AgentGuard.tools(...)``); the blocked calls are counted apart
+    (``RunResult.tool_calls_blocked``). To end the whole run at a tool's limit, use ``max_tool_calls_per_tool``."""
+
+    limit: int = Field(ge=1)
+    """Executions of the tool a run may make."""
+    exit: Literal["continue"] = "continue"
+
+
 class CapsConfig(StrictConfig):
     """Hard limits, independent of the dynamic budget. ``None`` disables a limit. Any limit reached stops the run
     (outcome ``expired``). A limit of N means "at most N": the run stops once N is reached."""
@@ -77,7 +89,10 @@ class CapsConfig(StrictConfig):
     max_tool_calls: int | None = Field(default=None, ge=1)
     """Tool calls requested per run, all tools together."""
     max_tool_calls_per_tool: dict[str, int] = Field(default_factory=dict)
-    """Tool calls per tool name, e.g. ``{"send_email": 3}``."""
+    """Tool calls per tool name, e.g. ``{"send_email": 3}``: the run ends (``expired``) when one is reached."""
+    tool_limits: dict[str, ToolLimitConfig] = Field(default_factory=dict)
+    """Per-tool limits that block only that tool's calls over the limit (``[caps.tool_limits] send_email =
+    { limit = 2, exit = "continue" }``): see :class:`ToolLimitConfig`."""
     max_input_tokens: int | None = Field(default=None, ge=1)
     max_output_tokens: int | None = Field(default=None, ge=1)
     max_total_tokens: int | None = Field(default=None, ge=1)
@@ -253,6 +268,11 @@ Mode = Literal["observe", "reflect", "enforce"]
 the run; ``observe`` acts on none. Every decision is recorded in the trace either way."""
 
 
+OnStop = Literal["answer", "raise", "end"]
+"""What a live guard does when it stops a run: ``answer`` (one wrap-up model call with no tools), ``raise`` (the
+agent's call raises Java's ``GuardStopException``) or ``end`` (no model call: the agent returns the stop message)."""
+
+
 class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
@@ -272,6 +292,8 @@ class TaskTypeConfig(StrictConfig):
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
     mode: Mode | None = None
     """Replaces the policy's ``mode`` for this task type."""
+    on_stop: OnStop | None = None
+    """Replaces the policy's ``on_stop`` for this task type."""
 
 
 class BudgetSettings(StrictConfig):
@@ -325,6 +347,9 @@ class PolicyConfig(StrictConfig):
     mode: Mode = "enforce"
     """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
     goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
+    on_stop: OnStop = "answer"
+    """What a live guard does when it stops a run (see :data:`OnStop`); ``Guard(on_stop=...)`` replaces it and the
+    task types'."""
     budget_per_turn: bool = True
     """A conversation's budget, stall state and reflections are per turn (a user message after the model's
     answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""
@@ -377,6 +402,11 @@ class PolicyConfig(StrictConfig):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.mode if over is not None and over.mode is not None else self.mode
 
+    def on_stop_for(self, task_type: str | None) -> OnStop:
+        """What a stop does for ``task_type`` (its own ``on_stop``, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.on_stop if over is not None and over.on_stop is not None else self.on_stop
+
     def stall_for(self, task_type: str | None) -> StallConfig:
         """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -401,7 +431,7 @@ class PolicyConfig(StrictConfig):
                 {
                     k: v
                     for k, v in over.model_dump().items()
-                    if v is not None and k not in ("escalation", "stall", "mode")
+                    if v is not None and k not in ("escalation", "stall", "mode", "on_stop")
                 }
             )
         return BudgetSettings.model_validate(values)
