@@ -22,14 +22,13 @@ from pyguard.ending import (
     Ending,
     EndNotes,
     RunEnding,
-    TokenTotals,
     end_from_events,
     finish_arguments,
     token_totals,
-    tree_totals,
 )
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.jvm.ending import billed_tokens, ending_of_wrap_up
 from pyguard.result import RunResult
 from pyguard.trace.writer import trace_file_name
 
@@ -459,20 +458,7 @@ class GuardedRun:
         if wrap is None:
             return ending
         self._wrap_up = wrap  # recorded however it went (the footer's evidence["wrap_up"])
-        if wrap.text is None:
-            return ending
-        try:
-            outcome = Outcome(wrap.outcome)
-        except ValueError:
-            outcome = Outcome.GUARD_ERROR
-        return RunEnding(
-            ending=Ending.STOPPED,
-            stop_outcome=outcome,
-            reason=wrap.reason,
-            fail_safe=wrap.fail_safe,
-            last_text=wrap.text,
-            guard_failures=ending.guard_failures,
-        )
+        return ending_of_wrap_up(wrap, ending)
 
     def _finish(self, causes: Causes) -> RunResult:
         """End this run from its causes (the verifier's judgement of an answer added here): the engine settles them,
@@ -560,8 +546,6 @@ class GuardedRun:
         executed = None
         if self.counts_executions and self._guarded is not None:
             executed = self._guarded.stats().tool_executions
-        tokens = token_totals(self.events)
-        wrap_tokens = None if wrap is None else wrap_up_totals(wrap)
         evidence = self._observed()
         if self.guard.config.caps.tool_limits and self._guarded is not None:
             evidence["tool_limits"] = {
@@ -573,19 +557,7 @@ class GuardedRun:
             evidence["cancelled_after_stop"] = self._cancelled
             if wrap is None and self.on_stop != "raise" and self.wraps_up:
                 evidence["wrap_up"] = {"status": "interrupted", "error_kind": None, "error": self._cancelled}
-        if wrap is not None:  # what was billed: the run's calls and the wrap-up's, its share beside (wrap_up_tokens)
-            if wrap_tokens is not None:
-                tokens = tree_totals([tokens, wrap_tokens])
-            elif wrap.status in ("answered", "no_text") and tokens.total is not None:
-                tokens = tokens._replace(partial=True)  # the wrap-up answered without reporting usage
-            evidence["wrap_up"] = {
-                "status": wrap.status,
-                "error_kind": wrap.error_kind,
-                "error": wrap.error,
-                "rule": wrap.rule,
-                "salvaged": wrap.salvaged,
-                "tokens": None if wrap_tokens is None else wrap_tokens.total,
-            }
+        tokens, wrap_tokens = billed_tokens(token_totals(self.events), wrap, evidence)
         return EndNotes(
             tokens=tokens,
             answer_source=source,
@@ -643,12 +615,3 @@ def recorded_task(task: str | Sequence[str]) -> str | None:
 def new_run_id() -> str:
     """A fresh run id: 12 random hexadecimal characters."""
     return uuid.uuid4().hex[:12]
-
-
-def wrap_up_totals(wrap: WrapUpRecord) -> TokenTotals | None:
-    """The wrap-up call's tokens as its provider reported them (None: no usage reported)."""
-    known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
-    total = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) if known else None)
-    if total is None:
-        return None
-    return TokenTotals(wrap.input_tokens, wrap.output_tokens, total, len(known) < 2 and wrap.total_tokens is None)
