@@ -69,28 +69,49 @@ def _interval(figure: dict) -> str:
 
 # -- one function per entry: the JSON in, the table (header, rows) out ------------------------------------------
 
+POLICIES = ("pyguard", "repeat", "openhands")
+
+
+def _wilson(figure: dict, value: str, interval: str, digits: int = 1) -> str:
+    """A real-replay figure with its 95% Wilson interval when the run kept one: ``3.1% (1.4–6.5%)``."""
+    ci = figure.get(interval)
+    return _pct(figure[value], digits) + ("" if not ci else f" ({100 * ci[0]:.{digits}f}–{_pct(ci[1], digits)})")
+
+
+def _real_cell(f: dict) -> str:
+    """false stops / failed-run calls saved / capped runs stopped, each with its interval."""
+    return (
+        f"{_wilson(f, 'false_stop_rate', 'false_stop_interval')} [{f['false_stops']}] / "
+        f"{_wilson(f, 'failed_calls_saved', 'failed_calls_saved_interval')} / "
+        f"{_wilson(f, 'capped_stopped', 'capped_stopped_interval', 0)}"
+    )
+
+
+def _real_counts(s: dict) -> str:
+    """ok / failed / capped runs, a count under 30 (a small-sample figure) marked with an asterisk."""
+    small = set(s.get("small", []))
+    marked = [
+        f"{n}{'*' if kind in small else ''}"
+        for kind, n in zip(
+            ("successful", "failed", "capped"), (s["successes"], s["failures"], s["capped"]), strict=True
+        )
+    ]
+    return " / ".join(marked)
+
 
 def real_replay(r: dict) -> Table:
     header = _header(
-        "source (runs: ok / failed / capped) | pyguard, default policy | stop at the first exact repeat "
+        "source (runs: ok / failed / capped; * under 30) | pyguard, default policy | stop at the first exact repeat "
         "| OpenHands-style stuck detector"
     )
-
-    def cell(s: dict, policy: str) -> str:
-        f = s["policies"][policy]
-        return f"{_pct(f['false_stop_rate'])} ({f['false_stops']}) / {_pct(f['failed_calls_saved'])} / " + _pct(
-            f["capped_stopped"], 0
-        )
-
     rows = [
-        [f"{name} ({s['runs']:,}: {s['successes']} / {s['failures']} / {s['capped']})"]
-        + [cell(s, p) for p in ("pyguard", "repeat", "openhands")]
+        [f"{name} ({s['runs']:,}: {_real_counts(s)})"] + [_real_cell(s["policies"][p]) for p in POLICIES]
         for name, s in r["sources"].items()
     ]
     mean = [
         f"{_pct(r['mean'][p]['false_stop_rate'], 2)} (worst {_pct(r['worst_false_stops'][p]['false_stop_rate'])}) / "
         f"{_pct(r['mean'][p]['failed_calls_saved'])} / {_pct(r['mean'][p]['capped_stopped'], 0)}"
-        for p in ("pyguard", "repeat", "openhands")
+        for p in POLICIES
     ]
     rows.append(["**mean over sources**", *mean])
     return header, rows
@@ -105,7 +126,7 @@ def real_replay_loso(r: dict) -> Table:
 
     def cell(f: dict, named: bool = True) -> str:
         name = f"`{f['candidate']}`: " if named else ""
-        return f"{name}{_pct(f['false_stop_rate'])} / {_pct(f['failed_calls_saved'])} / " + _pct(f["capped_stopped"], 0)
+        return name + _real_cell(f)
 
     rows = []
     for name, row in loso["sources"].items():
@@ -350,8 +371,8 @@ def real_replay_row(r: dict) -> tuple[str, str]:
     m, w = r["mean"]["pyguard"], r["worst_false_stops"]["pyguard"]
     return (
         f"recorded runs of {len(r['sources'])} real agents ({runs:,} runs): successful runs stopped early, mean / "
-        "worst source (goals ≤ 1% / ≤ 2%); failed runs' tool calls saved (goal ≥ 5%); capped runs stopped before "
-        "their cap (goal ≥ 65%)",
+        "worst source (goals ≤ 1% / ≤ 2%); failed runs' tool calls saved (goal ≥ 3.5%); capped runs stopped before "
+        "their cap (goal ≥ 55%)",
         f"{_pct(m['false_stop_rate'], 2)} / {_pct(w['false_stop_rate'])}; {_pct(m['failed_calls_saved'])}; "
         f"{_pct(m['capped_stopped'], 0)}",
     )

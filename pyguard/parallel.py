@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -118,17 +118,21 @@ def replay_parallel(
     chunks_per_worker: int = 4,
     keep_decisions: bool = False,
     start_method: str = "forkserver",
+    load_options: Mapping[str, Any] | None = None,
 ) -> ReplayReport:
     """Replay runs (RunRecords, or the path of a pyguard Parquet file or of anything :func:`load_runs` reads)
     through ``config`` on ``backend``; the same report as :func:`pyguard.replay.replay_runs`. Each ReplayRun's
-    ``decisions`` are dropped unless ``keep_decisions`` (they are most of what travels back)."""
+    ``decisions`` are dropped unless ``keep_decisions`` (they are most of what travels back). ``load_options``
+    (``strict``, ``terminal_tools``, ``labels``) are :func:`pyguard.loading.load_runs`' for a path: with any of them
+    a Parquet file is loaded by it like every other format, not read row group by row group in the workers."""
     dumped = config.model_dump(mode="json") if config is not None else None
     n = workers or (default_workers() if backend != "ray" else 0)
     if isinstance(runs, str | os.PathLike):
         from pyguard.store.parquet import is_parquet
 
         path = str(runs)
-        if is_parquet(path):
+        options = {k: v for k, v in (load_options or {}).items() if v not in (None, False)}
+        if is_parquet(path) and not options:
             pq = require("pyarrow.parquet", extra="columnar", feature="Parquet traces")
             groups = list(range(pq.ParquetFile(path).num_row_groups))
             parts = max(1, (n or 1) * chunks_per_worker)
@@ -141,7 +145,7 @@ def replay_parallel(
             return ReplayReport(runs=replayed, summary=summarise(replayed))
         from pyguard.loading import load_runs
 
-        runs = load_runs(path)
+        runs = load_runs(path, **options)
     records = list(runs)
     if backend == "processes" and workers is None and len(records) < _MIN_PARALLEL_RUNS:
         backend = "serial"

@@ -7,7 +7,7 @@ A snapshot is a git directory (bare or not) of the source repository at (or afte
 it (``git clone --bare https://github.com/OWNER/NAME``; a commit reachable only from a pull request also needs
 ``git fetch origin refs/pull/N/head``, the source's ``ref``; a source may also take single files, each from its
 own commit: ``files = [{commit, ref, path}]``) or point ``--snapshots`` at a folder holding
-``OWNER+NAME/repo`` git directories. The files are taken from the pinned commit exactly as published (``git
+``OWNER+NAME/repo`` git directories; ``exclude`` globs leave files out of ``paths``. The files are taken from the pinned commit exactly as published (``git
 show COMMIT:path``), so the figures of ``real_replay`` can be reproduced byte for byte. Each DIR/<source>/ gets
 a ``source.toml`` manifest (name, origin repo@commit, licence, attribution, format, kind, label rule, runs,
 labels, terminal tools, step cap) that ``benchmarks/run.py real_replay --data DIR`` reads.
@@ -110,7 +110,12 @@ def prepare(name: str, spec: dict, snapshot: Path, out: Path) -> int:
     commit = spec["commit"]
     _need_commit(name, spec, gitdir, commit, spec.get("ref"))
     files = _git(gitdir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
-    chosen = [(commit, f) for f in files if any(fnmatch.fnmatch(f, pattern) for pattern in spec["paths"])]
+    chosen = [
+        (commit, f)
+        for f in files
+        if any(fnmatch.fnmatch(f, pattern) for pattern in spec["paths"])
+        and not any(fnmatch.fnmatch(f, pattern) for pattern in spec.get("exclude", []))
+    ]
     if not chosen:
         raise SystemExit(f"{name}: no file of {snapshot} at {commit} matches {spec['paths']}")
     for f in spec.get("files", []):

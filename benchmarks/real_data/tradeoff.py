@@ -18,6 +18,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1]))  # this checkout's pyguard, not another installed one (as run.py does)
 
 from suites import real_replay  # noqa: E402
 

@@ -33,6 +33,12 @@ __all__ = ["BOUND", "FIGURES", "candidates", "choose", "loso", "summary"]
 BOUND = 0.02
 """The per-source false-stop bound a default must meet on every source it is chosen on (issue 22's target)."""
 FIGURES = ("false_stop_rate", "failed_calls_saved", "capped_stopped")
+INTERVALS = {
+    "false_stop_rate": "false_stop_interval",
+    "failed_calls_saved": "failed_calls_saved_interval",
+    "capped_stopped": "capped_stopped_interval",
+}
+"""Each figure's 95% Wilson interval in the ``_real_metrics.score`` figures."""
 
 Table = Mapping[str, Mapping[str, Mapping[str, Any]]]
 """``table[candidate][source]``: the ``_real_metrics.score`` figures of one candidate on one source."""
@@ -98,7 +104,8 @@ def choose(table: Table, sources: Sequence[str], bound: float = BOUND) -> dict:
 
 def _on(table: Table, name: str, source: str) -> dict:
     fig = table[name][source]
-    return {"candidate": name, **{k: fig[k] for k in FIGURES}, "false_stops": fig["false_stops"]}
+    intervals = {INTERVALS[k]: fig.get(INTERVALS[k]) for k in FIGURES}
+    return {"candidate": name, **{k: fig[k] for k in FIGURES}, **intervals, "false_stops": fig["false_stops"]}
 
 
 def summary(per_source: Mapping[str, Mapping[str, Any]]) -> dict:

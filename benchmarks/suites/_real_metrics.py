@@ -2,16 +2,23 @@
 
 Definitions (the same for pyguard and the peers, so the figures compare):
 
-- iteration = one model call (one recorded IterationEvent); ``stop_at = i``: the guard stops after iteration i,
-  the tool calls requested in iteration i are never executed; None = never stops; *early* when ``i < n``.
+- iteration = one model call (one recorded IterationEvent); ``stop_at = i``: the guard stops after iteration i:
+  the run made i model calls and ran the tools they asked for, iterations i+1.. never happen (the stop replaces
+  model call i+1); None = never stops; *early* when ``i < n``.
 - false stop: a run labelled successful, stopped early. For ``kind = "artifact"`` sources (coding agents whose
-  result is the repository) a stop *after* the last iteration that changed the artifact keeps the result and is
-  not a false stop; a stop at or before it is (see :func:`last_artifact_change`).
+  result is the repository) a stop at or after the last iteration that changed the artifact (``stop_at >=``
+  :func:`last_artifact_change`: that iteration's edit ran) keeps the result and is not a false stop; a stop
+  before it is.
 - failed-run tool calls saved: over runs labelled failed, the tool calls requested in iterations after stop_at,
   divided by all the tool calls those runs requested.
 - capped runs stopped before the cap: over runs the recording marks as cut off by the agent's own limit
   (``RunEnd.censored``), the share stopped early.
 - reflections count as "continue" (pyguard.replay already does so).
+- every figure comes with its 95% Wilson interval (``*_interval``: ``[low, high]``, None without a denominator):
+  false stops over successful runs, stopped capped runs over capped runs, and saved calls over failed runs' calls
+  (calls of one run are not independent: that interval is narrower than the truth; read it as a lower bound on
+  the uncertainty). ``small`` lists the kinds of run (``successful``, ``failed``, ``capped``) a source has fewer
+  than 30 of: its figure on them is a small-sample one.
 
 Peers, computed on the same runs:
 
@@ -36,7 +43,7 @@ from collections.abc import Sequence
 
 from pyguard.events import IterationEvent, RunRecord
 
-__all__ = ["repeat_stop", "openhands_stop", "last_artifact_change", "changes_artifact", "score"]
+__all__ = ["SMALL", "repeat_stop", "openhands_stop", "last_artifact_change", "changes_artifact", "score", "wilson"]
 
 
 # ---------------------------------------------------------------- peers
@@ -265,8 +272,33 @@ def last_artifact_change(record: RunRecord) -> int:
 # ---------------------------------------------------------------- scoring
 
 
+SMALL = 30
+"""A source with fewer runs of a kind (successful, failed, capped) than this has a small-sample figure on them."""
+
+
 def _share(num: int, den: int) -> float | None:
     return None if den == 0 else num / den
+
+
+def wilson(k: int, n: int) -> list[float] | None:
+    """The 95% Wilson score interval of ``k`` of ``n`` as ``[low, high]`` (scipy's); None when ``n`` is 0."""
+    if n == 0:
+        return None
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return [float(ci.low), float(ci.high)]
+
+
+def small_kinds(rows: list[dict]) -> list[str]:
+    """The kinds of run a source has fewer than :data:`SMALL` of (a kind it has none of is not listed: it has no
+    figure at all)."""
+    counts = {
+        "successful": sum(r["label"] is True for r in rows),
+        "failed": sum(r["label"] is False for r in rows),
+        "capped": sum(bool(r["capped"]) for r in rows),
+    }
+    return [kind for kind, n in counts.items() if 0 < n < SMALL]
 
 
 def score(rows: list[dict], *, artifact: bool, examples: int = 8) -> dict:
@@ -285,7 +317,7 @@ def score(rows: list[dict], *, artifact: bool, examples: int = 8) -> dict:
     def false_stop(r: dict) -> bool:
         if not early(r):
             return False
-        return r["stop_at"] <= r["last_edit"] if artifact else True
+        return r["stop_at"] < r["last_edit"] if artifact else True
 
     false = [r for r in ok if false_stop(r)]
     total_calls = sum(sum(r["calls"]) for r in bad)
@@ -294,15 +326,19 @@ def score(rows: list[dict], *, artifact: bool, examples: int = 8) -> dict:
     for r in false:
         key = r["rule"] or "stop"
         rules[key] = rules.get(key, 0) + 1
+    capped_stopped = sum(early(r) for r in capped)
     return {
         "false_stop_rate": _share(len(false), len(ok)),
+        "false_stop_interval": wilson(len(false), len(ok)),
         "false_stops": len(false),
         "successful_stopped_early": sum(early(r) for r in ok),
         "failed_calls_saved": _share(saved, total_calls),
+        "failed_calls_saved_interval": wilson(saved, total_calls),
         "failed_calls": total_calls,
         "failed_calls_saved_count": saved,
-        "capped_stopped": _share(sum(early(r) for r in capped), len(capped)),
-        "capped_stopped_count": sum(early(r) for r in capped),
+        "capped_stopped": _share(capped_stopped, len(capped)),
+        "capped_stopped_interval": wilson(capped_stopped, len(capped)),
+        "capped_stopped_count": capped_stopped,
         "false_stop_rules": dict(sorted(rules.items(), key=lambda kv: -kv[1])),
         "false_stop_examples": [
             {

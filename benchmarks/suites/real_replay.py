@@ -10,7 +10,8 @@ DIR`` writes them from the public repositories named in ``benchmarks/real_data/s
 Every run is loaded with pyguard's importers (skipped items are counted and reported per source), replayed
 through the policy (``pyguard.replay.replay_run``; the default ``PolicyConfig`` unless ``--config``), and through
 the two peers, and scored exactly as the shared real-runs metrics define (see ``_real_metrics``): per source,
-and as the mean over sources (each source weighs the same; a source with no capped run, or no failed run, has
+each figure with its 95% Wilson interval (``small`` names the kinds of run a source has fewer than 30 of), and as
+the mean over sources (each source weighs the same; a source with no capped run, or no failed run, has
 no figure for that column and is left out of its mean), plus the worst source for false stops. Replays run in
 worker processes (one per CPU) when there are many runs.
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from suites._loso import candidates
 from suites._loso import loso as leave_one_source_out
-from suites._real_metrics import last_artifact_change, openhands_stop, repeat_stop, score
+from suites._real_metrics import SMALL, last_artifact_change, openhands_stop, repeat_stop, score, small_kinds
 from suites._real_sources import load_source, manifests, source_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,6 +187,7 @@ def run(quick: bool, data: str | None = None, config: str | None = None, loso: b
             "failures": sum(r["label"] is False for r in rows),
             "unlabelled": sum(r["label"] is None for r in rows),
             "capped": sum(r["capped"] for r in rows),
+            "small": small_kinds(rows),
             "skipped": meta[name]["skipped"],
             "policies": {p: score([{**r, **r[p]} for r in rows], artifact=artifact) for p in POLICIES},
             "reflection": _reflection_share(rows, artifact),
@@ -226,6 +228,23 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
+def _ci(fig: dict, figure: str) -> str:
+    """A figure with its 95% Wilson interval: ``3.1% [1.4–6.5%]``."""
+    key = {"false_stop_rate": "false_stop_interval", "failed_calls_saved": "failed_calls_saved_interval"}.get(
+        figure, "capped_stopped_interval"
+    )
+    interval = fig.get(key)
+    ci = "" if not interval else f" [{interval[0] * 100:.1f}–{interval[1]:.1%}]"
+    return _pct(fig[figure]) + ci
+
+
+def _counts(s: dict) -> str:
+    """``ok / failed / capped``, a count under 30 marked ``*`` (a small-sample figure)."""
+    small = set(s.get("small", []))
+    marks = {k: "*" if k in small else "" for k in ("successful", "failed", "capped")}
+    return f"{s['successes']}{marks['successful']} / {s['failures']}{marks['failed']} / {s['capped']}{marks['capped']}"
+
+
 def render(result: dict, console) -> None:  # noqa: ANN001
     from rich.markup import escape
     from rich.table import Table
@@ -247,11 +266,11 @@ def render(result: dict, console) -> None:  # noqa: ANN001
             table.add_row(
                 name if k == 0 else "",
                 str(s["runs"]) if k == 0 else "",
-                f"{s['successes']} / {s['failures']} / {s['capped']}" if k == 0 else "",
+                _counts(s) if k == 0 else "",
                 p,
-                f"{_pct(fig['false_stop_rate'])} ({fig['false_stops']})",
-                _pct(fig["failed_calls_saved"]),
-                f"{_pct(fig['capped_stopped'])} ({fig['capped_stopped_count']})",
+                f"{_ci(fig, 'false_stop_rate')} ({fig['false_stops']})",
+                _ci(fig, "failed_calls_saved"),
+                f"{_ci(fig, 'capped_stopped')} ({fig['capped_stopped_count']})",
                 end_section=k == len(POLICIES) - 1,
             )
     for k, p in enumerate(POLICIES):
@@ -267,6 +286,9 @@ def render(result: dict, console) -> None:  # noqa: ANN001
             _pct(m["capped_stopped"]),
         )
     console.print(table)
+    console.print(
+        f"[brackets]: 95% Wilson intervals; * fewer than {SMALL} runs of that kind in the source (a small-sample figure)"
+    )
     for name, s in result["sources"].items():
         if s["skipped"]:
             console.print(f"[yellow]{escape(name)}: skipped while loading: {escape(str(s['skipped']))}[/yellow]")
@@ -332,9 +354,9 @@ def _render_loso(loso: dict, console) -> None:  # noqa: ANN001
                 name if k == 0 else "",
                 labels[column],
                 escape(fig["candidate"]),
-                _pct(fig["false_stop_rate"]),
-                _pct(fig["failed_calls_saved"]),
-                _pct(fig["capped_stopped"]),
+                _ci(fig, "false_stop_rate"),
+                _ci(fig, "failed_calls_saved"),
+                _ci(fig, "capped_stopped"),
                 end_section=k == 2,
             )
     for k, column in enumerate(("default", "in_sample", "loso")):

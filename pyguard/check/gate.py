@@ -15,21 +15,13 @@ to its own type's baseline median (see :func:`_pooled_tokens`); every token figu
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from pyguard.check.stats import (
-    MWU_EFFICIENCY,
-    detectable_rate,
-    detectable_ratio,
-    holm_adjust,
-    proportion_increase_test,
-    runs_needed,
-    shift_increase_test,
-)
+from pyguard.check.power import LARGE_RATE_RISE, LARGE_RATIO, power_of
+from pyguard.check.stats import holm_adjust, proportion_increase_test, shift_increase_test
 from pyguard.check.summary import ALL_TASKS, GroupSummary, RunSetSummary
 from pyguard.events import Outcome
 
@@ -59,6 +51,9 @@ class GateConfig(BaseModel):
     """Fail when the 95th percentile of model calls per run of a group is above this."""
     alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
     """Family-wise false-alarm rate of the baseline comparison (Holm-adjusted)."""
+    underpowered: Literal["fail", "warn"] = "fail"
+    """A large observed worsening the runs are too few to confirm (:mod:`pyguard.check.power`): ``"fail"`` refuses
+    to pass it, ``"warn"`` passes it with a warning."""
 
 
 class CheckResult(BaseModel):
@@ -92,7 +87,12 @@ class CheckResult(BaseModel):
     """The smallest change this baseline test could detect at these sample sizes with 80% power: a rate for the rate
     checks, a factor of the baseline for iterations and tokens (``inf``: none); None for thresholds."""
     underpowered: bool = False
-    """True when the observed change is large but below :attr:`detectable`: "not significant" for lack of runs."""
+    """True when the observed change is large but below :attr:`detectable`: "not significant" for lack of runs (the
+    check fails unless :attr:`GateConfig.underpowered` is ``"warn"``)."""
+    detects_large: bool | None = None
+    """Whether this baseline test can detect a change of the size that matters (a rate rising by
+    :data:`~pyguard.check.power.LARGE_RATE_RISE`, iterations or tokens growing :data:`~pyguard.check.power.LARGE_RATIO`
+    times) at these sample sizes; False: its pass is no evidence of no worsening. None for thresholds."""
 
 
 class GateReport(BaseModel):
@@ -105,6 +105,8 @@ class GateReport(BaseModel):
     baseline: RunSetSummary | None = None
     config: GateConfig
     notes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    """What every form of the report shows loudly: checks refused or passed for lack of runs."""
 
     @property
     def passed(self) -> bool:
@@ -284,50 +286,6 @@ def _pooled_tokens(summary: RunSetSummary, baseline: RunSetSummary) -> list[dict
     return [_tokens_test(ALL_TASKS, tk, tkb, detail)]
 
 
-LARGE_RATE_RISE = 0.1
-"""A rate risen by this much (absolute) is a large change (the underpowered warning)."""
-LARGE_RATIO = 1.5
-"""Iterations or tokens grown by this factor are a large change (the underpowered warning)."""
-
-
-def _power(t: dict, alpha: float, not_significant: bool) -> tuple[float | None, bool, str]:
-    """What test ``t`` could detect at its sample sizes (80% power at ``alpha``), whether a large observed change
-    went unseen for lack of runs, and the sentence that says so."""
-    kind, base = t.get("power", (None, None))
-    n, nb = t["n"], t["baseline_n"]
-    rate_like = t["name"] != "baseline.success_rate"
-    if kind == "rate":
-        p_base = float(base)
-        reach = detectable_rate(p_base, n, nb, alpha)
-        observed = (t["value"] - t["baseline"]) if rate_like else (t["baseline"] - t["value"])
-        what = "rate" if rate_like else "failure rate"
-        says = f"at {n} vs {nb} runs it detects a {what} rising from {p_base:.3f} to {reach:.3f} or more (80% power)"
-        large = observed >= LARGE_RATE_RISE and p_base + observed < reach
-        if large and not_significant:
-            h = 2 * math.asin(math.sqrt(min(1.0, p_base + observed))) - 2 * math.asin(math.sqrt(p_base))
-            says += (
-                f"; the observed rise of {observed:.3f} is large but not significant for lack of runs: about"
-                f" {runs_needed(h, alpha)} runs per sample would show it"
-            )
-        return reach, large and not_significant, says
-    if kind == "ratio":
-        values = np.asarray(base, dtype=float)
-        reach = detectable_ratio(values, n, alpha)
-        ratio = t["value"] / t["baseline"] if t["baseline"] else math.inf
-        shown = "no shift (the baseline values do not vary)" if math.isinf(reach) else f"a {reach:.2f}x shift or more"
-        says = f"at {n} vs {nb} runs it detects {shown} (80% power)"
-        large = ratio >= LARGE_RATIO and ratio < reach
-        if large and not_significant:
-            logs = np.log(values[values > 0])
-            spread = float(np.std(logs, ddof=1)) if logs.size > 1 else 0.0
-            need = runs_needed(math.log(ratio) / spread * math.sqrt(MWU_EFFICIENCY), alpha) if spread else None
-            says += f"; the observed {ratio:.2f}x is large but not significant for lack of runs" + (
-                f": about {need} runs per sample would show it" if need else ""
-            )
-        return (None if math.isinf(reach) else reach), large and not_significant, says
-    return None, False, ""
-
-
 def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary | None = None) -> GateReport:
     """Run every configured check of ``summary`` (thresholds, and the baseline comparison when given)."""
     groups = [g for g in summary.task_types if summary.groups[g].n]
@@ -335,6 +293,7 @@ def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary
         groups.append(ALL_TASKS)
     checks: list[CheckResult] = []
     notes: list[str] = []
+    warnings: list[str] = []
     for group in groups:
         checks.extend(_threshold_checks(group, summary.groups[group], config))
     if baseline is not None:
@@ -352,43 +311,66 @@ def evaluate(summary: RunSetSummary, config: GateConfig, baseline: RunSetSummary
         family = [i for i, t in enumerate(raw) if t["tested"]]
         adjusted = dict(zip(family, holm_adjust([raw[i]["p_value"] for i in family]), strict=False))
         first_step = config.alpha / max(1, len(family))  # what Holm's first step asks of a test
-        for i, t in enumerate(raw):
-            p_adj = adjusted.get(i)
-            ok = p_adj is None or p_adj > config.alpha
-            if p_adj is None:
-                verdict = "not tested (no such runs in either sample)"
-            elif ok:
-                verdict = (
-                    f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}): "
-                    f"no significant worsening at alpha {config.alpha:g}"
-                )
-            else:
-                verdict = (
-                    f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}) <= alpha "
-                    f"{config.alpha:g}: significantly worse than the baseline"
-                )
-            detectable, underpowered, says = _power(t, first_step, ok and p_adj is not None)
-            if underpowered:
-                notes.append(f"warning: {t['name']} ({t['task_type']}): {says}")
-            checks.append(
-                CheckResult(
-                    name=t["name"],
-                    task_type=t["task_type"],
-                    kind="baseline",
-                    detectable=detectable,
-                    underpowered=underpowered,
-                    value=t["value"],
-                    baseline=t["baseline"],
-                    p_value=t["p_value"] if p_adj is not None else None,
-                    p_adjusted=p_adj,
-                    alpha=config.alpha,
-                    test=t["test"] if p_adj is not None else None,
-                    n=t["n"],
-                    baseline_n=t["baseline_n"],
-                    passed=ok,
-                    message=f"{t['detail']}: {verdict}" + (f"; {says}" if says else ""),
-                )
-            )
+        checks.extend(_baseline_check(t, adjusted.get(i), config, first_step) for i, t in enumerate(raw))
+        warnings.extend(_power_warnings(checks, config))
     if not checks:
         notes.append("no checks configured: pass thresholds (--max-stall-rate, ...) or --baseline")
-    return GateReport(checks=checks, summary=summary, baseline=baseline, config=config, notes=notes)
+    return GateReport(checks=checks, summary=summary, baseline=baseline, config=config, notes=notes, warnings=warnings)
+
+
+def _baseline_check(t: dict, p_adj: float | None, config: GateConfig, first_step: float) -> CheckResult:
+    """The verdict on raw test ``t`` with Holm-adjusted p-value ``p_adj`` (None: untested), and what it can show."""
+    ok = p_adj is None or p_adj > config.alpha
+    if p_adj is None:
+        verdict = "not tested (no such runs in either sample)"
+    elif ok:
+        verdict = (
+            f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}): "
+            f"no significant worsening at alpha {config.alpha:g}"
+        )
+    else:
+        verdict = (
+            f"p={_fmt_p(t['p_value'])} (Holm-adjusted {_fmt_p(p_adj)}, {t['test']}) <= alpha "
+            f"{config.alpha:g}: significantly worse than the baseline"
+        )
+    power = power_of(t, first_step, ok and p_adj is not None)
+    refused = power.underpowered and config.underpowered == "fail"
+    if refused:
+        verdict += "; refused: too few runs to tell this worsening from noise (--underpowered warn to pass it)"
+    return CheckResult(
+        name=t["name"],
+        task_type=t["task_type"],
+        kind="baseline",
+        detectable=power.detectable,
+        underpowered=power.underpowered,
+        detects_large=power.detects_large,
+        value=t["value"],
+        baseline=t["baseline"],
+        p_value=t["p_value"] if p_adj is not None else None,
+        p_adjusted=p_adj,
+        alpha=config.alpha,
+        test=t["test"] if p_adj is not None else None,
+        n=t["n"],
+        baseline_n=t["baseline_n"],
+        passed=ok and not refused,
+        message=f"{t['detail']}: {verdict}" + (f"; {power.says}" if power.says else ""),
+    )
+
+
+def _power_warnings(checks: list[CheckResult], config: GateConfig) -> list[str]:
+    """The loud part of the report: each large worsening the runs could not confirm, and the checks that cannot
+    detect a change of the size that matters (their passes are no evidence)."""
+    out = []
+    for c in checks:
+        if c.underpowered:
+            action = "FAILED (refused)" if config.underpowered == "fail" else "passed only for lack of runs"
+            out.append(f"{c.name} [{c.task_type}] {action}: {c.message}")
+    blind = [c for c in checks if c.kind == "baseline" and c.detects_large is False and not c.underpowered]
+    if blind:
+        names = ", ".join(f"{c.name.removeprefix('baseline.')} [{c.task_type}]" for c in blind)
+        out.append(
+            f"{len(blind)} of {sum(c.kind == 'baseline' for c in checks)} baseline checks cannot detect a change of "
+            f"the size that matters (a rate rising by {LARGE_RATE_RISE:g}, iterations or tokens {LARGE_RATIO:g}x) at "
+            f"these run counts, so their passes are no evidence of no worsening: {names}"
+        )
+    return out

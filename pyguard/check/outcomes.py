@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pyguard.check.summary import ALL_TASKS, RunFacts
-from pyguard.ending import verdict
+from pyguard.ending import Causes, settle, verdict
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
 
@@ -64,12 +64,14 @@ def facts_from_footer(run: RunRecord) -> RunFacts:
     observed = _observed_stop(end)
     if observed is not None:  # a guard in observe or reflect mode: the run counts as the stop it recorded
         outcome, at = observed
+        spent, until_stop = run_tokens(run), run_tokens(run, at)
         return RunFacts(
             run_id=run.run_id,
             task_type=run.task_type,
             outcome=outcome,
             iterations=at,
-            tokens=run_tokens(run, at),
+            tokens=spent,  # what the run spent: the guard did not act, so nothing was saved
+            tokens_saved=spent - until_stop if spent is not None and until_stop is not None else None,
             observed=True,
         )
     iterations = end.iterations or len(run.events)
@@ -110,12 +112,7 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
     for run, end in zip(runs, ends, strict=False):
         outcome = end.outcome
         if outcome is Outcome.SUCCEEDED and run.end is not None:
-            if run.end.success_label is True:
-                pass  # labelled successful (success, resolved or reward): a final tool call ends such a run
-            elif run.end.censored:
-                outcome = Outcome.EXPIRED  # the recorded agent was cut off by its own cap
-            elif run.end.success_label is False:
-                outcome = Outcome.FAILED
+            outcome = _finished_as_recorded(run.end)
         iterations = end.iterations or len(run.events)
         tokens = end.total_tokens if end.total_tokens is not None else run_tokens(run, iterations)
         facts.append(
@@ -129,6 +126,19 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
             )
         )
     return facts
+
+
+def _finished_as_recorded(recorded: RunEnd) -> Outcome:
+    """The outcome of a recording the policy lets finish, settled by :func:`pyguard.ending.settle` from what the
+    recording says: labelled successful (a final tool call ends such a run), else cut off by its own cap
+    (``censored``: expired), else labelled failed, else succeeded."""
+    label = recorded.success_label
+    causes = Causes(
+        ended="the recorded run ended on its own",
+        expired="the recorded agent was cut off by its own cap" if recorded.censored and label is not True else None,
+        failed="recorded as failed" if label is False else None,
+    )
+    return settle(causes).outcome
 
 
 def resolve_runs(

@@ -40,10 +40,36 @@ def _is_rate(c: CheckResult) -> bool:
     return c.name.endswith("_rate")
 
 
+def _detects(c: CheckResult) -> str:
+    """The smallest change the check detects (80% power): ``–`` for a threshold (no test), ``none`` when no change
+    could be detected, ``!`` appended when that is not a change of the size that matters."""
+    if c.kind == "threshold":
+        return "–"
+    if c.detectable is None:
+        shown = "none"
+    elif _is_rate(c):
+        shown = f"→{c.detectable:.3f}"
+    else:
+        shown = f"{c.detectable:.2f}x"
+    return shown + ("!" if c.detects_large is False else "")
+
+
 def _against(c: CheckResult) -> str:
     if c.kind == "threshold":
         return f"≤ {_figure(c.threshold, _is_rate(c))}"
     return f"baseline {_figure(c.baseline, _is_rate(c))}"
+
+
+def observed_line(s: RunSetSummary) -> str | None:
+    """What the observed stops (observe or reflect mode) cost, apart from what enforcing them would have saved."""
+    if not s.observed:
+        return None
+    g = s.overall
+    spent = f"{sum(g.tokens):,} tokens spent by all runs" if g.tokens else "no usage data"
+    return (
+        f"{s.observed:,} run(s) count as the stop their observe-mode guard recorded and did not act on: {spent} "
+        f"(what happened); enforcing those stops would have saved {g.tokens_saved:,} tokens"
+    )
 
 
 def _shown_outcomes(s: RunSetSummary) -> list[Outcome]:
@@ -61,10 +87,12 @@ def report_dict(report: GateReport) -> dict:
         "runs": report.summary.overall.n,
         "replayed": report.summary.replayed,
         "observed": report.summary.observed,
+        "tokens_saved_by_observed_stops": report.summary.overall.tokens_saved,
         "config": report.config.model_dump(mode="json"),
         "checks": [c.model_dump(mode="json") for c in report.checks],
         "groups": {k: g.figures() for k, g in report.summary.groups.items()},
         "notes": list(report.notes),
+        "warnings": list(report.warnings),
     }
 
 
@@ -93,6 +121,10 @@ def junit_xml(report: GateReport) -> str:
         errors="0",
         skipped="0",
     )
+    if report.warnings:
+        props = ET.SubElement(suite, "properties")
+        for w in report.warnings:
+            ET.SubElement(props, "property", name="pyguard.warning", value=xml_safe(w))
     for c in report.checks:
         case = ET.SubElement(
             suite, "testcase", classname=xml_safe(f"pyguard.check.{c.task_type}"), name=xml_safe(c.name)
@@ -102,6 +134,15 @@ def junit_xml(report: GateReport) -> str:
             failure.text = xml_safe(json.dumps(c.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False))
         else:
             ET.SubElement(case, "system-out").text = xml_safe(c.message)
+        if c.underpowered or c.detects_large is False:
+            ET.SubElement(case, "system-err").text = xml_safe(
+                "WARNING: too few runs: "
+                + (
+                    "a large worsening that cannot be confirmed"
+                    if c.underpowered
+                    else "cannot detect a change of the size that matters"
+                )
+            )
     root = ET.Element("testsuites", name="pyguard", tests=suite.get("tests", "0"), failures=suite.get("failures", "0"))
     root.append(suite)
     ET.indent(root)
@@ -120,7 +161,11 @@ def markdown(report: GateReport) -> str:
     """A pull-request comment: verdict, failures first (each with its figure, threshold/baseline and p-value),
     then the outcome mix per task type."""
     s = report.summary
-    verdict = "✅ passed" if report.passed else f"❌ failed ({len(report.failures)} of {len(report.checks)} checks)"
+    verdict = (
+        ("⚠️ passed with warnings" if report.warnings else "✅ passed")
+        if report.passed
+        else f"❌ failed ({len(report.failures)} of {len(report.checks)} checks)"
+    )
     lines = [
         f"## pyguard check: {verdict}",
         "",
@@ -134,6 +179,12 @@ def markdown(report: GateReport) -> str:
         ),
         "",
     ]
+    if (line := observed_line(s)) is not None:
+        lines += [_md_cell(line), ""]
+    if report.warnings:
+        lines += ["> [!WARNING]", "> **Too few runs to rely on every check:**"]
+        lines += [f"> - {_md_cell(w)}" for w in report.warnings]
+        lines.append("")
     if report.failures:
         lines += [
             "### Failures",
@@ -152,13 +203,13 @@ def markdown(report: GateReport) -> str:
         lines += [
             "<details><summary>Passed checks</summary>",
             "",
-            "| check | task type | value | against | p |",
-            "|---|---|---|---|---|",
+            "| check | task type | value | against | p | detects (80% power) |",
+            "|---|---|---|---|---|---|",
         ]
         for c in passed:
             lines.append(
                 f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
-                f"{_against(c)} | {_p(c.p_adjusted)} |"
+                f"{_against(c)} | {_p(c.p_adjusted)} | {_detects(c)} |"
             )
         lines += ["", "</details>", ""]
     lines += _md_summary(s)
@@ -255,16 +306,19 @@ def render(report: GateReport, console: Console) -> None:
             f"{g.tokens_p95:,.0f}" if g.tokens else "–",
         )
     console.print(summary)
+    if (line := observed_line(s)) is not None:
+        console.print(escape(line), highlight=False)
     if report.checks:
         checks = _table(
             "checks",
             caption="n: the runs the figure rests on (tokens: runs with usage), current / "
-            "baseline; p adj.: Holm-adjusted",
+            "baseline; p adj.: Holm-adjusted p-value (the raw one is in --json); detects: the smallest change seen with 80% power (!: not a change "
+            "of the size that matters)",
         )
         checks.add_column("", no_wrap=True)
         checks.add_column("check", overflow="fold", min_width=10)
         checks.add_column("task type", overflow="fold", min_width=10)
-        for col in ("value", "against", "n", "p", "p adj."):
+        for col in ("value", "against", "n", "p adj.", "detects"):
             checks.add_column(col, justify="right", no_wrap=True)
         for c in report.checks:
             n = f"{c.n}" + (f"/{c.baseline_n}" if c.baseline_n is not None else "")
@@ -275,8 +329,8 @@ def render(report: GateReport, console: Console) -> None:
                 _figure(c.value, _is_rate(c)),
                 _against(c),
                 n,
-                _p(c.p_value),
                 _p(c.p_adjusted),
+                _detects(c),
             )
         console.print(checks)
     for c in report.failures:
@@ -284,8 +338,13 @@ def render(report: GateReport, console: Console) -> None:
         console.print(f"[bold red]FAIL[/] {escape(c.name)} \\[{where}]: {escape(c.message)}", highlight=False)
     for n in report.notes:
         console.print(f"note: {escape(n)}", highlight=False)
+    for w in report.warnings:
+        console.print(f"[bold yellow]WARNING[/] {escape(w)}", highlight=False)
     console.print(
-        "[green]pyguard check passed[/]"
+        (
+            "[green]pyguard check passed[/]"
+            + (" [bold yellow](with warnings: too few runs)[/]" if report.warnings else "")
+        )
         if report.passed
         else f"[bold red]pyguard check failed: {len(report.failures)} check(s)[/]"
     )

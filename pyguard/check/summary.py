@@ -49,7 +49,11 @@ class RunFacts(BaseModel):
     replayed: bool = False
     """True when the outcome comes from replaying a recording through a policy."""
     observed: bool = False
-    """True when the outcome is the stop a guard in observe or reflect mode recorded and did not act on."""
+    """True when the outcome is the stop a guard in observe or reflect mode recorded and did not act on (then
+    ``iterations`` is the stop's, ``tokens`` what the run spent, and ``tokens_saved`` what the stop would have saved)."""
+    tokens_saved: int | None = Field(default=None, ge=0)
+    """For an observed stop: the tokens the run spent after it (what enforcing it would have saved); None otherwise or
+    without usage data."""
 
 
 class GroupSummary(BaseModel):
@@ -64,7 +68,10 @@ class GroupSummary(BaseModel):
     iterations: dict[int, int] = Field(default_factory=dict)
     """Histogram: iteration count -> number of runs."""
     tokens: list[int] = Field(default_factory=list)
-    """Total tokens of every run that reported usage, sorted."""
+    """Total tokens of every run that reported usage, sorted: what the runs spent (an observed stop included)."""
+    tokens_saved: int = Field(default=0, ge=0)
+    """Tokens the observed stops of the group (observe or reflect mode) would have saved had they been enforced:
+    spent after the stop, counted in :attr:`tokens` and shown apart."""
 
     @model_validator(mode="after")
     def _consistent(self) -> GroupSummary:
@@ -87,7 +94,11 @@ class GroupSummary(BaseModel):
 
     @classmethod
     def from_arrays(
-        cls, outcomes: Iterable[Outcome], iterations: Iterable[int], tokens: Iterable[int | None]
+        cls,
+        outcomes: Iterable[Outcome],
+        iterations: Iterable[int],
+        tokens: Iterable[int | None],
+        tokens_saved: int = 0,
     ) -> GroupSummary:
         """Build from per-run sequences (``tokens`` may hold None for runs without usage)."""
         outs = list(outcomes)
@@ -99,6 +110,7 @@ class GroupSummary(BaseModel):
             outcomes=dict(Counter(Outcome(o) for o in outs)),
             iterations=dict(Counter(its)),
             tokens=[int(t) for t in tokens if t is not None],
+            tokens_saved=int(tokens_saved),
         )
 
     def count(self, outcome: Outcome) -> int:
@@ -161,6 +173,7 @@ class GroupSummary(BaseModel):
             "tokens_runs": len(self.tokens),
             "tokens_mean": self.tokens_mean,
             "tokens_p95": self.tokens_p95,
+            "tokens_saved": self.tokens_saved,
         }
 
 
@@ -204,7 +217,10 @@ def summarize(facts: Iterable[RunFacts]) -> RunSetSummary:
 
     def group(items: list[RunFacts]) -> GroupSummary:
         return GroupSummary.from_arrays(
-            (f.outcome for f in items), (f.iterations for f in items), (f.tokens for f in items)
+            (f.outcome for f in items),
+            (f.iterations for f in items),
+            (f.tokens for f in items),
+            sum(f.tokens_saved or 0 for f in items),
         )
 
     groups = {ALL_TASKS: group(everything)}

@@ -10,6 +10,11 @@ RUNS may be a file, a directory, ``-`` (standard input) or a stream such as ``/d
 substitution). Loading is tolerant: unreadable records are skipped and counted, and the counts are printed on
 stderr (``--strict`` fails on the first instead). ``--strict``, ``--terminal-tools`` and ``--labels`` are kept
 in the click context, so a command's signature only gains ``fmt``.
+
+Every option applies to every format, Parquet included: a command reads RUNS through :func:`load_cli_runs` (the
+one loader). Its only shortcut is :func:`columnar_shortcut`: a Parquet file read with none of these options may be
+summarised or replayed column-wise (DuckDB, row groups in the workers), which gives the same counts without building
+every run first; with any of them it is loaded like every other format.
 """
 
 from __future__ import annotations
@@ -17,14 +22,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
+from pyguard.errors import InputError
 from pyguard.loading import FORMATS, load_runs
 from pyguard.trace import LoadResult
 
-__all__ = ["RUNS_PATH", "runs_options", "load_cli_runs"]
+__all__ = ["RUNS_PATH", "runs_options", "load_cli_runs", "columnar_shortcut", "via_columns"]
+
+T = TypeVar("T")
 
 RUNS_PATH = click.Path(path_type=str, allow_dash=True)
 """The RUNS argument: a path, a directory, ``-`` or a stream (never checked as a regular file)."""
@@ -96,3 +104,29 @@ def load_cli_runs(path: str | Path, fmt: str | None) -> LoadResult:
     )
     _report(result.skip_summary())
     return result
+
+
+def via_columns(path: str | Path, fmt: str | None, columnar: Callable[[], T], loaded: Callable[[LoadResult], T]) -> T:
+    """``columnar()`` when :func:`columnar_shortcut` allows it and it reads the file, else ``loaded`` on the runs the
+    one loader reads. A row the shortcut cannot read (an :class:`InputError`) sends the file to the loader, which
+    skips and counts it like any unreadable record (or, for an error of the whole input, raises it again)."""
+    if columnar_shortcut(path, fmt):
+        try:
+            return columnar()
+        except InputError:
+            pass
+    return loaded(load_cli_runs(path, fmt))
+
+
+def columnar_shortcut(path: str | Path, fmt: str | None) -> bool:
+    """True when RUNS is a Parquet file read with no load option (``--strict``, ``--terminal-tools``, ``--labels``):
+    the command may then read its columns directly. With an option it must use :func:`load_cli_runs`, which applies
+    it (an option is never silently ignored)."""
+    import os
+
+    from pyguard.store.parquet import is_parquet
+
+    if fmt not in (None, "parquet") or not os.path.isfile(str(path)) or not is_parquet(str(path)):
+        return False
+    o = _opts()
+    return not (o.get("strict") or o.get("terminal_tools") is not None or o.get("labels") is not None)

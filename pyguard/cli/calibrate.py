@@ -17,14 +17,13 @@ Exit status (:mod:`pyguard.cli.exit_codes`): 0 when a recommendation was made (o
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
+from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import ExitCode, exit_code_for
 from pyguard.errors import InputError, PyguardError
 
@@ -146,7 +145,7 @@ def calibrate(
                 "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
             )
         from pyguard.calibrate import calibrate_runs, make_config
-        from pyguard.calibrate.report import report_json, report_table, require_plots, write_report
+        from pyguard.calibrate.report import require_plots, write_report
 
         if out_dir is not None:
             require_plots()  # a missing 'plot' extra is said before any run, not after
@@ -165,20 +164,17 @@ def calibrate(
             if not result[0].complete:
                 _print_incomplete(live_info, as_json, err)
                 return
-            records = result[0].records
+            report = calibrate_runs(result[0].records, config)
+            _agent_caps_json(result[0].records, live_info)
         else:
-            from pyguard.store.parquet import is_parquet
-
-            assert runs is not None  # checked above: RUNS or --live TASKS
-            parquet = fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs)
-            records = None if parquet else load_cli_runs(runs, fmt)
-        if records is None:  # Parquet: summarised by DuckDB, runs never loaded
             from pyguard.store.summaries import calibrate_parquet
 
-            assert runs is not None  # Parquet is only read from RUNS
-            report = calibrate_parquet(runs, config)
-        else:
-            report = calibrate_runs(records, config)
+            assert runs is not None  # checked above: RUNS or --live TASKS
+            path = runs
+            # a Parquet file with no load option: DuckDB summarises its columns; else (or a row it cannot read) the loader
+            report = via_columns(
+                path, fmt, lambda: calibrate_parquet(path, config), lambda loaded: calibrate_runs(loaded, config)
+            )
         written = write_report(report, out_dir) if out_dir is not None else []
     except PyguardError as exc:  # bad input 2; no JVM or a missing extra (Parquet needs 'columnar') 3; a run failed 1
         err.print(f"[bold red]Error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
@@ -192,13 +188,23 @@ def calibrate(
         )
         ctx.exit(ExitCode.INTERRUPTED)
         return
+    _print_result(report, live_info, as_json, err, written, out_dir)
+
+
+def _print_result(
+    report: Any, live_info: dict | None, as_json: bool, err: Console, written: list, out_dir: str | None
+) -> None:
+    """The result on stdout (JSON, or the table fitted to the console's width), the notes on stderr."""
+    from pyguard.calibrate.report import report_json, report_table
+
     if as_json:
         if live_info is None:
             click.echo(report_json(report))
         else:
             click.echo(json.dumps({**json.loads(report_json(report)), "live": live_info}, indent=2))
     else:
-        Console().print(report_table(report))
+        out = Console()
+        out.print(report_table(report, out.width))
     for skipped in report.skipped:
         err.print(
             f"[yellow]not calibrated:[/] {escape(skipped.task_type)} ({skipped.runs} runs): {escape(skipped.reason)}",
@@ -244,7 +250,13 @@ def _run_live(
             raise InputError(f"{name} {value} must be a positive integer")
     task_set = load_tasks(tasks_path)
     result = run_live(
-        task_set, traces, repeats=repeats, cap=cap, threads=threads or 2, limit=max_runs, progress=err.is_terminal
+        task_set,
+        traces,
+        repeats=repeats,
+        cap=cap,
+        threads=threads or 2,
+        limit=max_runs,
+        progress=True if err.is_terminal else "lines",  # a bar on a terminal, plain lines in a log or a pipe
     )
     for run_id in result.ignored[:5]:
         err.print(
@@ -253,6 +265,15 @@ def _run_live(
             soft_wrap=True,
         )
     return result, traces
+
+
+def _agent_caps_json(records: Any, live_info: dict) -> None:
+    """The agent's own maxToolCallingRoundTrips where it ended runs, in the live JSON (the report warns of it)."""
+    from pyguard.calibrate.live.caps import agent_caps
+
+    caps = agent_caps(records)
+    if caps:
+        live_info["agent_caps"] = [c.model_dump() for c in caps]
 
 
 def _print_incomplete(info: dict, as_json: bool, err: Console) -> None:

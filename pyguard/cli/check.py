@@ -4,7 +4,6 @@ extra is missing (:mod:`pyguard.cli.exit_codes`)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from rich.console import Console
 
 from pyguard.check import (
     GateConfig,
+    GateReport,
     check_runs,
     junit_xml,
     markdown,
@@ -24,18 +24,12 @@ from pyguard.check import (
 )
 from pyguard.check.report import write_text
 from pyguard.cli._policy import config_option, policy_file, policy_line
-from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
+from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
-from pyguard.events import RunRecord
+from pyguard.trace import LoadResult
 
 __all__ = ["check"]
-
-
-def load_runs(path: str, fmt: str | None) -> tuple[list[RunRecord], str | None]:
-    """Read the runs (tolerantly, skip counts on stderr) and the format to tell the gate: pyguard/openai when given,
-    else None (each run's footer says whether it was imported from a recording, which the gate replays)."""
-    return list(load_cli_runs(path, fmt)), fmt if fmt in ("pyguard", "openai") else None
 
 
 _rate = click.FloatRange(0.0, 1.0)
@@ -72,6 +66,13 @@ _rate = click.FloatRange(0.0, 1.0)
     help="Family-wise false-alarm rate of the baseline comparison (Holm).",
 )
 @click.option(
+    "--underpowered",
+    type=click.Choice(["fail", "warn"]),
+    default="fail",
+    show_default=True,
+    help="A large worsening the runs are too few to confirm: fail the gate, or pass it with a loud warning.",
+)
+@click.option(
     "--junit-xml",
     "junit_path",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -94,6 +95,7 @@ def check(
     max_expired_rate: float | None,
     max_p95_iterations: int | None,
     alpha: float,
+    underpowered: str,
     junit_path: Path | None,
     markdown_path: Path | None,
     as_json: bool,
@@ -103,7 +105,9 @@ def check(
     Statistics per task type (and overall): the outcome mix, iterations p50/p95, tokens per run. The baseline
     comparison uses one-sided two-proportion z-tests (Fisher's exact for small counts) for rates and
     Mann-Whitney U tests for iterations and tokens, Holm-adjusted so that unchanged behaviour fails the gate
-    with probability at most --alpha. Exit 0: all checks hold; 1: a check failed; 2: bad input; 3: an optional extra missing.
+    with probability at most --alpha; below 10 runs the rank test is a permutation test. Every baseline check says
+    the smallest change it detects; a large worsening too few runs cannot confirm fails (--underpowered), a check
+    that cannot detect a change of the size that matters is a warning. Exit 0: all checks hold; 1: a check failed; 2: bad input; 3: an optional extra missing.
     """
     try:
         used = policy_file(config_path)
@@ -112,17 +116,20 @@ def check(
             max_expired_rate=max_expired_rate,
             max_p95_iterations=max_p95_iterations,
             alpha=alpha,
+            underpowered=underpowered,
         )
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
-        from pyguard.store.parquet import is_parquet
 
-        if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # DuckDB: runs never loaded
+        def columnar() -> GateReport:  # DuckDB: runs never loaded (no load option to apply)
             from pyguard.store.summaries import check_parquet
 
-            report = check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(used))
-        else:
-            records, fmt = load_runs(str(runs), fmt)
-            report = check_runs(records, gate, baseline, fmt=fmt, make_replayer=lambda: policy_replayer(used))
+            return check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(used))
+
+        def loaded(records: LoadResult) -> GateReport:
+            told = fmt if fmt in ("pyguard", "openai") else None
+            return check_runs(list(records), gate, baseline, fmt=told, make_replayer=lambda: policy_replayer(used))
+
+        report = via_columns(runs, fmt, columnar, loaded)
         if write_baseline_path is not None:
             write_baseline(report.summary, write_baseline_path)
         if junit_path is not None:

@@ -7,7 +7,6 @@ where); 3 an optional extra missing (Parquet, Ray); 1 any other pyguard error.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pyguard.cli._policy import config_option, load_policy, policy_line
-from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
+from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
 from pyguard.replay import ReplayReport
@@ -202,23 +201,20 @@ def replay(
     """Replay recorded RUNS (a file or a directory of pyguard traces or OpenAI recordings) through a policy:
     where it would stop each run and why, and the tool calls and tokens that saves."""
     from pyguard.parallel import replay_parallel
-    from pyguard.store.parquet import is_parquet
 
     try:
         config, used = load_policy(config_path)
-        if fmt in (None, "parquet") and os.path.isfile(runs) and is_parquet(runs):  # the workers read it
-            source: Any = runs
-        else:
-            source = load_cli_runs(runs, fmt)
-            if not source:
+
+        def replay_from(source: Any) -> ReplayReport:
+            return replay_parallel(source, config, backend=backend, workers=workers, address=ray_address)
+
+        def loaded(records: Any) -> ReplayReport:
+            if not records:
                 raise InputError(f"{str(runs)!r} holds no runs; nothing to replay")
-        report = replay_parallel(
-            source,
-            config,
-            backend=backend,
-            workers=workers,
-            address=ray_address,
-        )
+            return replay_from(records)
+
+        # a Parquet file with no load option: the workers read its row groups; else the one loader
+        report = via_columns(runs, fmt, lambda: replay_from(runs), loaded)
     except PyguardError as exc:  # bad input or configuration 2, a missing extra 3, the engine driven wrongly 1
         fail(exc)
     if as_json:

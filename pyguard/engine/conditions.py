@@ -4,13 +4,19 @@ and AutoGen's termination conditions).
 Every condition reads one frozen :class:`RunState` (the run after one model call: its usage, budget, hard cap and
 the stall rules' hits) and returns one :class:`StopHit` (rule, outcome, message, evidence) or None. The stall rules
 speak the same vocabulary: each finding of the stall detector is a ``stalled`` :class:`StopHit` whose
-:class:`StallSubject` says what it is about (the actions involved, their last result, whether it may stop a run).
-``a | b`` fires when either fires and reports every hit; ``a & b`` fires only when both fire. Combinators flatten:
-``a | b | c`` is one :class:`AnyOf` of three. A condition that keeps state between checks implements :meth:`reset`
-(the combinators pass it on); the policy gives every run its own copy, so concurrent runs never share one.
+:class:`StallSubject` says what it is about (the actions involved, their last result); a finding that only earns a
+reflection has ``action`` reflect. ``a | b`` fires when either fires and reports every hit; ``a & b`` fires only when
+both fire. Combinators flatten: ``a | b | c`` is one :class:`AnyOf` of three. A condition that keeps state between
+checks implements :meth:`reset` (the combinators pass it on); the policy gives every run its own copy, reset, so
+concurrent runs never share one.
 
-A condition made from configuration has a config (:mod:`pyguard.engine.stop_config`) that round-trips:
-``build_condition(c.config()) == c`` in behaviour, so a run's header can hold it and replay rebuild it.
+The precedence is in the algebra: calling a condition, ``condition(state)``, gives its verdict (a limit's hit stops;
+a stall finding reflects while the turn has reflections left, then stops), and a composition's verdict is led by
+its first hit that stops, else its first reflection; the policy's decision is that verdict.
+
+A condition made from configuration names its config model on the class (``config_model``,
+:mod:`pyguard.engine.stop_config`) and round-trips: ``build_condition(c.config()) == c`` in behaviour, so a run's
+header can hold it and replay rebuild it.
 
 The conditions themselves: hard caps (:mod:`pyguard.engine.caps`), the stall rules, iteration budget and hard cap
 (:mod:`pyguard.engine.stop_rules`), the limits of a run tree (:class:`pyguard.engine.tree.TreeBudget`); the
@@ -21,16 +27,27 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
+from pyguard.decisions import Action
 from pyguard.engine.stop_config import AllOfConfig, AnyOfConfig, StopConfig
 from pyguard.engine.usage import UsageState
 from pyguard.errors import ConfigError
 from pyguard.events import Outcome
 
-__all__ = ["RunState", "StallSubject", "StopHit", "StopCondition", "AnyOf", "AllOf", "FunctionCondition"]
+__all__ = [
+    "RunState",
+    "StallSubject",
+    "StopHit",
+    "StopCondition",
+    "AnyOf",
+    "AllOf",
+    "FunctionCondition",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +79,10 @@ class RunState:
     """Reflections injected in this turn so far."""
     max_reflections: int = 1
     """Reflections a turn may have before a stall stops it."""
+    reflected_at: int | None = None
+    """The model call after which the turn's last reflection was sent (None before one)."""
+    reflected: tuple[StopHit, ...] = ()
+    """The stall findings that reflection answered (what a second signal is compared with)."""
 
     @property
     def reflecting(self) -> bool:
@@ -72,8 +93,8 @@ class RunState:
 @dataclass(frozen=True, slots=True)
 class StallSubject:
     """What a stall rule's hit is about (:attr:`StopHit.stall`): where it was found, the actions involved and their
-    last result, and whether it may stop a run. The policy compares subjects to tell a repeated stall from a new one,
-    and the reflection quotes them."""
+    last result. The policy compares subjects to tell a repeated stall from a new one, and the reflection quotes
+    them."""
 
     iteration: int
     """The model call the stall was found after."""
@@ -84,9 +105,6 @@ class StallSubject:
     """Exact and normalised fingerprint digests of the actions involved."""
     sample: str | None = field(default=None, repr=False)
     """The last result text of the action involved (tool content: quote it as data, never as instructions)."""
-    stops: bool = True
-    """False for a finding that earns a reflection but never stops a run by itself (futility: new attempts that
-    leave a check's output unchanged are attempts, not a repeated state)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +121,23 @@ class StopHit:
     """For a hit of a combinator: the hit of every condition that fired, in order (a leaf hit has none)."""
     stall: StallSubject | None = None
     """For a stall rule's hit: what it is about (None for a limit's hit)."""
+    action: Action = Action.STOP
+    """What this hit asks for: ``stop``, or ``reflect`` (only a stall finding: it earns a reflection and never stops
+    a run by itself, as futility: new attempts that leave a check's output unchanged are attempts, not a repeated
+    state). A stall finding that may stop is reflected on first while the turn has reflections left: the verdict of
+    a condition (:meth:`StopCondition.__call__`) says which."""
+    budget: bool = False
+    """A hit of the iteration budget or the hard cap (the budget a reflection extends and productive calls earn),
+    reported beside the limits, not among them."""
 
-    @property
-    def stops(self) -> bool:
-        """Whether this hit may stop a run by itself (only a stall finding of futility may not)."""
-        return self.stall is None or self.stall.stops
+    def __post_init__(self) -> None:
+        if self.action is not Action.STOP and (
+            self.action is not Action.REFLECT or self.outcome is not Outcome.STALLED
+        ):
+            raise ConfigError(
+                f"StopHit {self.rule!r}: action {self.action!r} with outcome {self.outcome!r}; a hit stops, or (a "
+                "stall finding, outcome stalled) asks for a reflection"
+            )
 
     def leaves(self) -> tuple[StopHit, ...]:
         """The hits of the single conditions that fired (this hit itself for a leaf)."""
@@ -125,35 +155,105 @@ class StopHit:
             "message": self.message,
             "tool": s.tool,
             "fingerprints": list(s.fingerprints),
-            **({} if s.stops else {"stops": False}),
+            **({} if self.action is Action.STOP else {"stops": False}),
             **self.evidence,
         }
 
     @staticmethod
-    def combine(hits: Sequence[StopHit]) -> StopHit:
-        """One hit holding every leaf of ``hits`` (at least one), the first one's rule, outcome and message leading."""
+    def combine(hits: Sequence[StopHit], lead: StopHit | None = None, action: Action | None = None) -> StopHit:
+        """One hit holding every leaf of ``hits`` (at least one), ``lead``'s rule, outcome, message, evidence and
+        action leading (the first hit's by default; ``action`` overrides the lead's)."""
         leaves = tuple(leaf for h in hits for leaf in h.leaves())
-        first = leaves[0]
-        return StopHit(first.rule, first.outcome, first.message, first.evidence, parts=leaves, stall=first.stall)
+        first = hits[0] if lead is None else lead
+        return StopHit(
+            first.rule,
+            first.outcome,
+            first.message,
+            first.evidence,
+            parts=leaves,
+            stall=first.stall,
+            action=first.action if action is None else action,
+            budget=first.budget,
+        )
+
+
+def _judged(hit: StopHit, state: RunState) -> StopHit | None:
+    """The verdict of a condition's hit for ``state``. A limit's hit stops. A stall finding (outcome ``stalled``) is
+    reflected on while the turn has reflections left (the hit of every finding, the first leading, asks for a
+    reflection); once they are used up it stops, led by the first finding that may stop, or is no verdict at all
+    when every finding only earns a reflection (futility, with no reflection left to give)."""
+    if hit.outcome is not Outcome.STALLED:
+        return hit
+    stalls = tuple(h if h.stall is not None else replace(h, stall=StallSubject(state.iteration)) for h in hit.leaves())
+    if state.reflections < state.max_reflections:
+        return StopHit.combine(stalls, action=Action.REFLECT)
+    lead = next((h for h in stalls if h.action is Action.STOP), None)
+    return None if lead is None else StopHit.combine(stalls, lead)
+
+
+_BY_CONFIG: dict[type, type[StopCondition]] = {}
+"""Each condition class by its config model (filled as the classes are defined)."""
+
+
+def build_condition(config: StopConfig) -> StopCondition:
+    """The stop condition a config describes (the inverse of ``condition.config()``). Import it from
+    :mod:`pyguard.engine.stop`, which defines every condition class (a class registers its ``config_model`` when
+    it is defined)."""
+    cls = _BY_CONFIG.get(type(config))
+    if cls is None:
+        raise ConfigError(f"{config!r} is not a stop condition's config; use one of pyguard.engine.stop_config")
+    return cls.from_config(config)
 
 
 class StopCondition(ABC):
-    """A reason to stop a run. Compose with ``|`` (either) and ``&`` (both)."""
+    """A reason to stop a run. Compose with ``|`` (either) and ``&`` (both); call the composition for the verdict.
+
+    A condition made from configuration names its pydantic model once, on the class (``config_model``, as
+    AutoGen's ``component_config_schema``): the model's fields (all but ``kind``) are the constructor's keyword
+    arguments and the attributes of the same names, so :func:`build_condition` makes the condition from its config
+    and :meth:`config` gives the config back, with no table of builders beside them."""
+
+    config_model: ClassVar[type[BaseModel] | None] = None
+    """The model of this condition's configuration (:mod:`pyguard.engine.stop_config`); None: it has none, and a
+    trace cannot record it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        model = cls.__dict__.get("config_model")
+        if model is not None:
+            _BY_CONFIG[model] = cls
 
     @abstractmethod
     def check(self, state: RunState) -> StopHit | None:
         """The hit of this condition for ``state``, or None when it does not fire."""
 
+    def __call__(self, state: RunState) -> StopHit | None:
+        """The verdict for ``state``: this condition's hit, a stall finding judged against the turn's reflections
+        (reflect while they last, then stop); None when it does not fire. A composition's verdict is its leading
+        hit: the first hit that stops, else the first that reflects (:class:`AnyOf`)."""
+        hit = self.check(state)
+        return None if hit is None else _judged(hit, state)
+
     def reset(self) -> None:
-        """Forget what was counted between checks (stateless conditions have nothing to forget)."""
+        """Forget what was counted between checks (stateless conditions have nothing to forget). The policy calls
+        it on each run's own copy of a condition given in Python, so every run starts from nothing."""
         return None
+
+    @classmethod
+    def from_config(cls, config: Any) -> StopCondition:
+        """The condition ``config`` (an instance of ``config_model``) describes."""
+        return cls(**{k: v for k, v in config if k != "kind"})
 
     def config(self) -> StopConfig:
         """This condition as configuration (:mod:`pyguard.engine.stop_config`), to record it and rebuild it."""
-        raise ConfigError(
-            f"{self!r} has no configuration, so a trace cannot record it and replay cannot rebuild it; "
-            "pass it as Policy(extra_stop=...) (not recorded) or build it from the conditions in pyguard.engine.stop"
-        )
+        model = self.config_model
+        if model is None:
+            raise ConfigError(
+                f"{self!r} has no configuration, so a trace cannot record it and replay cannot rebuild it; "
+                "pass it as Policy(extra_stop=...) (not recorded) or build it from the conditions in "
+                "pyguard.engine.stop"
+            )
+        return model(**{k: getattr(self, k) for k in model.model_fields if k != "kind"})  # type: ignore[return-value]
 
     def __or__(self, other: StopCondition) -> AnyOf:
         return AnyOf(self, other)
@@ -175,6 +275,17 @@ class _Combinator(StopCondition):
             raise ConfigError(f"{type(self).__name__}() needs at least one condition")
         self.conditions: tuple[StopCondition, ...] = tuple(flat)
 
+    def __call__(self, state: RunState) -> StopHit | None:
+        return self.check(state)  # each condition's hit is judged where it is made
+
+    @classmethod
+    def from_config(cls, config: Any) -> StopCondition:
+        return cls(*(build_condition(c) for c in config.of))
+
+    def config(self) -> StopConfig:
+        assert self.config_model is not None
+        return self.config_model(of=[c.config() for c in self.conditions])  # type: ignore[return-value]
+
     def reset(self) -> None:
         for c in self.conditions:
             c.reset()
@@ -184,29 +295,35 @@ class _Combinator(StopCondition):
         return "(" + op.join(map(repr, self.conditions)) + ")"
 
 
+def _lead(hits: Sequence[StopHit]) -> StopHit:
+    """The precedence of a composition: the first hit that stops leads, else the first (a reflection)."""
+    return next((h for h in hits if h.action is Action.STOP), hits[0])
+
+
 class AnyOf(_Combinator):
-    """Fires when any of its conditions fires; its hit holds every hit, the first one's rule leading."""
+    """Fires when any of its conditions fires; its hit holds every verdict, the first that stops leading, else the
+    first reflection (so ``Stalled() | caps | HardCap() | IterationBudget()`` stops on a stall once the reflections
+    are used up before a cap, on a cap before the budget, and reflects only when nothing stops)."""
+
+    config_model = AnyOfConfig
 
     def check(self, state: RunState) -> StopHit | None:
-        hits = [h for c in self.conditions if (h := c.check(state)) is not None]
-        return StopHit.combine(hits) if hits else None
-
-    def config(self) -> StopConfig:
-        return AnyOfConfig(of=[c.config() for c in self.conditions])
+        hits = [h for c in self.conditions if (h := c(state)) is not None]
+        return StopHit.combine(hits, _lead(hits)) if hits else None
 
 
 class AllOf(_Combinator):
     """Fires only when all of its conditions fire; its hit holds them all. Every condition is checked each time,
     so a stateful one counts the same whether or not another fired."""
 
+    config_model = AllOfConfig
+
     def check(self, state: RunState) -> StopHit | None:
-        hits = [c.check(state) for c in self.conditions]
+        hits = [c(state) for c in self.conditions]
         if any(h is None for h in hits):
             return None
-        return StopHit.combine([h for h in hits if h is not None])
-
-    def config(self) -> StopConfig:
-        return AllOfConfig(of=[c.config() for c in self.conditions])
+        fired = [h for h in hits if h is not None]
+        return StopHit.combine(fired, _lead(fired))
 
 
 class FunctionCondition(StopCondition):

@@ -33,11 +33,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pyguard.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.same_answer import SameAnswer
-from pyguard.engine.stall_report import StallReport, action_hit, stall_hit
+from pyguard.engine.stall_report import StallReport, attempts_hit, polling_hit, stall_hit
 from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.streaks import ErrorStorm, LowGainStreak
 from pyguard.engine.writes import WriteLedger
@@ -178,7 +179,7 @@ class StallDetector:
         if stalls or self._same_answer.suggested:
             stalls = self._same_answer.follow_suggestions(stalls, step.actions)
             for h in stalls:
-                if h.stall is not None and h.stall.stops:  # futility earns a reflection, never a stop: its
+                if h.stall is not None and h.action is Action.STOP:  # futility earns a reflection, never a stop: its
                     self.fruitless.update(h.stall.ids)  # actions are not fruitless retries
         return StallReport(
             gain=gain,
@@ -205,7 +206,6 @@ class StallDetector:
         if last is None and cfg.normalised_repeats:
             last = self._by_norm.get(a.norm_id)
             how = "trivially rewritten arguments"
-        hit = None
         matched, template_hit = self._same_answer.match(iteration, r) if last is None else (False, None)
         epoch = self._writes.epoch
         canonical = {a.canonical} if last is None else last.canonical | {a.canonical}
@@ -223,7 +223,48 @@ class StallDetector:
             gain = 0.0 if matched else novelty
             entry = _Last(r.requested_at, r.result_key, 1, 0, canonical, r.is_error, epoch)
             hit = template_hit
-        elif (last.result_key != r.result_key and not barely) or new_write:  # changed, or a write re-applied
+        else:
+            gain, entry, hit = self._seen_again(
+                iteration,
+                r,
+                last,
+                novelty,
+                canonical,
+                how,
+                same_request=same_request,
+                new_write=new_write,
+                barely=barely,
+            )
+        if self._brings_something(a.exact_id, r, gain, new_write):
+            self._progress += 1
+        if r.wait:
+            self._waits += 1
+        entry.raw_key = r.raw_key
+        entry.progress = self._progress
+        entry.waits = self._waits
+        self._by_exact[a.exact_id] = entry
+        self._by_norm[a.norm_id] = entry
+        return gain, hit
+
+    def _seen_again(
+        self,
+        iteration: int,
+        r: ActionResult,
+        last: _Last,
+        novelty: float,
+        canonical: set[str],
+        how: str,
+        *,
+        same_request: bool,
+        new_write: bool,
+        barely: bool,
+    ) -> tuple[float, _Last, StopHit | None]:
+        """The gain, new memory entry and hit of a result of an action seen before (``last``): changed, a check
+        after a new attempt, a poll, a repeat after progress elsewhere in the cycle, or a repeat."""
+        cfg = self.config
+        epoch = self._writes.epoch
+        hit = None
+        if (last.result_key != r.result_key and not barely) or new_write:  # changed, or a write re-applied
             gain = max(novelty, cfg.changed_result_gain)
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, r.is_error, epoch)
         elif last.epoch < epoch and not r.write:
@@ -234,7 +275,7 @@ class StallDetector:
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, False, epoch, attempts)
             if attempts >= cfg.max_fruitless_attempts:
                 entry.fruitless = True
-                hit = self._attempts_hit(iteration, r, attempts)
+                hit = attempts_hit(iteration, r, attempts, futility_stops=cfg.futility_stops)
         elif (
             same_request
             and cfg.polling_allowance
@@ -260,7 +301,7 @@ class StallDetector:
             )
             if polls > cfg.polling_allowance or entry.poll_chars > cfg.polling_allowance_chars:
                 entry.fruitless = True
-                hit = self._polling_hit(iteration, r, polls, entry.poll_chars)
+                hit = polling_hit(iteration, r, polls, entry.poll_chars, cfg)
             else:
                 self._step_polls += 1
         elif cfg.cycle_progress and last.progress < self._progress:
@@ -273,16 +314,7 @@ class StallDetector:
             gain = 0.0
             entry = _Last(r.requested_at, r.result_key, last.count + 1, last.unchanged + 1, canonical, True, epoch)
             hit = self._repeat_hit(iteration, r, last, entry, how)
-        if self._brings_something(a.exact_id, r, gain, new_write):
-            self._progress += 1
-        if r.wait:
-            self._waits += 1
-        entry.raw_key = r.raw_key
-        entry.progress = self._progress
-        entry.waits = self._waits
-        self._by_exact[a.exact_id] = entry
-        self._by_norm[a.norm_id] = entry
-        return gain, hit
+        return gain, entry, hit
 
     def _brings_something(self, exact_id: str, r: ActionResult, gain: float, new_write: bool) -> bool:
         """Whether result ``r`` moved the run's state: a write of values never written before, or a result of
@@ -293,32 +325,6 @@ class StallDetector:
         if new_write:
             return self._writes.fresh
         return new_state and gain >= self.config.low_gain_threshold
-
-    def _attempts_hit(self, iteration: int, r: ActionResult, attempts: int) -> StopHit:
-        a = r.action
-        assert a is not None
-        return action_hit(
-            "fruitless_attempts",
-            iteration,
-            r,
-            f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
-            "the attempts are not reaching the problem.",
-            {"attempts": attempts},
-            stops=self.config.futility_stops,
-        )
-
-    def _polling_hit(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StopHit:
-        a = r.action
-        assert a is not None
-        return action_hit(
-            "polling_limit",
-            iteration,
-            r,
-            f"{a.short(80)} was polled {polls} time{'s' if polls > 1 else ''} and its result changed only in "
-            f"timestamps and ids (allowance {self.config.polling_allowance} polls, "
-            f"{self.config.polling_allowance_chars:,} characters of results).",
-            {"polls": polls, "allowance": self.config.polling_allowance, "chars": chars},
-        )
 
     def _repeat_hit(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StopHit:
         a = r.action

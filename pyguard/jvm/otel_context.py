@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from pyguard.otel.context import traceparent
-
 __all__ = ["java_traceparent"]
 
 
@@ -35,5 +33,7 @@ def java_traceparent() -> str | None:
     found = current_java_span()
     if found is None:
         return None
+    from pyguard.otel.context import traceparent  # only when there is a span: importing pyguard.run stays light
+
     trace_id, span_id, sampled = found
     return traceparent(trace_id, span_id, sampled)

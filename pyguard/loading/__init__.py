@@ -17,6 +17,11 @@ of the one format table (:mod:`pyguard.loading.formats`).
   Loading nothing at all is always an error.
 - ``terminal_tools``: names of the tools that end a run (default: a guess, see :mod:`pyguard.trace.ending`).
 - ``labels``: run id -> success from elsewhere (a mapping or a file: see :mod:`pyguard.trace.labels`).
+
+Every option applies to every format: the importers apply ``labels`` and ``terminal_tools`` as they build each run's
+footer; runs pyguard stored (a pyguard trace, Parquet) get them applied after reading by the same rules
+(:mod:`pyguard.loading.stored`); a Parquet row that is not a valid run is skipped and counted like any unreadable
+record (``strict``: raised).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 
 from pyguard.errors import InputError, UnreadableRecord
 from pyguard.loading.formats import BY_NAME, FORMAT_TABLE, FORMATS, Recording, detect_file, detect_text
+from pyguard.loading.stored import apply_options
 from pyguard.safe_reader import is_stream, read_source
 from pyguard.trace.ending import normalise_tool_names
 from pyguard.trace.labels import Labels, load_labels
@@ -80,6 +86,11 @@ def _stem(name: str) -> str:
     return Path(name).stem
 
 
+_STORED = frozenset({"pyguard", "parquet"})
+"""Formats pyguard itself wrote: their runs carry footers, so the options are applied after reading
+(:mod:`pyguard.loading.stored`); every other format's importer applies them while it builds the footers."""
+
+
 def _parse_file(
     name: str, fmt: str | None, log: SkipLog, terminal_tools: frozenset[str] | None, labels: Labels | None
 ) -> TraceFile:
@@ -90,7 +101,11 @@ def _parse_file(
         fmt = rec.detect()
         if fmt is None:
             return TraceFile(path=rec.shown)
-    return BY_NAME[fmt].read(rec)
+    tf = BY_NAME[fmt].read(rec)
+    if fmt in _STORED and (labels is not None or terminal_tools is not None):
+        for run in tf.runs:
+            run.record = apply_options(run.record, labels=labels, terminal_tools=terminal_tools)
+    return tf
 
 
 def _read_all(

@@ -18,8 +18,10 @@ from pyguard.otel.otlp_import import import_otlp
 from pyguard.otel.otlp_json import looks_like_otlp
 from pyguard.safe_reader import TOO_LARGE, SourceBytes, loads, oversize_error, read_source
 from pyguard.store.parquet import is_parquet, read_parquet
+from pyguard.trace.atif_import import is_atif_run, parse_atif
 from pyguard.trace.bfcl_import import is_bfcl_run, parse_bfcl
 from pyguard.trace.containers import parse_container
+from pyguard.trace.intercode_import import is_intercode_run, parse_intercode
 from pyguard.trace.labels import Labels
 from pyguard.trace.medagent_import import is_medagent_run, parse_medagent
 from pyguard.trace.miniswe_import import is_miniswe_run, parse_miniswe
@@ -117,7 +119,7 @@ def _otel(rec: Recording) -> TraceFile:
 
 
 def _parquet(rec: Recording) -> TraceFile:
-    return TraceFile(path=rec.shown, runs=read_parquet(rec.name))
+    return TraceFile(path=rec.shown, runs=read_parquet(rec.name, log=rec.log))
 
 
 def _is_tau2(obj: Any) -> bool:
@@ -153,6 +155,13 @@ FORMAT_TABLE: tuple[Format, ...] = (
         "medagent", _container(parse_medagent, is_medagent_run, named=False), run_check=is_medagent_run, specificity=5
     ),
     Format("tau2", _container(parse_tau2, _is_tau2, named=False), run_check=_is_tau2, specificity=6),
+    Format(
+        "intercode",
+        _container(parse_intercode, is_intercode_run, named=False),
+        run_check=is_intercode_run,
+        specificity=7,
+    ),
+    Format("atif", _container(parse_atif, is_atif_run, named=False), run_check=is_atif_run, specificity=8),
     Format("otel", _otel, file_check=looks_like_otlp),
     Format("parquet", _parquet, file_check=is_parquet, suffixes=(".parquet",)),
 )
@@ -233,7 +242,7 @@ def detect_text(text: str, name: str = "<input>") -> str | None:
     raise TraceFormatError(
         "cannot tell the format: the first record has neither a pyguard 'type' (" + ", ".join(RECORD_TYPES) + ") nor"
         f" the keys of a known recording (OpenAI 'messages'/'traj', ReAct text, mini-swe-agent or SWE-agent trajectory,"
-        f" BFCL 'inference_log', τ²-bench 'simulations'); {_FORMAT_HINT}",
+        f" BFCL 'inference_log', τ²-bench 'simulations', InterCode 'turn_history', ATIF 'schema_version'/'steps'); {_FORMAT_HINT}",
         path=name,
         line=1,
     )

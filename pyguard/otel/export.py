@@ -6,24 +6,26 @@ span (INTERNAL) per tool call as children. ``gen_ai.*`` attributes follow the Ge
 models, ``gen_ai.usage.*``, finish reasons, tool names and call ids); the guard's decision after each model call is
 on its chat span (``pyguard.decision.*``, ``pyguard.gain``, ``pyguard.stall.flags``; a ``pyguard.reflection`` or
 ``pyguard.stop`` span event when it reflects or stops), the run's outcome on the run span (``pyguard.outcome``,
-``pyguard.stop.rule``, ...). Each span also carries ``openinference.span.kind`` (AGENT, LLM, TOOL), so Arize Phoenix
-shows the tree with its kinds; a reflection or a stop is also an ``apply_guardrail`` span
+``pyguard.stop.rule``, ...; with content capture the task and the answer as OpenInference's ``input.value`` and
+``output.value``, which Arize Phoenix's trace list shows). Each span also carries ``openinference.span.kind`` (AGENT,
+LLM, TOOL), so Arize Phoenix shows the tree with its kinds; a reflection or a stop is also a ``run_guardrail`` span
 (:mod:`pyguard.otel.guardrail`). Message content (``gen_ai.input.messages``, ``gen_ai.output.messages``, tool
 arguments and results) is recorded only with ``capture_content=True`` or the environment variable
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``, as OpenTelemetry's GenAI instrumentations do; an export
 meant for ``pyguard replay`` needs it (replay measures what each tool result brought).
 
-Parent: by default the run span joins the context active when the run starts (an application span, an incoming
-request's trace); ``parent`` takes a W3C ``traceparent`` string, an OpenTelemetry ``Context``, or a callable
-returning either at the run's first model call (see :func:`pyguard.jvm.otel_context.java_traceparent`, which reads
-the Java side's active span when the OpenTelemetry API is on the JVM's classpath).
+Parent, with nothing to configure: the span the Java application has active on the agent's thread at a model call
+(the sensor reads it: ``IterationEvent.trace_context``); else the context the run started in
+(:meth:`pyguard.otel.GuardTelemetry.start_run`'s ``fallback``): the active Python span, or the Java span active on
+the thread that called ``guard.run`` / ``run_scenario`` / ``chat()`` (the agent may run on a thread pyguard starts,
+where that span is not current). ``parent`` (a W3C ``traceparent`` string, an OpenTelemetry ``Context``, or a
+callable returning either at the run's first model call) overrides both; it is rarely needed.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -33,6 +35,10 @@ from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
 from pyguard.otel.guardrail import guardrail_attributes, is_intervention
+from pyguard.otel.messages import error_type as _error_type
+from pyguard.otel.messages import gain as _gain
+from pyguard.otel.messages import input_messages, output_messages
+from pyguard.otel.messages import request_model as _request_model
 from pyguard.otel.metrics import ClientMetrics
 from pyguard.otel.providers import provider_name
 
@@ -40,7 +46,6 @@ __all__ = ["RunSpans", "trace_api"]
 
 log = logging.getLogger(__name__)
 _TRACER_NAME = "pyguard"
-_FINISH = {"STOP": "stop", "LENGTH": "length", "TOOL_EXECUTION": "tool_call", "CONTENT_FILTER": "content_filter"}
 
 
 def trace_api() -> Any:
@@ -59,63 +64,6 @@ def _clean(attrs: Mapping[str, Any]) -> dict[str, Any]:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def input_messages(observations: Sequence[Observation]) -> list[dict[str, Any]]:
-    """What arrived in a model call's request since the previous call, as GenAI input messages."""
-    out: list[dict[str, Any]] = []
-    for o in observations:
-        if o.kind == "tool":
-            part = _clean({"type": "tool_call_response", "id": o.tool_call_id, "response": o.text})
-            msg: dict[str, Any] = {"role": "tool", "parts": [part]}
-            if o.tool_name is not None:
-                msg["name"] = o.tool_name
-            if o.is_error:
-                msg["is_error"] = True
-            out.append(msg)
-        else:
-            out.append({"role": o.kind, "parts": [{"type": "text", "content": o.text}]})
-    return out
-
-
-def output_messages(event: IterationEvent) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    if event.text is not None:
-        parts.append({"type": "text", "content": event.text})
-    for call in event.tool_calls:
-        parts.append(
-            _clean({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments})
-        )  # the raw string, byte for byte (may be bad JSON)
-    reason = _FINISH.get(event.finish_reason or "", (event.finish_reason or "").lower() or None)
-    if reason is None:
-        reason = "tool_call" if event.tool_calls else ("error" if event.error else "stop")
-    return [{"role": "assistant", "parts": parts, "finish_reason": reason}]
-
-
-_CLASS_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
-
-
-def _error_type(error: str) -> str:
-    """The exception class of a model call's error (``"ClassName: message"``), or ``"error"`` when the text does
-    not start with one (``error.type`` is exported without content capture: never a free-text message)."""
-    head = error.split(":", 1)[0].strip()
-    return head if _CLASS_NAME.fullmatch(head) else "error"
-
-
-def _request_model(event: IterationEvent) -> str | None:
-    """The model the call asked for: ``request_model``; for a recording that has neither it nor ``response_model``,
-    its one ``model``; None when only the response named a model."""
-    if event.request_model is not None or event.response_model is not None:
-        return event.request_model
-    return event.model
-
-
-def _gain(decision: Decision) -> float | None:
-    ev = decision.evidence
-    if isinstance(ev.get("gain"), int | float):
-        return float(ev["gain"])
-    gains = ev.get("gains")
-    return float(gains[-1]) if isinstance(gains, list) and gains else None
 
 
 class RunSpans:
@@ -153,7 +101,7 @@ class RunSpans:
         self.reflections = 0
         self.conversation_id = conversation_id
         self.decisions_only = decisions_only
-        """Only the guard's interventions (apply_guardrail spans), under the application's own spans: no run, chat
+        """Only the guard's interventions (run_guardrail spans), under the application's own spans: no run, chat
         or tool spans and no usage, for applications whose instrumentation emits those already."""
         self._metrics = metrics if live and not decisions_only else None
 
@@ -194,6 +142,7 @@ class RunSpans:
                     sc.PG_AGENT_STYLE: s.agent_style,
                     sc.PG_STARTED_AT_MS: s.started_at_ms,
                     sc.PG_TASK: s.task if self.capture else None,
+                    sc.OPENINFERENCE_INPUT: s.task if self.capture else None,  # Phoenix's trace list: the input
                 }
             )
             self._run_span = self.tracer.start_span(
@@ -344,10 +293,16 @@ class RunSpans:
 
     def _guardrail(self, ctx: Any, d: Decision, iteration: int, at_ms: float) -> None:
         span = self.tracer.start_span(
-            f"{sc.OP_APPLY_GUARDRAIL} pyguard",
+            f"{sc.OP_RUN_GUARDRAIL} pyguard",
             context=ctx,
             kind=self._trace.SpanKind.INTERNAL,
-            attributes=_clean({**guardrail_attributes(d, iteration), sc.PG_REASON: self._text(d.reason or None)}),
+            attributes=_clean(
+                {
+                    **guardrail_attributes(d, iteration),
+                    sc.PG_REASON: self._text(d.reason or None),
+                    sc.GUARDRAIL_VERDICT_REASON: self._text(d.reason or None),
+                }
+            ),
             start_time=_ns(at_ms),
         )
         span.end(end_time=_ns(at_ms))
@@ -426,6 +381,7 @@ class RunSpans:
                         sc.PG_CENSORED: end.censored,
                         sc.PG_SUCCESS_LABEL: end.success_label,
                         sc.PG_ANSWER: end.answer if self.capture else None,
+                        sc.OPENINFERENCE_OUTPUT: end.answer if self.capture else None,  # and the output
                     }
                 )
             )

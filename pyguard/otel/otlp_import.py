@@ -304,7 +304,7 @@ def spans_to_runs(spans: Sequence[Span], source: str = "<spans>") -> OtlpImport:
         groups[key]  # every agent span is a run, even with nothing under it (then skipped below)
     for s in spans:
         op = s.operation
-        if op == sc.OP_APPLY_GUARDRAIL:
+        if op in sc.LEGACY_GUARDRAIL_OPERATIONS:
             continue  # pyguard's guardrail spans: the decisions, already on the model calls' spans
         if op in sc.MODEL_CALL_OPERATIONS:
             groups[owner(s)]["chat"].append(s)

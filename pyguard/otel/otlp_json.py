@@ -27,7 +27,7 @@ from pyguard._extras import require
 from pyguard.errors import InputError, TraceFormatError
 from pyguard.safe_reader import loads, read_source
 
-__all__ = ["file_exporter", "Span", "read_spans", "looks_like_otlp"]
+__all__ = ["file_exporter", "metrics_file_exporter", "Span", "read_spans", "looks_like_otlp"]
 
 
 _HEX = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{32}")
@@ -77,14 +77,18 @@ class _FileExporterMixin:
         if parent:
             os.makedirs(parent, exist_ok=True)
 
-    def export(self, spans: Sequence[Any]) -> Any:
-        _, result = _exporter_base()
+    def append(self, line: str) -> bool:
+        """Append one line (False once shut down)."""
         if self._closed:
-            return result.FAILURE
-        line = json.dumps(encode_spans_json(spans), ensure_ascii=False, separators=(",", ":")) + "\n"
+            return False
         with self._lock, open(self.path, "a", encoding="utf-8") as f:
             f.write(line)
-        return result.SUCCESS
+        return True
+
+    def export(self, spans: Sequence[Any]) -> Any:
+        _, result = _exporter_base()
+        line = json.dumps(encode_spans_json(spans), ensure_ascii=False, separators=(",", ":")) + "\n"
+        return result.SUCCESS if self.append(line) else result.FAILURE
 
     def shutdown(self) -> None:
         self._closed = True
@@ -96,6 +100,33 @@ class _FileExporterMixin:
 def file_exporter(path: str | os.PathLike[str]) -> Any:
     """An ``OtlpJsonFileExporter`` (an OpenTelemetry SpanExporter) appending OTLP JSON Lines to ``path``."""
     return __getattr__("OtlpJsonFileExporter")(path)
+
+
+def metrics_file_exporter(path: str | os.PathLike[str]) -> Any:
+    """An OpenTelemetry MetricExporter appending OTLP JSON Lines ``{"resourceMetrics": [...]}`` to ``path`` (the same
+    file as the spans may hold them: the reader skips them, as a collector's file exporter writes both)."""
+    sdk = require("opentelemetry.sdk.metrics.export", extra="otel", feature="OTLP JSON export")
+    enc = require("opentelemetry.exporter.otlp.proto.common.metrics_encoder", extra="otel", feature="OTLP JSON export")
+    json_format = require("google.protobuf.json_format", extra="otel", feature="OTLP JSON export")
+    lines = _FileExporterMixin(path)
+
+    class OtlpJsonMetricsFileExporter(sdk.MetricExporter):  # type: ignore[name-defined]
+        """Metrics as OTLP JSON Lines, one line per export."""
+
+        def export(self, metrics_data: Any, timeout_millis: float = 10_000, **kwargs: Any) -> Any:
+            message = json_format.MessageToDict(enc.encode_metrics(metrics_data), use_integers_for_enums=True)
+            if not message.get("resourceMetrics"):
+                return sdk.MetricExportResult.SUCCESS
+            ok = lines.append(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
+            return sdk.MetricExportResult.SUCCESS if ok else sdk.MetricExportResult.FAILURE
+
+        def force_flush(self, timeout_millis: float = 10_000) -> bool:
+            return True
+
+        def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
+            lines.shutdown()
+
+    return OtlpJsonMetricsFileExporter()
 
 
 def __getattr__(name: str) -> Any:
@@ -186,9 +217,14 @@ def _status_code(v: Any) -> int:
     return int(v or 0)
 
 
+_OTHER_SIGNALS = frozenset({"resourceMetrics", "resourceLogs"})
+
+
 def _spans_of(request: Any, where: str, counter: list[int]) -> Iterator[Span]:
     if isinstance(request, dict) and isinstance(request.get("result"), dict) and "resourceSpans" not in request:
         request = request["result"]  # Jaeger's /api/v3 answer: {"result": {"resourceSpans": [...]}}
+    if isinstance(request, dict) and "resourceSpans" not in request and _OTHER_SIGNALS & request.keys():
+        return  # metrics or logs, which a collector's file exporter (and GuardTelemetry.to_file) write beside spans
     if not isinstance(request, dict) or "resourceSpans" not in request:
         raise InputError(
             f"{where}: not an OTLP JSON trace export (no 'resourceSpans'); export GenAI spans as OTLP "

@@ -34,13 +34,18 @@ __all__ = [
     "TOKEN_TYPE",
     "METRIC_OPERATION_DURATION",
     "METRIC_TOKEN_USAGE",
-    "OP_APPLY_GUARDRAIL",
-    "GUARDIAN_NAME",
-    "SECURITY_DECISION_TYPE",
-    "SECURITY_TARGET_TYPE",
-    "SECURITY_POLICY_ID",
+    "OP_RUN_GUARDRAIL",
+    "GUARDRAIL_COMPONENT_NAME",
+    "GUARDRAIL_TARGET_TYPE",
+    "GUARDRAIL_TARGET_SUBTYPE",
+    "GUARDRAIL_VERDICT_TYPE",
+    "GUARDRAIL_VERDICT_REASON",
+    "GUARDRAIL_ACTION_TYPE",
+    "GUARDRAIL_POLICY_RULE_ID",
+    "LEGACY_GUARDRAIL_OPERATIONS",
     "OPENINFERENCE_SPAN_KIND",
     "OPENINFERENCE_OUTPUT",
+    "OPENINFERENCE_INPUT",
     "LANGFUSE_OBSERVATION_TYPE",
     "OP_INVOKE_AGENT",
     "OP_CHAT",
@@ -125,16 +130,25 @@ METRIC_OPERATION_DURATION = "gen_ai.client.operation.duration"
 METRIC_TOKEN_USAGE = "gen_ai.client.token.usage"
 
 # -- guard decisions as guardrail results ----------------------------------------------------------------------------
-# An ``apply_guardrail`` span per intervention, spelled three ways so each backend shows it as a guardrail: the
-# OpenTelemetry GenAI SIG's draft security-guardian conventions (``apply_guardrail``, ``gen_ai.security.*``),
-# OpenInference's span kind (Phoenix) and Langfuse's observation type.
-OP_APPLY_GUARDRAIL = "apply_guardrail"
-GUARDIAN_NAME = "gen_ai.guardian.name"
-SECURITY_DECISION_TYPE = "gen_ai.security.decision.type"
-SECURITY_TARGET_TYPE = "gen_ai.security.target.type"
-SECURITY_POLICY_ID = "gen_ai.security.policy.id"
+# A ``run_guardrail`` span per intervention, spelled three ways so each backend shows it as a guardrail: the
+# OpenTelemetry GenAI conventions' draft guardrail span (semantic-conventions-genai pull request 427, "run guardrail
+# span and security finding": ``gen_ai.guardrail.*``; it supersedes the ``apply_guardrail`` / ``gen_ai.guardian.*`` /
+# ``gen_ai.security.*`` draft of semantic-conventions pull request 3233), OpenInference's span kind (Phoenix) and
+# Langfuse's observation type.
+OP_RUN_GUARDRAIL = "run_guardrail"
+GUARDRAIL_COMPONENT_NAME = "gen_ai.guardrail.component.name"
+GUARDRAIL_TARGET_TYPE = "gen_ai.guardrail.target.type"
+GUARDRAIL_TARGET_SUBTYPE = "gen_ai.guardrail.target.subtype"
+GUARDRAIL_VERDICT_TYPE = "gen_ai.guardrail.verdict.type"
+GUARDRAIL_VERDICT_REASON = "gen_ai.guardrail.verdict.reason"
+GUARDRAIL_ACTION_TYPE = "gen_ai.guardrail.action.type"
+GUARDRAIL_POLICY_RULE_ID = "gen_ai.guardrail.security.policy.rule.id"
+LEGACY_GUARDRAIL_OPERATIONS = frozenset({"apply_guardrail", OP_RUN_GUARDRAIL})
+"""Guardrail span operations pyguard wrote, the superseded draft's included (read back from older exports)."""
 OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
 OPENINFERENCE_OUTPUT = "output.value"
+OPENINFERENCE_INPUT = "input.value"
+"""OpenInference's span input (Phoenix's trace list shows the agent span's ``input.value`` and ``output.value``)."""
 LANGFUSE_OBSERVATION_TYPE = "langfuse.observation.type"
 
 OP_INVOKE_AGENT = "invoke_agent"

@@ -4,12 +4,19 @@
     guard = Guard(telemetry=telemetry)                                         # every run now emits spans
     export_runs(load_runs("traces/"), telemetry)                               # recorded runs too
 
-The spans themselves are described in :mod:`pyguard.otel.export`. Needs the ``otel`` extra.
+The spans themselves are described in :mod:`pyguard.otel.export`. :meth:`GuardTelemetry.to_file` and
+:meth:`GuardTelemetry.to_otlp` set up the GenAI metrics with the spans: the same resource, the same file or the same
+endpoint family (``/v1/metrics`` beside ``/v1/traces``). Flushing and shutting down are bounded by ``timeout_s``
+(default :data:`DEFAULT_TIMEOUT_S`, or ``PYGUARD_OTEL_TIMEOUT_S``): with the collector down, ``shutdown()`` returns
+within about that long instead of the exporter's own retries (25-30 s). Needs the ``otel`` extra.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,14 +29,54 @@ from pyguard.otel.export import RunSpans, trace_api
 from pyguard.otel.metrics import ClientMetrics
 from pyguard.trace.records import TraceRun
 
-__all__ = ["GuardTelemetry", "export_runs"]
+__all__ = ["DEFAULT_TIMEOUT_S", "GuardTelemetry", "export_runs"]
 
+DEFAULT_TIMEOUT_S = 5.0
+"""Seconds a flush or a shutdown of the telemetry may take, and an OTLP export request (with its retries)."""
+TIMEOUT_ENV = "PYGUARD_OTEL_TIMEOUT_S"
+
+log = logging.getLogger(__name__)
 _TRACER_NAME = "pyguard"
 _MODES = ("full", "decisions")
 _MODES_HELP = (
     "'full' emits the run, model-call, tool and guardrail spans and the GenAI metrics; 'decisions' only the guard's "
     "interventions, for applications whose own instrumentation emits the GenAI spans (Quarkus LangChain4j, Spring AI)"
 )
+
+
+def _timeout_s(value: float | None) -> float:
+    """``value``, else ``PYGUARD_OTEL_TIMEOUT_S``, else :data:`DEFAULT_TIMEOUT_S`; a ConfigError naming a bad one."""
+    raw: Any = value if value is not None else os.environ.get(TIMEOUT_ENV)
+    if raw is None or raw == "":
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(raw)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        where = "timeout_s" if value is not None else TIMEOUT_ENV
+        raise ConfigError(f"{where}={raw!r} is not a positive number of seconds; the default is {DEFAULT_TIMEOUT_S:g}")
+    return seconds
+
+
+def _is_base_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).path in ("", "/")
+
+
+def _metrics_endpoint(traces: str | None) -> str | None:
+    """The OTLP/HTTP metrics URL beside a traces URL (``.../v1/traces`` -> ``.../v1/metrics``); None (the
+    ``OTEL_EXPORTER_OTLP_*`` variables decide) stays None; any other path is a ConfigError asking for
+    ``metrics_endpoint``."""
+    if traces is None:
+        return None
+    if traces.rstrip("/").endswith("/v1/traces"):
+        return traces.rstrip("/")[: -len("/v1/traces")] + "/v1/metrics"
+    raise ConfigError(
+        f"endpoint={traces!r} does not end in /v1/traces: pass metrics_endpoint= too (or metrics=False), so the "
+        "GenAI metrics know where to go"
+    )
 
 
 def _metrics_api() -> Any:
@@ -52,7 +99,9 @@ class GuardTelemetry:
     e.g. your chat memory id); None leaves it out: a run is not a conversation, and Langfuse groups spans by it.
     ``mode="decisions"``: only the guard's interventions, as guardrail spans under the application's own spans (see
     :mod:`pyguard.otel.guardrail`), for applications that already emit GenAI spans. ``meter_provider``: where the
-    GenAI client metrics go (the global one by default; ``metrics=False`` for none)."""
+    GenAI client metrics go (the global one by default; ``metrics=False`` for none; :meth:`to_file` and
+    :meth:`to_otlp` make their own, beside the spans). ``timeout_s``: the bound on :meth:`flush` and :meth:`shutdown`
+    (default :data:`DEFAULT_TIMEOUT_S`, or the ``PYGUARD_OTEL_TIMEOUT_S`` environment variable)."""
 
     def __init__(
         self,
@@ -66,7 +115,9 @@ class GuardTelemetry:
         mode: str = "full",
         meter_provider: Any = None,
         metrics: bool = True,
+        timeout_s: float | None = None,
     ) -> None:
+        self.timeout_s = _timeout_s(timeout_s)
         if mode not in _MODES:
             raise ConfigError(f"telemetry mode {mode!r} is not one of {', '.join(_MODES)}: {_MODES_HELP}")
         trace = trace_api()
@@ -111,33 +162,74 @@ class GuardTelemetry:
 
     @classmethod
     def with_exporter(
-        cls, exporter: Any, *, service_name: str = "pyguard", batch: bool = False, **kwargs: Any
+        cls,
+        exporter: Any,
+        *,
+        service_name: str = "pyguard",
+        batch: bool = False,
+        metric_exporter: Any = None,
+        **kwargs: Any,
     ) -> GuardTelemetry:
         """A telemetry with its own SDK tracer provider exporting to ``exporter`` (simple processor: each span
-        is exported when it ends; ``batch=True`` for a batch processor)."""
+        is exported when it ends; ``batch=True`` for a batch processor), and, with ``metric_exporter``, its own meter
+        provider exporting the GenAI metrics there, with the same resource (read every minute and at flush and
+        shutdown)."""
         sdk = require("opentelemetry.sdk.trace", extra="otel", feature="OpenTelemetry export")
         export = require("opentelemetry.sdk.trace.export", extra="otel", feature="OpenTelemetry export")
         resources = require("opentelemetry.sdk.resources", extra="otel", feature="OpenTelemetry export")
-        provider = sdk.TracerProvider(resource=resources.Resource.create({"service.name": service_name}))
-        processor = export.BatchSpanProcessor(exporter) if batch else export.SimpleSpanProcessor(exporter)
+        timeout_ms = _timeout_s(kwargs.get("timeout_s")) * 1000.0
+        resource = resources.Resource.create({"service.name": service_name})
+        provider = sdk.TracerProvider(resource=resource)
+        processor = (
+            export.BatchSpanProcessor(exporter, export_timeout_millis=timeout_ms)
+            if batch
+            else export.SimpleSpanProcessor(exporter)
+        )
         provider.add_span_processor(processor)
+        wants_metrics = kwargs.get("metrics", True) and kwargs.get("mode", "full") == "full"
+        if metric_exporter is not None and wants_metrics and kwargs.get("meter_provider") is None:
+            metrics_sdk = require("opentelemetry.sdk.metrics", extra="otel", feature="OpenTelemetry metrics")
+            readers = require("opentelemetry.sdk.metrics.export", extra="otel", feature="OpenTelemetry metrics")
+            reader = readers.PeriodicExportingMetricReader(metric_exporter, export_timeout_millis=timeout_ms)
+            kwargs["meter_provider"] = metrics_sdk.MeterProvider(resource=resource, metric_readers=[reader])
         return cls(provider, **kwargs)
 
     @classmethod
     def to_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> GuardTelemetry:
-        """Spans appended to ``path`` as OTLP JSON Lines."""
-        from pyguard.otel.otlp_json import file_exporter
+        """Spans and the GenAI metrics appended to ``path`` as OTLP JSON Lines (``resourceSpans`` and
+        ``resourceMetrics`` lines, as a collector's file exporter writes them; readers of spans skip the metrics)."""
+        from pyguard.otel.otlp_json import file_exporter, metrics_file_exporter
 
-        return cls.with_exporter(file_exporter(path), **kwargs)
+        return cls.with_exporter(file_exporter(path), metric_exporter=metrics_file_exporter(path), **kwargs)
 
     @classmethod
     def to_otlp(
-        cls, endpoint: str | None = None, *, headers: Mapping[str, str] | None = None, **kwargs: Any
+        cls,
+        endpoint: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        metrics_endpoint: str | None = None,
+        **kwargs: Any,
     ) -> GuardTelemetry:
-        """Spans sent to an OTLP/HTTP endpoint (default: ``OTEL_EXPORTER_OTLP_*`` environment variables), batched."""
+        """Spans (batched) and the GenAI metrics sent to an OTLP/HTTP collector: ``endpoint`` is the traces URL
+        (``http://host:4318/v1/traces``, or the base ``http://host:4318``); the metrics go to ``/v1/metrics`` beside it
+        (``metrics_endpoint`` overrides); None: the ``OTEL_EXPORTER_OTLP_*`` environment variables decide both. Each
+        export request, retries included, is bounded by ``timeout_s``."""
         otlp = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", extra="otel", feature="OTLP export")
-        exporter = otlp.OTLPSpanExporter(endpoint=endpoint, headers=dict(headers) if headers else None)
-        return cls.with_exporter(exporter, batch=True, **kwargs)
+        timeout = _timeout_s(kwargs.get("timeout_s"))
+        extra = dict(headers) if headers else None
+        if endpoint is not None and _is_base_url(endpoint):  # the collector's base URL: each signal's path on it
+            endpoint = endpoint.rstrip("/") + "/v1/traces"
+        exporter = otlp.OTLPSpanExporter(endpoint=endpoint, headers=extra, timeout=timeout)
+        metric_exporter = None
+        if kwargs.get("metrics", True) and kwargs.get("mode", "full") == "full":
+            otlp_metrics = require(
+                "opentelemetry.exporter.otlp.proto.http.metric_exporter", extra="otel", feature="OTLP export"
+            )
+            metric_exporter = otlp_metrics.OTLPMetricExporter(
+                endpoint=metrics_endpoint or _metrics_endpoint(endpoint), headers=extra, timeout=timeout
+            )
+        return cls.with_exporter(exporter, batch=True, metric_exporter=metric_exporter, **kwargs)
 
     @classmethod
     def in_memory(cls, **kwargs: Any) -> tuple[GuardTelemetry, Any]:
@@ -148,21 +240,51 @@ class GuardTelemetry:
         exporter = mem.InMemorySpanExporter()
         return cls.with_exporter(exporter, **kwargs), exporter
 
-    def start_run(self, start: RunStart) -> RunSpans:
-        """The span recorder of one run (the Guard calls this when a run starts). Joins the active context
-        unless ``parent`` gives one (a callable returning None falls back to the active context too)."""
+    def start_run(self, start: RunStart, *, caller_traceparent: str | None = None) -> RunSpans:
+        """The span recorder of one run (the Guard calls this when a run starts, on the caller's thread). Its
+        fallback parent (when ``parent`` gives none and the sensor reads no Java span on the agent's thread): the
+        active Python context when it holds a span, else ``caller_traceparent`` (the Java span active on the calling
+        thread, which the agent's thread may not have), else the active context."""
         context = require("opentelemetry.context", extra="otel", feature="OpenTelemetry export")
-        return self.spans(start, clock_ms=self.clock_ms, fallback=context.get_current())
+        fallback = context.get_current()
+        if caller_traceparent and not trace_api().get_current_span(fallback).get_span_context().is_valid:
+            propagate = require(
+                "opentelemetry.trace.propagation.tracecontext", extra="otel", feature="OpenTelemetry export"
+            )
+            fallback = propagate.TraceContextTextMapPropagator().extract({"traceparent": caller_traceparent})
+        return self.spans(start, clock_ms=self.clock_ms, fallback=fallback)
 
-    def flush(self) -> None:
-        for provider in (self.provider, self.meter_provider):
-            if provider is not None and hasattr(provider, "force_flush"):
-                provider.force_flush()
+    def _providers(self) -> list[Any]:
+        return [p for p in (self.provider, self.meter_provider) if p is not None]
 
-    def shutdown(self) -> None:
-        for provider in (self.provider, self.meter_provider):
-            if provider is not None and hasattr(provider, "shutdown"):
-                provider.shutdown()
+    def flush(self) -> bool:
+        """Export what is buffered, within ``timeout_s`` per provider; False when something was not exported."""
+        ok = True
+        for provider in self._providers():
+            if hasattr(provider, "force_flush"):
+                ok = bool(provider.force_flush(int(self.timeout_s * 1000))) and ok
+        return ok
+
+    def shutdown(self) -> bool:
+        """Flush and shut the providers down, within about ``timeout_s`` in all (a collector that is down cannot
+        hold the caller longer); False when that bound was hit (what was not exported is dropped)."""
+        done = threading.Event()
+
+        def close() -> None:
+            try:
+                for provider in self._providers():
+                    if hasattr(provider, "shutdown"):
+                        provider.shutdown()
+            finally:
+                done.set()
+
+        threading.Thread(target=close, name="pyguard-telemetry-shutdown", daemon=True).start()
+        if done.wait(self.timeout_s + 1.0):
+            return True
+        log.warning(
+            "pyguard: the telemetry did not shut down within %.1f s; what was not exported is dropped", self.timeout_s
+        )
+        return False
 
 
 def export_runs(

@@ -2,13 +2,16 @@
 
 Each test has one :class:`RunCollector` (the ``pyguard_runs`` fixture); ``pyguard_guard`` adds every result it
 produces, and a test may add results it built itself (for example from a recording). When the test's call phase
-ends, :func:`keep_traces` writes the collected runs to ``<trace dir>/<test id>.jsonl`` if the keep mode says so, and
-adds a "pyguard traces" section to the test report with the path and each run's summary.
+ends, :func:`keep_traces` writes the collected runs to ``<trace dir>/<test id>.jsonl`` if the keep mode says so (a failed
+test, or an xfailed one, under the default ``failed``), and
+adds a "pyguard traces" section with the path and each run's summary: to a failed test's failure text (so JUnit XML
+carries it), else to the report's sections.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +21,7 @@ import pytest
 from pyguard.errors import InputError
 from pyguard.result import RunResult
 
-__all__ = ["RunCollector", "trace_file_name", "keep_traces"]
+__all__ = ["RunCollector", "trace_file_name", "keep_traces", "remove_earlier_traces"]
 
 REPORT_SECTION = "pyguard traces"
 
@@ -78,24 +81,57 @@ def write_trace(path: Path, results: list[RunResult]) -> Path:
 
 
 def keep_traces(
-    item: pytest.Item, report: pytest.TestReport, collector: RunCollector | None, trace_dir: Path, keep: str
+    item: pytest.Item,
+    report: pytest.TestReport,
+    collector: RunCollector | None,
+    trace_dir: Path,
+    keep: str,
+    mode: int = 0o600,
 ) -> Path | None:
-    """Write the test's runs when ``keep`` says so for this report; add the report section. Returns the path."""
+    """Write the test's runs when ``keep`` says so for this report, with permission bits ``mode``; add the report
+    section. Returns the path."""
     if collector is None or not len(collector):
         return None
-    if keep == "none" or (keep == "failed" and not report.failed):
-        return None
+    if keep == "none" or (keep == "failed" and not (report.failed or hasattr(report, "wasxfail"))):
+        return None  # an xfailed test failed as expected: its trace is kept like a failed test's
     path = trace_dir / trace_file_name(item.nodeid)
     try:
         write_trace(path, collector.results)
+        os.chmod(path, mode)
     except Exception as exc:  # a broken trace must not break the test report
-        report.sections.append((REPORT_SECTION, f"could not write the trace to {path}: {type(exc).__name__}: {exc}"))
+        add_section(report, f"could not write the trace to {path}: {type(exc).__name__}: {exc}")
         return None
     lines = [f"trace of {len(collector)} run(s): {path}"]
     lines.extend(r.summary() for r in collector)
-    report.sections.append((REPORT_SECTION, "\n".join(lines)))
+    add_section(report, "\n".join(lines))
     item.user_properties.append(("pyguard_trace", str(path)))  # JUnit XML reads them from the teardown report
     return path
+
+
+def remove_earlier_traces(trace_dir: Path) -> int:
+    """Remove the traces an earlier session kept in ``trace_dir`` (its ``*.jsonl`` files whose first record is a pyguard
+    ``run_start``; nothing else in the folder is touched). Returns how many were removed."""
+    removed = 0
+    for path in sorted(trace_dir.glob("*.jsonl")) if trace_dir.is_dir() else []:
+        try:
+            with path.open("rb") as fh:
+                first = json.loads(fh.readline(1 << 20) or b"null")
+        except (OSError, ValueError):
+            continue
+        if isinstance(first, dict) and first.get("type") == "run_start":
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def add_section(report: pytest.TestReport, text: str) -> None:
+    """The "pyguard traces" section: in a failed test's failure text (what pytest prints under the failure and JUnit XML
+    puts in ``<failure>``), else among the report's sections (printed with ``-rP`` for a passed test)."""
+    addsection = getattr(report.longrepr, "addsection", None)  # a TerminalRepr's; not a plain string's
+    if report.failed and callable(addsection):
+        addsection(REPORT_SECTION, text)
+    else:
+        report.sections.append((REPORT_SECTION, text))
 
 
 def _decisions_by_run(results: list[RunResult]) -> dict:

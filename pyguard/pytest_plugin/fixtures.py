@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,29 @@ def resolve_scenario(source: Any, test_dir: Path) -> Any:
         if looks_like_path and not os.path.isabs(text) and (test_dir / text).is_file():
             return str(test_dir / text)
     return source
+
+
+def lint_against(source: Any, tools: Any) -> None:
+    """Check the scenario ``source`` against the ``@Tool`` methods of ``tools``; raises ``ScenarioLintError``."""
+    from pyguard.jvm.scenarios import load_scenario
+    from pyguard.jvm.tool_specs import tool_specs
+    from pyguard.testing.scenario_lint import check_scenario
+
+    shown = source if isinstance(source, (str, os.PathLike)) else "(dict)"
+    check_scenario(load_scenario(source), tool_specs(tools), source=str(shown))
+
+
+def call_for_test(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` for a fixture factory: a pyguard error raised for what the test handed it (a bad scenario:
+    its file, line and column) shows with the test's own frame, not pyguard's internal ones (its traceback is cut
+    here, and this frame is hidden)."""
+    __tracebackhide__ = True
+    from pyguard.errors import PyguardError
+
+    try:
+        return fn(*args, **kwargs)
+    except PyguardError as exc:
+        raise exc.with_traceback(None) from None
 
 
 def keep_jvm_signal_handlers(*, starting: bool = False) -> bool:
@@ -84,13 +107,20 @@ def pyguard_guard(request: pytest.FixtureRequest, pyguard_jvm: Any, pyguard_runs
 
 @pytest.fixture
 def pyguard_scripted_model(request: pytest.FixtureRequest, pyguard_jvm: Any) -> Any:
-    """Factory: ``pyguard_scripted_model(scenario, seed=None)`` -> a LangChain4j ``ChatModel`` playing the scenario."""
+    """Factory: ``pyguard_scripted_model(scenario, seed=None, tools=None)`` -> a LangChain4j ``ChatModel`` playing the
+    scenario. With ``tools`` (the agent's ``@Tool`` objects or classes, as given to ``.tools(...)``), every tool call the
+    scenario scripts is first checked against them (:mod:`pyguard.testing.scenario_lint`): a misspelt tool or argument
+    fails the test naming it, instead of reaching the tool as ``null``."""
     from pyguard.jvm import scripted_model
 
     test_dir = Path(str(request.path)).parent
 
-    def make(scenario: Any, *, seed: int | None = None) -> Any:
-        return scripted_model(resolve_scenario(scenario, test_dir), seed=seed)
+    def make(scenario: Any, *, seed: int | None = None, tools: Any = None) -> Any:
+        __tracebackhide__ = True
+        source = resolve_scenario(scenario, test_dir)
+        if tools is not None:
+            call_for_test(lint_against, source, tools)
+        return call_for_test(scripted_model, source, seed=seed)
 
     return make
 
@@ -109,7 +139,8 @@ class OpenAiServers:
     def __call__(self, scenario: Any, **options: Any) -> str:
         from pyguard.jvm import start_openai_server
 
-        server = start_openai_server(resolve_scenario(scenario, self._test_dir), **options)
+        __tracebackhide__ = True
+        server = call_for_test(start_openai_server, resolve_scenario(scenario, self._test_dir), **options)
         self.servers.append(server)
         return server.base_url
 

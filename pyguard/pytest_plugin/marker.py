@@ -9,7 +9,8 @@
 - ``max_iterations``: the hard cap on model calls per run (an int >= 1).
 
 Markers on a class or module apply to every test in it; a marker closer to the test wins key by key. A bad argument
-stops the session with a ``pytest.UsageError`` naming the test, the argument and what is expected.
+is found when the tests are collected (:class:`MarkerError`, naming the test, the argument and what is expected, with
+the closest argument name for a misspelt one) and fails that test alone: the others run, and ``--co`` lists them all.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["MARKER_HELP", "MarkerArgs", "marker_args"]
+from pyguard.errors import ConfigError, did_you_mean
+
+__all__ = ["MARKER_HELP", "MarkerArgs", "MarkerError", "marker_args"]
 
 MARKER = "pyguard"
 MARKER_HELP = (
@@ -28,6 +31,11 @@ MARKER_HELP = (
     "(task type of its runs, a policy TOML file or dict laid over --pyguard-policy, a hard cap on model calls)"
 )
 _ALLOWED = ("task_type", "policy", "max_iterations")
+
+
+class MarkerError(ConfigError):
+    """A pyguard marker's bad argument: the message names the test and the argument. The plugin fails that test alone
+    with it."""
 
 
 class MarkerArgs(BaseModel):
@@ -48,7 +56,7 @@ def marker_args(item: pytest.Item) -> MarkerArgs:
     merged: dict[str, Any] = {}
     for mark in reversed(list(item.iter_markers(MARKER))):
         if mark.args:
-            raise pytest.UsageError(
+            raise MarkerError(
                 f"{item.nodeid}: @pytest.mark.pyguard takes keyword arguments only, got positional {mark.args!r}; "
                 f"write e.g. @pytest.mark.pyguard(task_type={mark.args[0]!r})"
             )
@@ -57,14 +65,15 @@ def marker_args(item: pytest.Item) -> MarkerArgs:
 
 
 def parse_marker_kwargs(kwargs: dict[str, Any], *, where: str, base: Path) -> MarkerArgs:
-    """Check marker keyword arguments; raises ``pytest.UsageError`` naming the first bad one."""
+    """Check marker keyword arguments; raises :class:`MarkerError` naming the first bad one."""
 
-    def bad(message: str) -> pytest.UsageError:
-        return pytest.UsageError(f"{where}: @pytest.mark.pyguard {message}")
+    def bad(message: str) -> MarkerError:
+        return MarkerError(f"{where}: @pytest.mark.pyguard {message}")
 
     unknown = sorted(set(kwargs) - set(_ALLOWED))
     if unknown:
-        raise bad(f"got unknown argument {unknown[0]!r}: the arguments are {', '.join(_ALLOWED)}")
+        hint = did_you_mean(unknown[0], _ALLOWED)
+        raise bad(f"got unknown argument {unknown[0]!r}{hint}: the arguments are {', '.join(_ALLOWED)}")
 
     task_type = kwargs.get("task_type")
     if task_type is not None and (not isinstance(task_type, str) or not task_type.strip()):

@@ -24,6 +24,7 @@ from pyguard.errors import ConfigError, JvmError
 __all__ = ["PluginSettings", "add_options", "settings_from_config"]
 
 KEEP_CHOICES = ("failed", "all", "none")
+RECORD_CHOICES = ("none", "once", "all")
 DEFAULT_LIVE_IMAGE = "ollama/ollama:0.5.7"
 """An Ollama release whose OpenAI-compatible endpoint supports tool calls."""
 DEFAULT_LIVE_MODEL = "qwen2.5:0.5b"
@@ -44,6 +45,14 @@ class PluginSettings(BaseModel):
     nearest ``pyguard.toml`` / ``[tool.pyguard]``, else None (the defaults)."""
     keep_traces: Literal["failed", "all", "none"] = "failed"
     """Keep the JSONL trace of failed tests only, of every test that ran a guard, or of none."""
+    trace_mode: int = 0o600
+    """Permission bits of kept trace files (traces hold prompts and tool output: owner only by default; ``0o640`` lets
+    a CI artifact collector in the same group read them)."""
+    record: Literal["none", "once", "all"] = "none"
+    """``pyguard_cassette``: replay recordings only (``none``, the default: CI never reaches a model), record the ones
+    that are missing (``once``), or record every one again (``all``)."""
+    keep_earlier_traces: bool = False
+    """Leave the traces an earlier session kept in ``trace_dir``; by default a session starts by removing them."""
     live_image: str = DEFAULT_LIVE_IMAGE
     """The container image of the live model server (``pyguard_live_model``)."""
     live_model: str = DEFAULT_LIVE_MODEL
@@ -90,6 +99,24 @@ def add_options(parser: pytest.Parser) -> None:
         choices=KEEP_CHOICES,
         help="keep the traces of failed tests (default), of all tests, or of none",
     )
+    group.addoption(
+        "--pyguard-trace-mode",
+        default=None,
+        metavar="OCTAL",
+        help="permission bits of kept trace files, e.g. 640 for group-readable (default 600: owner only)",
+    )
+    group.addoption(
+        "--pyguard-keep-earlier-traces",
+        action="store_true",
+        default=None,
+        help="leave the traces of earlier sessions in the trace dir (by default a session removes them first)",
+    )
+    group.addoption(
+        "--pyguard-record",
+        default=None,
+        choices=RECORD_CHOICES,
+        help="pyguard_cassette: replay recordings only (none, the default), record missing ones (once), or all again",
+    )
     group.addoption("--pyguard-live-image", default=None, metavar="IMAGE", help="image of the live model server")
     group.addoption("--pyguard-live-model", default=None, metavar="NAME", help="model the live server serves")
     parser.addini(
@@ -101,6 +128,14 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("pyguard_trace_dir", "where the JSONL traces of kept tests are written", default="")
     parser.addini("pyguard_policy", "a TOML file with the guard policy", default="")
     parser.addini("pyguard_keep_traces", "failed | all | none", default="")
+    parser.addini("pyguard_trace_mode", "permission bits of kept trace files, e.g. 640", default="")
+    parser.addini(
+        "pyguard_keep_earlier_traces",
+        "leave the traces of earlier sessions in the trace dir",
+        type="bool",
+        default=False,
+    )
+    parser.addini("pyguard_record", "none | once | all", default="")
     parser.addini("pyguard_live_image", "image of the live model server", default="")
     parser.addini("pyguard_live_model", "model the live server serves", default="")
 
@@ -138,18 +173,55 @@ def settings_from_config(config: pytest.Config) -> PluginSettings:
         try:
             policy = find_config_file(cli_dir)
         except ConfigError as exc:
-            raise pytest.UsageError(str(exc)) from None
+            raise pytest.UsageError(one_line(str(exc))) from None
+    if policy is not None:
+        check_policy_file(policy)
+    record = config.getoption("pyguard_record") or ini("pyguard_record") or "none"
+    if record not in RECORD_CHOICES:
+        raise pytest.UsageError(f"pyguard_record = {record!r} is not valid: use one of {', '.join(RECORD_CHOICES)}")
     try:
         return PluginSettings(
+            record=record,
             classpath=tuple(classpath),
             trace_dir=path_setting("pyguard_trace_dir", "pyguard_trace_dir"),
             policy=policy,
             keep_traces=keep,
+            trace_mode=parse_mode(config.getoption("pyguard_trace_mode") or ini("pyguard_trace_mode") or "600"),
+            keep_earlier_traces=bool(
+                config.getoption("pyguard_keep_earlier_traces") or config.getini("pyguard_keep_earlier_traces")
+            ),
             live_image=config.getoption("pyguard_live_image") or ini("pyguard_live_image") or DEFAULT_LIVE_IMAGE,
             live_model=config.getoption("pyguard_live_model") or ini("pyguard_live_model") or DEFAULT_LIVE_MODEL,
         )
     except ValidationError as exc:  # pragma: no cover - every field is checked above
         raise pytest.UsageError(f"invalid pyguard settings: {exc}") from None
+
+
+def parse_mode(text: str) -> int:
+    """``600``, ``0640`` or ``0o640`` as permission bits; a ``pytest.UsageError`` naming anything else."""
+    digits = text.strip().lower().removeprefix("0o")
+    if not digits or any(c not in "01234567" for c in digits) or int(digits, 8) > 0o777:
+        raise pytest.UsageError(
+            f"pyguard_trace_mode = {text!r} is not valid: give octal permission bits such as 600 or 640"
+        )
+    return int(digits, 8)
+
+
+def check_policy_file(policy: Path) -> None:
+    """Read the session's policy once, at configure time: a policy pyguard cannot use stops the session with one line
+    naming the file (instead of every test erroring with the same traceback)."""
+    from pyguard.engine import PolicyConfig  # the engine is plain Python: no JVM, no jpype
+    from pyguard.errors import PyguardError
+
+    try:
+        PolicyConfig.from_file(policy)
+    except (PyguardError, ValueError) as exc:
+        raise pytest.UsageError(f"pyguard policy {str(policy)!r} cannot be used: {one_line(str(exc))}") from None
+
+
+def one_line(message: str) -> str:
+    """A possibly multi-line message as one line (its lines joined by ``; ``)."""
+    return "; ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
 def _resolve(path: str, base: Path) -> str:

@@ -24,10 +24,11 @@ from pydantic import ValidationError
 
 from pyguard._extras import require
 from pyguard.decisions import Decision
-from pyguard.errors import InputError
+from pyguard.errors import InputError, UnreadableRecord
 from pyguard.events import IterationEvent, RunRecord
 from pyguard.safe_reader import loads
 from pyguard.trace.records import TraceRun
+from pyguard.trace.tolerance import SkipLog
 
 __all__ = ["run_schema", "is_parquet", "write_parquet", "read_parquet", "iter_parquet", "open_parquet", "table_to_runs"]
 
@@ -301,14 +302,28 @@ def open_parquet(path: str | os.PathLike[str]) -> Any:
 
 
 def iter_parquet(
-    path: str | os.PathLike[str], *, batch_size: int = 10_000, row_groups: Sequence[int] | None = None
+    path: str | os.PathLike[str],
+    *,
+    batch_size: int = 10_000,
+    row_groups: Sequence[int] | None = None,
+    log: SkipLog | None = None,
 ) -> Iterator[list[TraceRun]]:
-    """The runs of a pyguard Parquet file, ``batch_size`` at a time (only ``row_groups`` when given)."""
+    """The runs of a pyguard Parquet file, ``batch_size`` at a time (only ``row_groups`` when given). A row that is
+    not a valid run raises :class:`InputError`, or with ``log`` (a tolerant load) is skipped and counted there (a
+    strict log raises)."""
     f = open_parquet(path)
     for batch in f.iter_batches(batch_size=batch_size, row_groups=row_groups):
-        yield [_to_run(row, str(path)) for row in batch.to_pylist()]
+        runs = []
+        for row in batch.to_pylist():
+            try:
+                runs.append(_to_run(row, str(path)))
+            except InputError as exc:
+                if log is None:
+                    raise
+                log.skip(UnreadableRecord(str(exc), reason="Parquet row that is not a valid run"))
+        yield runs
 
 
-def read_parquet(path: str | os.PathLike[str]) -> list[TraceRun]:
-    """Every run of a pyguard Parquet file (with its decisions), in file order."""
-    return [run for batch in iter_parquet(path) for run in batch]
+def read_parquet(path: str | os.PathLike[str], *, log: SkipLog | None = None) -> list[TraceRun]:
+    """Every run of a pyguard Parquet file (with its decisions), in file order (``log``: see :func:`iter_parquet`)."""
+    return [run for batch in iter_parquet(path, log=log) for run in batch]

@@ -63,8 +63,9 @@ def repeated_actions(
     return [(fp, n) for fp, n in counts.most_common() if n > more_than]
 
 
-def describe_run(result: RunResult | RunRecord) -> str:
-    """The trace summary the assertions put in their messages (also handy in a test's own messages)."""
+def describe_run(result: RunResult | RunRecord, *, normalised: bool = False) -> str:
+    """The trace summary the assertions put in their messages (also handy in a test's own messages); its repeated
+    fingerprints counted as :func:`repeated_actions` counts them with the same ``normalised``."""
     result = _as_result(result)
     end = result.end
     lines = [
@@ -96,11 +97,12 @@ def describe_run(result: RunResult | RunRecord) -> str:
         lines.append(
             "  gains: " + " ".join(f"{g:.2f}" for g in result.gains[:40]) + (" ..." if len(result.gains) > 40 else "")
         )
-    repeats = repeated_actions(result)
+    repeats = repeated_actions(result, normalised=normalised)
+    label = "repeated fingerprints (normalised)" if normalised else "repeated fingerprints"
     if repeats:
-        lines.append("  repeated fingerprints: " + "; ".join(f"{fp[:120]} x{n}" for fp, n in repeats[:5]))
+        lines.append(f"  {label}: " + "; ".join(f"{fp[:120]} x{n}" for fp, n in repeats[:5]))
     else:
-        lines.append("  repeated fingerprints: none")
+        lines.append(f"  {label}: none")
     if end.answer:
         lines.append(f"  answer: {end.answer[:200]!r}")
     if result.trace_path:
@@ -159,7 +161,7 @@ def assert_max_repeats(result: RunResult | RunRecord, k: int, *, normalised: boo
     repeats = repeated_actions(result, more_than=k, normalised=normalised)
     if repeats:
         worst = "; ".join(f"{fp[:120]} x{n}" for fp, n in repeats[:5])
-        _fail(f"expected no action repeated more than {k} times, but: {worst}", result)
+        _fail(f"expected no action repeated more than {k} times, but: {worst}", result, normalised=normalised)
 
 
 def assert_tokens_under(result: RunResult | RunRecord, limit: int) -> None:
@@ -236,6 +238,6 @@ def _check_count(name: str, value: object) -> None:
         raise InputError(f"{name}={value!r} must be a non-negative integer")
 
 
-def _fail(headline: str, result: RunResult) -> None:
+def _fail(headline: str, result: RunResult, *, normalised: bool = False) -> None:
     __tracebackhide__ = True
-    raise AssertionError(f"{headline}\n{describe_run(result)}")
+    raise AssertionError(f"{headline}\n{describe_run(result, normalised=normalised)}")

@@ -121,7 +121,7 @@ def test_quick_real_replay_loso_json_is_well_formed() -> None:
     )
     result = json.loads(out.stdout)
     loso = result["loso"]
-    sources = {"fireact", "medagentbench", "mini-swe-agent", "tau2-gemma", "tau2-telecom"}
+    sources = {"fireact", "intercode-bash", "medagentbench", "mini-swe-agent", "tau2-gemma", "tau2-telecom"}
     assert set(loso["sources"]) == sources
     assert loso["candidates"][0] == "1-cautious" and "2-default" in loso["candidates"]
     for row in loso["sources"].values():

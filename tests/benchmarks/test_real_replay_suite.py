@@ -20,7 +20,14 @@ def test_quick_real_replay_json_shape() -> None:
     )
     result = json.loads(out.stdout)
     assert result["suite"] == "real_replay" and result["quick"] is True
-    assert set(result["sources"]) == {"fireact", "medagentbench", "mini-swe-agent", "tau2-gemma", "tau2-telecom"}
+    assert set(result["sources"]) == {
+        "fireact",
+        "intercode-bash",
+        "medagentbench",
+        "mini-swe-agent",
+        "tau2-gemma",
+        "tau2-telecom",
+    }
     for source in result["sources"].values():
         assert source["runs"] == source["successes"] + source["failures"] + source["unlabelled"] > 0
         assert set(source["policies"]) == {"pyguard", "repeat", "openhands"}
@@ -59,6 +66,13 @@ def test_the_trade_off_runs_every_policy_file_and_draws_its_plot(tmp_path: Path)
     policies = sorted(p.stem for p in (ROOT / "benchmarks" / "real_data" / "policies").glob("*.toml"))
     assert [p["policy"] for p in points] == policies and "2-default" in policies
     for p in points:
-        assert set(p["sources"]) == {"fireact", "medagentbench", "mini-swe-agent", "tau2-gemma", "tau2-telecom"}
+        assert set(p["sources"]) == {
+            "fireact",
+            "intercode-bash",
+            "medagentbench",
+            "mini-swe-agent",
+            "tau2-gemma",
+            "tau2-telecom",
+        }
         assert set(p["mean"]) >= {"false_stop_rate", "failed_calls_saved", "capped_stopped"}
     assert (tmp_path / "real_tradeoff.png").stat().st_size > 1000

@@ -61,7 +61,7 @@ def main(jars: list[str]) -> None:
                 "contexts": [e.trace_context for e in result.record.events],
                 "decisions_outcome": stopped.outcome.value,
                 "decisions_ops": [s.attributes[sc.OPERATION_NAME] for s in decisions],
-                "decisions_types": [s.attributes[sc.SECURITY_DECISION_TYPE] for s in decisions],
+                "decisions_types": [s.attributes[sc.GUARDRAIL_VERDICT_TYPE] for s in decisions],
                 "decisions_parents": sorted({f"{s.parent.span_id:016x}" for s in decisions if s.parent}),
             }
         )

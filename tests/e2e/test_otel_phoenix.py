@@ -139,7 +139,7 @@ def test_phoenix_shows_the_run_tree_and_the_guards_decisions(jvm, phoenix):
     chats = sorted(by_op["chat"], key=lambda s: s["attributes"][sc.PG_ITERATION])
     assert len(chats) == result.model_calls and by_op["execute_tool"]
     agent_id = agent["context"]["span_id"]
-    assert all(s["parent_id"] == agent_id for s in chats + by_op["execute_tool"] + by_op["apply_guardrail"])
+    assert all(s["parent_id"] == agent_id for s in chats + by_op["execute_tool"] + by_op["run_guardrail"])
     assert {s["context"]["trace_id"] for s in spans} == {agent["context"]["trace_id"]}
     # the attributes as sent: tokens and decisions per model call, the outcome on the agent
     events = result.record.events
@@ -150,9 +150,9 @@ def test_phoenix_shows_the_run_tree_and_the_guards_decisions(jvm, phoenix):
     assert {s["span_kind"] for s in chats} == {"LLM"} and {s["span_kind"] for s in by_op["execute_tool"]} == {"TOOL"}
     assert agent["span_kind"] == "AGENT"
     # the guard's decisions, as Phoenix's own guardrail spans
-    guardrails = sorted(by_op["apply_guardrail"], key=lambda s: s["attributes"][sc.PG_ITERATION])
+    guardrails = sorted(by_op["run_guardrail"], key=lambda s: s["attributes"][sc.PG_ITERATION])
     assert [s["span_kind"] for s in guardrails] == ["GUARDRAIL", "GUARDRAIL"]
-    assert [s["attributes"][sc.SECURITY_DECISION_TYPE] for s in guardrails] == ["warn", "deny"]
+    assert [s["attributes"][sc.GUARDRAIL_VERDICT_TYPE] for s in guardrails] == ["warn", "deny"]
     stop = next(d for d in result.decisions if d.action.value == "stop")
-    assert guardrails[1]["attributes"][sc.SECURITY_POLICY_ID] == stop.rule
+    assert guardrails[1]["attributes"][sc.GUARDRAIL_POLICY_RULE_ID] == stop.rule
     assert guardrails[1]["attributes"][sc.OPENINFERENCE_OUTPUT] == f"stop {stop.rule}"

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+# The plugin reads the session's policy at configure time, which imports the engine (and numpy). pytester's in-process
+# runs restore sys.modules after each inner run, and numpy cannot be imported twice in one process: import it once
+# here, so every inner run finds it loaded.
+import pyguard.engine  # noqa: F401
+
 
 def pytest_configure(config: pytest.Config) -> None:
     # pytester is pytest's own plugin for testing plugins; load it for these tests only if nobody else did.

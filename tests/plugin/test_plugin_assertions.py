@@ -166,5 +166,8 @@ def test_max_repeats_can_fold_trivial_rewrites():
         [[("get_shipment_status", '{"orderId": "SO-12345"}')], [("get_shipment_status", '{"order_id": 12345}')], "x"]
     )
     assert_max_repeats(r, 1)
-    with pytest.raises(AssertionError, match="more than 1 times"):
+    with pytest.raises(AssertionError, match="more than 1 times") as failed:
         assert_max_repeats(r, 1, normalised=True)
+    # the summary under the headline counts repeats the way the assertion did, not "none"
+    assert "repeated fingerprints (normalised): getshipmentstatus" in str(failed.value)
+    assert "repeated fingerprints: none" not in str(failed.value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.jvm
@@ -72,6 +74,39 @@ def test_a_missing_classpath_entry_fails_the_fixture_naming_it(pytester: pytest.
     )
 
 
+def test_a_bad_scenario_shows_the_tests_frame_not_pyguards(pytester: pytest.Pytester):
+    (pytester.path / "broken.json").write_text('{"turns": [\n  {"text": "hi",}\n]}\n')
+    pytester.makepyfile("def test_x(pyguard_scripted_model):\n    pyguard_scripted_model('broken.json')\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines(["*pyguard_scripted_model('broken.json')", "E   *broken.json*line 2*"])
+    assert "pyguard/jvm/" not in out and "pyguard/pytest_plugin/" not in out, out
+
+
+def test_a_scripted_model_with_tools_lints_the_scenario_first(pytester: pytest.Pytester):
+    typo = {
+        "name": "typo",
+        "toolset": "logistics",
+        "turns": [{"tool_calls": [{"name": "get_shipment_status", "arguments": {"orderID": "1"}}]}],
+    }
+    (pytester.path / "typo.json").write_text(json.dumps(typo))
+    pytester.makepyfile(
+        """
+        def test_x(pyguard_scripted_model):
+            pyguard_scripted_model("typo.json", tools="dev.pyguard.bridge.demo.LogisticsTools")
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   *ScenarioLintError: scenario *typo.json scripts 2 tool call(s) the agent's tools would not accept:",
+            "E  *$.turns*tool_calls* (get_shipment_status): unknown argument 'orderID' (did you mean 'orderId'?)*",
+        ]
+    )
+
+
 GUARD_TESTS = """
 import os
 
@@ -125,3 +160,35 @@ def test_pyguard_guard_under_xdist(pytester: pytest.Pytester):
             "run *: outcome=* reason=*",
         ]
     )
+
+
+CASSETTE_TEST = """
+from pyguard.pytest_plugin.fixtures import openai_chat_model
+
+TASK = "Order 12345 is late. Why, and what can we do about it?"
+
+def test_late_order(pyguard_guard, pyguard_cassette, pyguard_openai_server):
+    def live():
+        if LIVE_FORBIDDEN:
+            raise AssertionError("the live model was asked for while replaying")
+        return openai_chat_model(pyguard_openai_server("logistics_incident"), "gpt-test")
+
+    model = pyguard_cassette("cassettes/late.json", live=live)
+    result = pyguard_guard.run("aiservices", model, TASK, tools="logistics")
+    assert result.succeeded and result.model_calls == 4
+"""
+
+
+def test_a_test_records_against_the_local_server_once_then_replays_offline(pytester: pytest.Pytester):
+    pytester.makepyfile(test_cassette="LIVE_FORBIDDEN = False\n" + CASSETTE_TEST)
+    missing = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    missing.assert_outcomes(failed=1)
+    missing.stdout.fnmatch_lines(["*recording *late.json does not exist: record it once * --pyguard-record=once"])
+
+    recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--pyguard-record=once")
+    recorded.assert_outcomes(passed=1)
+    cassette = json.loads((pytester.path / "cassettes" / "late.json").read_text())
+    assert len(cassette["turns"]) == 4 and all("request_digest" in t for t in cassette["turns"])
+
+    pytester.makepyfile(test_cassette="LIVE_FORBIDDEN = True\n" + CASSETTE_TEST)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)  # offline: live() never called

@@ -117,6 +117,25 @@ def test_a_missing_policy_file_is_a_usage_error(pytester: pytest.Pytester):
     result.stderr.fnmatch_lines(["*pyguard policy file '*nope.toml' does not exist: fix --pyguard-policy*"])
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[stall]\nlow_gain_streek = 2\n", "*'stall.low_gain_streek'*unknown key*"),
+        ("base_budget = [\n", "*"),
+    ],
+)
+def test_a_policy_pyguard_cannot_use_stops_the_session_with_one_line(pytester: pytest.Pytester, text, message):
+    (pytester.path / "pyguard.toml").write_text(text)
+    pytester.makepyfile("def test_x(): pass\ndef test_y(): pass")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1, result.stderr.str()
+    assert "pyguard policy '" in errors[0] and "pyguard.toml' cannot be used: " in errors[0]
+    result.stderr.fnmatch_lines([f"ERROR: pyguard policy *{message}"])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
 def test_classpath_globs_expand_and_missing_entries_name_themselves(tmp_path: Path):
     (tmp_path / "dep").mkdir()
     for name in ("b.jar", "a.jar"):
@@ -144,3 +163,28 @@ def test_without_pyguard_policy_the_nearest_tool_pyguard_is_the_session_policy(p
     assert (
         read_settings(pytester.runpytest("-s", "--pyguard-policy", "given.toml")).policy == pytester.path / "given.toml"
     )
+
+
+def test_the_header_names_the_classpath_and_a_missing_class_shows_it(pytester: pytest.Pytester):
+    jar = pytester.path / "agent.jar"
+    jar.write_text("")
+    pytester.makepyfile(
+        """
+        def test_agent():
+            # what jpype.JClass raises for a class that is not on the classpath
+            raise TypeError("Class com.acme.MissingAgent is not found")
+        """
+    )
+    result = pytester.runpytest("--pyguard-classpath", str(jar), "--junitxml", str(pytester.path / "junit.xml"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"pyguard classpath: {jar}",
+            "*- pyguard classpath -*",
+            "Class com.acme.MissingAgent is not found",
+            "The agent's classpath (--pyguard-classpath / pyguard_classpath, after pyguard's own jars):",
+            f"  {jar}",
+            "Check the class's full name, that its jar is built*",
+        ]
+    )
+    assert f"  {jar}" in (pytester.path / "junit.xml").read_text()

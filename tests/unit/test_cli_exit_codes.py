@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import pyguard.cli.calibrate as cli_calibrate
-import pyguard.cli.check as cli_check
+import pyguard.cli._runs as cli_runs
 import pyguard.cli.demo as cli_demo
-import pyguard.cli.replay as cli_replay
 import pyguard.cli.tune as cli_tune
 from pyguard.check.synthetic import synth_runs
 from pyguard.cli import main
@@ -43,9 +41,10 @@ ENDINGS = [
 
 # command -> (module whose input step raises, the attribute raising, the arguments)
 COMMANDS = {
-    "replay": (cli_replay, "load_cli_runs", [str(TRACE)]),
-    "calibrate": (cli_calibrate, "load_cli_runs", [str(TRACE), "--failure-cost", "1"]),
-    "check": (cli_check, "load_cli_runs", [str(TRACE)]),
+    # replay, calibrate and check read RUNS through the one loader's shortcut chooser (pyguard.cli._runs.via_columns)
+    "replay": (cli_runs, "load_cli_runs", [str(TRACE)]),
+    "calibrate": (cli_runs, "load_cli_runs", [str(TRACE), "--failure-cost", "1"]),
+    "check": (cli_runs, "load_cli_runs", [str(TRACE)]),
     "tune": (cli_tune, "load_cli_runs", [str(TRACE)]),
     "demo": (cli_demo, "run_demo", []),
 }

@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.calibrate",
             "pyguard.tune",
             "pyguard.testing",
+            "pyguard.report",
             "pyguard.store.summaries",
         ),
     ),
@@ -45,7 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("trees", ("pyguard.nested",)),
     (
         "live calibration",
-        ("pyguard.calibrate.live",),
+        ("pyguard.calibrate.live", "pyguard.fuzzing"),
     ),
     ("front", ("pyguard.pytest_plugin", "pyguard.cli", "pyguard.__main__", "pyguard")),
 ]

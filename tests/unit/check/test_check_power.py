@@ -21,7 +21,7 @@ def facts(iterations, tokens, expired: int = 0, task_type: str = "lookup") -> li
     return out
 
 
-def test_a_large_regression_at_ten_runs_passes_with_a_warning_that_says_why():
+def test_a_large_regression_at_ten_runs_is_refused_or_passes_with_a_warning_that_says_why():
     rng = np.random.default_rng(5)
     base_it = rng.integers(3, 7, 10)
     base_tk = (base_it * 900 * rng.uniform(0.7, 1.4, 10)).astype(int)
@@ -29,15 +29,20 @@ def test_a_large_regression_at_ten_runs_passes_with_a_warning_that_says_why():
     cur_it = np.rint(base_it * 2.9 * rng.uniform(0.3, 1.7, 10)).astype(int)
     cur_tk = (base_tk * 4.7 * rng.uniform(0.2, 1.8, 10)).astype(int)
     baseline = summarize(facts(base_it, base_tk))
-    report = evaluate(summarize(facts(cur_it, cur_tk, expired=2)), GateConfig(alpha=0.05), baseline)
+    current = summarize(facts(cur_it, cur_tk, expired=2))
+    report = evaluate(current, GateConfig(alpha=0.05, underpowered="warn"), baseline)
     by_name = {c.name: c for c in report.checks}
     expired = by_name["baseline.expired_rate"]
     assert expired.passed and expired.detectable is not None and expired.detectable > 0.2
     assert "at 10 vs 10 runs it detects" in expired.message
     warned = [c for c in report.checks if c.underpowered]
     assert warned, [c.message for c in report.checks]
-    assert all(c.passed for c in warned)  # not failures: warnings, said in the notes
-    assert any(n.startswith("warning: ") and "for lack of runs" in n for n in report.notes), report.notes
+    assert all(c.passed for c in warned)  # "warn": passed, said loudly in the warnings
+    assert any("passed only for lack of runs" in w and "for lack of runs" in w for w in report.warnings)
+    # the default refuses to pass a large worsening it cannot confirm (issue 32)
+    refused = evaluate(current, GateConfig(alpha=0.05), baseline)
+    assert not refused.passed and {c.name for c in refused.failures} >= {c.name for c in warned}
+    assert all("refused: too few runs" in c.message for c in refused.failures if c.underpowered)
 
 
 def test_a_sample_large_enough_finds_what_ten_runs_could_not():

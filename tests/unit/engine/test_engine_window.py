@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-import pyguard.engine.policy as policy_module
+import pyguard.engine.results as results_module
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.window import EDGE_CHARS, WINDOW_CHARS, observed_text
 from pyguard.events import IterationEvent, Observation, ToolCall
@@ -68,13 +68,13 @@ def test_the_window_allocates_a_constant_whatever_the_texts_size():
 
 def test_the_engine_reads_no_more_than_the_window_of_a_huge_observation(monkeypatch):
     lengths: list[int] = []
-    real = policy_module.prepare_text
+    real = results_module.prepare_text
 
     def spy(text, *args, **kwargs):
         lengths.append(len(text))
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(policy_module, "prepare_text", spy)
+    monkeypatch.setattr(results_module, "prepare_text", spy)
     session = Policy(PolicyConfig()).new_run("big")
     call = ToolCall(id="c1", name="read_file", arguments='{"path": "dump.log"}')
     session.observe(

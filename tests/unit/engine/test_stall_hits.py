@@ -22,7 +22,7 @@ def test_a_repeat_is_a_stalled_hit_with_its_subject_and_the_decision_serialises_
     [hit] = s.stalls
     assert isinstance(hit, StopHit) and hit.outcome is Outcome.STALLED and hit.rule == "repeat_no_gain"
     assert hit.stall is not None and hit.stall.iteration == 3 and hit.stall.tool == "get_status"
-    assert hit.stall.sample == "in transit at Memphis" and len(hit.stall.ids) == 2 and hit.stops
+    assert hit.stall.sample == "in transit at Memphis" and len(hit.stall.ids) == 2 and hit.action is Action.STOP
     flag = ds[2].evidence["flags"][0]
     assert flag == hit.as_dict()
     assert list(flag)[:5] == ["rule", "iteration", "message", "tool", "fingerprints"]
@@ -32,16 +32,16 @@ def test_a_repeat_is_a_stalled_hit_with_its_subject_and_the_decision_serialises_
 
 def test_stalled_reports_the_run_states_hits_in_order():
     a = stall_hit("cycle", "A, B, A, B", {"times": 3}, StallSubject(4, "a", ("a()",), ("x", "y")))
-    b = stall_hit("fruitless_attempts", "tests unchanged", {"attempts": 6}, StallSubject(4, stops=False))
+    b = stall_hit("fruitless_attempts", "tests unchanged", {"attempts": 6}, StallSubject(4), Action.REFLECT)
     state = RunState(run_id="r", iteration=4, budget=10, hard_cap=150, stalls=(a, b))
     hit = Stalled().check(state)
     assert hit is not None and hit.leaves() == (a, b)
     assert (hit.rule, hit.outcome, hit.stall) == ("cycle", Outcome.STALLED, a.stall)
     assert state.reflecting and Stalled().check(RunState(run_id="r", iteration=4)) is None
-    assert not b.stops and b.as_dict()["stops"] is False and b.as_dict()["attempts"] == 6
+    assert b.action is Action.REFLECT and b.as_dict()["stops"] is False and b.as_dict()["attempts"] == 6
     # a limit's hit keeps its own form: its evidence and message, no subject
     cap = TokenCap(10).check(RunState(run_id="r", iteration=1, usage=UsageState(total_tokens=11)))
-    assert cap is not None and cap.stall is None and cap.stops
+    assert cap is not None and cap.stall is None and cap.action is Action.STOP
     assert cap.as_dict() == {**cap.evidence, "message": cap.message}
 
 

@@ -106,7 +106,7 @@ def test_without_content_no_marked_text_is_anywhere_in_the_export(tmp_path):
     telemetry.shutdown()
     text = path.read_text(encoding="utf-8")
     assert {d.action.value for d in decisions} >= {"reflect", "stop"}
-    assert "pyguard.reflection" in text and "apply_guardrail" in text and "java.io.IOException" in text
+    assert "pyguard.reflection" in text and "run_guardrail" in text and "java.io.IOException" in text
     assert MARK not in text
     with_content = tmp_path / "content.jsonl"
     telemetry = GuardTelemetry.to_file(with_content, capture_content="SPAN_ONLY")
@@ -137,16 +137,24 @@ def test_models_ids_parameters_and_guardrail_spans():
     assert chat[sc.RESPONSE_ID] == "chatcmpl-0" and chat["gen_ai.request.temperature"] == 0.2
     assert chat["gen_ai.request.max_tokens"] == 256 and tuple(chat["gen_ai.request.stop_sequences"]) == ("END",)
     assert run.attributes[sc.CONVERSATION_ID] == f"memory-{end.run_id}"
-    guardrails = by_op(spans, "apply_guardrail")
+    guardrails = by_op(spans, "run_guardrail")
     interventions = [d for d in decisions if d.action.value != "continue"]
-    assert [g.attributes[sc.SECURITY_DECISION_TYPE] for g in guardrails] == [
+    assert [g.attributes[sc.GUARDRAIL_VERDICT_TYPE] for g in guardrails] == [
         {"reflect": "warn", "stop": "deny"}[d.action.value] for d in interventions
     ]
     for g, d in zip(guardrails, interventions, strict=True):
-        assert g.parent.span_id == run.context.span_id and g.name == "apply_guardrail pyguard"
-        assert g.attributes[sc.SECURITY_POLICY_ID] == d.rule and g.attributes[sc.OPENINFERENCE_SPAN_KIND] == "GUARDRAIL"
+        assert g.parent.span_id == run.context.span_id and g.name == "run_guardrail pyguard"
+        assert (
+            g.attributes[sc.GUARDRAIL_POLICY_RULE_ID] == d.rule
+            and g.attributes[sc.OPENINFERENCE_SPAN_KIND] == "GUARDRAIL"
+        )
         assert g.attributes[sc.LANGFUSE_OBSERVATION_TYPE] == "guardrail"
         assert g.attributes[sc.OPENINFERENCE_OUTPUT] == f"{d.action.value} {d.rule}"
+        # the current draft's spelling (semantic-conventions-genai #427), none of the superseded one's
+        assert g.attributes[sc.GUARDRAIL_COMPONENT_NAME] == "pyguard"
+        assert (g.attributes[sc.GUARDRAIL_TARGET_TYPE], g.attributes[sc.GUARDRAIL_TARGET_SUBTYPE]) == ("output", "llm")
+        assert g.attributes[sc.GUARDRAIL_ACTION_TYPE] == {"reflect": "modify", "stop": "block"}[d.action.value]
+        assert not any(k.startswith(("gen_ai.guardian.", "gen_ai.security.")) for k in g.attributes)
     failed = next(c for c in by_op(spans, "chat") if c.attributes[sc.PG_ITERATION] == 3)
     assert failed.status.status_code is StatusCode.ERROR and failed.status.description == "java.io.IOException"
 
@@ -178,7 +186,7 @@ def test_decisions_only_mode_emits_guardrail_spans_under_the_apps_span():
     )
     decisions, _ = run_guarded(telemetry)
     spans = exporter.get_finished_spans()
-    assert {s.attributes[sc.OPERATION_NAME] for s in spans} == {"apply_guardrail"}
+    assert {s.attributes[sc.OPERATION_NAME] for s in spans} == {"run_guardrail"}
     assert len(spans) == sum(d.action.value != "continue" for d in decisions)
     assert all(f"{s.parent.span_id:016x}" == "00f067aa0ba902b7" for s in spans)
     assert not any(k.startswith("gen_ai.usage") for s in spans for k in s.attributes)

@@ -27,9 +27,18 @@ public final class Scenario {
 
     static final ObjectMapper MAPPER = new ObjectMapper();
 
-    /** One turn template. Exactly one of toolCalls / answer / branches is set. */
+    /**
+     * One turn template. Exactly one of toolCalls / answer / branches is set. {@code requestDigest} (a recorded run's
+     * turn): the {@link RequestDigest} of the request the turn answered when it was recorded; a replayed request whose
+     * digest differs has drifted from the recording.
+     */
     public record Turn(List<CallSpec> toolCalls, String text, String answer, List<Branch> branches,
-                       List<OnResult> onResult, Integer inputTokens, Integer outputTokens) {}
+                       List<OnResult> onResult, Integer inputTokens, Integer outputTokens, String requestDigest) {
+        public Turn(List<CallSpec> toolCalls, String text, String answer, List<Branch> branches,
+                    List<OnResult> onResult, Integer inputTokens, Integer outputTokens) {
+            this(toolCalls, text, answer, branches, onResult, inputTokens, outputTokens, null);
+        }
+    }
 
     /**
      * A tool call template: {@code arguments} is a JSON object node or a raw string (sent as-is); {@code argumentsFrom}
@@ -198,9 +207,11 @@ public final class Scenario {
     private static Turn turn(JsonNode t, String where, boolean allowRepeat) {
         if (!t.isObject()) throw new ScenarioException(where + " must be an object");
         if (allowRepeat) {
-            checkKeys(t, where, "tool_calls", "text", "answer", "branches", "on_result", "input_tokens", "output_tokens", "repeat");
+            checkKeys(t, where, "tool_calls", "text", "answer", "branches", "on_result", "input_tokens", "output_tokens",
+                    "request_digest", "repeat");
         } else {
-            checkKeys(t, where, "tool_calls", "text", "answer", "branches", "on_result", "input_tokens", "output_tokens");
+            checkKeys(t, where, "tool_calls", "text", "answer", "branches", "on_result", "input_tokens", "output_tokens",
+                    "request_digest");
         }
         int kinds = (t.has("tool_calls") ? 1 : 0) + (t.has("answer") ? 1 : 0) + (t.has("branches") ? 1 : 0);
         if (kinds != 1) throw new ScenarioException(where + " needs exactly one of 'tool_calls', 'answer', 'branches'");
@@ -246,7 +257,8 @@ public final class Scenario {
         Integer out = t.hasNonNull("output_tokens") ? t.get("output_tokens").asInt() : null;
         String answer = t.has("answer") ? t.get("answer").asText() : null;
         String text = t.hasNonNull("text") ? t.get("text").asText() : null;
-        return new Turn(calls, text, answer, branches, onResult, in, out);
+        String digest = t.hasNonNull("request_digest") ? t.get("request_digest").asText() : null;
+        return new Turn(calls, text, answer, branches, onResult, in, out, digest);
     }
 
     private static CallSpec callSpec(JsonNode c, String where) {

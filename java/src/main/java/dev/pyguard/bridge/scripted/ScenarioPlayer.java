@@ -136,7 +136,7 @@ public final class ScenarioPlayer {
                     : u.baseInputTokens() + (int) Math.ceil(v.requestChars() / u.charsPerToken());
             out = t.outputTokens() != null ? t.outputTokens() : u.outputTokens();
         }
-        return new ScriptedReply(List.copyOf(calls), text, in, out, n, recovered);
+        return new ScriptedReply(List.copyOf(calls), text, in, out, n, recovered, t.requestDigest());
     }
 
     /** The argument taken from the most recent tool result the pattern matches, or its fallback. */

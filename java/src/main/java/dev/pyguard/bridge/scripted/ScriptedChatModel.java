@@ -51,6 +51,14 @@ public final class ScriptedChatModel implements ChatModel {
         ConversationView v = view(request.messages());
         boolean toolsOffered = request.toolSpecifications() != null && !request.toolSpecifications().isEmpty();
         ScriptedReply r = player.isWrapUp(v, toolsOffered) ? player.wrapUp(v) : player.play(v);
+        if (r.requestDigest() != null && !r.requestDigest().equals(RequestDigest.of(request))) {
+            throw new ScenarioException("the agent's request drifted from the recording of scenario '"
+                    + player.scenario().name() + "': user message " + (v.userTurn() + 1) + ", model call "
+                    + (v.assistantTurns() + 1) + " was recorded for another request (digest " + r.requestDigest()
+                    + ", now " + RequestDigest.of(request) + "; the request now ends with: "
+                    + RequestDigest.lastMessage(request) + "). Re-record it (pytest --pyguard-record=all) if the change"
+                    + " is intended.");
+        }
         calls.incrementAndGet();
         if (r.recovered()) recoveries.incrementAndGet();
         if (r.inputTokens() != null) inputTokens.addAndGet(r.inputTokens());

@@ -11,9 +11,15 @@ import java.util.List;
  * @param outputTokens  null when the scenario reports no usage
  * @param turn          the 0-based turn it was chosen for
  * @param recovered     true when this is the scenario's reaction to a guard reflection
+ * @param requestDigest the recorded request's digest when the turn was recorded (else null)
  */
 public record ScriptedReply(List<Call> toolCalls, String text, Integer inputTokens, Integer outputTokens, int turn,
-                            boolean recovered) {
+                            boolean recovered, String requestDigest) {
+
+    public ScriptedReply(List<Call> toolCalls, String text, Integer inputTokens, Integer outputTokens, int turn,
+                         boolean recovered) {
+        this(toolCalls, text, inputTokens, outputTokens, turn, recovered, null);
+    }
 
     /** A tool call: {@code arguments} is the raw JSON string (possibly malformed on purpose). */
     public record Call(String id, String name, String arguments) {}
