@@ -29,6 +29,7 @@ from pyguard.ending import (
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.jvm.ending import billed_tokens, ending_of_wrap_up
+from pyguard.on_stop import STOP_MESSAGE, on_stop_for, stop_message
 from pyguard.result import RunResult
 from pyguard.trace.policy_file import dumped_policy
 from pyguard.trace.writer import trace_file_name
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import GuardedModel, WrapUpRecord
 
 __all__ = [
+    "STOP_MESSAGE",
     "ActiveRuns",
     "GuardedRun",
     "Reads",
@@ -58,10 +60,6 @@ OnStop = Literal["answer", "raise", "end"]
 agent still returns an answer; the outcome still says ``stalled``/``expired``), ``raise`` (the agent's call raises
 the Java ``GuardStopException``) or ``end`` (no model call: the agent returns the stop message, :data:`STOP_MESSAGE`
 filled in; ``answer_source="stop_message"``)."""
-
-STOP_MESSAGE = "[pyguard] The run was stopped ({outcome}, rule {rule}): {reason}. Last tool result: {found}"
-"""The default stop message of ``on_stop="end"``: ``{outcome}``, ``{rule}``, ``{reason}`` of the stop and ``{found}``,
-the run's last tool result (cut to 2,000 characters; empty with ``Guard(stop_message_content=False)``)."""
 
 WRAP_UP = (
     "Stop here: {reason}. Do not call any tool. Give your best final answer to the user's request now, from what you"
@@ -598,22 +596,6 @@ class GuardedRun:
             if event.text:
                 return event.text
         return None
-
-
-def on_stop_for(guard: RunHost, task_type: str | None) -> OnStop:
-    """What a stop of a run of ``task_type`` does: the guard's explicit ``on_stop``, else the policy's
-    (``PolicyConfig.on_stop_for``: its task type's, else the policy's own)."""
-    if getattr(guard, "on_stop_set", True):
-        return guard.on_stop
-    return guard.config.on_stop_for(task_type)
-
-
-def stop_message(guard: RunHost) -> str:
-    """The guard's stop message template (:data:`STOP_MESSAGE` by default), ``{found}`` emptied without content."""
-    template: str = getattr(guard, "stop_message", None) or STOP_MESSAGE
-    if not getattr(guard, "stop_message_content", True):
-        template = template.replace("{found}", "(not shown: stop_message_content=False)")
-    return template
 
 
 def recorded_task(task: str | Sequence[str]) -> str | None:
