@@ -27,7 +27,7 @@ from pyguard.ending import (
     token_totals,
 )
 from pyguard.errors import RunError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.jvm.ending import billed_tokens, ending_of_wrap_up
 from pyguard.on_stop import STOP_MESSAGE, on_stop_for, stop_message
 from pyguard.result import RunResult
@@ -213,6 +213,34 @@ class GuardedRun:
         if self._writer is not None:
             self._writer.catch_up(self.run_id, self.events)
 
+    # The guarded model calls this with call ``index``'s tool results, before the next call is sent.
+    def observe_results(self, index: int, observations: list[Observation]) -> Decision | None:
+        """Ask the engine about call ``index``'s tool results before the next call is sent
+        (``RunSession.observe_results``), record and return its decision, claimed as :meth:`observe` does."""
+        with self._lock:
+            if self._result is not None or self._abandoned_at is not None or self.observed_stop is not None:
+                return None
+        with self._engine_lock:
+            if self._result is not None or self.session.ended:
+                return None
+            decision = self.session.observe_results(index, observations)
+        with self._lock:
+            if self._result is not None:
+                return None
+            if not self._claim(index):
+                self._abandoned_at = index
+                return None
+            if decision.action is Action.CONTINUE:
+                return None  # nothing to act on or record: the call's own decision stands
+            # one decision per model call: the one on its results, made after the one on its response, replaces it
+            if self.decisions and self.decisions[-1].iteration == index:
+                self.decisions[-1] = decision
+            else:
+                self.decisions.append(decision)
+            if self._writer is not None:
+                self._writer.decision(self.run_id, decision)
+            return self._acted(decision)
+
     def _acted(self, decision: Decision) -> Decision:
         """What Java is told to do about ``decision`` in this run's :attr:`mode` (the recorded decision is the
         engine's, in every mode): enforce, all of it; reflect, reflections, and a stop becomes one last reflection;
@@ -264,6 +292,7 @@ class GuardedRun:
                     max_model_calls=self.fail_safe_calls(),
                     callback_timeout_ms=self.guard.callback_timeout_ms,
                     keep_events=False,
+                    results_fn=self.observe_results if self.session.config.judge_results_early else None,
                 )
             except BaseException:
                 self.abandon()  # no run is left open: its model could not be guarded

@@ -28,7 +28,7 @@ from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
-from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
+from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn, ResultsFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 
 __all__ = [
@@ -328,8 +328,12 @@ def guard_model(
     callback_timeout_ms: int = 0,
     observe_only: bool = False,
     keep_events: bool = True,
+    results_fn: ResultsFn | None = None,
 ) -> GuardedModel:
     """Wrap any Java ``ChatModel`` for one run.
+
+    ``results_fn(index, observations)``: judges the tool results of model call ``index`` before the next call is sent
+    (:class:`pyguard.jvm.callback.CallbackAdapter`); None: they are judged with the next call's event.
 
     ``max_model_calls``: the Java fail-safe cap per user turn (None: Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS``;
     a :class:`pyguard.guard.Guard` passes :func:`pyguard.limits.fail_safe_cap` of its policy).
@@ -351,7 +355,7 @@ def guard_model(
     adapter = None
     if callback is not None:
         fn = callback if not observe_only else (lambda e, _cb=callback: (_cb(e), None)[1])
-        adapter = CallbackAdapter(fn, keep_events=keep_events)
+        adapter = CallbackAdapter(fn, keep_events=keep_events, results_fn=None if observe_only else results_fn)
     # one crossing into Java for the whole set-up (each call into Java gives the GIL up and waits to take it back)
     java = java_call(
         bridge.Guarded.create,

@@ -76,3 +76,12 @@ def test_start_run_call_returns_the_stop_message(user):  # noqa: F811
         answer = run.call(lambda: str(agent.chat(TASK)))
     assert answer == run.result.answer and run.result.answer_source == "stop_message"
     assert int(counting.calls()) == run.result.model_calls
+
+
+def test_a_stop_judged_before_the_next_call_ends_with_the_message_too(user):  # noqa: F811
+    counting, ag, agent = attached(user, Guard(PolicyConfig(judge_results_early=True), on_stop="end"))
+    answer = str(agent.chat(TASK))
+    result = ag.results[-1]
+    assert result.outcome is Outcome.STALLED and result.answer_source == "stop_message", result.summary()
+    assert answer == result.answer and answer.startswith("[pyguard] The run was stopped (stalled")
+    assert int(counting.calls()) == result.model_calls  # no wrap-up call in place of the replaced call

@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #listeners()}, so every call through it is sensed without touching the user's model; the wrapped model is
  * called through its own {@code chat(...)}, so the wrapped model's own listeners still fire.
  *
- * <p>Before each model call it applies the pending decision of the previous call: proceed; append the reflection
+ * <p>Before each model call it first has the tool results that call's request carries judged ({@link
+ * GuardSensor#judgeResults}: the evidence of the previous call, judged when it exists, not one model call later), then
+ * applies the pending decision: proceed; append the reflection
  * (see {@link Reflections}) to this request; or throw {@link GuardStopException}. A STOP is sticky: every later model
  * call or tool execution of the run throws too.
  *
@@ -138,6 +140,9 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
 
     @Override
     public ChatResponse chat(ChatRequest request, ChatRequestOptions options) {
+        sensor.judgeResults(request);
+        ChatResponse early = answerBeforeCall(request);
+        if (early != null) return early;
         ChatRequest effective = prepare(request);
         ChatResponse response = ChatModel.super.chat(effective, options);
         lastRequest = effective;
@@ -152,6 +157,29 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         GuardStopException stop = stopToAnswer();
         if (stop == null) return response;
         WrapUp w = wrapUpFor(stop, effective, instruction);
+        wrapUp.compareAndSet(null, w);
+        if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
+        return w.response();
+    }
+
+    /**
+     * A stop decided on the tool results this request carries (judged before it is sent: {@link
+     * GuardSensor#judgeResults}) replaces this model call with the wrap-up when stops are answered: the conversation so
+     * far, results included, plus the instruction, and no tools. Null: the call goes on (or {@link #prepare} throws).
+     */
+    private ChatResponse answerBeforeCall(ChatRequest request) {
+        String instruction = wrapUpInstruction;
+        if (instruction == null || stopped.get() != null || closed != null) return null;
+        GuardDecision d = pending.get();
+        if (d.action() != GuardDecision.Action.STOP || !answered(d.outcome())) return null;
+        GuardStopException stop = stop(d.outcome(), d.reason(), d.rule(), false);
+        lastRequest = request;
+        lastResponse = null;
+        String salvage = stats().lastText();
+        String message = stopMessage;  // on_stop="end": the stop message, no model call
+        WrapUp w = message != null ? WrapUp.message(stop, message, request.messages())
+                : WrapUp.capHolds(stop) ? WrapUp.notMade(stop, salvage)
+                : WrapUp.call(delegate, WrapUp.request(request.messages(), null, instruction, stop.reason()), stop, salvage);
         wrapUp.compareAndSet(null, w);
         if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
         return w.response();
@@ -227,6 +255,7 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
      * appended, or the request as it is. {@link GuardedStreamingChatModel} calls it before each streamed call.
      */
     public ChatRequest prepare(ChatRequest request) {
+        sensor.judgeResults(request);  // once per model call: a no-op when chat() judged them already
         checkCanCallModel();
         GuardDecision d = pending.getAndUpdate(prev -> prev.action() == GuardDecision.Action.STOP ? prev : GuardDecision.CONTINUE);
         ChatRequest effective = request;
