@@ -93,6 +93,14 @@ class AgentGuard:
         keeps the tools of the last response from running (the run of the calling thread)."""
         return self.java.beforeToolExecutionHook()
 
+    def tools(self, *objects: Any) -> Any:
+        """Your tool objects (``@Tool`` methods) as a Java ``Map<ToolSpecification, ToolExecutor>`` for your builder's
+        ``.tools(map)``: each call keeps the policy's per-tool limits (``[caps.tool_limits]``) of the run serving the
+        calling thread; a call over its tool's limit is not run and the model reads why."""
+        from pyguard.jvm.tool_limits import limited_tools
+
+        return limited_tools(self.java, objects)
+
     def after_tool_execution(self) -> Any:
         """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran (each run's
         ``tool_calls_executed``; None without this hook)."""

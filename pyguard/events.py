@@ -204,7 +204,7 @@ class RunEnd(_Frozen):
     """For recordings: the recorded outcome label (success/reward/resolved), None when unknown."""
     censored: Flag = False
     """True when the run was cut off before it finished (it still requested tools at its last call)."""
-    answer_source: Literal["model", "wrap_up", "salvaged"] | None = None
+    answer_source: Literal["model", "wrap_up", "salvaged", "stop_message"] | None = None
     """Where ``answer`` came from: the model's own final answer; the wrap-up, one last model call with no tools after
     a stop (``Guard(on_stop="answer")``; not among ``iterations``, but in the token totals above: what was billed);
     or the last text the model wrote before the run was stopped. None without an answer, and in traces written before

@@ -80,7 +80,11 @@ class Guard:
     pyguard knows it) ends with one last model call with no tools asking for the best answer from what the run knows
     (:data:`pyguard.run.WRAP_UP`); the agent returns that answer, the outcome still says ``stalled``/``expired`` and
     ``RunResult.answer_source`` is ``"wrap_up"``. ``"raise"``: the agent's call raises the Java ``GuardStopException``
-    (``GuardedRun.call`` returns None).
+    (``GuardedRun.call`` returns None). ``"end"``: no model call after the stop; the agent returns the stop message
+    (``stop_message``, default :data:`pyguard.run.STOP_MESSAGE`: ``{outcome}``, ``{rule}``, ``{reason}`` and
+    ``{found}``, the run's last tool result, which ``stop_message_content=False`` leaves out) and
+    ``RunResult.answer_source`` is ``"stop_message"``. None (default): the policy's ``on_stop`` for the run's task
+    type (``PolicyConfig.on_stop``, ``[task_types.X] on_stop``; default ``"answer"``); a value here replaces them.
     """
 
     def __init__(
@@ -95,8 +99,10 @@ class Guard:
         verifier: Verifier | None = None,
         trace_file_mode: int = 0o600,
         telemetry: Any = None,
-        on_stop: OnStop = "answer",
+        on_stop: OnStop | None = None,
         mode: Mode | None = None,
+        stop_message: str | None = None,
+        stop_message_content: bool = True,
     ) -> None:
         from pyguard.engine import Policy, PolicyConfig
 
@@ -124,9 +130,21 @@ class Guard:
             )
         if not _is_int(trace_file_mode) or not 0 <= trace_file_mode <= 0o777:
             raise ConfigError(f"trace_file_mode={trace_file_mode!r} must be permission bits such as 0o600")
-        if on_stop not in ("answer", "raise"):
-            raise ConfigError(f"on_stop={on_stop!r} must be 'answer' (a last model call with no tools) or 'raise'")
-        self.on_stop: OnStop = on_stop
+        if on_stop not in (None, "answer", "raise", "end"):
+            raise ConfigError(
+                f"on_stop={on_stop!r} must be 'answer' (a last model call with no tools), 'raise' (the Java exception),"
+                " 'end' (the stop message, no model call) or None (the policy's)"
+            )
+        if stop_message is not None and (not isinstance(stop_message, str) or not stop_message.strip()):
+            raise ConfigError(
+                f"stop_message={stop_message!r} must be a non-empty text (placeholders: {{outcome}},"
+                " {rule}, {reason}, {found}) or None for pyguard.run.STOP_MESSAGE"
+            )
+        self.on_stop: OnStop = on_stop if on_stop is not None else self.config.on_stop
+        self.on_stop_set = on_stop is not None
+        """True when ``on_stop`` was given here: it replaces the policy's task types' (else each run reads its own)."""
+        self.stop_message = stop_message
+        self.stop_message_content = bool(stop_message_content)
         self.fail_safe_calls: int = fail_safe_calls
         self.callback_timeout_ms = callback_timeout_ms
         self.trace_file_mode = trace_file_mode

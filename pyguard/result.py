@@ -80,9 +80,18 @@ class RunResult(BaseModel):
         return self.end.tool_calls_executed
 
     @property
+    def tool_calls_blocked(self) -> dict[str, int]:
+        """The calls a per-tool limit with ``exit = "continue"`` kept from running, by tool (``[caps.tool_limits]``;
+        not among :attr:`tool_calls_executed`; the model read why instead): the footer's
+        ``evidence["tool_limits"]["blocked"]``."""
+        limits = self.end.evidence.get("tool_limits") or {}
+        return dict(limits.get("blocked") or {})
+
+    @property
     def answer_source(self) -> str | None:
         """Where :attr:`answer` came from: ``"model"`` (its final answer), ``"wrap_up"`` (one last model call with no
-        tools after a stop: ``Guard(on_stop="answer")``), ``"salvaged"`` (the last text before a stop), or None."""
+        tools after a stop: ``Guard(on_stop="answer")``), ``"salvaged"`` (the last text before a stop),
+        ``"stop_message"`` (the stop's message, no model call: ``on_stop="end"``), or None."""
         return self.end.answer_source
 
     @property

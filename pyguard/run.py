@@ -29,6 +29,7 @@ from pyguard.ending import (
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.jvm.ending import billed_tokens, ending_of_wrap_up
+from pyguard.on_stop import STOP_MESSAGE, on_stop_for, stop_message
 from pyguard.result import RunResult
 from pyguard.trace.policy_file import dumped_policy
 from pyguard.trace.writer import trace_file_name
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import GuardedModel, WrapUpRecord
 
 __all__ = [
+    "STOP_MESSAGE",
     "ActiveRuns",
     "GuardedRun",
     "Reads",
@@ -53,10 +55,11 @@ Verifier = Callable[[str], bool]
 Reads = Literal["bridge", "value"]
 """How :meth:`GuardedRun.drive` reads the agent's end: a pyguard-built agent's ``BridgeResult``, or a value/exception."""
 
-OnStop = Literal["answer", "raise"]
+OnStop = Literal["answer", "raise", "end"]
 """What a guarded run does when it is stopped: ``answer`` (one last model call with no tools, :data:`WRAP_UP`, so the
-agent still returns an answer; the outcome still says ``stalled``/``expired``) or ``raise`` (the agent's call raises
-the Java ``GuardStopException``)."""
+agent still returns an answer; the outcome still says ``stalled``/``expired``), ``raise`` (the agent's call raises
+the Java ``GuardStopException``) or ``end`` (no model call: the agent returns the stop message, :data:`STOP_MESSAGE`
+filled in; ``answer_source="stop_message"``)."""
 
 WRAP_UP = (
     "Stop here: {reason}. Do not call any tool. Give your best final answer to the user's request now, from what you"
@@ -98,6 +101,7 @@ class RunHost(Protocol):
     telemetry: Any
     active: ActiveRuns
     on_stop: OnStop
+    """The guard's explicit ``on_stop`` (it replaces the policy's and its task types'); without one the policy's."""
 
 
 class GuardedRun:
@@ -146,6 +150,8 @@ class GuardedRun:
         self._wrap_up: WrapUpRecord | None = None
         self._answered = False
         self.counts_executions = False
+        self.on_stop: OnStop = on_stop_for(guard, task_type)
+        """What a stop of this run does (the guard's explicit ``on_stop``, else the policy's for its task type)."""
         self.mode: Mode = guard.config.mode_for(task_type)
         """How this run acts on the engine's decisions (``PolicyConfig.mode``, per task type)."""
         self.observed_stop: Decision | None = None
@@ -291,9 +297,13 @@ class GuardedRun:
             except BaseException:
                 self.abandon()  # no run is left open: its model could not be guarded
                 raise
-            if self.wraps_up:  # the agent's own cap, when known, ends the turn as the guard's stop too (raise)
-                answer = self.guard.on_stop == "answer"
+            if self.wraps_up and self.on_stop == "end":  # a stop ends with its message: no model call
+                self._guarded.end_on_stop(stop_message(self.guard), self.agent_round_trips)
+            elif self.wraps_up:  # the agent's own cap, when known, ends the turn as the guard's stop too (raise)
+                answer = self.on_stop == "answer"
                 self._guarded.answer_on_stop(WRAP_UP if answer else None, self.agent_round_trips)
+            for tool, limit in sorted(self.guard.config.caps.tool_limits.items()):
+                self._guarded.limit_tool(tool, limit.limit)
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):
@@ -319,6 +329,14 @@ class GuardedRun:
         as that type and passes it to ``AiServices.builder(...).beforeToolExecution(hook)``: it needs no pyguard jar to
         compile, and a stop keeps the tools of the last response from running. Call :meth:`wrap` first."""
         return self._wrapped("before_tool_execution").before_tool_execution()
+
+    def tools(self, *objects: Any) -> Any:
+        """Your tool objects (``@Tool`` methods) as a Java ``Map<ToolSpecification, ToolExecutor>`` whose executors
+        keep the policy's per-tool limits (``[caps.tool_limits]``): a call over its tool's limit is not run and the
+        model reads why. Build your AiServices agent with ``.tools(map)``. Call :meth:`wrap` first."""
+        from pyguard.jvm.tool_limits import limited_tools
+
+        return limited_tools(self._wrapped("tools").java, objects)
 
     def after_tool_execution(self) -> Any:
         """A Java ``Consumer<dev.langchain4j.service.tool.ToolExecution>`` for ``afterToolExecution(...)``: counts the
@@ -380,7 +398,7 @@ class GuardedRun:
         result = self.drive(execute, reads="value")
         if returned:
             return returned[0]
-        return result.answer if result.end.answer_source == "wrap_up" else None
+        return result.answer if result.end.answer_source in ("wrap_up", "stop_message") else None
 
     @property
     def guarded(self) -> GuardedModel:
@@ -463,13 +481,13 @@ class GuardedRun:
         """The ending as the wrap-up makes it: the one made during the run (the agent returned its answer), or one
         made now for a loop that ended on its own cap or on a stop it raised."""
         guarded = self._guarded
-        if guarded is None or self.guard.on_stop != "answer" or not self.wraps_up:
+        if guarded is None or self.on_stop == "raise" or not self.wraps_up:
             return ending
         wrap = guarded.wrap_up()
         cancelled = ending.ending is Ending.STOPPED and ending.stop_outcome not in (Outcome.STALLED, Outcome.EXPIRED)
         if wrap is None and now and not cancelled and ending.ending in (Ending.EXHAUSTED, Ending.STOPPED):
             wrap = guarded.wrap_up_after(
-                WRAP_UP,
+                WRAP_UP if self.on_stop == "answer" else stop_message(self.guard),
                 (ending.stop_outcome or Outcome.EXPIRED).value,
                 ending.reason or "the agent's own cap ended the run without an answer",
                 "agent_cap",
@@ -561,17 +579,22 @@ class GuardedRun:
         """What this run knows of its end beside the causes, for its one footer (:class:`pyguard.ending.EndNotes`):
         its events' tokens, where the answer came from, the wrap-up's tokens, the tools that ran, an observed stop."""
         wrap = self._wrap_up
-        source: Literal["model", "wrap_up", "salvaged"] = "model" if self._answered else "salvaged"
+        source: Literal["model", "wrap_up", "salvaged", "stop_message"] = "model" if self._answered else "salvaged"
         if wrap is not None and causes.answer is not None and causes.answer == wrap.text:
-            source = "salvaged" if wrap.salvaged else "wrap_up"
+            source = "salvaged" if wrap.salvaged else "stop_message" if wrap.status == "stop_message" else "wrap_up"
         executed = None
         if self.counts_executions and self._guarded is not None:
             executed = self._guarded.stats().tool_executions
         evidence = self._observed()
+        if self.guard.config.caps.tool_limits and self._guarded is not None:
+            evidence["tool_limits"] = {
+                "limits": {t: c.limit for t, c in sorted(self.guard.config.caps.tool_limits.items())},
+                "blocked": self._guarded.blocked_tools(),
+            }
         if self._cancelled is not None and self.session.stopped is not None and self.observed_stop is None:
             # cancelled after the engine's stop (a Ctrl-C during the wrap-up): the stop stays the outcome, said here
             evidence["cancelled_after_stop"] = self._cancelled
-            if wrap is None and self.guard.on_stop == "answer" and self.wraps_up:
+            if wrap is None and self.on_stop != "raise" and self.wraps_up:
                 evidence["wrap_up"] = {"status": "interrupted", "error_kind": None, "error": self._cancelled}
         tokens, wrap_tokens = billed_tokens(token_totals(self.events), wrap, evidence)
         return EndNotes(

@@ -101,6 +101,7 @@ _SOURCES = {
     "model": "the model's final answer",
     "wrap_up": "wrap-up: one last call without tools after the stop",
     "salvaged": "salvaged: the last text before the stop",
+    "stop_message": "the stop message: no model call after the stop",
 }
 
 

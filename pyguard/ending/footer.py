@@ -67,7 +67,7 @@ class EndNotes:
 
     tokens: TokenTotals | None = None
     """The run's own model calls' tokens (default: the footer's writer counts them)."""
-    answer_source: Literal["model", "wrap_up", "salvaged"] | None = None
+    answer_source: Literal["model", "wrap_up", "salvaged", "stop_message"] | None = None
     wrap_up_tokens: TokenTotals | None = None
     """The wrap-up call's tokens, when one was made and reported usage."""
     tool_calls_executed: int | None = None

@@ -45,6 +45,7 @@ from pyguard.engine.config_tables import (
     Price,
     ReflectionConfig,
     StallConfig,
+    ToolLimitConfig,
     ToolsConfig,
 )
 from pyguard.engine.stop_config import StopConfig
@@ -54,6 +55,8 @@ from pyguard.errors import ConfigError
 __all__ = [
     "Mode",
     "ToolsConfig",
+    "ToolLimitConfig",
+    "OnStop",
     "Price",
     "CapsConfig",
     "NoveltyConfig",
@@ -94,6 +97,11 @@ Mode = Literal["observe", "reflect", "enforce"]
 the run; ``observe`` acts on none. Every decision is recorded in the trace either way."""
 
 
+OnStop = Literal["answer", "raise", "end"]
+"""What a live guard does when it stops a run: ``answer`` (one wrap-up model call with no tools), ``raise`` (the
+agent's call raises Java's ``GuardStopException``) or ``end`` (no model call: the agent returns the stop message)."""
+
+
 class TaskTypeConfig(StrictConfig):
     """Per-task-type overrides of the budget, stall settings and escalation; unset fields fall back to the
     policy's."""
@@ -113,6 +121,8 @@ class TaskTypeConfig(StrictConfig):
     :class:`StallConfig` defaults, not the policy's ``[stall]`` values)."""
     mode: Mode | None = None
     """Replaces the policy's ``mode`` for this task type."""
+    on_stop: OnStop | None = None
+    """Replaces the policy's ``on_stop`` for this task type."""
 
 
 class BudgetSettings(StrictConfig):
@@ -164,6 +174,9 @@ class PolicyConfig(StrictConfig):
     mode: Mode = "enforce"
     """How the live guard acts on its decisions: ``observe``, ``reflect`` or ``enforce`` (see :data:`Mode`); a rollout
     goes observe -> ``pyguard replay``/``tune`` on the recorded traces -> enforce."""
+    on_stop: OnStop = "answer"
+    """What a live guard does when it stops a run (see :data:`OnStop`); ``Guard(on_stop=...)`` replaces it and the
+    task types'."""
     judge_results_early: bool = False
     """Judge each call's tool results before the next call is sent (``RunSession.observe_results``; live, in the
     guarded model's request path; replay, from the next recorded request): a stop then replaces that call instead of
@@ -249,6 +262,11 @@ class PolicyConfig(StrictConfig):
         over = self.task_types.get(task_type) if task_type is not None else None
         return over.mode if over is not None and over.mode is not None else self.mode
 
+    def on_stop_for(self, task_type: str | None) -> OnStop:
+        """What a stop does for ``task_type`` (its own ``on_stop``, else the policy's)."""
+        over = self.task_types.get(task_type) if task_type is not None else None
+        return over.on_stop if over is not None and over.on_stop is not None else self.on_stop
+
     def stall_for(self, task_type: str | None) -> StallConfig:
         """The stall settings for ``task_type`` (its own ``[task_types.X.stall]`` table, else the policy's)."""
         over = self.task_types.get(task_type) if task_type is not None else None
@@ -273,7 +291,7 @@ class PolicyConfig(StrictConfig):
                 {
                     k: v
                     for k, v in over.model_dump().items()
-                    if v is not None and k not in ("escalation", "stall", "mode")
+                    if v is not None and k not in ("escalation", "stall", "mode", "on_stop")
                 }
             )
         return BudgetSettings.model_validate(values)

@@ -27,6 +27,7 @@ __all__ = [
     "Price",
     "ReflectionConfig",
     "StallConfig",
+    "ToolLimitConfig",
     "ToolsConfig",
 ]
 
@@ -40,6 +41,18 @@ class Price(StrictConfig):
     """Price per million output (completion) tokens."""
 
 
+class ToolLimitConfig(StrictConfig):
+    """A limit on one tool's executions per run, with its exit behaviour: ``continue`` (LangChain v1's
+    ``ToolCallLimitMiddleware`` default): a call over the limit is not executed, the model gets a tool result saying
+    the limit was reached and why, and the run goes on (its other tools still run). The live guard enforces it in the
+    tools' executors (``GuardedRun.tools(...)``, ``AgentGuard.tools(...)``); the blocked calls are counted apart
+    (``RunResult.tool_calls_blocked``). To end the whole run at a tool's limit, use ``max_tool_calls_per_tool``."""
+
+    limit: int = Field(ge=1)
+    """Executions of the tool a run may make."""
+    exit: Literal["continue"] = "continue"
+
+
 class CapsConfig(StrictConfig):
     """Hard limits, independent of the dynamic budget. ``None`` disables a limit. Any limit reached stops the run
     (outcome ``expired``). A limit of N means "at most N": the run stops once N is reached."""
@@ -49,7 +62,10 @@ class CapsConfig(StrictConfig):
     max_tool_calls: int | None = Field(default=None, ge=1)
     """Tool calls requested per run, all tools together."""
     max_tool_calls_per_tool: dict[str, int] = Field(default_factory=dict)
-    """Tool calls per tool name, e.g. ``{"send_email": 3}``."""
+    """Tool calls per tool name, e.g. ``{"send_email": 3}``: the run ends (``expired``) when one is reached."""
+    tool_limits: dict[str, ToolLimitConfig] = Field(default_factory=dict)
+    """Per-tool limits that block only that tool's calls over the limit (``[caps.tool_limits] send_email =
+    { limit = 2, exit = "continue" }``): see :class:`ToolLimitConfig`."""
     max_input_tokens: int | None = Field(default=None, ge=1)
     max_output_tokens: int | None = Field(default=None, ge=1)
     max_total_tokens: int | None = Field(default=None, ge=1)

@@ -143,9 +143,9 @@ class WrapUpRecord(BaseModel):
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
-    status: Literal["answered", "failed", "no_text", "not_made"] = "answered"
+    status: Literal["answered", "failed", "no_text", "not_made", "stop_message"] = "answered"
     """``answered``; ``failed`` (the call raised); ``no_text`` (an empty reply or a tool call only); ``not_made`` (a
-    cap was crossed: no model call after it)."""
+    cap was crossed: no model call after it); ``stop_message`` (``on_stop="end"``: the stop message, no model call)."""
     error_kind: str | None = None
     """The failure's kind: the exception's Java class, ``no_text`` or ``tool_call_only``."""
     salvaged: bool = False
@@ -204,6 +204,23 @@ class GuardedModel:
         ends its turn with the guard's exception). A streaming model's stop still throws (no wrap-up)."""
         if hasattr(self.java, "answerOnStop"):
             self.java.answerOnStop(instruction, int(round_trips or 0))
+
+    def end_on_stop(self, template: str, round_trips: int | None = None) -> None:
+        """End a stop without a model call (``on_stop="end"``): where :meth:`answer_on_stop` would make the wrap-up
+        call, the agent gets ``template`` filled in (``{outcome}``, ``{rule}``, ``{reason}``, ``{found}``: the run's
+        last tool result) as its final answer. A streaming model's stop still throws."""
+        if hasattr(self.java, "endOnStop"):
+            self.java.endOnStop(template, int(round_trips or 0))
+
+    def limit_tool(self, tool: str, limit: int) -> None:
+        """At most ``limit`` executions of ``tool`` in this run; later calls are not run (Java's ``ToolLimits``)."""
+        self.java.toolLimits().limit(tool, int(limit))
+
+    def blocked_tools(self) -> dict[str, int]:
+        """The calls a tool limit kept from running, by tool."""
+        if not hasattr(self.java, "toolLimits"):
+            return {}
+        return {str(k): int(v) for k, v in json.loads(str(self.java.toolLimits().blockedJson())).items()}
 
     def wrap_up(self) -> WrapUpRecord | None:
         """The wrap-up made during the run (the agent got its answer), or None."""

@@ -42,7 +42,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("jvm", ("pyguard.jvm",)),
-    ("guard", ("pyguard.run", "pyguard.interrupts", "pyguard.conversation", "pyguard.guard", "pyguard.agent_guard")),
+    (
+        "guard",
+        (
+            "pyguard.run",
+            "pyguard.on_stop",
+            "pyguard.interrupts",
+            "pyguard.conversation",
+            "pyguard.guard",
+            "pyguard.agent_guard",
+        ),
+    ),
     ("trees", ("pyguard.nested",)),
     (
         "live calibration",

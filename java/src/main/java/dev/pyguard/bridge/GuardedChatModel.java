@@ -60,9 +60,12 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
     private volatile String closed;
     /** The wrap-up instruction when a stop is answered ({@link #answerOnStop}), or null: a stop throws. */
     private volatile String wrapUpInstruction;
+    /** The stop message when a stop ends the run without a model call ({@link #endOnStop}), or null. */
+    private volatile String stopMessage;
     /** The agent's own cap on tool-calling round trips per user turn, when known (0: unknown). */
     private volatile int roundTripCap;
     private final AtomicReference<WrapUp> wrapUp = new AtomicReference<>();
+    private final ToolLimits toolLimits = new ToolLimits();
     private volatile ChatRequest lastRequest;
     private volatile AiMessage lastResponse;
 
@@ -123,6 +126,18 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         this.roundTripCap = Math.max(0, roundTripCap);
     }
 
+    /**
+     * End a stop without a model call (Python's {@code on_stop="end"}): where {@link #answerOnStop} would make the
+     * wrap-up call, the response becomes {@code template} filled in ({@link WrapUp#message}): {@code {outcome}},
+     * {@code {rule}}, {@code {reason}} and {@code {found}} (the last tool result of the run's last request, cut to
+     * {@link WrapUp#FOUND_CHARS} characters; empty when none). Null: back to {@link #answerOnStop}'s behaviour.
+     */
+    public void endOnStop(String template, int roundTripCap) {
+        this.stopMessage = template;
+        this.wrapUpInstruction = template == null ? null : "";
+        this.roundTripCap = Math.max(0, roundTripCap);
+    }
+
     @Override
     public ChatResponse chat(ChatRequest request, ChatRequestOptions options) {
         sensor.judgeResults(request);
@@ -161,7 +176,9 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         lastRequest = request;
         lastResponse = null;
         String salvage = stats().lastText();
-        WrapUp w = WrapUp.capHolds(stop) ? WrapUp.notMade(stop, salvage)
+        String message = stopMessage;  // on_stop="end": the stop message, no model call
+        WrapUp w = message != null ? WrapUp.message(stop, message, request.messages())
+                : WrapUp.capHolds(stop) ? WrapUp.notMade(stop, salvage)
                 : WrapUp.call(delegate, WrapUp.request(request.messages(), null, instruction, stop.reason()), stop, salvage);
         wrapUp.compareAndSet(null, w);
         if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
@@ -184,6 +201,8 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
 
     /** The wrap-up of {@code stop}: none after a cap (the run's last text instead), else one call on the delegate. */
     private WrapUp wrapUpFor(GuardStopException stop, ChatRequest request, String instruction) {
+        String message = stopMessage;
+        if (message != null) return WrapUp.message(stop, message, request.messages());
         String salvage = stats().lastText();
         if (WrapUp.capHolds(stop)) return WrapUp.notMade(stop, salvage);
         return WrapUp.call(delegate, WrapUp.request(request.messages(), lastResponse, instruction, stop.reason()), stop,
@@ -279,8 +298,13 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
 
     @Override
     public void afterToolExecution(ToolExecution execution) {
+        String result = execution == null ? null : execution.result();
+        if (result != null && result.startsWith(ToolLimits.BLOCKED)) return;  // blocked by a tool limit: not run
         toolExecutions.incrementAndGet();
     }
+
+    /** This run's per-tool limits ({@link ToolLimits}: a call over its tool's limit is not run, the run goes on). */
+    public ToolLimits toolLimits() { return toolLimits; }
 
     @Override
     public void recordToolExecution() {

@@ -31,7 +31,7 @@ import java.util.List;
  * @param error     why the wrap-up gave no answer of its own (its call failed, or it returned no text), or null
  * @param status    {@code answered} (the model answered), {@code failed} (the call threw), {@code no_text} (it
  *                  returned no text: an empty reply or a tool call only), {@code not_made} (a cap was crossed: no model
- *                  call after it)
+ *                  call after it), {@code stop_message} (no model call: the stop message, {@link #message})
  * @param errorKind the failure's kind: the exception's class name, {@code no_text} or {@code tool_call_only}; or null
  * @param salvaged  true when {@code text} is the run's last text, not the wrap-up's
  */
@@ -90,6 +90,30 @@ public record WrapUp(String outcome, String reason, String rule, boolean failSaf
         return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), salvage, null, null, null, null,
                 "not_made", null, salvage != null);
     }
+
+    /** The characters of the last tool result a stop message quotes ({@code {found}}). */
+    public static final int FOUND_CHARS = 2000;
+
+    /**
+     * No model call: the stop message ({@code on_stop="end"}), {@code template} with {@code {outcome}}, {@code {rule}},
+     * {@code {reason}} and {@code {found}} (the last tool result in {@code messages}) filled in; status
+     * {@code stop_message}.
+     */
+    static WrapUp message(GuardStopException stop, String template, List<ChatMessage> messages) {
+        String found = "";
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            if (messages.get(i) instanceof ToolExecutionResultMessage t && t.text() != null) {
+                found = t.text().length() > FOUND_CHARS ? t.text().substring(0, FOUND_CHARS) + "..." : t.text();
+                break;
+            }
+        }
+        String text = template.replace("{outcome}", nz(stop.outcome())).replace("{rule}", nz(stop.rule()))
+                .replace("{reason}", nz(stop.reason())).replace("{found}", found);
+        return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), text, null, null, null, null,
+                "stop_message", null, false);
+    }
+
+    private static String nz(String s) { return s == null ? "" : s; }
 
     /** True for a stop whose rule is a cap (tokens, cost, model calls, time): no model call may follow it. */
     static boolean capHolds(GuardStopException stop) {

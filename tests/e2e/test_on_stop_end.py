@@ -1,0 +1,87 @@
+"""Issue 34: ``on_stop="end"`` ends a stopped run with its stop message and no model call after the stop, counted by
+the user's own decorating ``ChatModel`` (``dev.usercode.CountingChatModel``) around a real AiServices agent
+(``dev.usercode.UserAgents``), guarded the README's way (``guard.attach`` and its tool hook)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyguard.engine import CapsConfig, PolicyConfig
+from pyguard.engine.config import TaskTypeConfig
+from pyguard.events import Outcome
+from pyguard.guard import Guard
+from tests.e2e.test_user_agent_counts import TASK, stuck_model, user  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.jvm
+
+FOUND = "Order 12345: in transit, last scan Memphis hub."
+"""What the user's tool returns: the run's last tool result, which the default stop message quotes."""
+
+
+def attached(user, guard, task_type=None):  # noqa: F811
+    Counting, UserAgents = user
+    counting = Counting(stuck_model())
+    ag = guard.attach(counting, max_tool_calling_round_trips=100, task_type=task_type)
+    return counting, ag, UserAgents.create(ag.model, ag.before_tool_execution(), 100)
+
+
+def test_end_returns_the_stop_message_and_makes_no_model_call_after_the_stop(user):  # noqa: F811
+    counting, ag, agent = attached(user, Guard(on_stop="end"))
+    answer = str(agent.chat(TASK))
+    result = ag.results[-1]
+    assert result.outcome is Outcome.STALLED, result.summary()
+    assert int(counting.calls()) == result.model_calls  # the stopped call was the last one the provider got
+    assert result.answer_source == "stop_message" and result.answer == answer
+    rule = result.evidence.get("rule")
+    assert answer.startswith(f"[pyguard] The run was stopped (stalled, rule {rule}): ") and rule
+    assert answer.endswith(f"Last tool result: {FOUND}")
+    assert result.record.end.wrap_up_tokens is None  # nothing billed beyond the run's own calls
+    assert result.total_tokens == int(counting.tokens())
+    assert result.record.end.evidence["wrap_up"]["status"] == "stop_message"
+
+
+def test_the_message_is_configurable_and_content_can_be_left_out(user):  # noqa: F811
+    guard = Guard(on_stop="end", stop_message="Stopped: {outcome}/{rule}. Found: {found}", stop_message_content=False)
+    counting, ag, agent = attached(user, guard)
+    answer = str(agent.chat(TASK))
+    result = ag.results[-1]
+    assert answer == f"Stopped: stalled/{result.evidence.get('rule')}. Found: (not shown: stop_message_content=False)"
+    assert FOUND not in answer and int(counting.calls()) == result.model_calls
+
+
+def test_on_stop_is_set_per_task_type_in_the_policy(user):  # noqa: F811
+    policy = PolicyConfig(task_types={"lookup": TaskTypeConfig(on_stop="end")})
+    counting, ag, agent = attached(user, Guard(policy), task_type="lookup")
+    agent.chat(TASK)
+    assert ag.results[-1].answer_source == "stop_message" and int(counting.calls()) == ag.results[-1].model_calls
+    counting, ag, agent = attached(user, Guard(policy))  # no task type: the policy's on_stop, "answer"
+    agent.chat(TASK)
+    assert ag.results[-1].answer_source == "wrap_up" and int(counting.calls()) == ag.results[-1].model_calls + 1
+
+
+def test_a_cap_stop_ends_with_the_message_too(user):  # noqa: F811
+    counting, ag, agent = attached(user, Guard(PolicyConfig(caps=CapsConfig(max_total_tokens=1000)), on_stop="end"))
+    answer = str(agent.chat(TASK))
+    result = ag.results[-1]
+    assert result.outcome is Outcome.EXPIRED and result.evidence.get("rule") == "cap:total_tokens"
+    assert "(expired, rule cap:total_tokens)" in answer and result.answer_source == "stop_message"
+    assert int(counting.calls()) == result.model_calls
+
+
+def test_start_run_call_returns_the_stop_message(user):  # noqa: F811
+    Counting, UserAgents = user
+    counting = Counting(stuck_model())
+    with Guard(on_stop="end").start_run(task=TASK) as run:
+        agent = UserAgents.create(run.wrap(counting), run.before_tool_execution(), 100)
+        answer = run.call(lambda: str(agent.chat(TASK)))
+    assert answer == run.result.answer and run.result.answer_source == "stop_message"
+    assert int(counting.calls()) == run.result.model_calls
+
+
+def test_a_stop_judged_before_the_next_call_ends_with_the_message_too(user):  # noqa: F811
+    counting, ag, agent = attached(user, Guard(PolicyConfig(judge_results_early=True), on_stop="end"))
+    answer = str(agent.chat(TASK))
+    result = ag.results[-1]
+    assert result.outcome is Outcome.STALLED and result.answer_source == "stop_message", result.summary()
+    assert answer == result.answer and answer.startswith("[pyguard] The run was stopped (stalled")
+    assert int(counting.calls()) == result.model_calls  # no wrap-up call in place of the replaced call

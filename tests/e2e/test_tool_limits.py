@@ -1,0 +1,89 @@
+"""Issue 34: a per-tool limit with ``exit = "continue"`` blocks only that tool's calls over the limit; the model reads
+why, the run goes on, a later call of another tool runs. On a user's own AiServices agent (``dev.usercode.Mailer``:
+its tools count the mails really sent; its provider sends three, looks an order up, then answers quoting every tool
+result), loaded from ``java/target/test-classes``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jpype
+import pytest
+
+from pyguard.engine import CapsConfig, PolicyConfig
+from pyguard.engine.config import ToolLimitConfig
+from pyguard.errors import ConfigError
+from pyguard.events import Outcome
+from pyguard.guard import Guard
+
+pytestmark = pytest.mark.jvm
+
+CLASSES = Path(__file__).resolve().parents[2] / "java" / "target" / "test-classes"
+LIMITED = PolicyConfig(caps=CapsConfig(tool_limits={"send_email": ToolLimitConfig(limit=2)}))
+
+
+@pytest.fixture(scope="module")
+def mailer(jvm):
+    if not (CLASSES / "dev" / "usercode" / "Mailer.class").exists():
+        pytest.skip("no java/target/test-classes/dev/usercode: build the Java side (mvn package)")
+    URL = jpype.JClass("java.net.URL")
+    loader = jpype.JClass("java.net.URLClassLoader")(
+        [URL(CLASSES.as_uri() + "/")], jpype.JClass("java.lang.Thread").currentThread().getContextClassLoader()
+    )
+    return jpype.JClass("dev.usercode.Mailer", loader=loader)
+
+
+def test_the_third_send_email_is_blocked_and_the_run_goes_on_to_answer(mailer):
+    tools, provider = mailer.Tools(), mailer.Provider()
+    with Guard(LIMITED).start_run(task="Tell the customer") as run:
+        wrapped = run.wrap(provider)
+        agent = mailer.create(wrapped, run.tools(tools), run.before_tool_execution())
+        answer = run.call(lambda: str(agent.chat("Keep the customer of order 12345 posted")))
+    result = run.result
+    assert int(tools.sent.get()) == 2  # the third mail was not sent
+    assert answer.startswith("Done.") and result.answer == answer and result.outcome is Outcome.SUCCEEDED
+    seen = answer.split(" | ")[1:]
+    assert seen[:2] == ["sent #1", "sent #2"]
+    assert seen[2].startswith("[pyguard] not run: the limit of 2 calls of send_email per run is reached")
+    assert seen[3] == "Order 12345: in transit."  # a later call of another tool ran
+    assert int(provider.calls()) == 5 == result.model_calls  # the run went on after the blocked call
+    assert result.tool_calls_blocked == {"send_email": 1}
+    assert result.evidence["tool_limits"] == {"limits": {"send_email": 2}, "blocked": {"send_email": 1}}
+
+
+def test_executed_calls_do_not_count_the_blocked_one(mailer):
+    tools = mailer.Tools()
+    with Guard(LIMITED).start_run(task="Tell the customer") as run:
+        wrapped = run.wrap(mailer.Provider())
+        agent = mailer.create(wrapped, run.tools(tools), run.before_tool_execution(), run.after_tool_execution())
+        run.call(lambda: str(agent.chat("Keep the customer posted")))
+    result = run.result
+    assert result.tool_calls == 4  # requested: three mails and one lookup
+    assert result.tool_calls_executed == 3 and result.tool_calls_blocked == {"send_email": 1}
+
+
+def test_an_attached_agent_keeps_the_limit_per_run(mailer):
+    guard = Guard(LIMITED)
+    provider = mailer.Provider()
+    ag = guard.attach(provider)
+    tools = mailer.Tools()
+    agent = mailer.create(ag.model, ag.tools(tools), ag.before_tool_execution())
+    agent.chat("Keep the customer posted")
+    assert int(tools.sent.get()) == 2 and ag.results[-1].tool_calls_blocked == {"send_email": 1}
+
+
+def test_a_bad_limit_is_named():
+    with pytest.raises(Exception, match="limit"):
+        CapsConfig(tool_limits={"send_email": {"limit": 0}})
+    with pytest.raises(Exception, match="exit"):
+        CapsConfig(tool_limits={"send_email": {"limit": 2, "exit": "sometimes"}})
+    with pytest.raises((ConfigError, ValueError)):
+        PolicyConfig.from_dict({"caps": {"tool_limits": {"send_email": {"limit": 2, "bogus": 1}}}})
+
+
+def test_tool_limits_read_from_toml(tmp_path):
+    path = tmp_path / "pyguard.toml"
+    path.write_text('[caps.tool_limits]\nsend_email = { limit = 2, exit = "continue" }\n')
+    config = PolicyConfig.from_toml(path)
+    assert config.caps.tool_limits == {"send_email": ToolLimitConfig(limit=2)}
+    assert PolicyConfig.from_dict(config.model_dump(mode="json")) == config
