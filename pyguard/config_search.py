@@ -8,12 +8,12 @@ stays cheap. A policy file's TOML, and its ``[tool.pyguard]`` table, are read he
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from pyguard.errors import ConfigError
+from pyguard.safe_reader import load_toml_text, read_file_bytes
 
-__all__ = ["find_config_file", "read_policy_table"]
+__all__ = ["find_config_file", "read_policy_table", "read_toml_safely"]
 
 CONFIG_FILE_NAMES = ("pyguard.toml", "pyproject.toml")
 """Looked for in this order in each directory; a ``pyproject.toml`` counts only with a ``[tool.pyguard]`` table."""
@@ -43,7 +43,7 @@ def find_config_file(start: str | Path | None = None) -> Path | None:
 def _has_pyguard_table(path: Path) -> bool:
     data = _read_toml(
         path,
-        unreadable="cannot read {path} while looking for [tool.pyguard]: {error}; fix it or name a policy file",
+        what="the pyproject.toml looked in for [tool.pyguard]",
         invalid="{path} is not valid TOML ({error}), so pyguard cannot tell whether it holds [tool.pyguard]; fix the"
         " file or name a policy file",
     )
@@ -56,11 +56,7 @@ def read_policy_table(path: str | Path) -> tuple[dict, str]:
     any file with a ``[tool]`` table) — and where it came from, for messages. ConfigError naming the file when it
     cannot be read, is not TOML, or lacks the table."""
     p = Path(path)
-    data = _read_toml(
-        p,
-        unreadable="cannot read policy config {path}: {error}; check the path",
-        invalid="{path} is not valid TOML: {error}; fix the file",
-    )
+    data = _read_toml(p, what="policy config", invalid="{path} is not valid TOML: {error}; fix the file")
     if "tool" in data or p.name == "pyproject.toml":
         tool = data.get("tool", {})
         if not isinstance(tool, dict) or "pyguard" not in tool:
@@ -69,12 +65,25 @@ def read_policy_table(path: str | Path) -> tuple[dict, str]:
     return data, str(p)
 
 
-def _read_toml(path: Path, *, unreadable: str, invalid: str) -> dict:
+def read_toml_safely(path: str | Path, what: str = "policy config") -> dict:
+    """A TOML file read through the safe reader's limits (:mod:`pyguard.safe_reader`: size, nesting, integers); a
+    :class:`ConfigError` naming the file and what is wrong (or the limit) otherwise."""
+    return _read_toml(Path(path), what=what, invalid="{path} is not valid TOML: {error}; fix the file")
+
+
+def _read_toml(path: Path, *, what: str, invalid: str) -> dict:
+    """``path``'s TOML through the safe reader; ``invalid`` (``{path}``, ``{error}``) words a parse error."""
+    shown = repr(str(path))
+    raw = read_file_bytes(path, what=what, error=ConfigError)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(unreadable.format(path=repr(str(path)), error=exc.strerror)) from None
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(invalid.format(path=repr(str(path)), error=exc)) from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(invalid.format(path=shown, error=exc)) from None
+    prefix = f"{shown} is not valid TOML: "
+
+    def refused(message: str) -> ConfigError:  # a parse error in the caller's words; a limit's message as it is
+        if message.startswith(prefix):
+            return ConfigError(invalid.format(path=shown, error=message.removeprefix(prefix)))
+        return ConfigError(f"{message}; fix the file")
+
+    return load_toml_text(text, source=shown, error=refused)

@@ -27,7 +27,7 @@ from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
 from pyguard.errors import HandleError, TraceFormatError
 from pyguard.events import IterationEvent, Outcome
-from pyguard.safe_reader import loads
+from pyguard.safe_reader import check_depth, loads
 
 __all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint"]
 
@@ -133,6 +133,7 @@ class EscalationHandle(_Model):
         """Read and check a handle; :class:`HandleError` naming what is wrong otherwise."""
         try:
             raw = loads(text, source="the escalation handle")  # the one safe reader: depth and integer size
+            check_depth(raw, source="the escalation handle", error=HandleError)
         except TraceFormatError as exc:
             raise HandleError(f"{exc}; pass the text EscalationHandle.to_json() wrote") from None
         except (ValueError, TypeError) as exc:

@@ -32,6 +32,9 @@ class RunResult(BaseModel):
     """Information gain per iteration, as the engine estimated it."""
     trace_path: str | None = None
     """Where the JSONL trace was written, if it was."""
+    trace_error: str | None = None
+    """Why the trace at :attr:`trace_path` is incomplete (the first record that could not be written: a full disk, a
+    lost permission), or None. The run itself is not affected: its decisions never depend on its trace."""
     escalation: EscalationHandle | None = None
     """For a run that ended ``escalated``: the handle to resume it from (:meth:`pyguard.guard.Guard.resume`)."""
     children: tuple[RunResult, ...] = ()

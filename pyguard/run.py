@@ -21,6 +21,7 @@ from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_ar
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.result import RunResult, mark_partial_usage
+from pyguard.trace.policy_file import dumped_policy
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,7 +112,7 @@ class GuardedRun:
             task_type=task_type,
             task=task,
             agent_style=agent_style,
-            policy=guard.config.model_dump(mode="json"),
+            policy=dumped_policy(guard.config),  # dumped once per config: runs share it
             started_at_ms=time.time() * 1000.0,
             parent_run_id=parent_run_id,
         )
@@ -142,14 +143,13 @@ class GuardedRun:
         self._writer = None
         if guard.trace_dir is not None:
             from pyguard.errors import TraceFormatError
-            from pyguard.trace import TraceWriter
+            from pyguard.trace.writer import open_run_trace
 
             self.trace_path = guard.trace_dir / trace_file_name(run_id)
-            try:
-                self._writer = TraceWriter(self.trace_path, mode="x", file_mode=guard.trace_file_mode)
+            try:  # a tolerant writer: once started, a record it cannot write degrades the trace, never the run
+                self._writer = open_run_trace(self.trace_path, self.start, file_mode=guard.trace_file_mode)
             except TraceFormatError as exc:
                 raise RunError(f"run {run_id!r} cannot start: {exc}") from None
-            self._writer.start(self.start)
         guard.active.add(self)
         self._spans = None
         if guard.telemetry is not None:  # started on the caller's thread: a Java span current here is the parent
@@ -165,9 +165,8 @@ class GuardedRun:
             if self._result is not None or self._abandoned_at is not None:
                 return None  # the run has ended, or its guard was given up: nothing more is recorded
             self.events.append(event)
-            if self._writer is not None:
-                self._writer.iteration(event)
             if self.observed_stop is not None:
+                self._trace_iterations()
                 return None  # observe/reflect mode: the engine stopped the run here, the run goes on (recorded)
         with self._engine_lock:
             if self._result is not None:
@@ -175,8 +174,10 @@ class GuardedRun:
             decision = self.session.observe(event)
         with self._lock:
             if self._result is not None:
-                return None  # the run ended while the engine decided: discarded
-            if not self._claim(event.index):
+                return None  # the run ended while the engine decided: discarded (the footer's writer wrote the event)
+            claimed = self._claim(event.index)
+            self._trace_iterations()  # decided first, written after: the trace's time is never the decision's
+            if not claimed:
                 self._abandoned_at = event.index
                 return None
             self.decisions.append(decision)
@@ -185,6 +186,11 @@ class GuardedRun:
             if self._spans is not None:
                 self._spans.iteration(event, decision)
             return self._acted(decision)
+
+    def _trace_iterations(self) -> None:
+        """Hand the trace this run's iterations it does not hold yet (under ``_lock``; a no-op without a trace)."""
+        if self._writer is not None:
+            self._writer.catch_up(self.run_id, self.events)
 
     def _acted(self, decision: Decision) -> Decision:
         """What Java is told to do about ``decision`` in this run's :attr:`mode` (the recorded decision is the
@@ -457,7 +463,8 @@ class GuardedRun:
         end = mark_partial_usage(end, self.events)
         end = end.model_copy(update={**self._answer_fields(end), **self._executed(), **self._observed(end)})
         if self._writer is not None:
-            self._writer.end(end)
+            self._trace_iterations()
+            end = self._writer.end(end)  # with evidence["trace_error"] when the trace lost records
             self._writer.close()
         if self._spans is not None:
             self._spans.end(end)
@@ -467,6 +474,7 @@ class GuardedRun:
             decisions=tuple(self.decisions),
             gains=tuple(self.session.gains),
             trace_path=None if self.trace_path is None else str(self.trace_path),
+            trace_error=None if self._writer is None else self._writer.error,
         )
 
     def _observed(self, end: RunEnd) -> dict[str, Any]:

@@ -12,6 +12,14 @@ never with a traceback:
 
 Invalid JSON is not hostile: :func:`loads` lets its :class:`json.JSONDecodeError` through, so a tolerant reader can
 skip the line and count it.
+
+Every other file a user hands pyguard — a policy (TOML, or ``[tool.pyguard]`` in a ``pyproject.toml``), a scenario,
+a task file for ``calibrate --live``, labels, a baseline, an escalation handle — is read whole through
+:func:`read_file_bytes`, :func:`load_json_file` or :func:`load_toml_text`, with the same limits: at most
+:data:`MAX_FILE_BYTES` (64 MiB, the size of the largest record), nested at most :data:`MAX_DEPTH` levels (a TOML file's
+dotted keys and table headers count as levels: ``[a.b.c]`` is three), integers of at most 4,300 digits. A file over a
+limit is refused before it is parsed, or as its parser meets it, in time linear in its size, with an error naming the
+file and the limit (exit status 2 in the CLI, never a traceback).
 """
 
 from __future__ import annotations
@@ -19,19 +27,44 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import select
 import stat
 import sys
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
 from pyguard.errors import InputError, TraceFormatError
 
-__all__ = ["MAX_LINE_BYTES", "SourceBytes", "TOO_LARGE", "is_stream", "loads", "oversize_error", "read_source"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
+    "SourceBytes",
+    "TOO_LARGE",
+    "check_depth",
+    "is_stream",
+    "load_config_file",
+    "load_json_file",
+    "load_toml_text",
+    "loads",
+    "oversize_error",
+    "read_file_bytes",
+    "read_source",
+]
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest line (newline excluded) pyguard reads or writes: 64 MiB. It is also the largest trace record."""
+
+MAX_FILE_BYTES = MAX_LINE_BYTES
+"""The largest configuration file pyguard reads whole (a policy, a scenario, a task file, labels, a baseline, a
+handle): 64 MiB, the size of the largest record."""
+
+MAX_DEPTH = 200
+"""The deepest nesting pyguard reads in a configuration file: tables, arrays, objects, and a TOML key's dotted parts.
+Real files nest a few levels; parsers and messages recurse once per level, and Python's own limit is 1,000 frames."""
 
 FIFO_WAIT_S = float(os.environ.get("PYGUARD_FIFO_WAIT_S", "30"))
 """How long a FIFO may stay silent before it is given up: a named pipe nobody writes to would block a reader
@@ -223,3 +256,140 @@ def _physical_lines(f: IO[bytes], limit: int) -> Iterator[tuple[int, bytes, bool
             if not raw:
                 break
         yield number, b"", True
+
+
+# -- whole files a user hands pyguard: policies, scenarios, task files, labels, baselines, handles -----------------
+
+ErrorFactory = Callable[[str], Exception]
+
+
+def read_file_bytes(path: str | os.PathLike[str], *, what: str, error: ErrorFactory = InputError) -> bytes:
+    """The bytes of the ``what`` at ``path`` (a regular file, at most :data:`MAX_FILE_BYTES`), or ``error(message)``
+    naming the file: missing, unreadable, not a regular file (a FIFO could block forever), too large."""
+    name = str(path)
+    try:
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            raise error(f"{what} {name!r} is not a regular file; pass the path of a file")
+        with open(name, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what} {name!r}: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise error(
+            f"{what} {name!r} is larger than the limit of {MAX_FILE_BYTES} bytes ({MAX_FILE_BYTES >> 20} MiB) pyguard"
+            " reads; a file of that kind is never that large"
+        )
+    return data
+
+
+def _too_deep(source: str, depth: int | None) -> str:
+    """The message for nesting over :data:`MAX_DEPTH` (``depth``: how deep, when known)."""
+    deep = f"nested {depth} levels deep" if depth is not None else f"nested more than {MAX_DEPTH} levels deep"
+    return (
+        f"{source} is {deep}, over the limit of {MAX_DEPTH} levels pyguard reads (tables, arrays, objects and dotted"
+        " key parts each count); a real file nests a few"
+    )
+
+
+def check_depth(value: Any, *, source: str, error: ErrorFactory = InputError) -> None:
+    """``error`` naming ``source`` when ``value`` (parsed JSON or TOML) nests deeper than :data:`MAX_DEPTH`; iterative,
+    so it never recurses itself."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise error(_too_deep(source, None))
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, dict | list))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, dict | list))
+
+
+def load_json_file(path: str | os.PathLike[str], *, what: str, error: ErrorFactory = InputError) -> Any:
+    """A JSON file read whole through every limit; invalid JSON is ``error`` too, naming the file, line and column."""
+    name = str(path)
+    data = read_file_bytes(path, what=what, error=error)
+    try:
+        value = loads(data, source=name)
+    except TraceFormatError as exc:
+        raise error(f"{what}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{what} {name!r} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    check_depth(value, source=f"{what} {name!r}", error=error)
+    return value
+
+
+_TOML_TOKENS = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*'
+    r"|(?<![\w.])[+-]?\d[\d_]*\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?(?![\d.])|[\[\]{}\n.]"
+)
+"""What the nesting scan of a TOML text looks at: strings and comments (skipped whole), a whole number with a decimal
+point (skipped: ``1.5``, ``00.25`` of a time, never ``1.2.3``, a dotted key), brackets, newlines and the dots of dotted
+keys."""
+
+
+def toml_nesting(text: str) -> int:
+    """How deep ``text`` (TOML) nests, counted without parsing it: open brackets, plus the dotted parts of the current
+    table header and of the key on the line. Linear in the text (one regular-expression pass)."""
+    worst = depth = table = line = 0
+    header: int | None = None  # the levels of the table header being read
+    for match in _TOML_TOKENS.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first in "\"'#" or first.isdigit():
+            continue
+        if token == "\n":
+            line = 0
+        elif token == ".":
+            if header is not None:
+                header += 1
+            else:
+                line += 1
+        elif token in "[{":
+            if depth == 0 and token == "[" and not text[text.rfind("\n", 0, match.start()) + 1 : match.start()].strip():
+                header = 0
+            depth += 1
+            if header is not None:
+                header += 1
+        else:
+            depth = max(depth - 1, 0)
+            if depth == 0 and header is not None:
+                table, header = header, None
+        worst = max(worst, (header or 0) + (0 if header is not None else table + line + depth))
+    return worst
+
+
+def load_toml_text(text: str, *, source: str, error: ErrorFactory = InputError) -> dict[str, Any]:
+    """TOML text parsed through every limit: its nesting scanned first (:func:`toml_nesting`: a deep file is refused
+    before ``tomllib``, whose time grows with the square of a dotted key's parts), then parsed and checked. Invalid
+    TOML is ``error`` too, naming ``source``."""
+    depth = toml_nesting(text)
+    if depth > MAX_DEPTH:
+        raise error(_too_deep(source, depth))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{source} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise error(_too_deep(source, None)) from None
+    except ValueError as exc:  # an integer over Python's 4,300-digit conversion limit
+        digits = "integer string conversion" in str(exc)
+        raise error(
+            f"{source}: an integer is longer than the limit of {sys.get_int_max_str_digits()} digits pyguard reads"
+            if digits
+            else f"{source}: a value cannot be read ({exc})"
+        ) from None
+    check_depth(data, source=source, error=error)
+    return data
+
+
+def load_config_file(path: str | os.PathLike[str], *, what: str, error: ErrorFactory = InputError) -> Any:
+    """A ``.json`` file (:func:`load_json_file`) or any other as TOML (:func:`load_toml_text`), through every limit."""
+    if str(path).lower().endswith(".json"):
+        return load_json_file(path, what=what, error=error)
+    name = f"{what} {str(path)!r}"
+    try:
+        text = read_file_bytes(path, what=what, error=error).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"{name} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    return load_toml_text(text, source=name, error=error)

@@ -19,21 +19,26 @@ where its upper edge is the exact binomial bound for zero events.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
+from pyguard.calibrate.budgets import policy as propose_policy
+from pyguard.calibrate.budgets import quantile_pair, resample
+from pyguard.calibrate.budgets import token_budget as propose_token_budget
 from pyguard.calibrate.cost import argmin_first, expected_cost, iteration_token_curve, token_unit_cost
-from pyguard.calibrate.incidence import aalen_johansen, event_counts
+from pyguard.calibrate.decisions import decide
+from pyguard.calibrate.evidence import agent_cap_notes, censoring_summary
+from pyguard.calibrate.incidence import Incidence, aalen_johansen, event_counts
 from pyguard.calibrate.models import (
     CalibrationConfig,
     CalibrationReport,
-    PolicyProposal,
+    Censoring,
     SkippedType,
     TaskTypeCalibration,
-    TokenBudget,
 )
 from pyguard.calibrate.runs import RunArrays, RunStatus, extract_runs
-from pyguard.calibrate.tokens import run_token_totals, token_axis, token_expected_cost
+from pyguard.calibrate.units import cost_unit
 from pyguard.errors import InputError
 from pyguard.events import RunRecord
 
@@ -62,6 +67,12 @@ def calibrate_arrays(arrays: RunArrays, config: CalibrationConfig) -> Calibratio
     order = sorted(range(len(arrays.task_types)), key=lambda k: arrays.task_types[k])
     per_type = [arrays.select(k) for k in order if np.any(arrays.type_code == k)]
     fallback = _fallback_tokens(per_type)
+    unit = cost_unit(
+        config.price_per_1k_tokens,
+        config.cost_per_call,
+        [one.task_types[0] for one in per_type if len(one.token_value)],
+        [one.task_types[0] for one in per_type if not len(one.token_value)],
+    )
     warnings: list[str] = []
     results: list[TaskTypeCalibration] = []
     skipped: list[SkippedType] = []
@@ -71,7 +82,7 @@ def calibrate_arrays(arrays: RunArrays, config: CalibrationConfig) -> Calibratio
             skipped.append(SkippedType(task_type=one.task_types[0], runs=one.run_count, reason="; ".join(problems)))
             continue
         rng = np.random.default_rng([config.seed, index])
-        result, notes = calibrate_task_type(one, config, rng, fallback_tokens=fallback)
+        result, notes = calibrate_task_type(one, config, rng, fallback_tokens=fallback, cost_unit=unit)
         results.append(result)
         warnings.extend(notes)
     if not results:
@@ -81,7 +92,7 @@ def calibrate_arrays(arrays: RunArrays, config: CalibrationConfig) -> Calibratio
         raise InputError(f"no task type could be calibrated ({len(reasons)}):\n  - " + "\n  - ".join(reasons))
     return CalibrationReport(
         config=config,
-        cost_unit="tokens" if config.price_per_1k_tokens is None else "currency",
+        cost_unit=unit,
         task_types=results,
         skipped=skipped,
         warnings=warnings,
@@ -105,24 +116,6 @@ def check_task_type(one: RunArrays, config: CalibrationConfig, *, fallback_token
             "model calls, or --estimate-tokens-from-text, or record token usage per model call"
         )
     return problems
-
-
-def _quantile_pair(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    alpha = (1.0 - confidence) / 2.0
-    low = np.quantile(samples, alpha, axis=0, method="inverted_cdf")
-    high = np.quantile(samples, 1.0 - alpha, axis=0, method="inverted_cdf")
-    return low, high
-
-
-def _resample(counts: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:
-    total = int(counts.sum())
-    draws = rng.multinomial(total, counts.ravel() / total, size=b)
-    return draws.reshape((b, *counts.shape))
-
-
-def _share_index(curve: np.ndarray, share: float) -> int:
-    """Smallest index where ``curve`` reaches ``share`` of its last value."""
-    return int(np.argmax(curve >= share * curve[-1] - 1e-12))
 
 
 def _cost_basis(
@@ -174,58 +167,63 @@ def _no_cap(
     ), break_even
 
 
-def calibrate_task_type(
-    one: RunArrays, config: CalibrationConfig, rng: np.random.Generator, *, fallback_tokens: float | None = None
-) -> tuple[TaskTypeCalibration, list[str]]:
-    """Calibrate one task type (``one`` holds a single type). Returns the result and warnings."""
-    name = one.task_types[0]
-    d = config.failure_cost
-    unit = token_unit_cost(config.price_per_1k_tokens)
-    per_turn = name in one.multi_turn
-    unit_name = "model calls per user turn" if per_turn else "model calls per run"
-    what = "turns" if per_turn else "runs"
-    notes: list[str] = []
-    horizon = int(one.iterations.max())
-    successes = int(np.sum(one.status == RunStatus.SUCCESS))
+@dataclass(frozen=True)
+class _Axis:
+    """One type's iteration axis: event counts, the point estimate, the cost of each call and E[cost](N)."""
 
+    counts: np.ndarray
+    point: Incidence
+    step_cost: np.ndarray
+    tokens_per_call: np.ndarray
+    curve_tokens: np.ndarray | None
+    cost: np.ndarray
+    basis: str
+    per_call: float | None
+
+
+def _iteration_axis(one: RunArrays, config: CalibrationConfig, horizon: int, fallback_tokens: float | None) -> _Axis:
+    unit = token_unit_cost(config.price_per_1k_tokens)
     counts = event_counts(one.iterations, one.status, horizon)
     point = aalen_johansen(counts)
     basis, per_call = _cost_basis(one, config, fallback_tokens, unit)
+    curve_tokens = None
     if per_call is None:
         curve = iteration_token_curve(one.token_iter, one.token_value, horizon, min_support=config.min_support)
-        tokens_per_call = curve.tokens
-        step_cost = curve.tokens * unit
+        curve_tokens = curve.tokens
+        tokens_per_call, step_cost = curve.tokens, curve.tokens * unit
     else:
         tokens_per_call = np.full(horizon, per_call / unit if config.cost_per_call is None else per_call)
         step_cost = np.full(horizon, per_call)
-        notes.append(f"task type {name!r}: no token usage; costed as {basis}")
-    cost = expected_cost(point.reach, point.success, step_cost, d)
-    n_star = int(argmin_first(cost)) + 1
+    cost = expected_cost(point.reach, point.success, step_cost, config.failure_cost)
+    return _Axis(counts, point, step_cost, tokens_per_call, curve_tokens, cost, basis, per_call)
 
-    boot = aalen_johansen(_resample(counts, config.bootstrap, rng))
-    boot_cost = expected_cost(boot.reach, boot.success, step_cost, d)
-    cost_low, cost_high = _quantile_pair(boot_cost, config.confidence)
-    boot_n = argmin_first(boot_cost) + 1
-    c_low, c_high = _quantile_pair(boot.success, config.confidence)
-    # No success seen by n: every resample says 0 and the percentile band collapses. Use the exact binomial
-    # bound for zero events among the units instead (about 3.7/units at 95%).
-    zero_bound = 1.0 - ((1.0 - config.confidence) / 2.0) ** (1.0 / one.runs)
-    c_high = np.where(point.success <= 0.0, np.maximum(c_high, zero_bound), c_high)
-    n_low, n_high = (int(v) for v in _quantile_pair(boot_n, config.confidence))
-    first_success = int(np.argmax(point.success > 0)) + 1 if successes else None
 
-    cut_at_end = int(counts[RunStatus.CENSORED, horizon - 1])
-    recording_cap = horizon if cut_at_end >= 2 else None
-    if recording_cap is not None:
+def _notes(
+    one: RunArrays,
+    ax: _Axis,
+    *,
+    what: str,
+    n_star: int,
+    at_horizon: bool,
+    no_cap: str | None,
+    censoring: Censoring | None,
+) -> list[str]:
+    """The warnings of one type: how its runs were read, what its cost rests on, where the data ends."""
+    name, horizon = one.task_types[0], len(ax.cost)
+    notes: list[str] = []
+    if ax.per_call is not None:
+        notes.append(f"task type {name!r}: no token usage; costed as {ax.basis}")
+    if censoring is not None and (censoring.statement and _censored_any(censoring)):
+        notes.append(censoring.statement)
+    notes.extend(agent_cap_notes(one))
+    cut_at_end = int(ax.counts[RunStatus.CENSORED, horizon - 1])
+    if cut_at_end >= 2:
         notes.append(
-            f"task type {name!r}: {cut_at_end} {what} were cut off at {horizon} calls while still calling tools: "
-            f"the recording's own cap. c(n) past n = {horizon} is unknown (not flat)"
+            f"task type {name!r}: {cut_at_end} {what} were censored at {horizon} calls, the end of the data: c(n) "
+            f"past n = {horizon} is unknown (not flat)"
         )
-    w = point.reach * step_cost
-    no_cap, break_even = _no_cap(name, d, successes, cost, point.success, w, unit_name)
-    still_going = float(point.survival[-1])
-    at_horizon = no_cap is None and n_star == horizon and still_going > 0
     if at_horizon:
+        still_going = float(ax.point.survival[-1])
         notes.append(
             f"task type {name!r}: N*={n_star} is the longest {what[:-1]} recorded and {still_going:.0%} were still "
             "going there, so the optimum may lie beyond the data: record runs with a higher cap"
@@ -233,56 +231,73 @@ def calibrate_task_type(
     if no_cap is not None:
         notes.append(f"task type {name!r}: {no_cap}")
     tokenless = one.runs - len(np.unique(one.token_run))
-    if tokenless and per_call is None:
+    if tokenless and ax.per_call is None:
         notes.append(
             f"task type {name!r}: {tokenless} of {one.runs} {what} have no token counts; their calls were costed at "
             f"the mean of the {what} that have them"
         )
+    return notes
 
-    token_budget = None
-    t_star = t_cap = None
-    if per_call is None:
-        totals = run_token_totals(
-            one.runs, one.iterations, one.token_run, one.token_iter, one.token_value, curve.tokens
-        )
-        axis = token_axis(totals, one.status, max_grid=config.max_token_grid)
-        tok_point = aalen_johansen(axis.counts)
-        tok_cost = token_expected_cost(axis, tok_point, unit, d)
-        t_index = int(argmin_first(tok_cost))
-        tok_boot = aalen_johansen(_resample(axis.counts, config.bootstrap, rng))
-        t_boot = axis.grid[argmin_first(token_expected_cost(axis, tok_boot, unit, d))]
-        t_low, t_high = _quantile_pair(t_boot, config.confidence)
-        t_star = int(np.ceil(axis.grid[t_index]))
-        keep_t = axis.grid[_share_index(tok_point.success, config.hard_cap_share)] if successes else axis.grid[-1]
-        t_cap = int(np.ceil(max(axis.grid[t_index], t_high, keep_t, config.headroom * axis.grid[t_index])))
-        if no_cap is None:
-            token_budget = TokenBudget(
-                recommended_tokens=t_star,
-                ci_low=int(np.floor(min(t_low, axis.grid[t_index]))),
-                ci_high=int(np.ceil(max(t_high, axis.grid[t_index]))),
-                expected_cost=float(tok_cost[t_index]),
-                success_at_budget=float(tok_point.success[t_index]),
-                grid_points=len(axis.grid),
-            )
 
-    policy = None
-    if no_cap is None:
-        keep_n = _share_index(point.success, config.hard_cap_share) + 1
-        room = max(int(np.ceil(config.headroom * n_star)), n_star + 1)
-        hard_cap = max(n_high, keep_n, room)
-        rationale = (
-            f"base budget = N* = {n_star} {unit_name} (minimum expected cost at d={d:g}); hard cap = max(upper end "
-            f"of N*'s {config.confidence:.0%} interval = {n_high}, calls needed for {config.hard_cap_share:.0%} of "
-            f"the successes seen = {keep_n}, {config.headroom:g} x the base budget = {room}) = {hard_cap}, so a run "
-            f"that keeps learning can earn calls past the base budget (hard cap = base budget would make the "
-            f"dynamic policy a static cap)"
-            + (f"; past n = {horizon} the data says nothing" if hard_cap > horizon else "")
-            + ("; token budgets the same way on the token axis" if t_star is not None else "")
-        )
-        policy = PolicyProposal(
-            base_budget=n_star, hard_cap=hard_cap, base_token_budget=t_star, max_total_tokens=t_cap, rationale=rationale
-        )
+def _censored_any(c: Censoring) -> bool:
+    return bool(
+        c.cap_field + c.no_footer + c.stopped + c.tool_call_unlabelled + c.at_longest_run + c.failures_ended_early
+    )
 
+
+def calibrate_task_type(
+    one: RunArrays,
+    config: CalibrationConfig,
+    rng: np.random.Generator,
+    *,
+    fallback_tokens: float | None = None,
+    cost_unit: str = "tokens",
+) -> tuple[TaskTypeCalibration, list[str]]:
+    """Calibrate one task type (``one`` holds a single type). Returns the result and warnings."""
+    name = one.task_types[0]
+    d = config.failure_cost
+    per_turn = name in one.multi_turn
+    unit_name = "model calls per user turn" if per_turn else "model calls per run"
+    what = "turns" if per_turn else "runs"
+    horizon = int(one.iterations.max())
+    successes = int(np.sum(one.status == RunStatus.SUCCESS))
+    ax = _iteration_axis(one, config, horizon, fallback_tokens)
+    point, cost = ax.point, ax.cost
+    n_star = int(argmin_first(cost)) + 1
+
+    boot = aalen_johansen(resample(ax.counts, config.bootstrap, rng))
+    boot_cost = expected_cost(boot.reach, boot.success, ax.step_cost, d)
+    cost_low, cost_high = quantile_pair(boot_cost, config.confidence)
+    c_low, c_high = quantile_pair(boot.success, config.confidence)
+    # No success seen by n: every resample says 0 and the percentile band collapses. Use the exact binomial
+    # bound for zero events among the units instead (about 3.7/units at 95%).
+    zero_bound = 1.0 - ((1.0 - config.confidence) / 2.0) ** (1.0 / one.runs)
+    c_high = np.where(point.success <= 0.0, np.maximum(c_high, zero_bound), c_high)
+    n_low, n_high = (int(v) for v in quantile_pair(argmin_first(boot_cost) + 1, config.confidence))
+
+    w = point.reach * ax.step_cost
+    no_cap, break_even = _no_cap(name, d, successes, cost, point.success, w, unit_name)
+    at_horizon = no_cap is None and n_star == horizon and float(point.survival[-1]) > 0
+    censoring = censoring_summary(one, what)
+    decision = decide(
+        iterations=one.iterations,
+        status=one.status,
+        reach=point.reach,
+        success=point.success,
+        step_cost=ax.step_cost,
+        cost=cost,
+        d=d,
+        unit=cost_unit,
+        what=what,
+    )
+    notes = _notes(one, ax, what=what, n_star=n_star, at_horizon=at_horizon, no_cap=no_cap, censoring=censoring)
+    token_budget, tokens = None, None
+    if ax.curve_tokens is not None:
+        budget, t_star, t_cap = propose_token_budget(one, config, rng, ax.curve_tokens, successes)
+        tokens = (t_star, t_cap)
+        token_budget = budget if no_cap is None else None
+    policy = None if no_cap is not None else propose_policy(point, config, n_star, n_high, horizon, unit_name, tokens)
+    cut_at_end = int(ax.counts[RunStatus.CENSORED, horizon - 1])
     result = TaskTypeCalibration(
         task_type=name,
         runs=one.run_count,
@@ -293,16 +308,16 @@ def calibrate_task_type(
         failures=int(np.sum(one.status == RunStatus.FAILURE)),
         censored=int(np.sum(one.status == RunStatus.CENSORED)),
         horizon=horizon,
-        recording_cap=recording_cap,
-        cost_basis=basis,
-        cost_per_call=per_call,
+        recording_cap=horizon if cut_at_end >= 2 else None,
+        cost_basis=ax.basis,
+        cost_per_call=ax.per_call,
         c=point.success.tolist(),
         c_low=np.minimum(c_low, point.success).tolist(),
         c_high=np.maximum(c_high, point.success).tolist(),
-        first_success=first_success,
+        first_success=int(np.argmax(point.success > 0)) + 1 if successes else None,
         failure_incidence=point.failure.tolist(),
         at_risk=point.at_risk.astype(np.int64).tolist(),
-        tokens_per_call=np.asarray(tokens_per_call, dtype=np.float64).tolist(),
+        tokens_per_call=np.asarray(ax.tokens_per_call, dtype=np.float64).tolist(),
         w=w.tolist(),
         expected_cost=cost.tolist(),
         expected_cost_low=np.minimum(cost_low, cost).tolist(),
@@ -317,5 +332,7 @@ def calibrate_task_type(
         break_even_failure_cost=break_even,
         token_budget=token_budget,
         policy=policy,
+        censoring=censoring,
+        decision=decision,
     )
     return result, notes

@@ -13,6 +13,8 @@ __all__ = [
     "CalibrationConfig",
     "TokenBudget",
     "PolicyProposal",
+    "Censoring",
+    "Decision",
     "TaskTypeCalibration",
     "SkippedType",
     "CalibrationReport",
@@ -28,7 +30,7 @@ class CalibrationConfig(_Model):
 
     failure_cost: float
     """d: the cost of a run that has not succeeded within the cap (a human picking it up, a lost sale), in the
-    price's currency, or in tokens when there is no price."""
+    price's currency, or in the unit of ``cost_per_call`` (model calls when it is 1), or in tokens."""
     price_per_1k_tokens: float | None = None
     """Price of 1,000 tokens; None means a token is the unit of cost."""
     bootstrap: int = Field(default=1000, ge=20, le=100_000)
@@ -107,6 +109,56 @@ class PolicyProposal(_Model):
     rationale: str
 
 
+class Censoring(_Model):
+    """How many units of a task type were read as censored, on what evidence, and how to change the reading."""
+
+    cap_field: int = 0
+    """Reached the cap they ran under, as the recording says (a harness cut, a ``halted``/``truncated`` field) or a
+    live run's footer (``expired``: the agent's own cap or pyguard's fail-safe)."""
+    no_footer: int = 0
+    stopped: int = 0
+    """Stopped by a guard, cancelled, or a guard error."""
+    tool_call_unlabelled: int = 0
+    """The recording ends while the model calls a tool, with no label and nothing saying it ended."""
+    at_longest_run: int = 0
+    """Labelled failures ending in a tool call at the longest run of their task type and source (``longest_run``)."""
+    failures_ended_early: int = 0
+    """Labelled failures ending in a tool call below that: read as failures, not censored."""
+    longest_run: list[int] = Field(default_factory=list)
+    """The longest run of each source of this type, taken as the recording's cap (empty when no run needed it)."""
+    statement: str = ""
+    """The reading in words, with how to change it."""
+
+
+class Decision(_Model):
+    """What a recommendation costs and saves, in figures a user can weigh (costs in the report's ``cost_unit``)."""
+
+    successes_uncapped: int
+    """Units of this type that succeeded in the data (no cap but the recording's)."""
+    successes_kept: int
+    """Of those, the ones that succeeded within the cap (N*, or the cheapest cap when no cap pays off)."""
+    c_uncapped: float
+    """c(H): the estimated success share with no cap but the data's end."""
+    default_calls: int
+    """The model calls LangChain4j's default allows (maxToolCallingRoundTrips 100: 101 calls), capped at the data's
+    end; ``default_beyond_data`` when the data ends before."""
+    default_beyond_data: bool
+    saving_vs_default: float
+    """E[cost](default_calls) - E[cost](cap) per unit (positive: the cap is cheaper)."""
+    p95_success_calls: int | None
+    """The 95th percentile of the model calls of successful units (None without a success)."""
+    saving_vs_p95: float | None
+    n_star_half_cost: int | None
+    """N* at half the failure cost (None: no cap pays off there)."""
+    n_star_double_cost: int | None
+    cheapest_cap: int
+    """The cap with the lowest expected cost (N* when a cap pays off)."""
+    cheapest_cost: float
+    not_running_cheaper: bool
+    """True when every cap costs at least d: not running the agent is cheaper at this failure cost."""
+    statement: str
+
+
 class TaskTypeCalibration(_Model):
     """One task type's curves (lists indexed n-1 for n calls) and recommendations.
 
@@ -162,6 +214,8 @@ class TaskTypeCalibration(_Model):
     """The failure cost above which some cap pays off (min over N of W(N)/c(N)); None when no run succeeded."""
     token_budget: TokenBudget | None = None
     policy: PolicyProposal | None = None
+    censoring: Censoring | None = None
+    decision: Decision | None = None
 
 
 class SkippedType(_Model):
@@ -175,7 +229,8 @@ class SkippedType(_Model):
 class CalibrationReport(_Model):
     config: CalibrationConfig
     cost_unit: str
-    """'currency' when a price (or a cost per call with a price) was given, else 'tokens'."""
+    """The unit of every cost (and of d): 'currency' with a price, or with a cost per call other than 1 for runs
+    without token usage; 'calls' with ``cost_per_call=1`` and no price (every call costs one); else 'tokens'."""
     task_types: list[TaskTypeCalibration]
     skipped: list[SkippedType] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)

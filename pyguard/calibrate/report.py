@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from rich import box
-from rich.markup import escape
-from rich.table import Table
 
 from pyguard._extras import agg_figure, require
 from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
+from pyguard.calibrate.table import report_table
+from pyguard.calibrate.units import format_cost, unit_words
 from pyguard.errors import InputError
 
 __all__ = ["require_plots", "report_json", "report_table", "write_report"]
@@ -44,67 +43,13 @@ def report_json(report: CalibrationReport) -> str:
 
 
 def _money(value: float, report: CalibrationReport) -> str:
-    return f"{value:,.0f} tok" if report.cost_unit == "tokens" else f"{value:,.4g}"
+    return format_cost(value, report.cost_unit) + (" tok" if report.cost_unit == "tokens" else "")
 
 
 def cost_label(report: CalibrationReport) -> str:
     """The unit of every cost figure, in words."""
     cfg = report.config
-    if report.cost_unit == "tokens":
-        return "tokens"
-    return f"currency at {cfg.price_per_1k_tokens:g} per 1k tokens"
-
-
-def report_table(report: CalibrationReport) -> Table:
-    """One row per task type; fits 100 columns. ``per`` says what n counts (model calls per run or per turn)."""
-    conf = f"{report.config.confidence:.0%}"
-    unit = "tokens" if report.cost_unit == "tokens" else "currency"
-    table = Table(
-        title=f"maxIterations per task type (failure cost d = {report.config.failure_cost:g} {unit})",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-        caption="per: n counts model calls per run, or per user turn of a conversation (ok/fail/cut "
-        "then counts turns); cut: censored; +: N* at the end of the data (the optimum may lie "
-        f"beyond); E\\[cost] at N* in {unit}; tokens: token budget; base/hard: the dynamic policy",
-        caption_justify="left",
-    )
-    for col, justify in [
-        ("task type", "left"),
-        ("runs", "right"),
-        ("ok/fail\n/cut", "right"),
-        ("per", "left"),
-        ("N*", "right"),
-        (f"{conf}\nCI", "right"),
-        ("c(N*)", "right"),
-        (r"E\[cost]", "right"),
-        ("tokens", "right"),
-        ("base/\nhard", "right"),
-    ]:
-        first = col == "task type"
-        table.add_column(col, justify=justify, overflow="fold", no_wrap=not first, min_width=9 if first else None)  # type: ignore[arg-type]
-    for t in report.task_types:
-        none = t.recommended_max_iterations is None
-        table.add_row(
-            escape(t.task_type),
-            f"{t.runs:,}",
-            f"{t.successes}/{t.failures}/{t.censored}",
-            "turn" if t.per_turn else "run",
-            "no cap" if none else f"{t.recommended_max_iterations}" + ("+" if t.at_horizon else ""),
-            "-" if none else f"{t.ci_low}-{t.ci_high}",
-            "-" if none else f"{t.success_at_optimum:.3f}",
-            "-"
-            if none
-            else (
-                f"{t.expected_cost_at_optimum:,.0f}"
-                if report.cost_unit == "tokens"
-                else f"{t.expected_cost_at_optimum:,.4g}"
-            ),
-            f"{t.token_budget.recommended_tokens:,}" if t.token_budget else "-",
-            f"{t.policy.base_budget}/{t.policy.hard_cap}" if t.policy else "-",
-        )
-    return table
+    return unit_words(report.cost_unit, cfg.price_per_1k_tokens, cfg.cost_per_call)
 
 
 def _slug(name: str) -> str:
@@ -140,7 +85,7 @@ def _write_file(path: Path, data: bytes) -> None:
 def _title(t: TaskTypeCalibration, report: CalibrationReport, what: str) -> str:
     cfg = report.config
     runs = f"{t.runs:,} runs" + (f", {t.units:,} turns" if t.per_turn else "")
-    price = "cost in tokens" if cfg.price_per_1k_tokens is None else f"price {cfg.price_per_1k_tokens:g}/1k tokens"
+    price = f"costs in {cost_label(report)}"
     basis = "" if t.cost_basis == "recorded tokens" else "\ncost: " + t.cost_basis.split(" (")[0].split(", the")[0]
     return f"{t.task_type}: {what} ({runs})\nd = {cfg.failure_cost:g}, {price}; n = {t.unit}{basis}"
 
@@ -212,7 +157,7 @@ def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> 
         color="C3",
         linewidth=1,
         linestyle="-.",
-        label=f"d = {report.config.failure_cost:g}: not running the agent",
+        label=f"d = {format_cost(report.config.failure_cost, report.cost_unit)}: not running the agent",
     )
     if t.recommended_max_iterations is not None and t.ci_low is not None and t.ci_high is not None:
         k = t.recommended_max_iterations
@@ -226,7 +171,7 @@ def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> 
             label=f"N* = {k} ({conf} CI {t.ci_low}-{t.ci_high})",
         )
     _mark_end_of_data(ax, t)
-    unit = "tokens" if report.cost_unit == "tokens" else "currency"
+    unit = cost_label(report)
     ax.set(
         xlabel=f"cap N ({t.unit})",
         ylabel=f"expected cost per {'turn' if t.per_turn else 'run'} ({unit})",
@@ -240,7 +185,7 @@ def plot_cost(t: TaskTypeCalibration, report: CalibrationReport, path: Path) -> 
 
 def _md_row(t: TaskTypeCalibration, report: CalibrationReport) -> str:
     if t.recommended_max_iterations is None:
-        rec = "no cap | - | - | - "
+        rec = f"no cap (cheapest {t.decision.cheapest_cap}) | - | - | - " if t.decision else "no cap | - | - | - "
     else:
         rec = (
             f"{t.recommended_max_iterations}{' (edge)' if t.at_horizon else ''} | {t.ci_low}-{t.ci_high} | "
@@ -259,7 +204,7 @@ def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snip
     out = [
         "# pyguard calibrate",
         "",
-        f"Failure cost d = {cfg.failure_cost:g} ({cost_label(report)}); bootstrap {cfg.bootstrap} resamples, seed "
+        f"Failure cost d = {format_cost(cfg.failure_cost, report.cost_unit)} (every cost in {cost_label(report)}); bootstrap {cfg.bootstrap} resamples, seed "
         f"{cfg.seed}, {cfg.confidence:.0%} intervals.",
         "",
         "c(n) is the Aalen-Johansen cumulative incidence of success (failures compete, cut-off runs are "
@@ -290,6 +235,10 @@ def _markdown(report: CalibrationReport, plots: dict[str, tuple[str, str]], snip
         ]
         if t.no_cap is not None:
             out += [f"**No cap recommended**: {t.no_cap}.", ""]
+        if t.decision is not None:
+            out += [f"Decision: {t.decision.statement}.", ""]
+        if t.censoring is not None and t.censoring.statement:
+            out += [f"Censoring: {t.censoring.statement}.", ""]
         if t.token_budget is not None:
             out += [
                 f"Token budget: {t.token_budget.recommended_tokens:,} tokens (CI {t.token_budget.ci_low:,}-"

@@ -5,18 +5,21 @@ Calibration needs, per run, its task type, the number of model calls it made (``
 flat numpy arrays; :class:`RunAccumulator` builds them from :class:`~pyguard.events.RunRecord` s one record
 at a time, so a live calibration can feed runs as they finish.
 
-How a run's status is read (first rule that applies wins):
+How a run's status is read: from evidence (:func:`read_run`, one :class:`Reading` per unit says why).
 
-1. no ``RunEnd`` (the run was cut short or is still going)  -> censored at its number of iterations;
-2. ``RunEnd.censored`` is true                               -> censored;
-3. outcome ``expired``, ``stalled``, ``escalated``, ``cancelled`` or ``guard_error`` (something stopped the
-   run before it finished on its own)                        -> censored;
-4. ``RunEnd.success_label`` is set                            -> success if true, failure if false;
-5. outcome ``succeeded``                                      -> success; ``failed`` -> failure.
+- A run that reached the cap it ran under is *censored*: its recording says so (a harness cut such as
+  ``step_limit`` or a ``halted``/``truncated`` field: ``evidence["cut_off"]``), or a live run's footer does
+  (``expired``: the agent's own cap or pyguard's fail-safe). So is a run with no footer, and one a guard stopped,
+  cancelled or that ended in a guard error.
+- A recording that ends while the model still requests an ordinary tool (``cut_off="recording_ends"``) says
+  nothing about how it ended. Labelled successful: a success (its last call was the final one). Labelled failed:
+  a *failure* when it ended below the longest run of its task type and source (the recording's cap, inferred and
+  stated), *censored* at that length. Unlabelled: censored (cut while calling tools, and nothing says it ended).
+- Otherwise the label (``RunEnd.success_label``), else the footer's outcome, says success or failure.
 
-Except: a run labelled successful is a success even when the recording ends in a tool call (``censored``): its
-last call was the final one (a ``finish``/``submit``/``purchase`` tool) and the grader says it did the task.
 A censored run is *not* a failure at every n: it tells us only that the run had not finished after its n calls.
+:func:`run_status` is the reading of one run alone (a labelled failure ending in a tool call is a failure there:
+the longest run of its group is only known over all runs).
 
 Units. A conversation is split into user turns (:func:`pyguard.events.turn_starts`): LangChain4j's
 ``maxToolCallingRoundTrips`` counts model calls per ``chat()`` call, i.e. per turn. Every turn is one unit of
@@ -32,6 +35,7 @@ estimate from text length (the characters of everything the model had read and w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -40,9 +44,20 @@ import numpy as np
 
 from pyguard.ending import verdict
 from pyguard.errors import InputError
-from pyguard.events import IterationEvent, RunRecord, turn_starts
+from pyguard.events import IterationEvent, Outcome, RunRecord, turn_starts
 
-__all__ = ["RunStatus", "RunArrays", "RunAccumulator", "run_status", "extract_runs", "UNTYPED"]
+__all__ = [
+    "RunStatus",
+    "Reading",
+    "RunArrays",
+    "RunAccumulator",
+    "read_run",
+    "run_status",
+    "censor_at_longest_run",
+    "agent_round_trips",
+    "extract_runs",
+    "UNTYPED",
+]
 
 UNTYPED = "default"
 """The task type given to runs that carry none (they form one type)."""
@@ -56,12 +71,57 @@ class RunStatus(IntEnum):
     FAILURE = 2
 
 
-def run_status(record: RunRecord) -> RunStatus:
-    """The calibration status of one run (see the module docstring for the rules; :func:`pyguard.ending.verdict`)."""
-    v = verdict(record.end)
+_EXCEEDED = re.compile(r"exceeded (\d+) (?:tool calling round trips|sequential tool)")
+
+
+def agent_round_trips(record: RunRecord) -> int | None:
+    """The agent's own ``maxToolCallingRoundTrips`` when it ended this run (LangChain4j's "exceeded R tool calling
+    round trips" in the footer's reason): R round trips end a run at R + 1 model calls."""
+    m = _EXCEEDED.search(record.end.reason or "") if record.end is not None else None
+    return int(m.group(1)) if m else None
+
+
+class Reading(IntEnum):
+    """Why a unit has its status: the evidence the reading rests on (counted per task type in the report)."""
+
+    ENDED = 0
+    """It ended on its own: its label, else its footer, says success or failure."""
+    CAP_FIELD = 1
+    """Censored: the recording (a harness cut, a ``halted``/``truncated`` field) or a live footer (``expired``)
+    says it reached the cap it ran under."""
+    NO_FOOTER = 2
+    """Censored: no footer (cut short, or still going)."""
+    STOPPED = 3
+    """Censored: stopped by a guard, cancelled, or a guard error."""
+    TOOL_CALL_UNLABELLED = 4
+    """Censored: the recording ends while the model calls a tool, with no label and nothing saying it ended."""
+    AT_LONGEST_RUN = 5
+    """Censored: a labelled failure ending in a tool call at the longest run of its task type and source."""
+    FAILED_EARLY = 6
+    """Failure: a labelled failure ending in a tool call below the longest run of its task type and source."""
+
+
+def read_run(record: RunRecord) -> tuple[RunStatus, Reading]:
+    """One run's status and the evidence for it, alone (a labelled failure ending in a tool call is read as
+    :attr:`Reading.FAILED_EARLY`; :class:`RunAccumulator` turns it censored at the longest run of its group)."""
+    end = record.end
+    if end is None:
+        return RunStatus.CENSORED, Reading.NO_FOOTER
+    cut = end.evidence.get("cut_off") if end.evidence.get("imported_from") is not None else None
+    if cut == "recording_ends" and end.success_label is not True:
+        if end.success_label is False:
+            return RunStatus.FAILURE, Reading.FAILED_EARLY
+        return RunStatus.CENSORED, Reading.TOOL_CALL_UNLABELLED
+    v = verdict(end)
     if v.censored:
-        return RunStatus.CENSORED
-    return RunStatus.SUCCESS if v.event_success else RunStatus.FAILURE
+        cap = end.censored or end.outcome is Outcome.EXPIRED
+        return RunStatus.CENSORED, Reading.CAP_FIELD if cap else Reading.STOPPED
+    return (RunStatus.SUCCESS if v.event_success else RunStatus.FAILURE), Reading.ENDED
+
+
+def run_status(record: RunRecord) -> RunStatus:
+    """The calibration status of one run alone (:func:`read_run`; see the module docstring for the rules)."""
+    return read_run(record)[0]
 
 
 def iteration_tokens(event: IterationEvent) -> float | None:
@@ -90,6 +150,15 @@ class RunArrays:
     """Task types with at least one conversation of several user turns (calibrated per turn)."""
     token_estimated: np.ndarray | None = None
     """Per token entry: True when the count is a text-length estimate, not recorded usage."""
+    reading: np.ndarray | None = None
+    """Per unit: the :class:`Reading` its status rests on (None: not known, e.g. columns built elsewhere)."""
+    longest_run: np.ndarray | None = None
+    """Per unit: the longest run of its task type and source (the inferred cap a labelled failure ending in a tool
+    call is compared with); 0 where it does not apply."""
+    agent_round_trips: np.ndarray | None = None
+    """Per unit: the agent's own ``maxToolCallingRoundTrips`` when it ended the unit (:func:`agent_round_trips`), else 0."""
+    run_cap: np.ndarray | None = None
+    """Per unit: the cap on model calls a live calibration ran it under (its footer's ``calibration.cap``), else 0."""
 
     def __post_init__(self) -> None:
         m = len(self.type_code)
@@ -165,12 +234,39 @@ class RunArrays:
             run_index=None if self.run_index is None else self.run_index[keep],
             multi_turn=(name,) if name in self.multi_turn else (),
             token_estimated=None if self.token_estimated is None else self.token_estimated[tok_keep],
+            reading=None if self.reading is None else self.reading[keep],
+            longest_run=None if self.longest_run is None else self.longest_run[keep],
+            agent_round_trips=None if self.agent_round_trips is None else self.agent_round_trips[keep],
+            run_cap=None if self.run_cap is None else self.run_cap[keep],
         )
 
     @property
     def run_count(self) -> int:
         """Runs (conversations), as opposed to units (turns)."""
         return self.runs if self.run_index is None else len(np.unique(self.run_index))
+
+
+def censor_at_longest_run(
+    iterations: np.ndarray, status: np.ndarray, reading: np.ndarray, groups: list[tuple[str, str, str] | None]
+) -> np.ndarray:
+    """Censor (in place) each labelled failure that ended in a tool call (:attr:`Reading.FAILED_EARLY`) at the
+    longest run of its group, ``(task type, format, source)`` per unit (None: not an imported recording's last
+    turn); returns that longest run per unit (0 where no group). A source holding a single run of its type (a folder
+    of one file per run) counts with the other sources of its format."""
+    longest = np.zeros(len(iterations), np.int64)
+    members: dict[tuple[str, str, str], list[int]] = {}
+    for i, g in enumerate(groups):
+        if g is not None:
+            members.setdefault(g, []).append(i)
+    merged: dict[tuple[str, str, str], list[int]] = {}
+    for g, idx in members.items():
+        merged.setdefault(g if len(idx) > 1 else (g[0], g[1], "*"), []).extend(idx)
+    for idx in merged.values():
+        longest[idx] = int(iterations[idx].max())
+    at_cap = (reading == Reading.FAILED_EARLY) & (iterations >= longest)
+    status[at_cap] = RunStatus.CENSORED
+    reading[at_cap] = Reading.AT_LONGEST_RUN
+    return longest
 
 
 class RunAccumulator:
@@ -191,6 +287,10 @@ class RunAccumulator:
         self._tok_iter: list[int] = []
         self._tok_value: list[float] = []
         self._tok_est: list[bool] = []
+        self._reading: list[int] = []
+        self._agent_rt: list[int] = []
+        self._run_cap: list[int] = []
+        self._group: list[tuple[str, str, str] | None] = []
 
     def __len__(self) -> int:
         return len(self._iterations)
@@ -218,14 +318,25 @@ class RunAccumulator:
         ttype = record.task_type or next((e.task_type for e in events if e.task_type), None) or UNTYPED
         code = self._types.setdefault(ttype, len(self._types))
         starts = turn_starts(events) if events else [0]
-        status = int(run_status(record))
+        status, reading = read_run(record)
         if len(starts) > 1:
             self._multi.add(ttype)
         ends = starts[1:] + [n]
         first_unit = len(self._iterations)
+        evidence = record.end.evidence if record.end is not None else {}
+        fmt = evidence.get("imported_from")
+        group = None if fmt is None else (ttype, str(fmt), str(evidence.get("source", "")))
+        rt = agent_round_trips(record) or 0
+        cap = evidence.get("calibration", {}).get("cap") if isinstance(evidence.get("calibration"), dict) else None
+        run_cap = cap if isinstance(cap, int) and not isinstance(cap, bool) else 0
         for k, (lo, hi) in enumerate(zip(starts, ends, strict=False)):
+            last = hi == n
             self._iterations.append(hi - lo)
-            self._status.append(status if hi == n else int(RunStatus.SUCCESS))
+            self._status.append(int(status) if last else int(RunStatus.SUCCESS))
+            self._reading.append(int(reading) if last else int(Reading.ENDED))
+            self._group.append(group if last else None)
+            self._agent_rt.append(rt if last else 0)
+            self._run_cap.append(run_cap)
             self._run_ids.append(record.run_id if len(starts) == 1 else f"{record.run_id}#turn{k + 1}")
         self._type_code.extend([code] * len(starts))
         self._run_index.extend([self._runs] * len(starts))
@@ -252,12 +363,17 @@ class RunAccumulator:
         return self
 
     def arrays(self) -> RunArrays:
-        """The runs added so far, as columns (task types in order of first appearance)."""
+        """The runs added so far, as columns (task types in order of first appearance). A labelled failure that
+        ended in a tool call is censored when it reached the longest run of its task type and source."""
+        iterations = np.asarray(self._iterations, dtype=np.int64)
+        status = np.asarray(self._status, dtype=np.int8)
+        reading = np.asarray(self._reading, dtype=np.int8)
+        longest = censor_at_longest_run(iterations, status, reading, self._group)
         return RunArrays(
             task_types=tuple(self._types),
             type_code=np.asarray(self._type_code, dtype=np.int64),
-            iterations=np.asarray(self._iterations, dtype=np.int64),
-            status=np.asarray(self._status, dtype=np.int8),
+            iterations=iterations,
+            status=status,
             token_run=np.asarray(self._tok_run, dtype=np.int64),
             token_iter=np.asarray(self._tok_iter, dtype=np.int64),
             token_value=np.asarray(self._tok_value, dtype=np.float64),
@@ -265,6 +381,10 @@ class RunAccumulator:
             run_index=np.asarray(self._run_index, dtype=np.int64),
             multi_turn=tuple(t for t in self._types if t in self._multi),
             token_estimated=np.asarray(self._tok_est, dtype=bool),
+            reading=reading,
+            longest_run=longest,
+            agent_round_trips=np.asarray(self._agent_rt, dtype=np.int64),
+            run_cap=np.asarray(self._run_cap, dtype=np.int64),
         )
 
 

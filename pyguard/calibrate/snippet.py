@@ -1,14 +1,18 @@
 """Paste-ready numbers: a Java constants class, a .properties file and pyguard's ``[tool.pyguard]`` budgets.
 
-LangChain4j 1.19.0 semantics the numbers follow (read from ``ToolService.executeInferenceAndToolsLoop``):
-with ``maxToolCallingRoundTrips(N)`` a run can give its final answer at model call N at the latest; when
-call N still requests tools, the tools run, call N+1 is made and its response discarded, and the loop throws
-"Something is wrong, exceeded N tool calling round trips". So N* model calls map to
-``maxToolCallingRoundTrips(N*)``. An agentic ``loopBuilder().maxIterations(k)`` counts loop iterations, not
-model calls: ``k = N*`` only when each iteration makes one model call.
+LangChain4j 1.19.0 semantics the numbers follow, measured on a real AiServices agent
+(``tests/jvm_calibrate/test_snippet_round_trips.py``): with ``maxToolCallingRoundTrips(R)`` a run makes at most
+R + 1 model calls; when call R still requests tools, the tools run, call R + 1 is made, its response is discarded
+(even an answer) and the loop throws "Something is wrong, exceeded R tool calling round trips". So N* model calls
+are ``maxToolCallingRoundTrips(N* - 1)`` (:func:`round_trips_for`), and the answers LangChain4j keeps are those of
+calls 1..N* - 1: the snippet says c(N* - 1), the success share that setting gives. N* = 1 cannot be written
+(``maxToolCallingRoundTrips`` must be at least 1, two calls): the snippet says so. pyguard's own budgets (TOML) and
+an agentic ``loopBuilder().maxIterations(k)`` count model calls / loop iterations: ``k = N*`` only when each
+iteration makes one model call.
 
-Unguarded agents should use N*. Agents guarded by pyguard keep the Java cap at the hard cap (the fail-safe
-behind pyguard's dynamic budget, which starts at the base budget).
+Unguarded agents use the N* figures. Agents guarded by pyguard keep the Java cap at the hard cap (the fail-safe
+behind pyguard's dynamic budget, which starts at the base budget). A type where not running the agent is cheaper
+still gets the cheapest cap that runs it (when any run succeeded), marked as such.
 """
 
 from __future__ import annotations
@@ -18,8 +22,42 @@ import re
 import tomli_w
 
 from pyguard.calibrate.models import CalibrationReport, PolicyProposal, TaskTypeCalibration
+from pyguard.calibrate.units import unit_words
 
-__all__ = ["java_snippet", "properties_snippet", "toml_snippet"]
+__all__ = ["java_snippet", "properties_snippet", "toml_snippet", "round_trips_for"]
+
+
+def round_trips_for(model_calls: int) -> int:
+    """LangChain4j's ``maxToolCallingRoundTrips`` for at most ``model_calls`` model calls (R round trips make
+    R + 1 calls); 1 at least (the smallest LangChain4j setting, two calls)."""
+    return max(model_calls - 1, 1)
+
+
+def _cap_of(t: TaskTypeCalibration) -> int | None:
+    """The cap a snippet writes: N*, else the cheapest cap that runs the agent when any run succeeded."""
+    if t.recommended_max_iterations is not None:
+        return t.recommended_max_iterations
+    if t.decision is not None and t.decision.successes_uncapped:
+        return t.decision.cheapest_cap
+    return None
+
+
+def _round_trips_note(t: TaskTypeCalibration, calls: int) -> str:
+    """What ``maxToolCallingRoundTrips(round_trips_for(calls))`` gives, in LangChain4j's terms, and the setting that
+    keeps an answer at call ``calls`` instead."""
+    r = round_trips_for(calls)
+    at = t.c[min(calls, len(t.c)) - 1]
+    if calls == 1:
+        return (
+            f"maxToolCallingRoundTrips({r}) is LangChain4j's smallest: up to 2 model calls, answers kept from call 1 "
+            f"(c(1) = {at:.3f})"
+        )
+    kept = t.c[min(r, len(t.c)) - 1]
+    return (
+        f"maxToolCallingRoundTrips({r}): up to {calls} model calls; LangChain4j keeps answers up to call {r} "
+        f"(c({r}) = {kept:.3f}) and discards call {calls}'s. maxToolCallingRoundTrips({calls}) keeps answers up to "
+        f"call {calls} (c({calls}) = {at:.3f}) and makes up to {calls + 1} calls"
+    )
 
 
 def java_identifier(task_type: str) -> str:
@@ -44,8 +82,13 @@ def _summary(t: TaskTypeCalibration, report: CalibrationReport) -> str:
 
 
 def _capped(report: CalibrationReport) -> list[TaskTypeCalibration]:
-    """The task types with a recommended cap (no snippet ever carries a cap for a type where none pays off)."""
+    """The task types with a recommended cap (pyguard's budgets: only where a cap pays off)."""
     return [t for t in report.task_types if t.recommended_max_iterations is not None and t.policy is not None]
+
+
+def _cheapest_only(report: CalibrationReport) -> list[TaskTypeCalibration]:
+    """Types where not running is cheaper but some run succeeded: the snippets carry their cheapest cap."""
+    return [t for t in _uncapped(report) if _cap_of(t) is not None]
 
 
 def _policy(t: TaskTypeCalibration) -> PolicyProposal:
@@ -60,11 +103,10 @@ def _uncapped(report: CalibrationReport) -> list[TaskTypeCalibration]:
 
 def _header(report: CalibrationReport) -> str:
     cfg = report.config
-    price = (
-        f"price {cfg.price_per_1k_tokens:g} per 1k tokens" if cfg.price_per_1k_tokens is not None else "cost in tokens"
-    )
+    unit = unit_words(report.cost_unit, cfg.price_per_1k_tokens, cfg.cost_per_call)
     return (
-        f"pyguard calibrate: failure cost d = {cfg.failure_cost:g}, {price}, bootstrap {cfg.bootstrap}, seed {cfg.seed}"
+        f"pyguard calibrate: failure cost d = {cfg.failure_cost:g}, costs in {unit}, bootstrap {cfg.bootstrap}, "
+        f"seed {cfg.seed}"
     )
 
 
@@ -77,20 +119,27 @@ def java_snippet(report: CalibrationReport, class_name: str = "CalibratedLimits"
     ]
     for t in _uncapped(report):
         lines += ["", f"    // {_summary(t, report)}"]
+        if (cheapest := _cap_of(t)) is not None:
+            p = java_identifier(t.task_type)
+            lines += [
+                f"    /** Not running is cheaper; if you run it, the cheapest cap: {_round_trips_note(t, cheapest)}. */",
+                f"    public static final int {p}_MAX_TOOL_CALLING_ROUND_TRIPS = {round_trips_for(cheapest)};",
+            ]
     for t in _capped(report):
-        p = java_identifier(t.task_type)
+        p, n = java_identifier(t.task_type), t.recommended_max_iterations or 0
         lines += [
             "",
             f"    /** {_summary(t, report)}. */",
-            f"    public static final int {p}_MAX_TOOL_CALLING_ROUND_TRIPS = {t.recommended_max_iterations};",
+            f"    /** {_round_trips_note(t, n)}. */",
+            f"    public static final int {p}_MAX_TOOL_CALLING_ROUND_TRIPS = {round_trips_for(n)};",
             "    /** Agentic loop cap, assuming one model call per loop iteration. */",
-            f"    public static final int {p}_MAX_ITERATIONS = {t.recommended_max_iterations};",
-            "    /** Java cap to keep when pyguard guards the run (pyguard's hard cap). */",
-            f"    public static final int {p}_GUARDED_MAX_TOOL_CALLING_ROUND_TRIPS = {_policy(t).hard_cap};",
+            f"    public static final int {p}_MAX_ITERATIONS = {n};",
+            f"    /** Java cap to keep when pyguard guards the run: up to pyguard's hard cap, {_policy(t).hard_cap} calls. */",
+            f"    public static final int {p}_GUARDED_MAX_TOOL_CALLING_ROUND_TRIPS = {round_trips_for(_policy(t).hard_cap)};",
         ]
         if t.token_budget is not None:
             lines.append(f"    public static final long {p}_TOKEN_BUDGET = {t.token_budget.recommended_tokens}L;")
-    capped = _capped(report)
+    capped = _capped(report) + _cheapest_only(report)
     if not capped:
         return "\n".join(lines + ["}", ""])
     first = java_identifier(capped[0].task_type)
@@ -100,23 +149,37 @@ def java_snippet(report: CalibrationReport, class_name: str = "CalibratedLimits"
         "// Unguarded AiServices:",
         "//   AiServices.builder(Assistant.class).chatModel(model)",
         f"//       .maxToolCallingRoundTrips({class_name}.{first}_MAX_TOOL_CALLING_ROUND_TRIPS).build();",
-        "// langchain4j-agentic loop:",
-        f"//   AgenticServices.loopBuilder().subAgents(...).maxIterations({class_name}.{first}_MAX_ITERATIONS).build();",
         "",
     ]
+    if _capped(report):
+        lines[-1:] = [
+            "// langchain4j-agentic loop:",
+            f"//   AgenticServices.loopBuilder().subAgents(...).maxIterations({class_name}.{first}_MAX_ITERATIONS).build();",
+            "",
+        ]
     return "\n".join(lines)
 
 
 def properties_snippet(report: CalibrationReport) -> str:
     lines = [f"# {_header(report)}"]
-    lines += [f"# {_summary(t, report)}" for t in _uncapped(report)]
+    for t in _uncapped(report):
+        lines.append(f"# {_summary(t, report)}")
+        if (cheapest := _cap_of(t)) is not None:
+            k = f"pyguard.calibrate.{_property_key(t.task_type)}"
+            lines += [
+                f"# not running is cheaper; if you run it, the cheapest cap: {_round_trips_note(t, cheapest)}",
+                f"{k}.maxToolCallingRoundTrips={round_trips_for(cheapest)}",
+                f"{k}.maxModelCalls={cheapest}",
+            ]
     for t in _capped(report):
-        k = f"pyguard.calibrate.{_property_key(t.task_type)}"
+        k, n = f"pyguard.calibrate.{_property_key(t.task_type)}", t.recommended_max_iterations or 0
         lines += [
             f"# {_summary(t, report)}",
-            f"{k}.maxToolCallingRoundTrips={t.recommended_max_iterations}",
-            f"{k}.maxIterations={t.recommended_max_iterations}",
-            f"{k}.guardedMaxToolCallingRoundTrips={_policy(t).hard_cap}",
+            f"# {_round_trips_note(t, n)}",
+            f"{k}.maxToolCallingRoundTrips={round_trips_for(n)}",
+            f"{k}.maxModelCalls={n}",
+            f"{k}.maxIterations={n}",
+            f"{k}.guardedMaxToolCallingRoundTrips={round_trips_for(_policy(t).hard_cap)}",
         ]
         if t.token_budget is not None:
             lines.append(f"{k}.tokenBudget={t.token_budget.recommended_tokens}")
@@ -140,6 +203,16 @@ def toml_snippet(report: CalibrationReport) -> str:
             for t in capped
             if _policy(t).max_total_tokens is not None
         ]
+        + [
+            f"# {t.task_type}: base budget {t.recommended_max_iterations} model calls; unguarded LangChain4j: "
+            f"{_round_trips_note(t, t.recommended_max_iterations or 0)}"
+            for t in capped
+        ]
         + [f"# {_summary(t, report)}" for t in _uncapped(report)]
+        + [
+            f"# {t.task_type}: if you run it anyway, the cheapest cap is {c} model calls: {_round_trips_note(t, c)}"
+            for t in _cheapest_only(report)
+            if (c := _cap_of(t)) is not None
+        ]
     )
     return "\n".join(notes) + "\n" + tomli_w.dumps({"tool": {"pyguard": table}})

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from pyguard.check.summary import RunSetSummary
 from pyguard.errors import InputError
-from pyguard.safe_reader import loads
+from pyguard.safe_reader import check_depth, loads, read_file_bytes
 
 __all__ = ["write_baseline", "read_baseline", "baseline_json"]
 
@@ -39,13 +39,12 @@ def read_baseline(path: str | Path) -> RunSetSummary:
     """Read a baseline written by :func:`write_baseline`; InputError names the file and what is wrong."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the baseline {str(path)!r}: {exc.strerror or exc}; make one with --write-baseline"
-        ) from exc
+        text = read_file_bytes(path, what="the baseline")  # the one safe reader: a regular file, its size limit
+    except InputError as exc:
+        raise InputError(f"{exc}; make one with --write-baseline") from None
     try:
         data = loads(text, source=str(path))  # the safe reader: depth and integer limits
+        check_depth(data, source=f"the baseline {str(path)!r}")
     except json.JSONDecodeError as exc:
         raise InputError(
             f"the baseline {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno}): "

@@ -145,7 +145,7 @@ def calibrate(
                 "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
             )
         from pyguard.calibrate import calibrate_runs, make_config
-        from pyguard.calibrate.report import report_json, report_table, require_plots, write_report
+        from pyguard.calibrate.report import require_plots, write_report
 
         if out_dir is not None:
             require_plots()  # a missing 'plot' extra is said before any run, not after
@@ -165,6 +165,7 @@ def calibrate(
                 _print_incomplete(live_info, as_json, err)
                 return
             report = calibrate_runs(result[0].records, config)
+            _agent_caps_json(result[0].records, live_info)
         else:
             from pyguard.store.summaries import calibrate_parquet
 
@@ -187,13 +188,23 @@ def calibrate(
         )
         ctx.exit(ExitCode.INTERRUPTED)
         return
+    _print_result(report, live_info, as_json, err, written, out_dir)
+
+
+def _print_result(
+    report: Any, live_info: dict | None, as_json: bool, err: Console, written: list, out_dir: str | None
+) -> None:
+    """The result on stdout (JSON, or the table fitted to the console's width), the notes on stderr."""
+    from pyguard.calibrate.report import report_json, report_table
+
     if as_json:
         if live_info is None:
             click.echo(report_json(report))
         else:
             click.echo(json.dumps({**json.loads(report_json(report)), "live": live_info}, indent=2))
     else:
-        Console().print(report_table(report))
+        out = Console()
+        out.print(report_table(report, out.width))
     for skipped in report.skipped:
         err.print(
             f"[yellow]not calibrated:[/] {escape(skipped.task_type)} ({skipped.runs} runs): {escape(skipped.reason)}",
@@ -239,7 +250,13 @@ def _run_live(
             raise InputError(f"{name} {value} must be a positive integer")
     task_set = load_tasks(tasks_path)
     result = run_live(
-        task_set, traces, repeats=repeats, cap=cap, threads=threads or 2, limit=max_runs, progress=err.is_terminal
+        task_set,
+        traces,
+        repeats=repeats,
+        cap=cap,
+        threads=threads or 2,
+        limit=max_runs,
+        progress=True if err.is_terminal else "lines",  # a bar on a terminal, plain lines in a log or a pipe
     )
     for run_id in result.ignored[:5]:
         err.print(
@@ -248,6 +265,15 @@ def _run_live(
             soft_wrap=True,
         )
     return result, traces
+
+
+def _agent_caps_json(records: Any, live_info: dict) -> None:
+    """The agent's own maxToolCallingRoundTrips where it ended runs, in the live JSON (the report warns of it)."""
+    from pyguard.calibrate.live.caps import agent_caps
+
+    caps = agent_caps(records)
+    if caps:
+        live_info["agent_caps"] = [c.model_dump() for c in caps]
 
 
 def _print_incomplete(info: dict, as_json: bool, err: Console) -> None:

@@ -10,8 +10,9 @@ A limit of N means "at most N": a cap fires once N is *reached*, so the run stop
 
 from __future__ import annotations
 
-from pyguard.engine.conditions import AnyOf, RunState, StopCondition, StopHit
-from pyguard.engine.config import CapsConfig
+import warnings
+
+from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.stop_config import (
     CostConfig,
     IdenticalActionsConfig,
@@ -30,7 +31,6 @@ __all__ = [
     "CostCap",
     "WallClockCap",
     "IdenticalActionCap",
-    "build_caps",
 ]
 
 
@@ -44,6 +44,10 @@ def _positive(value: float, what: str) -> None:
 
 
 class ModelCallCap(StopCondition):
+    """Model calls made in the run."""
+
+    config_model = ModelCallsConfig
+
     def __init__(self, limit: int) -> None:
         _positive(limit, "ModelCallCap limit")
         self.limit = limit
@@ -54,15 +58,14 @@ class ModelCallCap(StopCondition):
             return None
         return _hit("model_calls", self.limit, used, f"{used} model calls (limit {self.limit})")
 
-    def config(self) -> ModelCallsConfig:
-        return ModelCallsConfig(limit=self.limit)
-
     def __repr__(self) -> str:
         return f"ModelCallCap({self.limit})"
 
 
 class ToolCallCap(StopCondition):
     """Tool calls requested, all tools together or (``tool``) one tool."""
+
+    config_model = ToolCallsConfig
 
     def __init__(self, limit: int, tool: str | None = None) -> None:
         _positive(limit, f"ToolCallCap limit{' for ' + repr(tool) if tool else ''}")
@@ -77,39 +80,57 @@ class ToolCallCap(StopCondition):
         what = "tool calls" if self.tool is None else f"calls of {self.tool}"
         return _hit(name, self.limit, used, f"{used} {what} (limit {self.limit})")
 
-    def config(self) -> ToolCallsConfig:
-        return ToolCallsConfig(limit=self.limit, tool=self.tool)
-
     def __repr__(self) -> str:
         return f"ToolCallCap({self.limit}{', ' + repr(self.tool) if self.tool else ''})"
 
 
 class TokenCap(StopCondition):
-    """Tokens of one kind (``input``, ``output`` or ``total``) as reported by the provider (unknown counts 0)."""
+    """Tokens of one kind (``which``: ``input``, ``output`` or ``total``) as reported by the provider (unknown
+    counts 0). Its config is ``{ kind = "<which>_tokens", limit = N }``, the names of ``[caps]``."""
 
-    _KINDS = ("input", "output", "total")
+    config_model = TokensConfig
+    _WHICH = ("input", "output", "total")
 
-    def __init__(self, limit: int, kind: str = "total") -> None:
-        if kind not in self._KINDS:
-            raise ConfigError(f"TokenCap kind {kind!r} is not one of {', '.join(self._KINDS)}")
-        _positive(limit, f"TokenCap({kind}) limit")
-        self.limit, self.kind = limit, kind
+    def __init__(self, limit: int, which: str = "total", *, kind: str | None = None) -> None:
+        if kind is not None:
+            warnings.warn(
+                f"TokenCap(kind={kind!r}) is deprecated: write TokenCap({limit}, which={kind!r})",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            which = kind
+        if which not in self._WHICH:
+            raise ConfigError(f"TokenCap which={which!r} is not one of {', '.join(self._WHICH)}")
+        _positive(limit, f"TokenCap({which}) limit")
+        self.limit, self.which = limit, which
 
-    def check(self, state: RunState) -> StopHit | None:
-        used = getattr(state.usage, f"{self.kind}_tokens")
-        if used < self.limit:
-            return None
-        return _hit(f"{self.kind}_tokens", self.limit, used, f"{used} {self.kind} tokens (limit {self.limit})")
+    @property
+    def kind(self) -> str:
+        """Deprecated: :attr:`which`."""
+        warnings.warn("TokenCap.kind is deprecated: read TokenCap.which", DeprecationWarning, stacklevel=2)
+        return self.which
+
+    @classmethod
+    def from_config(cls, config: TokensConfig) -> TokenCap:
+        return cls(config.limit, config.which)
 
     def config(self) -> TokensConfig:
-        return TokensConfig(limit=self.limit, which=self.kind)  # type: ignore[arg-type]
+        return TokensConfig(kind=f"{self.which}_tokens", limit=self.limit)  # type: ignore[arg-type]
+
+    def check(self, state: RunState) -> StopHit | None:
+        used = getattr(state.usage, f"{self.which}_tokens")
+        if used < self.limit:
+            return None
+        return _hit(f"{self.which}_tokens", self.limit, used, f"{used} {self.which} tokens (limit {self.limit})")
 
     def __repr__(self) -> str:
-        return f"TokenCap({self.limit}, {self.kind!r})"
+        return f"TokenCap({self.limit}, {self.which!r})"
 
 
 class CostCap(StopCondition):
     """Cost, priced with the policy's ``caps.prices`` (calls of unpriced models count 0)."""
+
+    config_model = CostConfig
 
     def __init__(self, limit: float) -> None:
         _positive(limit, "CostCap limit")
@@ -121,15 +142,14 @@ class CostCap(StopCondition):
             return None
         return _hit("cost", self.limit, round(cost, 6), f"cost {cost:.4f} (limit {self.limit})")
 
-    def config(self) -> CostConfig:
-        return CostConfig(limit=float(self.limit))
-
     def __repr__(self) -> str:
         return f"CostCap({self.limit})"
 
 
 class WallClockCap(StopCondition):
     """Seconds since the run started, as measured by the policy's injected clock."""
+
+    config_model = WallClockConfig
 
     def __init__(self, seconds: float) -> None:
         _positive(seconds, "WallClockCap seconds")
@@ -141,15 +161,14 @@ class WallClockCap(StopCondition):
             return None
         return _hit("wall_clock", self.seconds, round(elapsed, 6), f"{elapsed:.1f}s elapsed (limit {self.seconds}s)")
 
-    def config(self) -> WallClockConfig:
-        return WallClockConfig(seconds=float(self.seconds))
-
     def __repr__(self) -> str:
         return f"WallClockCap({self.seconds})"
 
 
 class IdenticalActionCap(StopCondition):
     """The very same action (tool + canonical arguments) requested ``limit`` times, whatever it returned."""
+
+    config_model = IdenticalActionsConfig
 
     def __init__(self, limit: int) -> None:
         _positive(limit, "IdenticalActionCap limit")
@@ -166,32 +185,5 @@ class IdenticalActionCap(StopCondition):
             f"{usage.most_identical_action} requested {usage.most_identical} times (limit {self.limit})",
         )
 
-    def config(self) -> IdenticalActionsConfig:
-        return IdenticalActionsConfig(limit=self.limit)
-
     def __repr__(self) -> str:
         return f"IdenticalActionCap({self.limit})"
-
-
-def build_caps(config: CapsConfig) -> StopCondition | None:
-    """The caps a :class:`CapsConfig` sets, OR-ed together (None when it sets none)."""
-    caps: list[StopCondition] = []
-    if config.max_model_calls is not None:
-        caps.append(ModelCallCap(config.max_model_calls))
-    if config.max_tool_calls is not None:
-        caps.append(ToolCallCap(config.max_tool_calls))
-    for tool, n in sorted(config.max_tool_calls_per_tool.items()):
-        caps.append(ToolCallCap(n, tool))
-    for kind in ("input", "output", "total"):
-        limit = getattr(config, f"max_{kind}_tokens")
-        if limit is not None:
-            caps.append(TokenCap(limit, kind))
-    if config.max_cost is not None:
-        caps.append(CostCap(config.max_cost))
-    if config.max_wall_s is not None:
-        caps.append(WallClockCap(config.max_wall_s))
-    if config.max_identical_actions is not None:
-        caps.append(IdenticalActionCap(config.max_identical_actions))
-    if not caps:
-        return None
-    return caps[0] if len(caps) == 1 else AnyOf(*caps)

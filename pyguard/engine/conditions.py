@@ -4,13 +4,19 @@ and AutoGen's termination conditions).
 Every condition reads one frozen :class:`RunState` (the run after one model call: its usage, budget, hard cap and
 the stall rules' hits) and returns one :class:`StopHit` (rule, outcome, message, evidence) or None. The stall rules
 speak the same vocabulary: each finding of the stall detector is a ``stalled`` :class:`StopHit` whose
-:class:`StallSubject` says what it is about (the actions involved, their last result, whether it may stop a run).
-``a | b`` fires when either fires and reports every hit; ``a & b`` fires only when both fire. Combinators flatten:
-``a | b | c`` is one :class:`AnyOf` of three. A condition that keeps state between checks implements :meth:`reset`
-(the combinators pass it on); the policy gives every run its own copy, so concurrent runs never share one.
+:class:`StallSubject` says what it is about (the actions involved, their last result); a finding that only earns a
+reflection has ``action`` reflect. ``a | b`` fires when either fires and reports every hit; ``a & b`` fires only when
+both fire. Combinators flatten: ``a | b | c`` is one :class:`AnyOf` of three. A condition that keeps state between
+checks implements :meth:`reset` (the combinators pass it on); the policy gives every run its own copy, reset, so
+concurrent runs never share one.
 
-A condition made from configuration has a config (:mod:`pyguard.engine.stop_config`) that round-trips:
-``build_condition(c.config()) == c`` in behaviour, so a run's header can hold it and replay rebuild it.
+The precedence is in the algebra: calling a condition, ``condition(state)``, gives its verdict (a limit's hit stops;
+a stall finding reflects while the turn has reflections left, then stops), and a composition's verdict is led by
+its first hit that stops, else its first reflection; the policy's decision is that verdict.
+
+A condition made from configuration names its config model on the class (``config_model``,
+:mod:`pyguard.engine.stop_config`) and round-trips: ``build_condition(c.config()) == c`` in behaviour, so a run's
+header can hold it and replay rebuild it.
 
 The conditions themselves: hard caps (:mod:`pyguard.engine.caps`), the stall rules, iteration budget and hard cap
 (:mod:`pyguard.engine.stop_rules`), the limits of a run tree (:class:`pyguard.engine.tree.TreeBudget`); the
@@ -23,7 +29,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
 
 from pyguard.decisions import Action
 from pyguard.engine.stop_config import AllOfConfig, AnyOfConfig, StopConfig
@@ -31,7 +39,15 @@ from pyguard.engine.usage import UsageState
 from pyguard.errors import ConfigError
 from pyguard.events import Outcome
 
-__all__ = ["RunState", "StallSubject", "StopHit", "StopCondition", "AnyOf", "AllOf", "FunctionCondition"]
+__all__ = [
+    "RunState",
+    "StallSubject",
+    "StopHit",
+    "StopCondition",
+    "AnyOf",
+    "AllOf",
+    "FunctionCondition",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +93,8 @@ class RunState:
 @dataclass(frozen=True, slots=True)
 class StallSubject:
     """What a stall rule's hit is about (:attr:`StopHit.stall`): where it was found, the actions involved and their
-    last result, and whether it may stop a run. The policy compares subjects to tell a repeated stall from a new one,
-    and the reflection quotes them."""
+    last result. The policy compares subjects to tell a repeated stall from a new one, and the reflection quotes
+    them."""
 
     iteration: int
     """The model call the stall was found after."""
@@ -175,8 +191,37 @@ def _judged(hit: StopHit, state: RunState) -> StopHit | None:
     return None if lead is None else StopHit.combine(stalls, lead)
 
 
+_BY_CONFIG: dict[type, type[StopCondition]] = {}
+"""Each condition class by its config model (filled as the classes are defined)."""
+
+
+def build_condition(config: StopConfig) -> StopCondition:
+    """The stop condition a config describes (the inverse of ``condition.config()``). Import it from
+    :mod:`pyguard.engine.stop`, which defines every condition class (a class registers its ``config_model`` when
+    it is defined)."""
+    cls = _BY_CONFIG.get(type(config))
+    if cls is None:
+        raise ConfigError(f"{config!r} is not a stop condition's config; use one of pyguard.engine.stop_config")
+    return cls.from_config(config)
+
+
 class StopCondition(ABC):
-    """A reason to stop a run. Compose with ``|`` (either) and ``&`` (both); call the composition for the verdict."""
+    """A reason to stop a run. Compose with ``|`` (either) and ``&`` (both); call the composition for the verdict.
+
+    A condition made from configuration names its pydantic model once, on the class (``config_model``, as
+    AutoGen's ``component_config_schema``): the model's fields (all but ``kind``) are the constructor's keyword
+    arguments and the attributes of the same names, so :func:`build_condition` makes the condition from its config
+    and :meth:`config` gives the config back, with no table of builders beside them."""
+
+    config_model: ClassVar[type[BaseModel] | None] = None
+    """The model of this condition's configuration (:mod:`pyguard.engine.stop_config`); None: it has none, and a
+    trace cannot record it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        model = cls.__dict__.get("config_model")
+        if model is not None:
+            _BY_CONFIG[model] = cls
 
     @abstractmethod
     def check(self, state: RunState) -> StopHit | None:
@@ -190,15 +235,25 @@ class StopCondition(ABC):
         return None if hit is None else _judged(hit, state)
 
     def reset(self) -> None:
-        """Forget what was counted between checks (stateless conditions have nothing to forget)."""
+        """Forget what was counted between checks (stateless conditions have nothing to forget). The policy calls
+        it on each run's own copy of a condition given in Python, so every run starts from nothing."""
         return None
+
+    @classmethod
+    def from_config(cls, config: Any) -> StopCondition:
+        """The condition ``config`` (an instance of ``config_model``) describes."""
+        return cls(**{k: v for k, v in config if k != "kind"})
 
     def config(self) -> StopConfig:
         """This condition as configuration (:mod:`pyguard.engine.stop_config`), to record it and rebuild it."""
-        raise ConfigError(
-            f"{self!r} has no configuration, so a trace cannot record it and replay cannot rebuild it; "
-            "pass it as Policy(extra_stop=...) (not recorded) or build it from the conditions in pyguard.engine.stop"
-        )
+        model = self.config_model
+        if model is None:
+            raise ConfigError(
+                f"{self!r} has no configuration, so a trace cannot record it and replay cannot rebuild it; "
+                "pass it as Policy(extra_stop=...) (not recorded) or build it from the conditions in "
+                "pyguard.engine.stop"
+            )
+        return model(**{k: getattr(self, k) for k in model.model_fields if k != "kind"})  # type: ignore[return-value]
 
     def __or__(self, other: StopCondition) -> AnyOf:
         return AnyOf(self, other)
@@ -223,6 +278,14 @@ class _Combinator(StopCondition):
     def __call__(self, state: RunState) -> StopHit | None:
         return self.check(state)  # each condition's hit is judged where it is made
 
+    @classmethod
+    def from_config(cls, config: Any) -> StopCondition:
+        return cls(*(build_condition(c) for c in config.of))
+
+    def config(self) -> StopConfig:
+        assert self.config_model is not None
+        return self.config_model(of=[c.config() for c in self.conditions])  # type: ignore[return-value]
+
     def reset(self) -> None:
         for c in self.conditions:
             c.reset()
@@ -242,17 +305,18 @@ class AnyOf(_Combinator):
     first reflection (so ``Stalled() | caps | HardCap() | IterationBudget()`` stops on a stall once the reflections
     are used up before a cap, on a cap before the budget, and reflects only when nothing stops)."""
 
+    config_model = AnyOfConfig
+
     def check(self, state: RunState) -> StopHit | None:
         hits = [h for c in self.conditions if (h := c(state)) is not None]
         return StopHit.combine(hits, _lead(hits)) if hits else None
-
-    def config(self) -> StopConfig:
-        return AnyOfConfig(of=[c.config() for c in self.conditions])
 
 
 class AllOf(_Combinator):
     """Fires only when all of its conditions fire; its hit holds them all. Every condition is checked each time,
     so a stateful one counts the same whether or not another fired."""
+
+    config_model = AllOfConfig
 
     def check(self, state: RunState) -> StopHit | None:
         hits = [c(state) for c in self.conditions]
@@ -260,9 +324,6 @@ class AllOf(_Combinator):
             return None
         fired = [h for h in hits if h is not None]
         return StopHit.combine(fired, _lead(fired))
-
-    def config(self) -> StopConfig:
-        return AllOfConfig(of=[c.config() for c in self.conditions])
 
 
 class FunctionCondition(StopCondition):

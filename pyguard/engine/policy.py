@@ -131,13 +131,15 @@ class Policy:
         """The stop condition of one run (:func:`pyguard.engine.stop.policy_condition`): the stall rules, the
         config's caps and ``stop`` conditions, ``extra_stop`` (a deep copy of the given condition, or what the given
         function makes), the hard cap and the budget. The built-in conditions are stateless (they read the run
-        state), and a condition of your own that keeps state between checks gets one copy per run: runs on many
-        threads never share it, and a run starting never resets another's."""
+        state), and a condition of your own that keeps state between checks gets one copy per run, reset before the
+        run's first check (:meth:`StopCondition.reset`): runs on many threads never share it, a run starting never
+        resets another's, and what the given object counted before (a check in a test) does not carry over."""
         extra = self.extra_stop
         if extra is not None:
             extra = copy.deepcopy(extra) if isinstance(extra, StopCondition) else extra()
             if not isinstance(extra, StopCondition):
                 raise ConfigError(f"extra_stop made {extra!r}, not a StopCondition")
+            extra.reset()  # the run starts from nothing, whatever the given object had counted before
         return policy_condition(self.config, extra)
 
     def _run_settings(

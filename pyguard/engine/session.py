@@ -290,8 +290,6 @@ class RunSession:
     def _stop_decision(
         self, i, outcome, rule, reason, *, stalls, hits, usage: UsageState | None, signal: dict | None = None
     ) -> Decision:
-        if outcome is Outcome.STALLED and self.config.stall_outcome == "escalated":
-            outcome = Outcome.ESCALATED
         if outcome in (Outcome.STALLED, Outcome.EXPIRED) and self.escalation.escalates(
             rule, outcome is Outcome.STALLED
         ):

@@ -38,7 +38,7 @@ from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.same_answer import SameAnswer
-from pyguard.engine.stall_report import StallReport, action_hit, stall_hit
+from pyguard.engine.stall_report import StallReport, attempts_hit, polling_hit, stall_hit
 from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.streaks import ErrorStorm, LowGainStreak
 from pyguard.engine.writes import WriteLedger
@@ -275,7 +275,7 @@ class StallDetector:
             entry = _Last(r.requested_at, r.result_key, last.count + 1, 0, canonical, False, epoch, attempts)
             if attempts >= cfg.max_fruitless_attempts:
                 entry.fruitless = True
-                hit = self._attempts_hit(iteration, r, attempts)
+                hit = attempts_hit(iteration, r, attempts, futility_stops=cfg.futility_stops)
         elif (
             same_request
             and cfg.polling_allowance
@@ -301,7 +301,7 @@ class StallDetector:
             )
             if polls > cfg.polling_allowance or entry.poll_chars > cfg.polling_allowance_chars:
                 entry.fruitless = True
-                hit = self._polling_hit(iteration, r, polls, entry.poll_chars)
+                hit = polling_hit(iteration, r, polls, entry.poll_chars, cfg)
             else:
                 self._step_polls += 1
         elif cfg.cycle_progress and last.progress < self._progress:
@@ -325,32 +325,6 @@ class StallDetector:
         if new_write:
             return self._writes.fresh
         return new_state and gain >= self.config.low_gain_threshold
-
-    def _attempts_hit(self, iteration: int, r: ActionResult, attempts: int) -> StopHit:
-        a = r.action
-        assert a is not None
-        return action_hit(
-            "fruitless_attempts",
-            iteration,
-            r,
-            f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
-            "the attempts are not reaching the problem.",
-            {"attempts": attempts},
-            action=Action.STOP if self.config.futility_stops else Action.REFLECT,
-        )
-
-    def _polling_hit(self, iteration: int, r: ActionResult, polls: int, chars: int) -> StopHit:
-        a = r.action
-        assert a is not None
-        return action_hit(
-            "polling_limit",
-            iteration,
-            r,
-            f"{a.short(80)} was polled {polls} time{'s' if polls > 1 else ''} and its result changed only in "
-            f"timestamps and ids (allowance {self.config.polling_allowance} polls, "
-            f"{self.config.polling_allowance_chars:,} characters of results).",
-            {"polls": polls, "allowance": self.config.polling_allowance, "chars": chars},
-        )
 
     def _repeat_hit(self, iteration: int, r: ActionResult, last: _Last, entry: _Last, how: str) -> StopHit:
         a = r.action

@@ -9,10 +9,11 @@ from typing import Any
 
 from pyguard.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
+from pyguard.engine.config_tables import StallConfig
 from pyguard.engine.steps import ActionResult
 from pyguard.events import Outcome
 
-__all__ = ["StallReport", "action_hit", "stall_hit"]
+__all__ = ["StallReport", "action_hit", "attempts_hit", "polling_hit", "stall_hit"]
 
 
 def stall_hit(
@@ -37,6 +38,37 @@ def action_hit(
     assert a is not None
     subject = StallSubject(iteration, a.tool, (a.short(),), (a.exact_id, a.norm_id), r.text)
     return stall_hit(rule, message, evidence, subject, action)
+
+
+def attempts_hit(iteration: int, r: ActionResult, attempts: int, *, futility_stops: bool) -> StopHit:
+    """``fruitless_attempts``: ``attempts`` changes in a row left the result of ``r``'s check as it was (futility:
+    it earns a reflection, and stops only with ``futility_stops``)."""
+    a = r.action
+    assert a is not None
+    return action_hit(
+        "fruitless_attempts",
+        iteration,
+        r,
+        f"{attempts} changes in a row left the result of {a.short(80)} exactly as it was: "
+        "the attempts are not reaching the problem.",
+        {"attempts": attempts},
+        action=Action.STOP if futility_stops else Action.REFLECT,
+    )
+
+
+def polling_hit(iteration: int, r: ActionResult, polls: int, chars: int, config: StallConfig) -> StopHit:
+    """``polling_limit``: ``r``'s action polled past its allowance (polls, or characters of results)."""
+    a = r.action
+    assert a is not None
+    return action_hit(
+        "polling_limit",
+        iteration,
+        r,
+        f"{a.short(80)} was polled {polls} time{'s' if polls > 1 else ''} and its result changed only in "
+        f"timestamps and ids (allowance {config.polling_allowance} polls, "
+        f"{config.polling_allowance_chars:,} characters of results).",
+        {"polls": polls, "allowance": config.polling_allowance, "chars": chars},
+    )
 
 
 @dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much

@@ -9,12 +9,12 @@ or in TOML (:mod:`pyguard.engine.stop_config`)::
     [stop]
     kind = "any"
     of = [{ kind = "model_calls", limit = 60 },
-          { kind = "all", of = [{ kind = "tokens", limit = 200000 }, { kind = "wall_clock", seconds = 300 }] }]
+          { kind = "all", of = [{ kind = "total_tokens", limit = 200000 }, { kind = "wall_clock", seconds = 300 }] }]
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pyguard.engine.caps import (
@@ -24,27 +24,19 @@ from pyguard.engine.caps import (
     TokenCap,
     ToolCallCap,
     WallClockCap,
-    build_caps,
 )
-from pyguard.engine.conditions import AllOf, AnyOf, FunctionCondition, RunState, StopCondition, StopHit
+from pyguard.engine.conditions import (
+    AllOf,
+    AnyOf,
+    FunctionCondition,
+    RunState,
+    StopCondition,
+    StopHit,
+    build_condition,
+)
 from pyguard.engine.config import PolicyConfig
-from pyguard.engine.stop_config import (
-    AllOfConfig,
-    AnyOfConfig,
-    BudgetConfig,
-    CostConfig,
-    HardCapConfig,
-    IdenticalActionsConfig,
-    ModelCallsConfig,
-    StalledConfig,
-    StopConfig,
-    TokensConfig,
-    ToolCallsConfig,
-    WallClockConfig,
-)
 from pyguard.engine.stop_rules import HardCap, IterationBudget, Stalled
 from pyguard.engine.tree import TreeBudget
-from pyguard.errors import ConfigError
 
 __all__ = [
     "AllOf",
@@ -68,28 +60,6 @@ __all__ = [
     "with_recorded_stop",
 ]
 
-_BUILDERS: dict[type, Callable[[Any], StopCondition]] = {
-    ModelCallsConfig: lambda c: ModelCallCap(c.limit),
-    ToolCallsConfig: lambda c: ToolCallCap(c.limit, c.tool),
-    TokensConfig: lambda c: TokenCap(c.limit, c.which),
-    CostConfig: lambda c: CostCap(c.limit),
-    WallClockConfig: lambda c: WallClockCap(c.seconds),
-    IdenticalActionsConfig: lambda c: IdenticalActionCap(c.limit),
-    StalledConfig: lambda c: Stalled(),
-    BudgetConfig: lambda c: IterationBudget(),
-    HardCapConfig: lambda c: HardCap(),
-    AnyOfConfig: lambda c: AnyOf(*(build_condition(x) for x in c.of)),
-    AllOfConfig: lambda c: AllOf(*(build_condition(x) for x in c.of)),
-}
-
-
-def build_condition(config: StopConfig) -> StopCondition:
-    """The stop condition a config describes (the inverse of ``condition.config()``)."""
-    builder = _BUILDERS.get(type(config))
-    if builder is None:
-        raise ConfigError(f"{config!r} is not a stop condition's config; use one of pyguard.engine.stop_config")
-    return builder(config)
-
 
 def policy_condition(config: PolicyConfig, extra: StopCondition | None = None) -> StopCondition:
     """A run's whole stop condition under ``config``: the stall rules, the ``[caps]``, the config's ``stop``
@@ -99,9 +69,9 @@ def policy_condition(config: PolicyConfig, extra: StopCondition | None = None) -
     before the budget, and a stall with a reflection left reflects only when nothing stops (then the budget holds
     the reflection's extension); the session makes the verdict its decision."""
     parts: list[StopCondition] = [Stalled()]
-    caps = build_caps(config.caps)
-    if caps is not None:
-        parts.append(caps)
+    caps = [build_condition(c) for c in config.caps.conditions()]
+    if caps:
+        parts.append(caps[0] if len(caps) == 1 else AnyOf(*caps))
     if config.stop is not None:
         parts.append(build_condition(config.stop))
     if extra is not None:

@@ -10,7 +10,7 @@ In TOML, the ``[stop]`` table of a policy is one condition (OR-ed with the built
     of = [
         { kind = "model_calls", limit = 60 },
         { kind = "all", of = [
-            { kind = "tokens", limit = 200000 },
+            { kind = "total_tokens", limit = 200000 },
             { kind = "wall_clock", seconds = 300 },
         ] },
     ]
@@ -18,9 +18,10 @@ In TOML, the ``[stop]`` table of a policy is one condition (OR-ed with the built
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import warnings
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from pyguard.engine.strict_config import StrictConfig
 
@@ -56,11 +57,17 @@ class ToolCallsConfig(StrictConfig):
 
 
 class TokensConfig(StrictConfig):
-    """At most ``limit`` tokens of one kind (``input``, ``output`` or ``total``) as reported by the provider."""
+    """At most ``limit`` tokens as reported by the provider: ``input_tokens``, ``output_tokens`` or ``total_tokens``
+    (the names of ``[caps]``: ``max_input_tokens = N`` is ``{ kind = "input_tokens", limit = N }``). The older
+    ``{ kind = "tokens", which = "input" }`` is read as ``input_tokens`` with a DeprecationWarning."""
 
-    kind: Literal["tokens"] = "tokens"
+    kind: Literal["input_tokens", "output_tokens", "total_tokens"] = "total_tokens"
     limit: int = Field(ge=1)
-    which: Literal["input", "output", "total"] = "total"
+
+    @property
+    def which(self) -> str:
+        """``input``, ``output`` or ``total``."""
+        return self.kind.removesuffix("_tokens")
 
 
 class CostConfig(StrictConfig):
@@ -117,6 +124,20 @@ class AllOfConfig(StrictConfig):
     of: list[StopConfig] = Field(min_length=1)
 
 
+def _upgraded(value: Any) -> Any:
+    """A stop table in a deprecated spelling, rewritten (with a DeprecationWarning) to the one it stands for."""
+    if isinstance(value, dict) and value.get("kind") == "tokens":
+        which = value.get("which", "total")
+        warnings.warn(
+            f'[stop] {{ kind = "tokens", which = "{which}" }} is deprecated: write {{ kind = "{which}_tokens" }} '
+            f"(the name of [caps] max_{which}_tokens)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return {k: v for k, v in value.items() if k != "which"} | {"kind": f"{which}_tokens"}
+    return value
+
+
 StopConfig = Annotated[
     ModelCallsConfig
     | ToolCallsConfig
@@ -130,6 +151,7 @@ StopConfig = Annotated[
     | AnyOfConfig
     | AllOfConfig,
     Field(discriminator="kind"),
+    BeforeValidator(_upgraded),
 ]
 """One stop condition's configuration (any kind)."""
 

@@ -22,12 +22,11 @@ class Stalled(StopCondition):
     thresholds: ``[stall]``, :class:`~pyguard.engine.config.StallConfig`). Its hit holds the stall rules' hits,
     in the detector's order; outcome ``stalled``."""
 
+    config_model = StalledConfig
+
     def check(self, state: RunState) -> StopHit | None:
         stalls = state.stalls
         return StopHit.combine(stalls) if stalls else None
-
-    def config(self) -> StalledConfig:
-        return StalledConfig()
 
     def __repr__(self) -> str:
         return "Stalled()"
@@ -60,11 +59,10 @@ class IterationBudget(StopCondition):
     """The run has made as many model calls as its dynamic budget allows (what it started with plus what it
     earned and what reflections granted)."""
 
+    config_model = BudgetConfig
+
     def check(self, state: RunState) -> StopHit | None:
         return _budget_hit(state) if state.iteration >= state.budget else None
-
-    def config(self) -> BudgetConfig:
-        return BudgetConfig()
 
     def __repr__(self) -> str:
         return "IterationBudget()"
@@ -73,11 +71,10 @@ class IterationBudget(StopCondition):
 class HardCap(StopCondition):
     """The turn has made as many model calls as the hard cap allows, however productive."""
 
+    config_model = HardCapConfig
+
     def check(self, state: RunState) -> StopHit | None:
         return _budget_hit(state) if state.iteration >= state.hard_cap else None
-
-    def config(self) -> HardCapConfig:
-        return HardCapConfig()
 
     def __repr__(self) -> str:
         return "HardCap()"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pyguard.errors import InputError
+from pyguard.safe_reader import check_depth, load_json_file
 
 __all__ = ["ScenarioSource", "scenario_names", "load_scenario", "scenario_json"]
 
@@ -42,6 +43,7 @@ def scenario_path(name: str) -> Path:
 def load_scenario(source: ScenarioSource) -> dict[str, Any]:
     """The scenario as a dict, from a shipped name, a JSON file path, or a mapping (copied)."""
     if isinstance(source, Mapping):
+        check_depth(source, source="the scenario")  # before json.dumps, which recurses once per level
         data = json.loads(json.dumps(source))
     else:
         text = str(source)
@@ -50,10 +52,7 @@ def load_scenario(source: ScenarioSource) -> dict[str, Any]:
             path = scenario_path(text)
         if not path.is_file():
             raise InputError(f"scenario file {path} does not exist")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise InputError(f"scenario file {path} is not valid JSON: {e}") from e
+        data = load_json_file(path, what="scenario file")  # the one safe reader: size, depth, integer limits
     if not isinstance(data, dict) or ("turns" not in data and "conversation" not in data):
         raise InputError(
             f"scenario {str(source)[:80]!r} must be a JSON object with 'name' and 'turns' (or 'conversation')"

@@ -66,6 +66,9 @@ def _facts_sql(where: str) -> str:
 
 
 _IMPORTED = "json_extract_string(evidence, '$.imported_from') IS NOT NULL"
+_TOOL_END = (  # a recording that ends calling a tool with nothing saying it ended (pyguard.calibrate.runs.read_run)
+    f"{_IMPORTED} AND json_extract_string(evidence, '$.cut_off') = 'recording_ends' AND success_label IS NOT true"
+)
 _OBSERVED = f"json_extract(evidence, '$.observed_stop') IS NOT NULL AND NOT ({_IMPORTED})"
 _IN_PYTHON = f"({_IMPORTED}) OR ({_OBSERVED})"
 
@@ -201,7 +204,7 @@ def calibration_arrays(path: str | os.PathLike[str]) -> Any:
     :mod:`pyguard.calibrate.runs`: one unit per user turn (:func:`pyguard.events.opens_turn`: the previous call
     answered and a user message arrived), the last turn taking the run's status (:func:`run_status`), earlier
     turns successes; task type: the run's, else its first call's, else ``default``; recorded usage only."""
-    from pyguard.calibrate.runs import UNTYPED, RunArrays, RunStatus
+    from pyguard.calibrate.runs import UNTYPED, Reading, RunStatus
 
     succ, fail, cens = int(RunStatus.SUCCESS), int(RunStatus.FAILURE), int(RunStatus.CENSORED)
     con = connect(path)
@@ -223,22 +226,35 @@ def calibration_arrays(path: str | os.PathLike[str]) -> Any:
             SELECT file_row_number AS r, run_id,
                    coalesce(task_type, list_filter(list_transform(events, lambda e: e.task_type),
                                                    lambda t: t IS NOT NULL)[1], '{UNTYPED}') AS tt,
-                   CASE WHEN complete AND success_label AND censored THEN {succ}
+                   CASE WHEN complete AND {_TOOL_END} THEN CASE WHEN success_label = false THEN {fail} ELSE {cens} END
+                        WHEN complete AND success_label AND censored THEN {succ}
                         WHEN NOT complete OR censored OR outcome IN {_CUT_OFF} THEN {cens}
                         WHEN success_label IS NOT NULL THEN CASE WHEN success_label THEN {succ} ELSE {fail} END
                         WHEN outcome = 'succeeded' THEN {succ}
                         ELSE {fail} END AS status,
+                   CASE WHEN NOT complete THEN {int(Reading.NO_FOOTER)}
+                        WHEN {_TOOL_END} THEN CASE WHEN success_label = false THEN {int(Reading.FAILED_EARLY)}
+                                                   ELSE {int(Reading.TOOL_CALL_UNLABELLED)} END
+                        WHEN success_label AND censored THEN {int(Reading.ENDED)}
+                        WHEN censored OR outcome = 'expired' THEN {int(Reading.CAP_FIELD)}
+                        WHEN outcome IN {_CUT_OFF} THEN {int(Reading.STOPPED)}
+                        ELSE {int(Reading.ENDED)} END AS reading,
+                   json_extract_string(evidence, '$.imported_from') AS fmt,
+                   coalesce(json_extract_string(evidence, '$.source'), '') AS src,
                    len(events) AS n_events, coalesce(iterations, 0) AS n_footer
             FROM runs""")
         con.execute("""
             CREATE TEMP TABLE units AS
             WITH t AS (SELECT r, turn, count(*) AS n, min(pos) AS lo FROM turns GROUP BY r, turn),
             u AS (SELECT p.r, coalesce(t.turn, 1) AS turn, coalesce(t.n, p.n_footer) AS n, coalesce(t.lo, 1) AS lo,
-                         p.tt, p.status, p.run_id, max(coalesce(t.turn, 1)) OVER (PARTITION BY p.r) AS turns
+                         p.tt, p.status, p.reading, p.fmt, p.src, p.run_id,
+                         max(coalesce(t.turn, 1)) OVER (PARTITION BY p.r) AS turns
                   FROM per_run p LEFT JOIN t ON t.r = p.r)
             SELECT row_number() OVER (ORDER BY r, turn) - 1 AS unit, * FROM u""")
         cols = con.execute(f"""
-            SELECT tt, n, CASE WHEN turn = turns THEN status ELSE {succ} END AS status, r, turns, run_id
+            SELECT tt, n, CASE WHEN turn = turns THEN status ELSE {succ} END AS status, r, turns, run_id,
+                   CASE WHEN turn = turns THEN reading ELSE {int(Reading.ENDED)} END AS reading,
+                   CASE WHEN turn = turns THEN fmt END AS fmt, src
             FROM units ORDER BY unit""").fetchnumpy()
         tokens = con.execute(f"""
             SELECT u.unit AS unit, t.pos - u.lo + 1 AS k, CAST({_EVENT_TOKENS} AS DOUBLE) AS v
@@ -253,20 +269,36 @@ def calibration_arrays(path: str | os.PathLike[str]) -> Any:
             f"run {cols['run_id'][bad]!r} has no iterations (no events and iterations=0); drop it from "
             "the calibration input or record its model calls"
         )
+    return _run_arrays(cols, tokens, n)
+
+
+def _run_arrays(cols: Any, tokens: Any, n: np.ndarray) -> Any:
+    """The :class:`pyguard.calibrate.RunArrays` of the unit and token columns DuckDB computed; a labelled failure that
+    ended calling a tool is censored at the longest run of its group (:func:`censor_at_longest_run`)."""
+    from pyguard.calibrate.runs import RunArrays, censor_at_longest_run
+
     types = np.asarray(cols["tt"], dtype=object)
     names, codes = np.unique(types, return_inverse=True)
     multi = set(types[np.asarray(cols["turns"]) > 1].tolist())
+    status, reading = np.asarray(cols["status"], dtype=np.int8), np.asarray(cols["reading"], dtype=np.int8)
+    groups = [
+        None if f is None else (str(t), str(f), str(src))
+        for t, f, src in zip(types, cols["fmt"], cols["src"], strict=True)
+    ]
+    longest = censor_at_longest_run(n, status, reading, groups)
     return RunArrays(
         task_types=tuple(str(x) for x in names),
         type_code=codes.astype(np.int64),
         iterations=n,
-        status=np.asarray(cols["status"], dtype=np.int8),
+        status=status,
         token_run=np.asarray(tokens["unit"], dtype=np.int64),
         token_iter=np.asarray(tokens["k"], dtype=np.int64),
         token_value=np.asarray(tokens["v"], dtype=np.float64),
         run_index=np.asarray(cols["r"], dtype=np.int64),
         multi_turn=tuple(str(x) for x in names if x in multi),
         token_estimated=np.zeros(len(tokens["v"]), dtype=bool),
+        reading=reading,
+        longest_run=longest,
     )
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pyguard.errors import InputError
-from pyguard.safe_reader import loads, read_source
+from pyguard.safe_reader import check_depth, loads, read_source
 
 __all__ = ["Labels", "load_labels"]
 
@@ -108,6 +108,7 @@ def _parse(text: str, name: str) -> Labels:
             failed = [r for r in rows[1:] if isinstance(r, dict) and "id" in r]  # BFCL: failures only
             return Labels({str(r["id"]): False for r in failed}, default=True)
         data = rows
+    check_depth(data, source=f"labels file {name!r}")  # the safe reader's nesting limit, as for every file
     if isinstance(data, dict):
         found = _from_object(data)
         if found is not None:

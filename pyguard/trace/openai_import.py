@@ -3,8 +3,9 @@
 Input: a JSON array of run objects, JSON Lines with one run object per line, or a single run object. A run
 object has ``messages`` (or ``traj``): a list of messages with roles ``system``/``developer``/``user``/
 ``assistant``/``tool`` (and the legacy ``function``); optional ``id``, ``task_type`` and ``task``; an
-optional outcome label, ``success`` (bool), ``reward`` (number, 1 is success) or ``resolved`` (bool); other
-keys are ignored.
+optional outcome label, ``success`` (bool), ``reward`` (number, 1 is success) or ``resolved`` (bool); an optional
+``halted`` (or ``truncated``, bool): true when the harness cut the run at its cap (censored), false when it ended on
+its own (even in a tool call); other keys are ignored.
 
 Mapping (see docs/trace-format.md): each assistant message is one iteration. The messages since the previous
 assistant message (tool results, user and system messages) are that iteration's observations. Tool results
@@ -145,6 +146,20 @@ def _label(obj: dict, fail) -> bool | None:  # noqa: ANN001
     if len(set(labels.values())) > 1:
         raise fail(f"its outcome labels disagree ({', '.join(f'{k}={obj[k]!r}' for k in labels)}); keep one")
     return next(iter(labels.values()), None)
+
+
+def _halted(obj: dict, fail) -> dict[str, Any]:  # noqa: ANN001
+    """The recording's own word on whether its harness cut the run at its cap (``halted`` or ``truncated``, a bool),
+    as :func:`build_end`'s ``cut_off`` / ``finished``; nothing when it says nothing."""
+    found = {k: obj[k] for k in ("halted", "truncated") if obj.get(k) is not None}
+    for key, value in found.items():
+        if not isinstance(value, bool):
+            raise fail(f"its {key!r} is {value!r}; it must be true (cut at its cap) or false (ended on its own)")
+    if len(set(found.values())) > 1:
+        raise fail(f"its 'halted' and 'truncated' disagree ({found}); keep one")
+    if not found:
+        return {}
+    return {"cut_off": "halted"} if next(iter(found.values())) else {"finished": True}
 
 
 def _content(value: Any, fail) -> str | None:  # noqa: ANN001
@@ -317,9 +332,7 @@ def openai_run_to_record(
         reason = "run with no assistant message"
         raise fail("has no assistant message: there is no model call to import")
 
-    evidence: dict[str, Any] = {"index": index}
-    if pending:
-        evidence["trailing_observations"] = len(pending)  # results that arrived after the last model call
+    evidence: dict[str, Any] = {"index": index} | ({"trailing_observations": len(pending)} if pending else {})
     end = build_end(
         run_id,
         events,
@@ -328,6 +341,7 @@ def openai_run_to_record(
         source=source,
         terminal_tools=terminal_tools,
         evidence=evidence,
+        **_halted(obj, fail),
     )
     return RunRecord(start=RunStart(run_id=run_id, task_type=task_type, task=task), events=events, end=end)
 

@@ -2,9 +2,13 @@
 
 - A line that is not a whole, valid record raises :class:`~pyguard.errors.TraceFormatError` naming the file
   and the line number. Nothing is half-loaded: a record either validates completely or the read fails.
-- The one exception is the *last* line of a file when it has no newline and does not parse: that is the
-  mark of a writer killed mid-write. It is skipped, reported in :attr:`TraceFile.torn_line`, and the run it
-  belonged to simply has no footer.
+- The exceptions are the marks of a write that did not complete, each making its run *incomplete* (a
+  :class:`~pyguard.trace.records.TraceWarning` says why, :attr:`TraceRun.damage` keeps it): the *last* line of a file
+  when it has no newline and does not parse (a writer killed mid-write: skipped, reported in
+  :attr:`TraceFile.torn_line`); a torn record inside the file (a line that starts as a record and does not parse: its
+  run, named at the line's start, or every run still open, keeps what came before it); an iteration index that skips
+  ahead (records missing); a footer that counts more model calls than the trace holds (when it holds any: a run
+  summary is a header and a footer), or says the writer lost records (``evidence["trace_error"]``). An incomplete run keeps its whole records before the damage and has no footer.
 - A run with no ``run_end`` footer is returned with ``record.end = None`` (:attr:`TraceRun.complete` is
   False): never dropped, never taken for a success.
 - Hostile input gets a :class:`~pyguard.errors.TraceFormatError`, never a traceback: a line longer than
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import warnings
 from collections.abc import Iterator
@@ -30,9 +35,15 @@ from pyguard.decisions import Decision
 from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
 from pyguard.safe_reader import loads, oversize_error
+from pyguard.trace.policy_file import full_policy
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
 __all__ = ["read_trace", "read_trace_bytes", "check_regular_file"]
+
+_RECORD_START = b'{"type":"'
+"""How every line the writer writes starts: a line that starts so and does not parse is a torn record."""
+_RUN_ID = re.compile(rb'\{"type":"[a-z_]+",(?:"version":\d+,)?"run_id":"((?:[^"\\]|\\.)*)"')
+"""The run a line written by the writer belongs to, read from its start (a torn line's start is whole)."""
 
 
 def check_regular_file(path: str | os.PathLike[str], what: str = "trace file") -> None:
@@ -77,8 +88,11 @@ def iter_lines(
         yield from _lines(io.BytesIO(path), max_bytes, name)
         return
     check_regular_file(path)
-    with open(path, "rb") as f:
-        yield from _lines(f, max_bytes, str(path))
+    try:
+        with open(path, "rb") as f:
+            yield from _lines(f, max_bytes, str(path))
+    except OSError as exc:  # an I/O error mid-read names the file, as every other trace error does
+        raise TraceFormatError(f"cannot read this trace file: {exc.strerror or exc}", path=str(path)) from None
 
 
 def _lines(f: IO[bytes], max_bytes: int, name: str) -> Iterator[tuple[int, bytes, bool]]:
@@ -115,6 +129,26 @@ class _Reader:
     def fail(self, line: int, message: str) -> TraceFormatError:
         return TraceFormatError(message, path=self.path, line=line)
 
+    def damage(self, run: TraceRun, why: str) -> None:
+        """``run`` is incomplete: its footer (if read) is dropped, and what follows of it is not read."""
+        if run.damage is None:
+            run.damage = why
+            run.record.end = None
+
+    def torn(self, line: int, raw: bytes) -> None:
+        """A torn record inside the file: its run (named at the line's start), or every run still open, is damaged."""
+        found = _RUN_ID.match(raw[:4096])
+        try:
+            named = self.runs.get(loads(b'"' + found.group(1) + b'"', source=self.path)) if found else None
+        except ValueError:
+            named = None
+        hit = [named] if named is not None and named.run_id not in self.ended else self.open_runs()
+        for run in hit:
+            self.damage(run, f"line {line} is torn (a record cut mid-write, as a full disk leaves it)")
+
+    def open_runs(self) -> list[TraceRun]:
+        return [r for r in self.runs.values() if r.run_id not in self.ended]
+
     def open_run(self, line: int, run_id: object, what: str) -> TraceRun:
         if not isinstance(run_id, str):
             raise self.fail(line, f"{what} record has no string 'run_id' (got {run_id!r}); every record names its run")
@@ -140,19 +174,26 @@ class _Reader:
             raise self.fail(line, f"unknown record type {kind!r}; expected one of {', '.join(RECORD_TYPES)}{hint}")
         if kind == "run_start":
             self.start(line, obj)
-        elif kind == "iteration":
-            run = self.open_run(line, obj.get("run_id"), "iteration")
+            return
+        run = self.open_run(line, obj.pop("run_id", None) if kind == "decision" else obj.get("run_id"), str(kind))
+        if run.damage is not None:  # nothing after the damage is read; its footer ends it
+            if kind == "run_end":
+                self.ended.add(run.run_id)
+            return
+        if kind == "iteration":
             event = self.validate(line, IterationEvent, obj, "iteration")
             expected = len(run.record.events) + 1
+            if event.index > expected:
+                self.damage(run, f"iterations {expected}..{event.index - 1} are missing (line {line} skips ahead)")
+                return
             if event.index != expected:
                 raise self.fail(
                     line,
                     f"iteration {event.index} of run {event.run_id!r} is out of order: expected {expected}"
-                    " (a record is missing or duplicated)",
+                    " (a record is duplicated)",
                 )
             run.record.events.append(event)
         elif kind == "decision":
-            run = self.open_run(line, obj.pop("run_id", None), "decision")
             decision = self.validate(line, Decision, obj, "decision")
             last = len(run.record.events)
             if decision.iteration is None or not 1 <= decision.iteration <= last:
@@ -163,9 +204,15 @@ class _Reader:
                 )
             run.decisions.append(decision)
         else:
-            run = self.open_run(line, obj.get("run_id"), "run_end")
-            run.record.end = self.validate(line, RunEnd, obj, "run_end")
+            end = self.validate(line, RunEnd, obj, "run_end")
             self.ended.add(run.run_id)
+            held = len(run.record.events)
+            if end.evidence.get("trace_error"):
+                self.damage(run, f"its writer lost records: {end.evidence['trace_error']}")
+            elif 0 < held < end.iterations:  # (no iteration at all: a run summary, header and footer only)
+                self.damage(run, f"its footer counts {end.iterations} model calls, the trace holds {held}")
+            else:
+                run.record.end = end
 
     def start(self, line: int, obj: dict) -> None:
         version = obj.pop("version", None)
@@ -178,6 +225,9 @@ class _Reader:
                 )
             raise self.fail(line, f"run_start header has version {version!r}; expected {FORMAT_VERSION}")
         start = self.validate(line, RunStart, obj, "run_start")
+        policy = full_policy(start.policy, self.path)
+        if policy is not start.policy:
+            start = start.model_copy(update={"policy": policy})
         if start.run_id in self.runs:
             first = self.runs[start.run_id].first_line
             raise self.fail(line, f"run {start.run_id!r} starts twice (first at line {first}); run ids must be unique")
@@ -214,6 +264,12 @@ def _read(name: str, lines: Iterator[tuple[int, bytes, bool]]) -> TraceFile:
             ),
             stacklevel=3,
         )
+    for run in reader.runs.values():
+        if run.damage is not None:
+            warnings.warn(
+                TraceWarning(f"{name}: run {run.run_id!r} is incomplete: {run.damage}; it has no outcome"),
+                stacklevel=3,
+            )
     return TraceFile(path=name, runs=list(reader.runs.values()), torn_line=torn)
 
 
@@ -226,6 +282,9 @@ def _feed_line(reader: _Reader, number: int, raw: bytes, ended: bool, *, is_last
             return number
         if isinstance(exc, TraceFormatError):  # a limit of the safe reader: its message names it
             raise
+        if raw.startswith(_RECORD_START):  # a record cut mid-write, with whatever followed it on the line
+            reader.torn(number, raw)
+            return None
         raise reader.fail(number, f"not valid JSON ({exc}); a trace line is one whole JSON object") from None
     if not isinstance(obj, dict):
         raise reader.fail(number, f"a trace line must be a JSON object, got {type(obj).__name__}")

@@ -50,6 +50,10 @@ class TraceRun(BaseModel):
     """The file the run was read from."""
     first_line: int | None = None
     """The line number of the run's ``run_start`` header in ``source``."""
+    damage: str | None = None
+    """Why the trace of this run is incomplete although records of it may follow (a torn record inside the file, a
+    gap in its iterations, a footer counting more model calls than the trace holds or saying records were lost), or
+    None. A damaged run has no footer: it is never taken for a success."""
 
     @property
     def run_id(self) -> str:

@@ -105,10 +105,24 @@ def test_bad_input_exits_2_with_the_message(args: list[str], needle: str) -> Non
 def test_malformed_trace_exits_2_naming_the_line(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     lines = (RECORDINGS / "pyguard_trace.jsonl").read_text().splitlines()
-    lines[4] = lines[4][:-5]
+    lines[4] = "not a record"
     path.write_text("\n".join(lines) + "\n")
     result = CliRunner().invoke(main, ["replay", str(path)])
     assert result.exit_code == 2 and f"{path}:5" in result.output
+
+
+def test_a_torn_record_makes_its_run_incomplete_naming_the_line(tmp_path: Path) -> None:
+    """A record cut mid-write inside the file (a disk that filled): its run is listed as incomplete, never scored as
+    it ended (issue 33); the command still replays."""
+    path = tmp_path / "t.jsonl"
+    lines = (RECORDINGS / "pyguard_trace.jsonl").read_text().splitlines()
+    lines[4] = lines[4][:-5]
+    path.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert f"warning: {path}: run " in result.output and "line 5 is torn" in result.output
+    summary = json.loads(result.output[result.output.index("{") :])["summary"]
+    assert len(summary["incomplete"]) == 1
 
 
 def test_bad_config_value_exits_2(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pyguard.calibrate.live.caps import AgentCap, agent_cap_warnings, agent_caps
 from pyguard.calibrate.live.plan import (
     LiveResult,
     PlannedRun,
@@ -31,7 +32,7 @@ from pyguard.calibrate.live.plan import (
     plan_runs,
     run_id_for,
 )
-from pyguard.calibrate.live.pool import execute
+from pyguard.calibrate.live.pool import Progress, execute
 from pyguard.calibrate.live.runners import jvm_runner, preflight
 from pyguard.calibrate.live.tasks import LiveTask, TaskSet, load_tasks, parse_tasks
 from pyguard.errors import InputError
@@ -48,6 +49,9 @@ __all__ = [
     "label_run",
     "jvm_runner",
     "run_live",
+    "AgentCap",
+    "agent_caps",
+    "agent_cap_warnings",
 ]
 
 
@@ -60,10 +64,11 @@ def run_live(
     threads: int = 2,
     limit: int | None = None,
     runner: Runner | None = None,
-    progress: bool = False,
+    progress: Progress = False,
 ) -> LiveResult:
     """Run the planned runs not yet complete in ``trace_dir`` on ``threads`` threads (at most ``limit`` of them),
-    writing each one as it finishes. ``runner`` defaults to :func:`jvm_runner` (which starts the JVM).
+    writing each one as it finishes. ``runner`` defaults to :func:`jvm_runner` (which starts the JVM). ``progress``:
+    a bar (``True``/``"bar"``), plain lines on stderr (``"lines"``, for a log or a pipe), or nothing.
 
     A run that raises stops the calibration (:class:`RunError`; the runs finished so far are kept); Ctrl-C lets
     the runs in flight finish and be written, then re-raises ``KeyboardInterrupt``. Rerun to resume either way."""

@@ -70,7 +70,10 @@ class PlannedRun(FrozenModel):
             "seed": self.seed,
             "cap": self.cap,
             # None for pyguard's own agents, so traces written before factory tasks existed still match
-            "factory": None if t.factory is None else f"{t.factory.qualified}:{t.factory.call}",
+            "factory": None
+            if t.factory is None
+            else f"{t.factory.qualified}:{t.factory.call}"
+            + (f" -D{t.factory.round_trips_property}" if t.factory.round_trips_property else ""),
             "model": t.model,
         }
 

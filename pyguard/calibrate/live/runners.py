@@ -154,6 +154,17 @@ def factory_runner(run: PlannedRun) -> RunResult:
     return RunResult(record=RunRecord(start=start, events=events, end=end))
 
 
+def round_trips_properties(plan: Sequence[PlannedRun]) -> list[str]:
+    """``-D<name>=<cap>`` for every factory's ``round_trips_property``: the agent's own maxToolCallingRoundTrips
+    raised to the calibration's cap (the Java fail-safe still ends a run at ``cap`` model calls)."""
+    out: list[str] = []
+    for p in plan:
+        f = p.task.factory
+        if f is not None and f.round_trips_property and (arg := f"-D{f.round_trips_property}={p.cap}") not in out:
+            out.append(arg)
+    return out
+
+
 def preflight(plan: Sequence[PlannedRun]) -> None:
     """Start the JVM (with every factory's classpath) and check each task's scenario and factory once, so a bad
     name fails before any run starts."""
@@ -163,10 +174,17 @@ def preflight(plan: Sequence[PlannedRun]) -> None:
     for p in plan:
         if p.task.factory is not None:
             classpath.extend(c for c in p.task.factory.classpath if c not in classpath)
+    properties = round_trips_properties(plan)
     try:
-        start_jvm(classpath=classpath)
+        info = start_jvm(classpath=classpath, jvm_args=properties)
     except PyguardError as exc:
         raise InputError(f"the task file's classpath cannot be used: {exc}") from None
+    unset = [a for a in properties if a not in info.jvm_args]
+    if unset:
+        raise InputError(
+            f"the JVM of this process was started before the calibration, without {', '.join(unset)}: the agent's "
+            "round-trip cap cannot be raised in it; run the calibration in a new process (the CLI does)"
+        )
     for scenario, task_id in {p.task.scenario: p.task.id for p in plan if p.task.scenario is not None}.items():
         try:
             scripted_model(scenario)

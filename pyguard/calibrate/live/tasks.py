@@ -17,10 +17,8 @@ See docs/calibrate-live.md. Errors name the file, the task and the field (:class
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pyguard.errors import InputError
-from pyguard.safe_reader import loads
+from pyguard.safe_reader import load_config_file
 
 __all__ = ["ID_PATTERN", "FrozenModel", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
 
@@ -60,12 +58,23 @@ class AgentFactory(FrozenModel):
     """The agent's public method that takes the user's message (one ``String``)."""
     classpath: tuple[str, ...] = ()
     """Where the classes are (the task file's top-level ``classpath``, resolved); not part of a run's identity."""
+    round_trips_property: str | None = None
+    """A Java system property your factory reads for its ``maxToolCallingRoundTrips`` (e.g.
+    ``Integer.getInteger("logistics.maxRoundTrips", 25)``): pyguard starts the JVM with it set to the calibration's
+    ``cap``, so the agent's own cap does not cut runs short of it."""
 
     @field_validator("class_name")
     @classmethod
     def _check_class(cls, value: str) -> str:
         if not _JAVA_NAME.match(value):
             raise ValueError(f"{value!r} is not a Java class name; give the fully qualified name, e.g. com.acme.Agents")
+        return value
+
+    @field_validator("round_trips_property")
+    @classmethod
+    def _check_property(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z_][\w.\-]*", value):
+            raise ValueError(f"{value!r} is not a Java system property name (letters, digits, '_', '.', '-')")
         return value
 
     @field_validator("method", "call")
@@ -260,10 +269,5 @@ def load_tasks(path: str | os.PathLike[str]) -> TaskSet:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"task set {str(p)!r} does not exist; pass a .toml or .json task file")
-    try:
-        text = p.read_text(encoding="utf-8")
-        data = loads(text, source=str(p)) if p.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        kind = "JSON" if p.suffix.lower() == ".json" else "TOML"
-        raise InputError(f"task set {str(p)!r} is not valid {kind}: {exc}") from None
+    data = load_config_file(p, what="task set")  # the one safe reader: size, depth, integer limits
     return parse_tasks(data, source=str(p), base_dir=p.parent)

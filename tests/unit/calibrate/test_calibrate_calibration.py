@@ -192,11 +192,15 @@ def test_snippets_load_where_they_go(tmp_path) -> None:  # noqa: ANN001
         assert (budget.base_budget, budget.hard_cap) == (t.policy.base_budget, t.policy.hard_cap)
     assert policy.caps.max_total_tokens == max(t.policy.max_total_tokens for t in report.task_types)
     java = java_snippet(report)
-    assert f"LOOKUP_MAX_TOOL_CALLING_ROUND_TRIPS = {report.task_types[0].recommended_max_iterations};" in java
+    # LangChain4j makes R + 1 model calls under maxToolCallingRoundTrips(R) (tests/jvm_calibrate): N* calls are N* - 1
+    assert f"LOOKUP_MAX_TOOL_CALLING_ROUND_TRIPS = {report.task_types[0].recommended_max_iterations - 1};" in java
     props = dict(
         line.split("=", 1) for line in properties_snippet(report).splitlines() if line and not line.startswith("#")
     )
     assert props["pyguard.calibrate.triage.maxIterations"] == str(report.task_types[1].recommended_max_iterations)
+    assert props["pyguard.calibrate.triage.maxToolCallingRoundTrips"] == str(
+        max(report.task_types[1].recommended_max_iterations - 1, 1)
+    )
     assert java_identifier("2nd order-lookup") == "T_2ND_ORDER_LOOKUP"
 
 

@@ -11,6 +11,7 @@ import pytest
 from pyguard.calibrate import calibrate_runs, make_config
 from pyguard.calibrate.report import plot_cost, plot_success, report_json, write_report
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
+from pyguard.errors import InputError
 from pyguard.events import turn_starts
 from pyguard.loading import load_runs
 
@@ -41,7 +42,13 @@ def test_every_task_type_is_calibrated_although_some_have_no_usage(report) -> No
 
 
 def test_a_stated_cost_per_call_is_used_and_named(records) -> None:  # noqa: ANN001
-    report = calibrate_runs(records, make_config(failure_cost=D, bootstrap=50, cost_per_call=400.0))
+    # without a price, tokens (code_fix, ...) and a cost per call (web_research) are two units: refused, named
+    with pytest.raises(InputError, match=r"mix units: task types 'code_fix'.*'web_research' report none.*--price"):
+        calibrate_runs(records, make_config(failure_cost=D, bootstrap=50, cost_per_call=400.0))
+    report = calibrate_runs(
+        records, make_config(failure_cost=D, bootstrap=50, cost_per_call=400.0, price_per_1k_tokens=1.0)
+    )
+    assert report.cost_unit == "currency"
     web = _by(report)["web_research"]
     assert "stated cost of 400 per call" in web.cost_basis
     assert web.w[0] == pytest.approx(400.0)  # every run makes call 1
@@ -80,7 +87,16 @@ def test_no_cap_pays_off_at_a_small_failure_cost_and_what_would_change_it(record
     # and just above the break-even failure cost a cap does pay off
     above = calibrate_runs(records, make_config(failure_cost=be * 1.05, bootstrap=50))
     assert _by(above)["order_support"].recommended_max_iterations is not None
-    assert "ORDER_SUPPORT_MAX" not in java_snippet(report)
+    # not running is cheaper, said in words, and the snippets carry the cheapest cap that runs it (issue 37, point 4)
+    dec = support.decision
+    assert dec is not None and dec.not_running_cheaper
+    assert dec.statement.startswith("not running this agent is cheaper at this failure cost")
+    assert support.expected_cost[dec.cheapest_cap - 1] == min(
+        c for c, s in zip(support.expected_cost, support.c, strict=True) if s > 0
+    )
+    java = java_snippet(report)
+    assert f"ORDER_SUPPORT_MAX_TOOL_CALLING_ROUND_TRIPS = {max(dec.cheapest_cap - 1, 1)};" in java
+    assert "Not running is cheaper; if you run it, the cheapest cap" in java
 
 
 def test_the_proposed_dynamic_policy_has_headroom_and_says_why(report) -> None:  # noqa: ANN001
@@ -113,7 +129,7 @@ def test_final_tool_call_runs_with_a_success_label_count_as_successes(report) ->
 def test_the_recordings_own_cap_is_detected(report) -> None:  # noqa: ANN001
     by = _by(report)
     assert by["code_fix"].recording_cap == 30 and by["code_fix"].horizon == 30
-    assert any("cut off at 30 calls" in w and "unknown" in w for w in report.warnings)
+    assert any("censored at 30 calls, the end of the data" in w and "unknown" in w for w in report.warnings)
     assert by["web_research"].recording_cap is None
 
 
@@ -126,7 +142,7 @@ def test_plots_carry_runs_cost_unit_bands_and_the_recording_cap(report, tmp_path
     fig = plot_success(code, report, tmp_path / "c.png")
     ax = fig.axes[0]
     title = ax.get_title()
-    assert "20 runs" in title and "d = 20000" in title and "cost in tokens" in title
+    assert "20 runs" in title and "d = 20000" in title and "costs in tokens" in title
     assert "n = model calls per run" in title
     labels = _legend(fig)
     assert "95% bootstrap band" in labels

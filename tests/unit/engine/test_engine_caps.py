@@ -7,10 +7,10 @@ from pyguard.engine.caps import (
     TokenCap,
     ToolCallCap,
     WallClockCap,
-    build_caps,
 )
 from pyguard.engine.conditions import AllOf, AnyOf, FunctionCondition, RunState
 from pyguard.engine.config import CapsConfig, Price
+from pyguard.engine.stop import build_condition
 from pyguard.engine.usage import UsageState, UsageTracker
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, Outcome, ToolCall
@@ -107,8 +107,16 @@ def test_function_condition_and_bad_values():
         cap.config()
 
 
-def test_build_caps_from_config():
-    assert build_caps(CapsConfig()) is None
-    assert isinstance(build_caps(CapsConfig(max_model_calls=3)), ModelCallCap)
-    cap = build_caps(CapsConfig(max_model_calls=3, max_tool_calls_per_tool={"send": 1}, max_wall_s=5))
-    assert isinstance(cap, AnyOf) and len(cap.conditions) == 3
+def test_the_caps_table_is_the_stop_conditions_of_the_same_names():
+    assert CapsConfig().conditions() == []
+    caps = CapsConfig(max_model_calls=3, max_tool_calls_per_tool={"send": 1}, max_input_tokens=9, max_wall_s=5)
+    assert [c.model_dump() for c in caps.conditions()] == [
+        {"kind": "model_calls", "limit": 3},
+        {"kind": "tool_calls", "limit": 1, "tool": "send"},
+        {"kind": "input_tokens", "limit": 9},
+        {"kind": "wall_clock", "seconds": 5.0},
+    ]
+    built = [build_condition(c) for c in caps.conditions()]
+    assert (
+        repr(AnyOf(*built)) == "(ModelCallCap(3) | ToolCallCap(1, 'send') | TokenCap(9, 'input') | WallClockCap(5.0))"
+    )

@@ -3,6 +3,7 @@ import pytest
 from pyguard.engine.config import (
     BudgetSettings,
     CapsConfig,
+    EscalationConfig,
     NoveltyConfig,
     PolicyConfig,
     Price,
@@ -16,7 +17,7 @@ FULL = PolicyConfig(
     base_budget=5,
     hard_cap=30,
     extension=2,
-    stall_outcome="escalated",
+    escalation=EscalationConfig(on_stall="escalate"),
     stall=StallConfig(low_gain_streak=4),
     novelty=NoveltyConfig(shingle_size=6),
     caps=CapsConfig(

@@ -4,7 +4,7 @@ import pytest
 from engine_support import FakeClock, Script, run_until_stop
 
 from pyguard.decisions import Action
-from pyguard.engine import CapsConfig, Policy, PolicyConfig, TaskTypeConfig
+from pyguard.engine import CapsConfig, EscalationConfig, Policy, PolicyConfig, TaskTypeConfig
 from pyguard.engine.caps import ModelCallCap
 from pyguard.errors import BudgetError
 from pyguard.events import IterationEvent, Outcome
@@ -88,7 +88,7 @@ def test_second_stall_after_reflection_stops_with_stalled_or_escalated():
     quiet = {"stop_on_fruitless_retry": False, "stop_on_repeated_evidence": False}
     for outcome, cfg in [
         (Outcome.STALLED, PolicyConfig(**quiet)),
-        (Outcome.ESCALATED, PolicyConfig(**quiet, stall_outcome="escalated")),
+        (Outcome.ESCALATED, PolicyConfig(**quiet, escalation=EscalationConfig(on_stall="escalate"))),
     ]:
         sc = Script()
         s = Policy(cfg).new_run("r1")

@@ -129,7 +129,7 @@ def test_a_toml_stop_table_composes_with_the_built_in_conditions(tmp_path: Path)
         'kind = "any"\n'
         "of = [\n"
         '  { kind = "tool_calls", limit = 2, tool = "send_email" },\n'
-        '  { kind = "all", of = [{ kind = "model_calls", limit = 3 }, { kind = "tokens", limit = 250 }] },\n'
+        '  { kind = "all", of = [{ kind = "model_calls", limit = 3 }, { kind = "total_tokens", limit = 250 }] },\n'
         "]\n"
     )
     config = PolicyConfig.from_toml(path)

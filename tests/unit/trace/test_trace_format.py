@@ -15,6 +15,7 @@ from pyguard.errors import InputError, TraceFormatError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.loading import load_runs
 from pyguard.trace import FORMAT_VERSION, TraceWriter, read_trace, write_runs
+from pyguard.trace.records import TraceWarning
 
 RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"
 
@@ -138,7 +139,7 @@ def test_malformed_line_in_the_middle_names_file_and_line(tmp_path: Path) -> Non
     path = tmp_path / "t.jsonl"
     write_runs(path, [_run("a", 3)])
     lines = path.read_text().splitlines()
-    lines[2] = lines[2][:30]  # a torn line that is NOT the last one
+    lines[2] = "this is not a record"  # a line that is NOT a record, NOT the last one
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(TraceFormatError) as info:
         read_trace(path)
@@ -146,10 +147,52 @@ def test_malformed_line_in_the_middle_names_file_and_line(tmp_path: Path) -> Non
     assert f"{path}:3" in str(info.value)
 
 
+def test_a_torn_record_inside_the_file_makes_its_run_incomplete_and_the_rest_readable(tmp_path: Path) -> None:
+    """A record cut mid-write with the next record glued to it (a disk that filled, then had room again): its run keeps
+    what came before and has no footer, whatever follows of it; the other runs read whole (issue 33)."""
+    path = tmp_path / "t.jsonl"
+    write_runs(path, [_run("a", 3), _run("b", 2)])
+    lines = path.read_text().splitlines()
+    footer_a = next(i for i, line in enumerate(lines) if '"run_end","run_id":"a"' in line)
+    lines[2] = lines[2][:40] + lines[footer_a]  # iteration 2 of "a" torn, its footer glued to it
+    del lines[footer_a]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.warns(TraceWarning, match=r"run 'a' is incomplete: line 3 is torn"):
+        tf = read_trace(path)
+    runs = {r.run_id: r for r in tf.runs}
+    assert runs["a"].record.end is None and not runs["a"].complete and runs["a"].damage is not None
+    assert [e.index for e in runs["a"].record.events] == [1]
+    assert runs["b"].complete and len(runs["b"].record.events) == 2
+    with pytest.warns(TraceWarning):
+        loaded = {r.run_id: r for r in load_runs(path)}
+    assert loaded["a"].end is None and loaded["b"].end is not None
+
+
+def test_a_gap_in_the_iterations_or_a_footer_counting_more_makes_the_run_incomplete(tmp_path: Path) -> None:
+    """Records missing from a run (a writer that lost some) never read as a complete run of what is left."""
+    gap = tmp_path / "gap.jsonl"
+    gap.write_text(
+        '{"type":"run_start","version":1,"run_id":"a"}\n{"type":"iteration","run_id":"a","index":1}\n'
+        '{"type":"iteration","run_id":"a","index":4}\n{"type":"run_end","run_id":"a","outcome":"succeeded",'
+        '"iterations":4}\n'
+    )
+    with pytest.warns(TraceWarning, match="iterations 2..3 are missing"):
+        (run,) = read_trace(gap).runs
+    assert run.record.end is None and [e.index for e in run.record.events] == [1]
+    short = tmp_path / "short.jsonl"
+    short.write_text(
+        '{"type":"run_start","version":1,"run_id":"a"}\n{"type":"iteration","run_id":"a","index":1}\n'
+        '{"type":"run_end","run_id":"a","outcome":"succeeded","iterations":31}\n'
+    )
+    with pytest.warns(TraceWarning, match="counts 31 model calls, the trace holds 1"):
+        (run,) = read_trace(short).runs
+    assert run.record.end is None and not run.complete
+
+
 @pytest.mark.parametrize(
     "bad, needle",
     [
-        ('{"type": "iteration", "run_id": "a", "index": 3}', "out of order"),
+        ('{"type": "iteration", "run_id": "a", "index": 1}', "out of order"),
         ('{"type": "iteration", "run_id": "zz", "index": 1}', "before its run_start"),
         ('{"type": "iteration", "run_id": "a", "index": "two"}', "index"),
         ('{"type": "bogus", "run_id": "a"}', "unknown record type"),

@@ -67,9 +67,19 @@ def test_appending_after_a_torn_line_repairs_the_file(tmp_path):
     assert [r.run_id for r in trace.runs] == ["r1", "r2"] and trace.torn_line is None
 
 
-def test_a_record_over_the_limit_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 500)
+def test_a_record_over_the_limit_is_written_as_a_window_and_one_that_cannot_fit_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 2_000)
     with TraceWriter(tmp_path / "t.jsonl") as w:
         w.start(RunStart(run_id="r1"))
-        with pytest.raises(TraceFormatError, match="per-record limit"):
-            w.iteration(IterationEvent(run_id="r1", index=1, text="x" * 1000))
+        w.iteration(IterationEvent(run_id="r1", index=1, text="x" * 10_000))  # cut to a window, never refused
+        with pytest.raises(TraceFormatError, match="per-record limit"):  # 50 strings of 512 characters cannot fit
+            w.iteration(IterationEvent(run_id="r1", index=2, tool_calls=tuple(_calls(50))))
+    (run,) = read_trace(tmp_path / "t.jsonl").runs
+    (event,) = run.record.events
+    assert event.text is not None and len(event.text) < 2_000 and "characters of 10000 not read here" in event.text
+
+
+def _calls(n: int):
+    from pyguard.events import ToolCall
+
+    return [ToolCall(id=f"c{i}", name="t", arguments="y" * 600) for i in range(n)]
