@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from suites.concurrency import _FullCollections
+from suites.concurrency import FullCollections
 
 CALLS = 10
 TARGET_P99_MS = 5.0
@@ -86,7 +86,7 @@ def _phase(agents: int, runs: int, model, make_observe, calls: int, stagger_s: f
         return out
 
     t0 = time.perf_counter()
-    with _FullCollections() as full, ThreadPoolExecutor(max_workers=agents) as pool:
+    with FullCollections() as full, ThreadPoolExecutor(max_workers=agents) as pool:
         results = [x for per_agent in pool.map(agent, range(agents)) for x in per_agent]
     wall = time.perf_counter() - t0
     per_call_ms = np.asarray([w / n for w, n, _, _ in results], dtype=float) * 1e3
