@@ -489,6 +489,45 @@ def concurrency_row(r: dict) -> tuple[str, str]:
     )
 
 
+def concurrency_latency(r: dict) -> Table:
+    header = _header(
+        "model latency | agents | collector | model calls | guard p50 | guard p99 | full GCs (pause) "
+        "| per call p50 / p99, guarded | unguarded | p99 target 5 ms"
+    )
+    rows = []
+    for lv in r["levels"]:
+        lo, hi = lv["latency_ms"]
+        b = lv["unguarded"]
+        for name, label in (("guarded", "default"), ("frozen", "start-up frozen")):
+            g = lv[name]
+            rows.append(
+                [
+                    f"{lo} ms" if lo == hi else f"{lo}-{hi} ms",
+                    str(lv["agents"]),
+                    label,
+                    f"{g['model_calls']:,}",
+                    f"{g['guard_us']['p50'] / 1e3:.2f} ms",
+                    f"{g['guard_us']['p99'] / 1e3:.2f} ms",
+                    f"{g['gc_full_collections']} ({g['gc_full_pause_ms']:,.0f} ms)",
+                    f"{g['per_call_ms']['p50']:.0f} / {g['per_call_ms']['p99']:.0f} ms",
+                    f"{b['per_call_ms']['p50']:.0f} / {b['per_call_ms']['p99']:.0f} ms",
+                    "met" if g["met"] else "missed",
+                ]
+            )
+    return header, rows
+
+
+def concurrency_latency_row(r: dict) -> tuple[str, str]:
+    lv = r["levels"][0]
+    lo, hi = lv["latency_ms"]
+    return (
+        f"the guard's added latency per model call, {lv['agents']} agents on a {lo}-{hi} ms model (p50 / p99; "
+        "target p99 ≤ 5 ms), default collector / start-up frozen",
+        f"{lv['guarded']['guard_us']['p50'] / 1e3:.2f} / {lv['guarded']['guard_us']['p99'] / 1e3:.1f} ms; "
+        f"{lv['frozen']['guard_us']['p50'] / 1e3:.2f} / {lv['frozen']['guard_us']['p99'] / 1e3:.1f} ms",
+    )
+
+
 def engine_scaling_row(r: dict) -> tuple[str, str]:
     at = {(row["observation"], row["iterations"]): row["us_per_decision_at_n"] for row in r["rows"]}
     sizes = list(dict.fromkeys(row["observation"] for row in r["rows"]))
@@ -528,6 +567,12 @@ ENTRIES = (
     Entry("scale", "replay, check and calibrate from Parquet against JSON Lines", scale, scale_row),
     Entry("overhead", "what the guard adds per model call", overhead, overhead_row),
     Entry("concurrency", "guarded agents on many threads in one JVM", concurrency, concurrency_row),
+    Entry(
+        "concurrency_latency",
+        "the guard's added latency per model call, 64 agents on a slow model",
+        concurrency_latency,
+        concurrency_latency_row,
+    ),
     Entry("engine_scaling", "the cost of one decision as a run grows", engine_scaling, engine_scaling_row),
 )
 

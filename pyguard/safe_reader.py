@@ -191,9 +191,23 @@ def read_source(path: str | os.PathLike[str], *, max_line_bytes: int | None = No
         if stat.S_ISFIFO(os.stat(name).st_mode):
             return _read_fifo(name, limit)
         with open(name, "rb") as f:  # regular files, devices and sockets
+            if _fits(f, limit):  # no line of it can be over the limit: read at once, not line by line
+                data = f.read(limit + 1)
+                if len(data) <= limit:  # (a file that grew since is read by line after all)
+                    return SourceBytes(name=shown, data=data, oversize=(), limit=limit)
+                f.seek(0)
             return _collect(f, shown, limit)
     except OSError as exc:
         raise InputError(f"cannot read {name!r}: {exc.strerror or exc}") from None
+
+
+def _fits(f: IO[bytes], limit: int) -> bool:
+    """True for a regular file no larger than ``limit`` bytes (so no line of it is over the limit)."""
+    try:
+        st = os.fstat(f.fileno())
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size <= limit
 
 
 def _read_fifo(name: str, limit: int) -> SourceBytes:

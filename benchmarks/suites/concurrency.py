@@ -90,7 +90,7 @@ def _lane(width: int | None) -> None:
     lane.setShared(lane(lane.DEFAULT_WIDTH if width is None else width, lane.DEFAULT_PATIENCE_MS))
 
 
-class _FullCollections:
+class FullCollections:
     """Counts Python's generation-2 collections and sums their pauses while it is active (``gc.callbacks``)."""
 
     def __init__(self) -> None:
@@ -107,7 +107,7 @@ class _FullCollections:
             self.count += 1
             self.pause_s += time.perf_counter() - self._t0
 
-    def __enter__(self) -> _FullCollections:
+    def __enter__(self) -> FullCollections:
         gc.callbacks.append(self)
         return self
 
@@ -130,7 +130,7 @@ def _one_level(n_threads: int, runs: int, model, make_observe) -> dict:
         return r.status, len(r.events), ok, nanos
 
     t0 = time.perf_counter()
-    with _FullCollections() as full, ThreadPoolExecutor(max_workers=n_threads) as pool:
+    with FullCollections() as full, ThreadPoolExecutor(max_workers=n_threads) as pool:
         results = list(pool.map(one, range(runs)))
     wall = time.perf_counter() - t0
     leaks = 0

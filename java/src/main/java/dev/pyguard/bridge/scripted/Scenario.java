@@ -87,10 +87,14 @@ public final class Scenario {
     private final boolean conversation;
     private final String json;
     private final String wrapUpAnswer;
+    private final long latencyMinMs;
+    private final long latencyMaxMs;
 
     private Scenario(String name, String description, long seed, String toolset, JsonNode tools, Usage usage,
-                     List<Segment> segments, boolean conversation, String json, String wrapUpAnswer) {
+                     List<Segment> segments, boolean conversation, String json, String wrapUpAnswer, long latencyMinMs, long latencyMaxMs) {
         this.wrapUpAnswer = wrapUpAnswer;
+        this.latencyMinMs = latencyMinMs;
+        this.latencyMaxMs = latencyMaxMs;
         this.name = name;
         this.description = description;
         this.seed = seed;
@@ -119,7 +123,7 @@ public final class Scenario {
         }
         if (root == null || !root.isObject()) throw new ScenarioException("a scenario must be a JSON object");
         checkKeys(root, "scenario", "name", "description", "seed", "toolset", "tools", "usage", "turns", "loop_from",
-                "on_reflection", "conversation", "wrap_up");
+                "on_reflection", "conversation", "wrap_up", "latency_ms");
         String name = str(root, "name", "scenario");
         String description = root.path("description").asText("");
         long seed = root.path("seed").asLong(0);
@@ -163,8 +167,21 @@ public final class Scenario {
             checkKeys(w, name + ".wrap_up", "answer");
             wrapUp = str(w, "answer", name + ".wrap_up");
         }
+        long[] latency = latency(root.path("latency_ms"), name);
         return new Scenario(name, description, seed, toolset, tools.isMissingNode() ? MAPPER.createArrayNode() : tools,
-                usage, List.copyOf(segments), conversation, json, wrapUp);
+                usage, List.copyOf(segments), conversation, json, wrapUp, latency[0], latency[1]);
+    }
+
+    /** {@code latency_ms}: a number of milliseconds, or {@code [min, max]} (each call draws uniformly between). */
+    private static long[] latency(JsonNode lat, String name) {
+        if (lat.isMissingNode() || lat.isNull()) return new long[] {0, 0};
+        JsonNode lo = lat.isArray() && lat.size() == 2 ? lat.get(0) : lat;
+        JsonNode hi = lat.isArray() && lat.size() == 2 ? lat.get(1) : lat;
+        if (!lo.isNumber() || !hi.isNumber() || lo.asLong() < 0 || hi.asLong() < lo.asLong() || hi.asLong() > 600_000) {
+            throw new ScenarioException("scenario " + name + ": latency_ms=" + lat + " must be milliseconds between 0 and"
+                    + " 600000, a number or [min, max] with min <= max (how long the scripted model takes per call)");
+        }
+        return new long[] {lo.asLong(), hi.asLong()};
     }
 
     private static Segment segment(String user, JsonNode turns, JsonNode loopFrom, Reflection refl, String where) {
@@ -325,6 +342,9 @@ public final class Scenario {
     public String name() { return name; }
     public String description() { return description; }
     public long seed() { return seed; }
+    /** How long the scripted model takes per call at least and at most (milliseconds, {@code latency_ms}; 0: at once). */
+    public long latencyMinMs() { return latencyMinMs; }
+    public long latencyMaxMs() { return latencyMaxMs; }
     public String toolset() { return toolset; }
 
     /** The answer to a wrap-up request ({@code wrap_up.answer}), or null: the user turn's on_reflection answer then. */

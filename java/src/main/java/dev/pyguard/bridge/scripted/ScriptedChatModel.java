@@ -19,6 +19,7 @@ import dev.pyguard.bridge.demo.LogisticsTools;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -59,6 +60,7 @@ public final class ScriptedChatModel implements ChatModel {
                     + RequestDigest.lastMessage(request) + "). Re-record it (pytest --pyguard-record=all) if the change"
                     + " is intended.");
         }
+        waitLatency();
         calls.incrementAndGet();
         if (r.recovered()) recoveries.incrementAndGet();
         if (r.inputTokens() != null) inputTokens.addAndGet(r.inputTokens());
@@ -80,6 +82,24 @@ public final class ScriptedChatModel implements ChatModel {
                 .tokenUsage(r.inputTokens() == null ? null : new TokenUsage(r.inputTokens(), r.outputTokens()))
                 .finishReason(r.isFinal() ? FinishReason.STOP : FinishReason.TOOL_EXECUTION)
                 .build();
+    }
+
+    /**
+     * Takes the scenario's {@code latency_ms} as a real model takes its time (the thread sleeps, holding nothing; a
+     * range draws each call's latency, which is not part of the reply: the replies stay deterministic).
+     */
+    private void waitLatency() {
+        Scenario s = player.scenario();
+        long ms = s.latencyMaxMs() > s.latencyMinMs()
+                ? ThreadLocalRandom.current().nextLong(s.latencyMinMs(), s.latencyMaxMs() + 1) : s.latencyMinMs();
+        if (ms <= 0) return;
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ScenarioException("scenario '" + player.scenario().name() + "': interrupted while taking its "
+                    + ms + " ms latency_ms", e);
+        }
     }
 
     /** Reads a LangChain4j message list the way the player needs it. */
