@@ -167,7 +167,7 @@ def calibrate(
             report = calibrate_runs(result[0].records, config)
             _agent_caps_json(result[0].records, live_info)
         else:
-            from pyguard.store.summaries import calibrate_parquet
+            from pyguard.calibrate.parquet import calibrate_parquet
 
             assert runs is not None  # checked above: RUNS or --live TASKS
             path = runs

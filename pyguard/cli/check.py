@@ -121,7 +121,7 @@ def check(
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
 
         def columnar() -> GateReport:  # DuckDB: runs never loaded (no load option to apply)
-            from pyguard.store.summaries import check_parquet
+            from pyguard.check.parquet import check_parquet
 
             return check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(used))
 

@@ -37,7 +37,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.calibrate",
             "pyguard.tune",
             "pyguard.testing",
-            "pyguard.store.summaries",
         ),
     ),
     ("jvm", ("pyguard.jvm",)),
@@ -169,7 +168,7 @@ def test_the_checks_see_what_they_look_for():
     mods = {"pyguard.a": Path("a"), "pyguard.b": Path("b")}
     assert cycles({"pyguard.a": {"pyguard.b"}, "pyguard.b": {"pyguard.a"}}) == [["pyguard.a", "pyguard.b"]]
     assert cycles({"pyguard.a": {"pyguard.b"}, "pyguard.b": set()}) == []
-    assert layer_of("pyguard.store.summaries") > layer_of("pyguard.store.parquet") > layer_of("pyguard.events")
+    assert layer_of("pyguard.check.parquet") > layer_of("pyguard.store.sql") > layer_of("pyguard.events")
     assert layer_of("pyguard.calibrate.live") > layer_of("pyguard.guard") > layer_of("pyguard.calibrate.runs")
     assert set(mods) == {"pyguard.a", "pyguard.b"}
 
