@@ -236,7 +236,7 @@ def _run_live(
 ):  # noqa: ANN202
     from pathlib import Path
 
-    from pyguard.calibrate.live import load_tasks, run_live
+    from pyguard.live_calibration import load_tasks, run_live
 
     if traces is None:
         if out_dir is None:
@@ -269,7 +269,7 @@ def _run_live(
 
 def _agent_caps_json(records: Any, live_info: dict) -> None:
     """The agent's own maxToolCallingRoundTrips where it ended runs, in the live JSON (the report warns of it)."""
-    from pyguard.calibrate.live.caps import agent_caps
+    from pyguard.live_calibration.caps import agent_caps
 
     caps = agent_caps(records)
     if caps:

@@ -21,10 +21,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from pyguard.calibrate.live.plan import PlannedRun
 from pyguard.ending import Causes, footer, settle
 from pyguard.errors import InputError, PyguardError
 from pyguard.events import IterationEvent, RunRecord, RunStart
+from pyguard.live_calibration.plan import PlannedRun
 from pyguard.result import RunResult
 
 __all__ = ["jvm_runner", "preflight"]

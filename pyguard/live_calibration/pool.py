@@ -15,9 +15,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TextIO, cast
 
-from pyguard.calibrate.live.plan import PlannedRun, Runner, label_run, trace_file
 from pyguard.errors import RunError
 from pyguard.events import RunRecord
+from pyguard.live_calibration.plan import PlannedRun, Runner, label_run, trace_file
 from pyguard.trace import TraceWriter
 
 __all__ = ["execute"]
