@@ -23,6 +23,9 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from pyguard.calibrate import calibrate_runs, make_config
+from pyguard.calibrate.parquet import calibrate_parquet
+from pyguard.calibrate.report import report_json, report_table, require_plots, write_report
 from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import ExitCode, exit_code_for
 from pyguard.errors import InputError, PyguardError
@@ -144,8 +147,6 @@ def calibrate(
                 "missing --failure-cost D: the cost of a run that does not succeed within the cap (a human picking "
                 "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
             )
-        from pyguard.calibrate import calibrate_runs, make_config
-        from pyguard.calibrate.report import require_plots, write_report
 
         if out_dir is not None:
             require_plots()  # a missing 'plot' extra is said before any run, not after
@@ -167,8 +168,6 @@ def calibrate(
             report = calibrate_runs(result[0].records, config)
             _agent_caps_json(result[0].records, live_info)
         else:
-            from pyguard.calibrate.parquet import calibrate_parquet
-
             assert runs is not None  # checked above: RUNS or --live TASKS
             path = runs
             # a Parquet file with no load option: DuckDB summarises its columns; else (or a row it cannot read) the loader
@@ -195,7 +194,6 @@ def _print_result(
     report: Any, live_info: dict | None, as_json: bool, err: Console, written: list, out_dir: str | None
 ) -> None:
     """The result on stdout (JSON, or the table fitted to the console's width), the notes on stderr."""
-    from pyguard.calibrate.report import report_json, report_table
 
     if as_json:
         if live_info is None:
@@ -236,6 +234,7 @@ def _run_live(
 ):  # noqa: ANN202
     from pathlib import Path
 
+    # lazy: only with --live: live calibration loads the guard and the JVM edge, an offline one never does
     from pyguard.live_calibration import load_tasks, run_live
 
     if traces is None:
@@ -269,6 +268,7 @@ def _run_live(
 
 def _agent_caps_json(records: Any, live_info: dict) -> None:
     """The agent's own maxToolCallingRoundTrips where it ended runs, in the live JSON (the report warns of it)."""
+    # lazy: only with --live: live calibration loads the guard and the JVM edge, an offline one never does
     from pyguard.live_calibration.caps import agent_caps
 
     caps = agent_caps(records)

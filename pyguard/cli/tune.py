@@ -27,12 +27,14 @@ from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
+from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
+from pyguard.tune import tune as run_tune
+from pyguard.tune.output import pct, require_plots
 
 __all__ = ["tune"]
 
 
 def tune_table(result, console: Console) -> None:
-    from pyguard.tune.output import pct
 
     table = Table(
         title=f"pyguard tune: {result.labelled_runs} labelled runs, {result.tasks} tasks,"
@@ -177,9 +179,6 @@ def tune(
     """Fit the guard's policy to labelled RUNS (a file or directory of traces or recordings): the most failed-run
     tool calls and tokens saved with at most --max-false-stop-rate of successful runs stopped, per task type,
     estimated by cross-validation grouped by task."""
-    from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
-    from pyguard.tune import tune as run_tune
-    from pyguard.tune.output import require_plots
 
     err = Console(stderr=True)
     today = date.today().isoformat()
