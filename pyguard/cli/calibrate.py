@@ -126,28 +126,7 @@ def calibrate(
     live_opts: dict[str, Any] = dict(repeats=repeats, traces=traces, threads=threads, cap=cap, max_runs=max_runs)
     live_info: dict | None = None
     try:
-        if runs is None and live_tasks is None:
-            raise InputError(
-                "nothing to calibrate: pass RUNS (recorded runs: a trace file or folder) or "
-                "--live TASKS (a task set to run against the Java agent)"
-            )
-        if runs is not None and live_tasks is not None:
-            raise InputError(
-                f"pass either RUNS ({runs!r}) or --live TASKS ({live_tasks!r}), not both; to calibrate "
-                "from a live calibration's runs again, pass its traces folder as RUNS"
-            )
-        if runs is not None:
-            given = [f"--{k.replace('_', '-')}" for k in _LIVE_ONLY if live_opts[k] is not None]
-            if given:
-                raise InputError(f"{', '.join(given)} only apply with --live TASKS; RUNS are already recorded")
-        elif fmt is not None:
-            raise InputError(f"--format {fmt} applies to RUNS; a live calibration writes pyguard traces")
-        if failure_cost is None:
-            raise InputError(
-                "missing --failure-cost D: the cost of a run that does not succeed within the cap (a human picking "
-                "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
-            )
-
+        _check_inputs(runs, live_tasks, fmt, failure_cost, live_opts)
         if out_dir is not None:
             require_plots()  # a missing 'plot' extra is said before any run, not after
         config = make_config(
@@ -188,6 +167,34 @@ def calibrate(
         ctx.exit(ExitCode.INTERRUPTED)
         return
     _print_result(report, live_info, as_json, err, written, out_dir)
+
+
+def _check_inputs(
+    runs: str | None, live_tasks: str | None, fmt: str | None, failure_cost: float | None, live_opts: dict[str, Any]
+) -> None:
+    """InputError unless the command was given RUNS or --live TASKS (not both), only options that apply to it, and
+    --failure-cost."""
+    if runs is None and live_tasks is None:
+        raise InputError(
+            "nothing to calibrate: pass RUNS (recorded runs: a trace file or folder) or "
+            "--live TASKS (a task set to run against the Java agent)"
+        )
+    if runs is not None and live_tasks is not None:
+        raise InputError(
+            f"pass either RUNS ({runs!r}) or --live TASKS ({live_tasks!r}), not both; to calibrate "
+            "from a live calibration's runs again, pass its traces folder as RUNS"
+        )
+    if runs is not None:
+        given = [f"--{k.replace('_', '-')}" for k in _LIVE_ONLY if live_opts[k] is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} only apply with --live TASKS; RUNS are already recorded")
+    elif fmt is not None:
+        raise InputError(f"--format {fmt} applies to RUNS; a live calibration writes pyguard traces")
+    if failure_cost is None:
+        raise InputError(
+            "missing --failure-cost D: the cost of a run that does not succeed within the cap (a human picking "
+            "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
+        )
 
 
 def _print_result(

@@ -22,8 +22,6 @@ LONG_FUNCTIONS = {
     "pyguard/trace/miniswe_import.py:miniswe_run_to_record": 96,
     "pyguard/trace/tau2_import.py:tau2_to_record": 96,
     "pyguard/calibrate/calibration.py:calibrate_task_type": 91,
-    "pyguard/cli/calibrate.py:calibrate": 88,
-    "pyguard/cli/tune.py:tune": 87,
     "pyguard/jvm/bootstrap.py:start_jvm": 83,
 }
 LONG_FILES = {
