@@ -23,7 +23,7 @@ import numpy as np
 from pyguard._extras import require
 from pyguard.check.gate import GateConfig, GateReport, evaluate
 from pyguard.check.outcomes import Replayer, facts_from_footer, replay_outcomes
-from pyguard.check.summary import ALL_TASKS, UNTYPED, GroupSummary, RunFacts, RunSetSummary
+from pyguard.check.summary import ALL_TASKS, UNTYPED, RunFacts, RunSetSummary, TaskTypeFigures
 from pyguard.errors import InputError
 from pyguard.store.sql import EVENT_TOKENS, IMPORTED, OBSERVED, connect, first_row, records_where
 
@@ -135,7 +135,7 @@ def check_summary(path: str | os.PathLike[str], make_replayer: Callable[[], Repl
         out = {o: c for kk, o, c in outcomes if kk == k}
         its = {int(i): c for kk, i, c in hist if kk == k}
         toks = tokens_by_key.get(k, np.zeros(0, np.int64))
-        groups[k] = GroupSummary(
+        groups[k] = TaskTypeFigures(
             n=sum(out.values()), outcomes=out, iterations=its, tokens=toks.tolist(), tokens_saved=int(saved.get(k, 0))
         )
     return RunSetSummary(groups=groups, replayed=int(replayed), observed=int(observed))
