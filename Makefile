@@ -1,10 +1,14 @@
 # The two Quickstart commands (README.md): `make demo` and `make test`. Both work on a fresh clone.
-.PHONY: setup demo test java-test py-test example-test lint typecheck wheel-test
+# `make demo` sets up the core and the Java bridge only (setup-core); `make test` and `make setup` set up everything.
+.PHONY: setup setup-core demo test java-test py-test example-test lint typecheck wheel-test
 
 setup:
-	bash scripts/setup.sh
+	bash scripts/setup.sh all
 
-demo: setup
+setup-core:
+	bash scripts/setup.sh core
+
+demo: setup-core
 	.venv/bin/pyguard demo
 
 java-test: setup

@@ -38,6 +38,7 @@ from enum import StrEnum
 from typing import Any
 
 import numpy as np
+import workload_paging as paging
 import workload_patterns as patterns
 import workload_waiting as waiting
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -87,6 +88,9 @@ class TaskKind(StrEnum):
     LONG_LOOP = "long_loop"
     WAIT_POLL = "wait_poll"
     PENDING_POLL = "pending_poll"
+    PENDING_SLEEP_POLL = "pending_sleep_poll"
+    JSON_PAGES = "json_pages"
+    AB_OSCILLATION = "ab_oscillation"
 
 
 K = TaskKind
@@ -102,6 +106,8 @@ LEGITIMATE = (
     K.LONG_WORK,
     K.WAIT_POLL,
     K.PENDING_POLL,
+    K.PENDING_SLEEP_POLL,
+    K.JSON_PAGES,
 )
 LOOPING = (
     K.OSCILLATE,
@@ -113,6 +119,7 @@ LOOPING = (
     K.POLL_STUCK,
     K.LARGE_LOOP,
     K.LONG_LOOP,
+    K.AB_OSCILLATION,
 )
 
 FAMILIES: dict[str, tuple[TaskKind, ...]] = {
@@ -123,7 +130,7 @@ FAMILIES: dict[str, tuple[TaskKind, ...]] = {
     "poll_volatile": (K.POLL_VOLATILE, K.POLL_STUCK),
     "large_results": (K.LARGE_PAGES, K.LARGE_LOOP),
     "long_work": (K.LONG_WORK, K.LONG_LOOP),
-    "waiting": (K.WAIT_POLL, K.PENDING_POLL),
+    "waiting": (K.WAIT_POLL, K.PENDING_POLL, K.PENDING_SLEEP_POLL, K.JSON_PAGES, K.AB_OSCILLATION),
 }
 """Each family: its kinds (the classic six, then one legitimate and one looping kind per pattern of issue 10, then
 issue 22's waiting kinds, both legitimate and outside :data:`DEFAULT_MIX`: see :data:`WAITING_MIX`)."""
@@ -156,10 +163,17 @@ DEFAULT_MIX = {
 }
 
 
-WAITING_MIX = {K.WAIT_POLL: 0.5, K.PENDING_POLL: 0.5}
+WAITING_MIX = {
+    K.WAIT_POLL: 0.2,
+    K.PENDING_POLL: 0.2,
+    K.PENDING_SLEEP_POLL: 0.2,
+    K.JSON_PAGES: 0.2,
+    K.AB_OSCILLATION: 0.2,
+}
 """The waiting families' own workload (the frontier's ``waiting`` block): identical status reads until done, with a
-``sleep`` between them or saying "pending"."""
-WAITING_TASKS = 24
+``sleep`` between them, saying "pending", or both; a large JSON result paged to its last page; and one looping kind,
+an A/B oscillation (:mod:`workload_paging`)."""
+WAITING_TASKS = 40
 
 
 class WorkloadSpec(BaseModel):
@@ -412,6 +426,9 @@ _BUILD = {
     K.LONG_LOOP: patterns.long_loop,
     K.WAIT_POLL: waiting.wait_poll,
     K.PENDING_POLL: waiting.pending_poll,
+    K.PENDING_SLEEP_POLL: waiting.pending_sleep_poll,
+    K.JSON_PAGES: paging.json_pages,
+    K.AB_OSCILLATION: paging.ab_oscillation,
 }
 
 TASK_TEXT = "Task {id}: find the answer and report it."
@@ -428,6 +445,9 @@ _TASK_TEXTS = {
     K.LONG_LOOP: "Work through the whole backlog and report when everything is done.",
     K.WAIT_POLL: "Rebuild the index and tell me when it is complete.",
     K.PENDING_POLL: "Export the table and tell me where the file is.",
+    K.PENDING_SLEEP_POLL: "Export the partition and tell me where the file is.",
+    K.JSON_PAGES: "Read every page of the inventory records and give me the reconciliation key.",
+    K.AB_OSCILLATION: "Find out who is handling the support ticket and report it.",
 }
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from workload_common import Builder, geometric_extra, hexid, words
 
-__all__ = ["wait_poll", "pending_poll", "MAX_READS"]
+__all__ = ["wait_poll", "pending_poll", "pending_sleep_poll", "MAX_READS"]
 
 MAX_READS = 8
 """The most status reads a task needs (within the engine's polling allowance of 10)."""
@@ -69,3 +69,20 @@ def pending_poll(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
     b.step(b.call("submit_job", query=f"export the {words(b.rng, 1)} table"))
     b.step(_status_call(), on_result=_when_done("DONE", expected))
     return reads + 2, None
+
+
+def pending_sleep_poll(b: Builder, spec: Any, expected: str) -> tuple[int, None]:
+    """Submit a job, then read its status with a ``sleep`` between reads; the status says "pending" (the same text each
+    time) until it says "succeeded" after 2-8 reads: both signs of a poll at once, neither a repeated state."""
+    reads = geometric_extra(b.rng, 2, 0.35, MAX_READS)
+    job = f"job-{hexid(b.rng, 8)}"
+    pending = json.dumps({"job_id": job, "status": "pending", "message": "the job is queued"})
+    done = json.dumps({"job_id": job, "status": "succeeded", "output": f"gs://exports/{hexid(b.rng, 6)}.parquet"})
+    _tools(b, job, [pending] * (reads - 1) + [done])
+    b.tool("sleep", "wait the given number of seconds before going on", {"seconds": "integer"}, results=["ok"])
+    b.step(b.call("submit_job", query=f"export the {words(b.rng, 1)} partition"))
+    b.step(_status_call())
+    sleep = b.call("sleep", seconds=int(b.rng.choice([5, 15, 60])))
+    b.step(sleep, on_result=_when_done("succeeded", expected))
+    b.loop_at = 1  # status, sleep, status, sleep, ... until succeeded
+    return 2 * reads + 1, None

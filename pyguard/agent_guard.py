@@ -28,6 +28,7 @@ from typing import Any
 from pyguard.agent_options import AgentOptions
 from pyguard.ending import Ending, RunEnding
 from pyguard.errors import RunError
+from pyguard.events import Outcome
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
@@ -121,9 +122,10 @@ class AgentGuard:
         )
         run.agent_round_trips = self.round_trips
         run.counts_executions = self.counts_executions
-        run.guarded_model(self.delegate)
+        run.on_end = lambda result: self._record(run, result)
         with self._lock:
             self._open[run.run_id] = run
+        run.guarded_model(self.delegate)
         return run
 
     @contextmanager
@@ -135,13 +137,14 @@ class AgentGuard:
         finally:
             self.java.unbind()
 
-    def record(self, run: GuardedRun, result: RunResult) -> RunResult:
+    def _record(self, run: GuardedRun, result: RunResult) -> None:
+        """A run of this agent ended (its :attr:`GuardedRun.on_end`, however it ended): it is no longer open, its
+        result is the latest."""
         with self._lock:
             self._open.pop(run.run_id, None)
             self._results.append(result)
         if self.on_result is not None:
             self.on_result(result)
-        return result
 
     def _open_implicit(self, user_message: str | None) -> Any:
         return self.new_run(user_message).guarded_model(self.delegate).java
@@ -159,19 +162,23 @@ class AgentGuard:
             ending = ending_of_exception(error, last_text=run.last_text())
         else:
             ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-        self.record(run, run.end(ending, wrap_up=False))
+        run.end(ending, wrap_up=False)
 
     # -- closing ---------------------------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """End the runs still open (outcome as for a turn that ended outside the model) and refuse later calls."""
+        """End the runs still open (outcome as for a turn that ended outside the model; ``cancelled`` for one whose
+        turn a Ctrl-C interrupted) and refuse later calls. Every run this guard opened is ended, whether Java still
+        counts it open or not."""
         self._closed = True
-        for run_id in list(self.java.close(self._closed_message())):
-            with self._lock:
-                run = self._open.get(str(run_id))
-            if run is not None:
-                ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-                self.record(run, run.end(ending, wrap_up=False))
+        self.java.close(self._closed_message())
+        with self._lock:
+            left = list(self._open.values())
+        for run in left:
+            ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
+            if run.cancelled:
+                ending = RunEnding(ending=Ending.STOPPED, stop_outcome=Outcome.CANCELLED, last_text=run.last_text())
+            run.end(ending, wrap_up=False)
 
     def _closed_message(self) -> str:
         return (
@@ -203,18 +210,12 @@ class GuardedAgent:
 
         ag = self.agent_guard
         run = ag.new_run(recorded_task(task))
-        guarded = run.guarded_model(ag.delegate)
 
-        def turn() -> Any:
+        def turn(_: Any) -> Any:
             with ag.bound(run):
-                return run_built(self.java, task, guarded)
+                return run_built(self.java, task, run.guarded)
 
-        try:
-            res = run.interruptible(turn)
-        except BaseException:
-            run.abandon()
-            raise
-        return ag.record(run, run.finish_bridge(res))
+        return run.drive(turn)
 
     def close(self) -> None:
         self.agent_guard.close()

@@ -47,10 +47,11 @@ class AgentOptions(BaseModel):
     """The run's task type: the policy's ``[task_types.<name>]`` applies to it, and its trace records it."""
     run_id: str | None = None
     """The run's id (its trace is ``<run_id>.jsonl``); None: a new one."""
-    max_loop_iterations: int = DEFAULT_LOOP_ITERATIONS
-    """The agent loop's own cap: the agentic loop's iterations, the explicit executor's model calls (None given:
-    :data:`pyguard.limits.DEFAULT_LOOP_ITERATIONS`). It was ``max_iterations``, which now means only the pytest
-    marker's cap on model calls."""
+    max_loop_iterations: int | None = None
+    """The agent loop's own cap: the agentic loop's iterations, the explicit executor's model calls, a nested loop
+    workflow's iterations. None: the default of the agent it is used with (:meth:`loop_iterations`:
+    :data:`pyguard.limits.DEFAULT_LOOP_ITERATIONS`, a nested loop's :data:`pyguard.limits.NESTED_LOOP_ITERATIONS`).
+    It was ``max_iterations``, which now means only the pytest marker's cap on model calls."""
     max_tool_calling_round_trips: int | None = None
     """LangChain4j AiServices' own cap on tool-calling round trips per ``chat()`` (``maxToolCallingRoundTrips``; also
     the agentic loop's and a nested system's sub-agents'). None: the default of the agent it is used with
@@ -85,12 +86,16 @@ class AgentOptions(BaseModel):
     @field_validator("max_loop_iterations", mode="before")
     @classmethod
     def _loop_cap(cls, value: Any) -> Any:
-        return DEFAULT_LOOP_ITERATIONS if value is None else _positive(value)
+        return None if value is None else _positive(value)
 
     @field_validator("max_tool_calling_round_trips", mode="before")
     @classmethod
     def _round_trips(cls, value: Any) -> Any:
         return None if value is None else _positive(value)
+
+    def loop_iterations(self, default: int = DEFAULT_LOOP_ITERATIONS) -> int:
+        """:attr:`max_loop_iterations`, or ``default`` (the agent's) when it is None."""
+        return default if self.max_loop_iterations is None else self.max_loop_iterations
 
     def round_trips(self, default: int = LANGCHAIN4J_ROUND_TRIPS) -> int:
         """:attr:`max_tool_calling_round_trips`, or ``default`` (the agent's) when it is None."""

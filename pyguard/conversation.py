@@ -161,14 +161,15 @@ def _run(
     from pyguard.jvm.streaming import conversation_agent
 
     run.agent_round_trips = options.round_trips()  # its end gets the wrap-up too (on_stop="answer")
-    try:
+    built: list[Any] = []
+
+    def build() -> Any:
         guarded = run.guarded_streaming_model(model) if ref.streaming else run.guarded_model(model)
-        agent = conversation_agent(guarded, options, memory_json=memory_json, on_partial=on_partial)
-    except BaseException:
-        run.abandon()
-        raise
-    res = run.interruptible(lambda: run_built(agent, task, guarded))
-    result = run.finish_bridge(res)
+        built.append(conversation_agent(guarded, options, memory_json=memory_json, on_partial=on_partial))
+        return built[0]
+
+    result = run.drive(lambda agent: run_built(agent, task, run.guarded), build=build)
+    [agent] = built
     stop = run.session.stopped
     if result.outcome is not Outcome.ESCALATED or stop is None or stop.outcome is not Outcome.ESCALATED:
         return result

@@ -206,11 +206,12 @@ class RunEnd(_Frozen):
     """True when the run was cut off before it finished (it still requested tools at its last call)."""
     answer_source: Literal["model", "wrap_up", "salvaged"] | None = None
     """Where ``answer`` came from: the model's own final answer; the wrap-up, one last model call with no tools after
-    a stop (``Guard(on_stop="answer")``; not among ``iterations`` nor in the token totals above: see
-    ``wrap_up_tokens``); or the last text the model wrote before the run was stopped. None without an answer, and in
-    traces written before this field."""
+    a stop (``Guard(on_stop="answer")``; not among ``iterations``, but in the token totals above: what was billed);
+    or the last text the model wrote before the run was stopped. None without an answer, and in traces written before
+    this field."""
     wrap_up_tokens: Count | None = None
-    """The wrap-up call's tokens as its provider reported them (None: no wrap-up, or no usage reported)."""
+    """The wrap-up call's tokens as its provider reported them, the share of the totals above that it billed (None:
+    no wrap-up, or no usage reported). Traces written before 2026-12 left them out of the totals."""
     tool_calls_executed: Count | None = None
     """Tools that actually ran (LangChain4j's after-tool hook, or the loop's own count), beside ``tool_calls``, the
     tools the model requested (a stop keeps the last response's tools from running). None where no hook counted them

@@ -24,6 +24,7 @@ Every run gets its own engine session and its own Java ``GuardedChatModel``, so 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,7 +34,7 @@ from pyguard.agent_options import OPTIONS, AgentKeywords, AgentOptions, agent_op
 from pyguard.ending import end_from_events, finish_arguments
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord, RunStart
-from pyguard.limits import JAVA_INT_MAX, fail_safe_cap
+from pyguard.limits import JAVA_INT_MAX, fail_safe_cap, renamed_limit
 from pyguard.result import RunResult
 from pyguard.run import ActiveRuns, GuardedRun, OnStop, Verifier, new_run_id, recorded_task
 
@@ -62,9 +63,10 @@ class Guard:
     plain id). A trace is never overwritten and never written through a symlink: a run id whose trace already exists
     there is refused (:class:`RunError`) when the run starts.
     ``trace_file_mode``: permissions of new trace files (default ``0o600``: traces hold prompts and tool output).
-    ``max_model_calls``: the Java fail-safe cap per user turn; it holds even if Python fails. Default
+    ``fail_safe_calls``: the Java fail-safe cap on model calls per user turn; it holds even if Python fails. Default
     :func:`pyguard.limits.fail_safe_cap`: the most calls the policy allows in a turn plus a small margin (every limit
-    and its default: :mod:`pyguard.limits`).
+    and its default: :mod:`pyguard.limits`). ``max_model_calls`` is its deprecated name (``max_model_calls`` means the
+    policy's cap on model calls per run, ``[caps] max_model_calls``).
     ``callback_timeout_ms``: deadline for the engine's decision per model call (default
     :data:`DEFAULT_CALLBACK_TIMEOUT_MS`; 0: none, the decision then runs on the agent's thread and a hung engine blocks
     the agent).
@@ -86,6 +88,7 @@ class Guard:
         config: PolicyConfig | None = None,
         *,
         trace_dir: str | Path | None = None,
+        fail_safe_calls: int | None = None,
         max_model_calls: int | None = None,
         callback_timeout_ms: int = DEFAULT_CALLBACK_TIMEOUT_MS,
         clock: Callable[[], float] = time.monotonic,
@@ -106,11 +109,13 @@ class Guard:
         self.trace_dir = Path(trace_dir) if trace_dir is not None else None
         if self.trace_dir is not None:
             self.trace_dir.mkdir(parents=True, exist_ok=True)
-        if max_model_calls is None:
-            max_model_calls = fail_safe_cap(self.config)
-        if not _is_int(max_model_calls) or not 1 <= max_model_calls <= JAVA_INT_MAX:
+        fail_safe_calls = renamed_limit("Guard", "max_model_calls", max_model_calls, "fail_safe_calls", fail_safe_calls)
+        if fail_safe_calls is None:
+            fail_safe_calls = fail_safe_cap(self.config)
+        if not _is_int(fail_safe_calls) or not 1 <= fail_safe_calls <= JAVA_INT_MAX:
             raise ConfigError(
-                f"max_model_calls={max_model_calls!r} must be an integer from 1 to {JAVA_INT_MAX} (the Java fail-safe cap)"
+                f"fail_safe_calls={fail_safe_calls!r} must be an integer from 1 to {JAVA_INT_MAX} (the Java fail-safe"
+                " cap on model calls per user turn)"
             )
         if not _is_int(callback_timeout_ms) or not 0 <= callback_timeout_ms <= 86_400_000:
             raise ConfigError(
@@ -122,12 +127,22 @@ class Guard:
         if on_stop not in ("answer", "raise"):
             raise ConfigError(f"on_stop={on_stop!r} must be 'answer' (a last model call with no tools) or 'raise'")
         self.on_stop: OnStop = on_stop
-        self.max_model_calls = max_model_calls
+        self.fail_safe_calls: int = fail_safe_calls
         self.callback_timeout_ms = callback_timeout_ms
         self.trace_file_mode = trace_file_mode
         self.verifier = verifier
         self.active = ActiveRuns()
         self.telemetry = telemetry
+
+    @property
+    def max_model_calls(self) -> int:
+        """Deprecated: :attr:`fail_safe_calls` (the Java fail-safe per user turn)."""
+        warnings.warn(
+            "Guard.max_model_calls is now Guard.fail_safe_calls (max_model_calls is the policy's cap per run)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.fail_safe_calls
 
     @classmethod
     def from_toml(cls, path: str | Path, **kwargs: Any) -> Guard:
@@ -222,14 +237,10 @@ class Guard:
         run = self.start_run(
             task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style=str(style)
         )
-        guarded = run.guarded_model(model)
-        try:
-            agent = build_agent(style, guarded, options=options)
-        except BaseException:
-            run.abandon()
-            raise
-        res = run.interruptible(lambda: run_built(agent, task, guarded))
-        return run.finish_bridge(res)
+        return run.drive(
+            lambda agent: run_built(agent, task, run.guarded),
+            build=lambda: build_agent(style, run.guarded_model(model), options=options),
+        )
 
     def run_streaming(
         self,

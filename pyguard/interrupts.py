@@ -27,10 +27,21 @@ POLL_S = 0.05
 waits to be seen once its flag is set. Not a timeout: the wait goes on until the run ends or is interrupted."""
 
 
-def _wait(done: threading.Event) -> None:
-    """``done.wait()`` in slices, so that an interrupt flag set from another thread is seen (see the module doc)."""
+GIVE_UP_S = 1.0
+"""How long a Ctrl-C waits for the cancelled agent to stop before the run is ended ``cancelled`` without it (its
+footer written) and ``KeyboardInterrupt`` goes on: the bound on a Ctrl-C landing, even when the agent is inside a
+model call that takes long (a slow provider, the wrap-up). The agent's thread is left to finish on its own; nothing
+it does later is recorded."""
+
+
+def _wait(done: threading.Event, limit_s: float | None = None) -> None:
+    """``done.wait()`` in slices, so that an interrupt flag set from another thread is seen (see the module doc); at
+    most ``limit_s`` seconds when given."""
+    waited = 0.0
     while not done.wait(POLL_S):
-        pass
+        waited += POLL_S
+        if limit_s is not None and waited >= limit_s:
+            return
 
 
 def run_interruptibly(
@@ -44,8 +55,9 @@ def run_interruptibly(
 
     On Ctrl-C (``KeyboardInterrupt``): ``on_interrupt()`` (cancel the run: its agent stops at its next model call or
     tool execution), wait for ``fn`` to end, then ``on_give_up()`` (end the run ``cancelled``, footer written) and
-    re-raise. A Ctrl-C before ``fn`` began: ``fn`` never runs; ``on_give_up()`` and re-raise. A second Ctrl-C stops
-    waiting for ``fn`` (an agent stuck inside a model call): ``on_give_up()`` at once. Off the main thread ``fn``
+    re-raise. A Ctrl-C before ``fn`` began: ``fn`` never runs; ``on_give_up()`` and re-raise. ``fn`` is waited for at
+    most :data:`GIVE_UP_S` (an agent stuck inside a model call, the wrap-up's included), and a second Ctrl-C stops
+    waiting at once. Off the main thread ``fn``
     simply runs (signals only reach the main thread). The helper thread detaches from the JVM when it ends, so a run
     leaves no Java thread behind."""
     if threading.current_thread() is not threading.main_thread():
@@ -79,7 +91,7 @@ def run_interruptibly(
         else:
             on_interrupt()
             try:
-                _wait(done)
+                _wait(done, GIVE_UP_S)
             except KeyboardInterrupt:
                 pass
         on_give_up()

@@ -9,7 +9,7 @@ From the one that normally acts to the last resort (docs/architecture.md, "Which
 3. **The run's caps** (``PolicyConfig.caps``: ``max_model_calls``, tokens, cost, time, ...): the engine's, over the
    whole run. Outcome ``expired`` (rule ``cap:<name>``). None by default. The pytest marker's ``max_iterations`` sets
    ``caps.max_model_calls``.
-4. **The Java fail-safe** (``Guard(max_model_calls=...)``): Java's, per user turn, whatever Python does (it raises, it
+4. **The Java fail-safe** (``Guard(fail_safe_calls=...)``; ``max_model_calls`` is its deprecated name): Java's, per user turn, whatever Python does (it raises, it
    hangs past the callback deadline, it was never registered). Default :func:`fail_safe_cap`: the most model calls the
    policy allows in a turn (:func:`guard_ceiling`, ``caps.max_model_calls`` included) plus :data:`FAIL_SAFE_MARGIN`.
    Outcome ``guard_error`` when the guard failed, ``expired`` otherwise. A run built without a policy
@@ -19,12 +19,15 @@ From the one that normally acts to the last resort (docs/architecture.md, "Which
    per ``chat()`` call; LangChain4j's default :data:`LANGCHAIN4J_ROUND_TRIPS`, a nested system's sub-agents'
    :data:`NESTED_ROUND_TRIPS`) and ``max_loop_iterations`` (the agentic loop's iterations, each a sub-agent call of up
    to ``max_tool_calling_round_trips`` model calls; the explicit executor's model calls; default
-   :data:`DEFAULT_LOOP_ITERATIONS`). Outcome ``expired`` ("the agent's own cap"). Both are agent options
-   (:class:`pyguard.agent_options.AgentOptions`).
+   :data:`DEFAULT_LOOP_ITERATIONS`; a nested system's loop workflow: :data:`NESTED_LOOP_ITERATIONS`). Outcome
+   ``expired`` ("the agent's own cap"). Both are agent options (:class:`pyguard.agent_options.AgentOptions`).
 
-So ``max_iterations`` means one thing in pyguard: the marker's cap on model calls per run. The agent loop's cap is
-``max_loop_iterations``; the old keyword ``max_iterations`` still works where agent options are taken, with a
-DeprecationWarning (:func:`pyguard.agent_options.agent_options`).
+Each name means one thing. ``max_model_calls``: the policy's cap on model calls per run (``[caps]``); the Java
+fail-safe per user turn is ``fail_safe_calls`` (``Guard(max_model_calls=)`` is its deprecated name; the low-level
+:func:`pyguard.jvm.guard_model` keeps Java's ``GuardConfig`` spelling). ``max_iterations``: the pytest marker's cap on
+model calls per run (it sets ``caps.max_model_calls``). ``max_loop_iterations``: an agent loop's own cap on its
+iterations (:func:`pyguard.nested.run_nested`'s loop included). The old keywords still work, with a DeprecationWarning
+(:func:`renamed_limit`, :func:`pyguard.agent_options.agent_options`).
 """
 
 from __future__ import annotations
@@ -51,8 +54,10 @@ __all__ = [
     "FAIL_SAFE_MARGIN",
     "JAVA_INT_MAX",
     "LANGCHAIN4J_ROUND_TRIPS",
+    "NESTED_LOOP_ITERATIONS",
     "NESTED_ROUND_TRIPS",
     "fail_safe_cap",
+    "renamed_limit",
 ]
 
 FAIL_SAFE_MARGIN = 5
@@ -67,6 +72,11 @@ few calls past what the policy would ever allow."""
 
 DEFAULT_LOOP_ITERATIONS = 10
 """The default of ``max_loop_iterations``: the agentic loop's iterations / the explicit executor's model calls."""
+
+NESTED_LOOP_ITERATIONS = 5
+"""The default ``max_loop_iterations`` of a nested system's loop workflow (:func:`pyguard.nested.run_nested` with
+``kind="loop"``): how many times it runs its sub-agents in sequence before it gives up without the exit text. Five,
+as pyguard's systems have had since run trees came (it was the keyword ``max_iterations``)."""
 
 LANGCHAIN4J_ROUND_TRIPS = 100
 """LangChain4j's own default of ``maxToolCallingRoundTrips`` (AiServices), the default pyguard's builder keeps."""
@@ -99,3 +109,18 @@ def fail_safe_cap(config: PolicyLimits) -> int:
     """The Java fail-safe's default for a guard with this policy: :func:`guard_ceiling` + :data:`FAIL_SAFE_MARGIN`,
     at most :data:`JAVA_INT_MAX`."""
     return min(guard_ceiling(config) + FAIL_SAFE_MARGIN, JAVA_INT_MAX)
+
+
+def renamed_limit(where: str, old: str, old_value: Any, new: str, new_value: Any) -> Any:
+    """The value of limit ``new`` given to ``where``, also read from its deprecated name ``old`` (with a
+    DeprecationWarning); both at once is a :class:`~pyguard.errors.ConfigError`."""
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        from pyguard.errors import ConfigError
+
+        raise ConfigError(f"{where}: give {new}={new_value!r} or its deprecated name {old}={old_value!r}, not both")
+    import warnings
+
+    warnings.warn(f"{where}({old}=...) is now {new} (see pyguard.limits)", DeprecationWarning, stacklevel=3)
+    return old_value

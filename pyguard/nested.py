@@ -51,7 +51,7 @@ from pyguard.events import IterationEvent, Observation, Outcome, RunRecord, Tool
 from pyguard.guard import Guard
 from pyguard.jvm.nested import SubAgent, SystemKind
 from pyguard.limits import FAIL_SAFE_MARGIN
-from pyguard.run import GuardedRun, RunHost, new_run_id
+from pyguard.run import GuardedRun, Reads, RunHost, new_run_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.decisions import Decision
@@ -192,18 +192,20 @@ class NestedRun(GuardedRun):
             )
             return GuardedRun.observe(self, event)  # a step, not a model call: nothing to charge
 
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run the system (``fn``) and end this run from what happened (see :meth:`GuardedRun.call`). A workflow that
+    def drive(
+        self, execute: Callable[[Any], Any], *, build: Callable[[], Any] | None = None, reads: Reads = "bridge"
+    ) -> RunResult:
+        """Run the system and end this run from what happened (see :meth:`GuardedRun.drive`). A workflow that
         returns has a last step: its answer, with the results of the invocations since its previous step."""
         if self.kind != "workflow":
-            return super().call(fn)
+            return super().drive(execute, build=build, reads=reads)
 
-        def run_workflow() -> Any:
-            value = fn()
+        def run_workflow(system: Any) -> Any:
+            value = execute(system)
             self._workflow_step(None, answer=None if value is None else str(value))
             return value
 
-        return super().call(run_workflow)
+        return super().drive(run_workflow, build=build, reads=reads)
 
     def _impose(self, outcome: Outcome, reason: str, rule: str) -> None:
         with self._tree_lock:
@@ -350,10 +352,14 @@ def _raise(error: Any) -> Any:
 
 
 class SubAgentKeywords(TypedDict, total=False):
-    """The agent options a system's sub-agents use (:class:`pyguard.AgentOptions`' fields; each :class:`SubAgent` has
-    its own model and tools): :func:`run_nested_unguarded`'s keywords."""
+    """The agent options a system uses (:class:`pyguard.AgentOptions`' fields; each :class:`SubAgent` has its own
+    model and tools): the sub-agents' round trips and a loop workflow's iterations (default
+    :data:`pyguard.limits.NESTED_LOOP_ITERATIONS`; ``max_iterations`` is its deprecated name):
+    :func:`run_nested_unguarded`'s keywords."""
 
     max_tool_calling_round_trips: int | None
+    max_loop_iterations: int | None
+    max_iterations: int | None
 
 
 class TreeKeywords(SubAgentKeywords, total=False):
@@ -361,6 +367,11 @@ class TreeKeywords(SubAgentKeywords, total=False):
 
     task_type: str | None
     run_id: str | None
+
+
+def _uses(keywords: Any) -> tuple[str, ...]:
+    """The agent options a system's keywords name (a deprecated name is read as its new one)."""
+    return tuple(k for k in keywords.__optional_keys__ if k != "max_iterations")
 
 
 def start_tree(
@@ -400,18 +411,19 @@ def run_nested(
     limits: TreeLimits | None = None,
     child_limits: TreeLimits | None = None,
     max_agents_invocations: int = 10,
-    max_iterations: int = 5,
     exit_when_contains: str = "DONE",
     options: AgentOptions | None = None,
     **keywords: Unpack[TreeKeywords],
 ) -> RunResult:
     """Run one of pyguard's multi-agent systems (``NestedAgents``: a ``supervisor`` with ``planner`` over ``agents``,
     a ``sequence`` or a ``loop`` of them) guarded as a run tree; returns the root's result with its children.
-    ``options`` (:class:`pyguard.AgentOptions`) or keywords: the root's ``task_type`` and ``run_id``, and the
-    sub-agents' ``max_tool_calling_round_trips`` (default :data:`pyguard.limits.NESTED_ROUND_TRIPS`)."""
+    ``options`` (:class:`pyguard.AgentOptions`) or keywords: the root's ``task_type`` and ``run_id``, the
+    sub-agents' ``max_tool_calling_round_trips`` (default :data:`pyguard.limits.NESTED_ROUND_TRIPS`) and a loop's
+    ``max_loop_iterations`` (default :data:`pyguard.limits.NESTED_LOOP_ITERATIONS`; ``max_iterations`` is its
+    deprecated name)."""
     from pyguard.jvm.nested import build_system
 
-    options = agent_options("run_nested", options, keywords, uses=tuple(TreeKeywords.__optional_keys__))
+    options = agent_options("run_nested", options, keywords, uses=_uses(TreeKeywords))
     run = start_tree(
         guard,
         kind="supervisor" if kind == "supervisor" else "workflow",
@@ -421,21 +433,19 @@ def run_nested(
         limits=limits,
         child_limits=child_limits,
     )
-    try:
-        system = build_system(
+    run.drive(
+        lambda system: system.run(task),
+        build=lambda: build_system(
             kind,
             agents,
             tree=run.agent_tree(),
             planner=None if planner is None else run.wrap(planner),
             max_agents_invocations=max_agents_invocations,
-            max_iterations=max_iterations,
             exit_when_contains=exit_when_contains,
             options=options,
-        )
-    except BaseException:
-        run.abandon()
-        raise
-    run.call(lambda: system.run(task))
+        ),
+        reads="value",
+    )
     return run.result
 
 
@@ -470,7 +480,6 @@ def run_nested_unguarded(
     *,
     planner: Any = None,
     max_agents_invocations: int = 10,
-    max_iterations: int = 5,
     exit_when_contains: str = "DONE",
     options: AgentOptions | None = None,
     **keywords: Unpack[SubAgentKeywords],
@@ -480,7 +489,7 @@ def run_nested_unguarded(
     from pyguard.jvm import guard_model
     from pyguard.jvm.nested import build_system
 
-    options = agent_options("run_nested_unguarded", options, keywords, uses=tuple(SubAgentKeywords.__optional_keys__))
+    options = agent_options("run_nested_unguarded", options, keywords, uses=_uses(SubAgentKeywords))
 
     events: list[IterationEvent] = []
     lock = threading.Lock()
@@ -503,7 +512,6 @@ def run_nested_unguarded(
         watched,
         planner=None if planner is None else observed(planner, "planner"),
         max_agents_invocations=max_agents_invocations,
-        max_iterations=max_iterations,
         exit_when_contains=exit_when_contains,
         options=options,
     )

@@ -9,6 +9,9 @@ gives ``stop_at = i``: the run would have made i model calls, so the tool calls 
 i+1.. are saved. A recording cannot show what a reflection would have changed, so a REFLECT is noted in
 ``reflect_at`` and replay goes on as if the guard had said "continue". The engine's clock follows the
 recorded timestamps (``timestamp_ms``, else the sum of ``latency_ms``), so time rules see recorded time.
+With ``judge_results_early`` the replay models the live guard's two moments per call: the response (``observe``),
+then, before the next call, the call's tool results as the next recorded request shows them (``observe_results``);
+a stop at either is ``stop_at = i``.
 """
 
 from __future__ import annotations
@@ -203,12 +206,19 @@ class _Replayer:
         self.clock.reset(record)
         session = self._policy_for(record).new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
-        for event in record.events:
+        events = record.events
+        early = session.config.judge_results_early
+        for k, event in enumerate(events):
             self.clock.advance(event)
             decision = session.observe(event)
             decisions.append(decision)
+            if early and decision.action is not Action.STOP and not event.is_final and k + 1 < len(events):
+                # call k+1's tool results, as the recording shows them in call k+2's request: judged before that
+                # call is sent, as the guarded model does live (a stop here means call k+2 is never made)
+                decision = session.observe_results(event.index, events[k + 1].observations)
+                decisions.append(decision)
             if decision.action is Action.STOP:
-                kept = record.events[: len(decisions)]
+                kept = events[: _iteration(decision, k + 1)]
                 salvaged = next((e.text for e in reversed(kept) if e.text), None)
                 return decisions, session.finish(Causes(answer=salvaged))
         return decisions, None
@@ -240,11 +250,15 @@ def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: 
     )
 
 
+def _iteration(decision: Decision, default: int) -> int:
+    return decision.iteration if decision.iteration is not None else default
+
+
 def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None) -> ReplayRun:
     events = record.events
-    stop = next(((i, d) for i, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
+    stop = next(((_iteration(d, k), d) for k, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
     stop_at = stop[0] if stop else None
-    reflect_at = [i for i, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
+    reflect_at = [_iteration(d, k) for k, d in enumerate(decisions, start=1) if d.action is Action.REFLECT]
     calls = [len(e.tool_calls) for e in events]
     after = slice(stop_at, None) if stop_at is not None else slice(len(events), None)
     tokens = token_totals(events)

@@ -7,16 +7,15 @@ It can also be built from a recorded run (``RunResult.from_record``), so the sam
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
 from pyguard.ending import TokenTotals, token_totals, tree_totals
 from pyguard.escalation import EscalationHandle
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, events_tokens_partial
+from pyguard.events import Outcome, RunEnd, RunRecord
 
-__all__ = ["RunResult", "mark_partial_usage"]
+__all__ = ["RunResult"]
 
 
 class RunResult(BaseModel):
@@ -173,10 +172,3 @@ class RunResult(BaseModel):
         if self.answer:
             lines.append(f"  answer: {self.answer[:200]!r}")
         return "\n".join(lines[:max_lines])
-
-
-def mark_partial_usage(end: RunEnd, events: Sequence[IterationEvent]) -> RunEnd:
-    """A footer whose token totals cover only part of the run says so (``tokens_partial``): never complete-looking."""
-    if end.tokens_partial or not events_tokens_partial(events):
-        return end
-    return end.model_copy(update={"tokens_partial": True})

@@ -17,21 +17,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
+from pyguard.ending import (
+    Causes,
+    Ending,
+    EndNotes,
+    RunEnding,
+    end_from_events,
+    finish_arguments,
+    token_totals,
+)
 from pyguard.errors import RunError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.result import RunResult, mark_partial_usage
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.jvm.ending import billed_tokens, ending_of_wrap_up
+from pyguard.result import RunResult
 from pyguard.trace.policy_file import dumped_policy
 from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.config import Mode
-    from pyguard.jvm.agents import BridgeResult, GuardedModel, WrapUpRecord
+    from pyguard.jvm.agents import GuardedModel, WrapUpRecord
 
 __all__ = [
     "ActiveRuns",
     "GuardedRun",
+    "Reads",
     "RunHost",
     "Verifier",
     "new_run_id",
@@ -39,6 +49,9 @@ __all__ = [
 ]
 
 Verifier = Callable[[str], bool]
+
+Reads = Literal["bridge", "value"]
+"""How :meth:`GuardedRun.drive` reads the agent's end: a pyguard-built agent's ``BridgeResult``, or a value/exception."""
 
 OnStop = Literal["answer", "raise"]
 """What a guarded run does when it is stopped: ``answer`` (one last model call with no tools, :data:`WRAP_UP`, so the
@@ -79,7 +92,7 @@ class RunHost(Protocol):
     config: PolicyConfig
     trace_dir: Path | None
     trace_file_mode: int
-    max_model_calls: int
+    fail_safe_calls: int
     callback_timeout_ms: int
     verifier: Verifier | None
     telemetry: Any
@@ -139,6 +152,8 @@ class GuardedRun:
         """In observe or reflect mode: the stop the engine decided (and the guard did not act on), if any."""
         """True when the agent's loop reports the tools that ran (LangChain4j's after-tool hook, pyguard's agents):
         the footer's ``tool_calls_executed`` then holds the count (None otherwise)."""
+        self.on_end: Callable[[RunResult], None] | None = None
+        """Called once with the run's result when it ends, however it ends (an attached agent records its turns)."""
         self.trace_path: Path | None = None
         self._writer = None
         if guard.trace_dir is not None:
@@ -192,6 +207,34 @@ class GuardedRun:
         if self._writer is not None:
             self._writer.catch_up(self.run_id, self.events)
 
+    # The guarded model calls this with call ``index``'s tool results, before the next call is sent.
+    def observe_results(self, index: int, observations: list[Observation]) -> Decision | None:
+        """Ask the engine about call ``index``'s tool results before the next call is sent
+        (``RunSession.observe_results``), record and return its decision, claimed as :meth:`observe` does."""
+        with self._lock:
+            if self._result is not None or self._abandoned_at is not None or self.observed_stop is not None:
+                return None
+        with self._engine_lock:
+            if self._result is not None or self.session.ended:
+                return None
+            decision = self.session.observe_results(index, observations)
+        with self._lock:
+            if self._result is not None:
+                return None
+            if not self._claim(index):
+                self._abandoned_at = index
+                return None
+            if decision.action is Action.CONTINUE:
+                return None  # nothing to act on or record: the call's own decision stands
+            # one decision per model call: the one on its results, made after the one on its response, replaces it
+            if self.decisions and self.decisions[-1].iteration == index:
+                self.decisions[-1] = decision
+            else:
+                self.decisions.append(decision)
+            if self._writer is not None:
+                self._writer.decision(self.run_id, decision)
+            return self._acted(decision)
+
     def _acted(self, decision: Decision) -> Decision:
         """What Java is told to do about ``decision`` in this run's :attr:`mode` (the recorded decision is the
         engine's, in every mode): enforce, all of it; reflect, reflections, and a stop becomes one last reflection;
@@ -228,23 +271,29 @@ class GuardedRun:
         return self._guard_once(guard_streaming_model, model)
 
     def fail_safe_calls(self) -> int:
-        """The Java fail-safe cap of this run's guarded model (:mod:`pyguard.limits`): the guard's ``max_model_calls``."""
-        return self.guard.max_model_calls
+        """The Java fail-safe cap of this run's guarded model (:mod:`pyguard.limits`): the guard's ``fail_safe_calls``."""
+        return self.guard.fail_safe_calls
 
     def _guard_once(self, wrap: Callable[..., GuardedModel], model: Any) -> GuardedModel:
         """This run's one guarded model, made by ``wrap`` around ``model`` the first time (a run wraps one model)."""
         if self._guarded is None:
-            self._guarded = wrap(
-                model,
-                self.observe,
-                run_id=self.run_id,
-                task_type=self.task_type,
-                max_model_calls=self.fail_safe_calls(),
-                callback_timeout_ms=self.guard.callback_timeout_ms,
-                keep_events=False,
-            )
-            if self.guard.on_stop == "answer" and self.wraps_up:
-                self._guarded.answer_on_stop(WRAP_UP, self.agent_round_trips)
+            try:
+                self._guarded = wrap(
+                    model,
+                    self.observe,
+                    run_id=self.run_id,
+                    task_type=self.task_type,
+                    max_model_calls=self.fail_safe_calls(),
+                    callback_timeout_ms=self.guard.callback_timeout_ms,
+                    keep_events=False,
+                    results_fn=self.observe_results if self.session.config.judge_results_early else None,
+                )
+            except BaseException:
+                self.abandon()  # no run is left open: its model could not be guarded
+                raise
+            if self.wraps_up:  # the agent's own cap, when known, ends the turn as the guard's stop too (raise)
+                answer = self.guard.on_stop == "answer"
+                self._guarded.answer_on_stop(WRAP_UP if answer else None, self.agent_round_trips)
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):
@@ -282,18 +331,61 @@ class GuardedRun:
             raise RunError(f"run {self.run_id!r}: call run.wrap(model) before run.{what}() (the hook is the model's)")
         return self._guarded
 
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run your agent (``fn``) and end this run from what happened; returns ``fn``'s value, or None when the
-        guard stopped the run (read :attr:`result`). Java exceptions other than a guard stop end the run ``failed``."""
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value
+    def drive(
+        self,
+        execute: Callable[[Any], Any],
+        *,
+        build: Callable[[], Any] | None = None,
+        reads: Reads = "bridge",
+    ) -> RunResult:
+        """The one lifecycle of a guarded run, every entry point's (:meth:`Guard.run <pyguard.guard.Guard.run>`,
+        conversations and escalation's resume, :meth:`Guard.agent <pyguard.guard.Guard.agent>`, run trees,
+        :meth:`call`): ``build()`` the agent (the run is abandoned if that fails: no run is left open), run
+        ``execute(agent)`` interruptibly (Ctrl-C cancels the run, :meth:`interruptible`), then end the run once from
+        how the agent ended: a pyguard-built agent's :class:`pyguard.jvm.BridgeResult` (``reads="bridge"``), or a
+        returned value or raised exception (``reads="value"``: your agent's ``chat()``). Returns the run's result;
+        an exception other than the agent's own ends the run and goes on to the caller."""
+        from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
 
         try:
-            value = self.interruptible(fn)
+            agent = None if build is None else build()
+        except BaseException:
+            self.abandon()
+            raise
+        try:
+            value = self.interruptible(lambda: execute(agent))
         except Exception as exc:  # a Java exception arrives as a Python exception (JPype)
-            result = self.end(ending_of_exception(exc, last_text=self.last_text()))
-            return result.answer if result.record.end and result.record.end.answer_source == "wrap_up" else None
-        self.end(ending_of_value(value))
-        return value
+            if reads == "value":
+                return self.end(ending_of_exception(exc, last_text=self.last_text()))
+            self._finish(Causes(failed=f"the run failed: {type(exc).__name__}: {exc}", answer=self.last_text()))
+            raise
+        except BaseException:  # Ctrl-C: on the main thread the run has ended cancelled already (interruptible)
+            self._finish(Causes(cancelled=True, answer=self.last_text()))
+            raise
+        if reads == "value":
+            return self.end(ending_of_value(value))
+        self.counts_executions = True  # a pyguard-built agent's loop reports the tools that ran
+        return self.end(ending_of_result(value))
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run your agent (``fn``) and end this run from what happened (:meth:`drive`); returns ``fn``'s value, or,
+        when the guard stopped the run, the wrap-up's answer (``on_stop="answer"``) or None (read :attr:`result`).
+        Java exceptions other than a guard stop end the run ``failed``."""
+        returned: list[Any] = []
+
+        def execute(_: Any) -> Any:
+            returned.append(fn())
+            return returned[0]
+
+        result = self.drive(execute, reads="value")
+        if returned:
+            return returned[0]
+        return result.answer if result.end.answer_source == "wrap_up" else None
+
+    @property
+    def guarded(self) -> GuardedModel:
+        """This run's guarded model (made by :meth:`guarded_model` or :meth:`guarded_streaming_model`)."""
+        return self._wrapped("guarded")
 
     def cancel(self, reason: str = "cancelled from Python") -> None:
         """End the run from any thread: the next model call or tool execution stops it; outcome ``cancelled``.
@@ -331,22 +423,18 @@ class GuardedRun:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self._result is None:
             self._finish(
-                Causes(error=f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+                Causes(
+                    failed="the run failed: "
+                    + (f"{exc_type.__name__}: {exc}" if exc_type else "the run ended without GuardedRun.call()")
+                )
             )
 
     # -- ending ----------------------------------------------------------------------------------------------------
 
-    def finish_bridge(self, res: BridgeResult) -> RunResult:
-        """End this run from a :class:`pyguard.jvm.BridgeResult` (a pyguard-built agent's run: its loop reports the
-        tools that ran)."""
-        from pyguard.jvm.ending import ending_of_result
-
-        self.counts_executions = True
-        return self.end(ending_of_result(res))
-
     def abandon(self) -> None:
+        """End a run whose agent could not be built (or whose model could not be guarded): ``failed``."""
         if self._result is None:
-            self._finish(Causes(error="the agent could not be built"))
+            self._finish(Causes(failed="the run failed: the agent could not be built"))
 
     def end(self, ending: RunEnding, *, wrap_up: bool = True) -> RunResult:
         """End this run from how its agent ended (:mod:`pyguard.jvm.ending`), through
@@ -386,21 +474,10 @@ class GuardedRun:
                 ending.reason or "the agent's own cap ended the run without an answer",
                 "agent_cap",
             )
-        if wrap is None or wrap.text is None:
+        if wrap is None:
             return ending
-        self._wrap_up = wrap
-        try:
-            outcome = Outcome(wrap.outcome)
-        except ValueError:
-            outcome = Outcome.GUARD_ERROR
-        return RunEnding(
-            ending=Ending.STOPPED,
-            stop_outcome=outcome,
-            reason=wrap.reason,
-            fail_safe=wrap.fail_safe,
-            last_text=wrap.text,
-            guard_failures=ending.guard_failures,
-        )
+        self._wrap_up = wrap  # recorded however it went (the footer's evidence["wrap_up"])
+        return ending_of_wrap_up(wrap, ending)
 
     def _finish(self, causes: Causes) -> RunResult:
         """End this run from its causes (the verifier's judgement of an answer added here): the engine settles them,
@@ -409,21 +486,24 @@ class GuardedRun:
         # Wait for an engine decision in progress at most the callback deadline (Java has given up on it by then), and
         # not at all once Java gave up on one: one deadline per run.
         engine = self._engine_lock.acquire(timeout=self._engine_wait_s())
+        ended = False
         try:
             with self._lock:
                 if self._result is not None:
                     return self._result
+                ended = True
                 verified = None
-                if causes.answer is not None and causes.error is None and causes.expired is None:
+                if causes.answer is not None and causes.failed is None and causes.expired is None:
                     verifier = self.guard.verifier
                     verified = None if verifier is None else bool(verifier(causes.answer))
                 causes = causes.model_copy(update={"verified": verified})
+                notes = self._notes(causes)
                 if engine and self._abandoned_at is None and self.observed_stop is None:
-                    end = self.session.finish(causes)
+                    end = self.session.finish(causes, notes=notes)
                 else:
-                    guard_failed = None if self.observed_stop is not None else self._guard_failure()
-                    causes = causes.model_copy(update={"guard_failed": guard_failed})
-                    end = end_from_events(self.run_id, self.events, causes)
+                    gave_up = None if self.observed_stop is not None else self._guard_failure()
+                    causes = causes.model_copy(update={"engine_gave_up": gave_up})
+                    end = end_from_events(self.run_id, self.events, causes, notes=notes)
                 self._result = self._result_from(end)
                 if self._guarded is not None:
                     self._guarded.release()  # free the run's state now: Java -> callback -> this run is a cycle
@@ -432,6 +512,8 @@ class GuardedRun:
             if engine:
                 self._engine_lock.release()
             self.guard.active.discard(self)
+            if ended and self._result is not None and self.on_end is not None:
+                self.on_end(self._result)
 
     def _guard_failure(self) -> str:
         """Why the engine could not finish the run: its decision missed the deadline, or it is still busy."""
@@ -460,8 +542,6 @@ class GuardedRun:
         return ms / 1000.0 if ms > 0 else -1
 
     def _result_from(self, end: RunEnd) -> RunResult:
-        end = mark_partial_usage(end, self.events)
-        end = end.model_copy(update={**self._answer_fields(end), **self._executed(), **self._observed(end)})
         if self._writer is not None:
             self._trace_iterations()
             end = self._writer.end(end)  # with evidence["trace_error"] when the trace lost records
@@ -477,7 +557,32 @@ class GuardedRun:
             trace_error=None if self._writer is None else self._writer.error,
         )
 
-    def _observed(self, end: RunEnd) -> dict[str, Any]:
+    def _notes(self, causes: Causes) -> EndNotes:
+        """What this run knows of its end beside the causes, for its one footer (:class:`pyguard.ending.EndNotes`):
+        its events' tokens, where the answer came from, the wrap-up's tokens, the tools that ran, an observed stop."""
+        wrap = self._wrap_up
+        source: Literal["model", "wrap_up", "salvaged"] = "model" if self._answered else "salvaged"
+        if wrap is not None and causes.answer is not None and causes.answer == wrap.text:
+            source = "salvaged" if wrap.salvaged else "wrap_up"
+        executed = None
+        if self.counts_executions and self._guarded is not None:
+            executed = self._guarded.stats().tool_executions
+        evidence = self._observed()
+        if self._cancelled is not None and self.session.stopped is not None and self.observed_stop is None:
+            # cancelled after the engine's stop (a Ctrl-C during the wrap-up): the stop stays the outcome, said here
+            evidence["cancelled_after_stop"] = self._cancelled
+            if wrap is None and self.guard.on_stop == "answer" and self.wraps_up:
+                evidence["wrap_up"] = {"status": "interrupted", "error_kind": None, "error": self._cancelled}
+        tokens, wrap_tokens = billed_tokens(token_totals(self.events), wrap, evidence)
+        return EndNotes(
+            tokens=tokens,
+            answer_source=source,
+            wrap_up_tokens=wrap_tokens,
+            tool_calls_executed=executed,
+            evidence=evidence,
+        )
+
+    def _observed(self) -> dict[str, Any]:
         """In observe or reflect mode: the footer's ``evidence["observed_stop"]``, the stop the guard did not act on
         (``pyguard check`` counts the run as that stop; the outcome says how the run really ended)."""
         stop = self.observed_stop
@@ -490,28 +595,7 @@ class GuardedRun:
             "rule": stop.rule,
             "reason": stop.reason,
         }
-        return {"evidence": {**end.evidence, "observed_stop": observed}}
-
-    def _executed(self) -> dict[str, Any]:
-        """``tool_calls_executed`` of the footer, when the agent's loop reports the tools that ran."""
-        if not self.counts_executions or self._guarded is None:
-            return {}
-        return {"tool_calls_executed": self._guarded.stats().tool_executions}
-
-    def _answer_fields(self, end: RunEnd) -> dict[str, Any]:
-        """``answer_source`` and ``wrap_up_tokens`` of the footer."""
-        wrap = self._wrap_up
-        fields: dict[str, Any] = {}
-        if wrap is not None:
-            known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
-            fields["wrap_up_tokens"] = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) or None)
-        if end.answer is None:
-            return fields
-        if wrap is not None and end.answer == wrap.text:
-            fields["answer_source"] = "wrap_up"
-        else:
-            fields["answer_source"] = "model" if self._answered else "salvaged"
-        return fields
+        return {"observed_stop": observed}
 
     def last_text(self) -> str | None:
         for event in reversed(self.events):

@@ -444,9 +444,11 @@ def run(
 
 
 def _waiting(seed: int, n_tasks: int) -> dict[str, Any]:
-    """Issue 22's waiting families (:mod:`workload_waiting`), run apart from the default mix: identical status reads
-    until done, with a sleep between them or saying "pending". All legitimate: a task the dynamic policy loses that
-    LangChain4j's default finishes is a legitimate loss (target: 0)."""
+    """Issues 22 and 30's scripted families (:mod:`workload_waiting`, :mod:`workload_paging`), run apart from the
+    default mix: identical status reads until done (a sleep between them, "pending", or both) and a large JSON result
+    paged to its last page, all legitimate: a task the dynamic policy loses that LangChain4j's default finishes is a
+    legitimate loss, an answer without the key a premature answer (targets: 0); and an A/B oscillation, looping:
+    caught when the guard's first reflection or stop comes within two cycles (four calls) of the loop's start."""
     tasks = generate(WorkloadSpec(n_tasks=n_tasks, seed=seed, mix=dict(WAITING_MIX)))
     rows = {name: run_policy(name, tasks) for name in ("dynamic", "langchain4j-default")}
     out: dict[str, Any] = {"tasks": len(tasks), "by_kind": {}}
@@ -461,10 +463,22 @@ def _waiting(seed: int, n_tasks: int) -> dict[str, Any]:
             for name, rs in rows.items()
         }
     dynamic, default = rows["dynamic"], rows["langchain4j-default"]
-    out["legitimate_losses"] = sum(
-        1 for d, u in zip(dynamic, default, strict=True) if u["success"] and not d["success"]
+    legit = [(t, d, u) for t, d, u in zip(tasks, dynamic, default, strict=True) if not t.looping]
+    out["legitimate_losses"] = sum(1 for _, d, u in legit if u["success"] and not d["success"])
+    out["premature_answers"] = sum(
+        1 for _, d, _u in legit if d["outcome"] == "succeeded" and not d["answer_holds_keys"]
     )
+    looping = [(t, d) for t, d in zip(tasks, dynamic, strict=True) if t.looping]
+    out["loops"] = len(looping)
+    out["loops_caught_within_two_cycles"] = sum(1 for t, d in looping if _caught(t, d, 4))
     return out
+
+
+def _caught(task: Task, row: dict[str, Any], calls: int) -> bool:
+    """The guard's first reflection or stop came within ``calls`` model calls of the loop's start."""
+    flags = [*row["reflections"], *([row["stopped_after"]] if row["stopped_after"] is not None else [])]
+    start = task.loop_from_call or 0
+    return bool(flags) and min(flags) < start + calls
 
 
 def plot(result: dict, path: str | Path) -> Path:
@@ -569,7 +583,11 @@ def render(result: dict, console) -> None:
     console.print(k)
     waiting = result.get("waiting")
     if waiting:
-        w = Table(title=f"waiting families (all legitimate; legitimate losses: {waiting['legitimate_losses']})")
+        w = Table(
+            title=f"scripted families (legitimate losses: {waiting['legitimate_losses']}, premature answers: "
+            f"{waiting.get('premature_answers')}; A/B loops caught within two cycles: "
+            f"{waiting.get('loops_caught_within_two_cycles')} of {waiting.get('loops')})"
+        )
         for c in ("kind", "dynamic: succeeded / stopped", "langchain4j-default: succeeded"):
             w.add_column(c, justify="left" if c == "kind" else "right")
         for kind, e in waiting["by_kind"].items():

@@ -136,7 +136,7 @@ def _finished_as_recorded(recorded: RunEnd) -> Outcome:
     (``censored``: expired), else labelled failed, else succeeded."""
     label = recorded.success_label
     causes = Causes(
-        answered=True,
+        ended="the recorded run ended on its own",
         expired="the recorded agent was cut off by its own cap" if recorded.censored and label is not True else None,
         failed="recorded as failed" if label is False else None,
     )

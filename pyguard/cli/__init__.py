@@ -33,6 +33,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "calibrate": ("pyguard.cli.calibrate", "calibrate", "Recommend maxIterations per task type from recorded runs."),
     "check": ("pyguard.cli.check", "check", "CI gate: compare a set of runs with thresholds and a baseline."),
+    "report": (
+        "pyguard.cli.report",
+        "report",
+        "Write recorded runs as one HTML page: gain per call, tokens, budget, where the guard acted.",
+    ),
     "tune": ("pyguard.cli.tune", "tune", "Fit the policy to your labelled runs, with a cross-validated estimate."),
     "scenario": ("pyguard.cli.scenario", "scenario", "Check scenario files against your agent's @Tool methods."),
     "fuzz": ("pyguard.cli.fuzz", "fuzz", "Search for model misbehaviours on your agent's tools that escape the guard."),

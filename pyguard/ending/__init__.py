@@ -13,12 +13,13 @@ otel and replay: it needs only the events.
 """
 
 from pyguard.ending.causes import Causes
-from pyguard.ending.footer import TokenTotals, end_from_events, footer, token_totals, tree_totals
+from pyguard.ending.footer import EndNotes, TokenTotals, end_from_events, footer, token_totals, tree_totals
 from pyguard.ending.outcome import Ending, RunEnding, Settled, finish_arguments, settle
 from pyguard.ending.verdict import verdict
 
 __all__ = [
     "Causes",
+    "EndNotes",
     "Ending",
     "RunEnding",
     "Settled",

@@ -11,45 +11,61 @@ value is a :class:`~pyguard.errors.ConfigError` naming it).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from pyguard.errors import ConfigError, did_you_mean, value_shown
 
-__all__ = ["Causes"]
+__all__ = ["DEPRECATED", "Causes"]
 
 
 class Causes(BaseModel):
     """How a run ended, as its writer knows it (frozen, strict, unknown causes refused, round-trips through
-    ``model_dump``). Every cause is optional; :func:`pyguard.ending.settle` says which one wins."""
+    ``model_dump``). Every cause is optional and has one name; :func:`pyguard.ending.settle` says which one wins.
+
+    Deprecated names, still read with a :class:`DeprecationWarning` (:data:`DEPRECATED`): ``error`` (now ``failed``,
+    the reason "the run failed: {error}"), ``guard_failed`` (now ``engine_gave_up``), ``answered`` and ``succeeded``
+    (now ``ended``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     answer: str | None = None
     """The run's answer; beside another outcome, the last text the model wrote (a salvaged answer)."""
-    error: str | None = None
-    """The run failed: what went wrong (the reason reads "the run failed: {error}"). An exception is read as its text."""
+    failed: str | None = None
+    """The run failed: why, the reason as given ("the run failed: ..." for an exception, "recorded as failed" for a
+    recording labelled so). An exception is read as "the run failed: {its text}"."""
     verified: bool | None = None
     """A verifier's judgement of the answer (None: no verifier was asked)."""
     cancelled: bool = False
     """The run was cancelled."""
     guard_error: str | None = None
-    """The guard failed: how (a guard callback failing, a stop without an outcome). An exception is read as its text."""
+    """The guard itself failed: how (a guard callback failing, a stop without an outcome). An exception is read as
+    its text."""
     expired: str | None = None
     """A cap outside the engine ran out: which, as the reason (the agent's own loop cap, the Java fail-safe, a recording
     cut off)."""
-    guard_failed: str | None = None
-    """The engine gave up (missed its deadline): why. Noted on every reason but a stop's."""
-    failed: str | None = None
-    """The run failed, with its own reason as given (a recording labelled failed, an agent span's error)."""
-    answered: bool | None = None
-    """The run ended on its own (None: it did when an ``answer`` is given)."""
-    succeeded: str | None = None
-    """The reason of a success, in place of "the model answered"."""
+    engine_gave_up: str | None = None
+    """The engine gave up on the run (its decision missed the deadline): why. Noted on every reason but a stop's."""
+    ended: str | None = None
+    """The run ended on its own: the reason of its success, as given (default, when an ``answer`` is given: "the
+    model answered")."""
 
-    @field_validator("error", "guard_error", mode="before")
+    @model_validator(mode="before")
+    @classmethod
+    def _deprecated_names(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or not DEPRECATED.keys() & data.keys():
+            return data
+        return _renamed(dict(data))
+
+    @field_validator("failed", mode="before")
+    @classmethod
+    def _failure_of_exception(cls, value: Any) -> Any:
+        return f"the run failed: {value}" if isinstance(value, BaseException) else value
+
+    @field_validator("guard_error", mode="before")
     @classmethod
     def _text_of_exception(cls, value: Any) -> Any:
         return str(value) if isinstance(value, BaseException) else value
@@ -78,6 +94,37 @@ def _refusal(err: Any) -> str:
         hint = did_you_mean(name, Causes.model_fields)
         return f"unknown cause {name!r}{hint}; the causes are {', '.join(Causes.model_fields)} (pyguard.ending.Causes)"
     return f"{name}={value_shown(err.get('input'))} is refused: {str(err.get('msg')).lower()}"
+
+
+DEPRECATED = {
+    "error": "failed (its reason: 'the run failed: {error}')",
+    "guard_failed": "engine_gave_up",
+    "answered": "ended (the reason of the run's success; an answer alone says it ended on its own)",
+    "succeeded": "ended",
+}
+"""The old names of causes, read with a DeprecationWarning, and what to say instead."""
+
+
+def _renamed(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the deprecated names of causes in their new ones (a warning names each)."""
+    for old in DEPRECATED.keys() & data.keys():
+        warnings.warn(
+            f"pyguard.ending.Causes: the cause {old!r} is deprecated, say {DEPRECATED[old]}",
+            DeprecationWarning,
+            stacklevel=6,
+        )
+    error = data.pop("error", None)
+    if error is not None and data.get("failed") is None:
+        data["failed"] = f"the run failed: {error}"
+    late = data.pop("guard_failed", None)
+    if late is not None and data.get("engine_gave_up") is None:
+        data["engine_gave_up"] = late
+    answered, succeeded = data.pop("answered", None), data.pop("succeeded", None)
+    if answered is False and data.get("failed") is None:
+        data["failed"] = "the run ended without an answer"
+    elif (answered or succeeded is not None) and data.get("ended") is None:
+        data["ended"] = succeeded or "the model answered"
+    return data
 
 
 _NONE = Causes()

@@ -8,14 +8,15 @@ of a run the engine did not finish.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
 
 from pyguard.ending.causes import Causes
 from pyguard.ending.outcome import Settled, settle
 from pyguard.events import IterationEvent, RunEnd, events_tokens_partial, sum_tokens
 
-__all__ = ["TokenTotals", "end_from_events", "footer", "token_totals", "tree_totals"]
+__all__ = ["EndNotes", "TokenTotals", "end_from_events", "footer", "token_totals", "tree_totals"]
 
 
 class TokenTotals(NamedTuple):
@@ -59,6 +60,24 @@ def tree_totals(totals: Sequence[TokenTotals]) -> TokenTotals:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class EndNotes:
+    """What the driver of a live run knows of its end beside the causes and the events (the guarded run gives them to
+    the engine's ``RunSession.finish`` or to :func:`end_from_events`; :func:`footer` writes them, once)."""
+
+    tokens: TokenTotals | None = None
+    """The run's own model calls' tokens (default: the footer's writer counts them)."""
+    answer_source: Literal["model", "wrap_up", "salvaged"] | None = None
+    wrap_up_tokens: TokenTotals | None = None
+    """The wrap-up call's tokens, when one was made and reported usage."""
+    tool_calls_executed: int | None = None
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    """Added to the footer's evidence (an observed stop, the wrap-up's record)."""
+
+
+_NO_NOTES = EndNotes()
+
+
 def footer(
     run_id: str,
     events: Sequence[IterationEvent],
@@ -71,32 +90,44 @@ def footer(
     cost: float | None = None,
     evidence: dict[str, Any] | None = None,
     success_label: bool | None = None,
+    iterations: int | None = None,
+    tool_calls: int | None = None,
+    notes: EndNotes = _NO_NOTES,
 ) -> RunEnd:
-    """The footer of a run from its events: the settled outcome, the counts, the token totals (default:
-    :func:`token_totals` of the events) and ``censored`` (default: the last model call still asked for tools)."""
-    t = token_totals(events) if tokens is None else tokens
+    """The footer of a run from its events: the settled outcome, the counts (default: of the events), the token
+    totals (``notes.tokens``, else ``tokens``, else :func:`token_totals` of the events) and ``censored`` (default: the
+    last model call still asked for tools); ``notes`` (:class:`EndNotes`) add what the run's driver knows."""
+    t = notes.tokens or (token_totals(events) if tokens is None else tokens)
     return RunEnd(
         run_id=run_id,
         outcome=settled.outcome,
         reason=settled.reason,
         answer=answer,
-        iterations=len(events),
-        tool_calls=sum(len(e.tool_calls) for e in events),
+        iterations=len(events) if iterations is None else iterations,
+        tool_calls=sum(len(e.tool_calls) for e in events) if tool_calls is None else tool_calls,
         input_tokens=t.input,
         output_tokens=t.output,
         total_tokens=t.total,
         tokens_partial=t.partial,
         cost=cost,
         wall_ms=wall_ms,
-        evidence=evidence or {},
+        evidence={**(evidence or {}), **notes.evidence},
         success_label=success_label,
         censored=(bool(events) and not events[-1].is_final) if censored is None else censored,
+        answer_source=notes.answer_source if answer is not None else None,
+        wrap_up_tokens=None if notes.wrap_up_tokens is None else notes.wrap_up_tokens.total,
+        tool_calls_executed=notes.tool_calls_executed,
     )
 
 
 def end_from_events(
-    run_id: str, events: Sequence[IterationEvent], causes: Causes, *, wall_ms: float | None = None
+    run_id: str,
+    events: Sequence[IterationEvent],
+    causes: Causes,
+    *,
+    wall_ms: float | None = None,
+    notes: EndNotes = _NO_NOTES,
 ) -> RunEnd:
     """The footer of a run the engine did not finish: an unguarded run, or a guarded one whose engine missed its
-    deadline (``causes.guard_failed`` says how): :func:`settle`, then :func:`footer`."""
-    return footer(run_id, events, settle(causes), answer=causes.answer, wall_ms=wall_ms)
+    deadline (``causes.engine_gave_up`` says how): :func:`settle`, then :func:`footer`."""
+    return footer(run_id, events, settle(causes), answer=causes.answer, wall_ms=wall_ms, notes=notes)

@@ -9,9 +9,9 @@ An agent's loop ends one of four ways (:class:`Ending`: Java's ``AgentRunResult.
 2. the guard failed (``guard_error``);
 3. the run was cancelled;
 4. a cap outside the engine ran out (``expired``: the agent's own loop cap, the Java fail-safe, a recording cut off);
-5. the run failed (``error``, or ``failed`` with its own reason: a recording labelled failed, an agent span's error);
+5. the run failed (``failed``: an exception, a recording labelled failed, an agent span's error);
 6. a verifier rejected the answer;
-7. the engine gave up (``guard_failed``): ``guard_error``, noting whether the model answered unguarded;
+7. the engine gave up (``engine_gave_up``): ``guard_error``, noting whether the model answered unguarded;
 8. the model answered (or the run ended on its own): succeeded;
 9. else failed, without an answer.
 """
@@ -75,7 +75,7 @@ def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> Cause
         what = ending.reason or agent_style or "its loop cap"
         return Causes(expired=f"the agent's own cap ended the run without an answer ({what})", answer=salvage)
     if ending.ending is Ending.FAILED:
-        return Causes(error=ending.error or "the run failed", answer=salvage)
+        return Causes(failed=f"the run failed: {ending.error or 'the run failed'}", answer=salvage)
     reason = ending.reason or ""
     if ending.stop_outcome is Outcome.CANCELLED:
         return Causes(cancelled=True, answer=salvage)
@@ -95,12 +95,12 @@ def settle(causes: Causes, *, stop: tuple[Outcome, str] | None = None) -> Settle
     """The one outcome of a run with ``causes``, in the precedence of the module docstring; ``stop`` is a STOP the
     engine decided (its outcome and reason), which outranks every cause.
 
-    ``error`` reads "the run failed: {error}"; ``failed`` and ``expired`` are the reason as given. ``answered``
-    (default: an ``answer`` was given) says the run ended on its own; ``succeeded`` replaces the reason of a success
-    ("the model answered"). ``guard_failed`` (the engine gave up: why) is noted on every reason but a stop's."""
+    ``failed`` and ``expired`` are the reason as given. ``ended`` (default, when an ``answer`` is given: "the model
+    answered") says the run ended on its own and is its success's reason. ``engine_gave_up`` (why) is noted on every
+    reason but a stop's."""
     c = causes
-    note = f" ({c.guard_failed})" if c.guard_failed else ""
-    ended = c.answer is not None if c.answered is None else c.answered
+    note = f" ({c.engine_gave_up})" if c.engine_gave_up else ""
+    ended = c.ended is not None or c.answer is not None
     if stop is not None:
         return Settled(*stop)
     if c.guard_error is not None:
@@ -109,19 +109,17 @@ def settle(causes: Causes, *, stop: tuple[Outcome, str] | None = None) -> Settle
         return Settled(Outcome.CANCELLED, f"cancelled{note}")
     if c.expired is not None:
         return Settled(Outcome.EXPIRED, f"{c.expired}{note}")
-    if c.error is not None:
-        return Settled(Outcome.FAILED, f"the run failed: {c.error}{note}")
     if c.failed is not None:
         return Settled(Outcome.FAILED, f"{c.failed}{note}")
     if ended and c.verified is False:
         return Settled(Outcome.FAILED, f"the verifier rejected the answer{note}")
-    if c.guard_failed and ended:
-        return Settled(Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {c.guard_failed}")
-    if c.guard_failed:
-        return Settled(Outcome.GUARD_ERROR, f"the guard failed: {c.guard_failed}")
+    if c.engine_gave_up and ended:
+        return Settled(Outcome.GUARD_ERROR, f"the model answered, unguarded after the guard failed: {c.engine_gave_up}")
+    if c.engine_gave_up:
+        return Settled(Outcome.GUARD_ERROR, f"the guard failed: {c.engine_gave_up}")
     if ended:
         return Settled(
             Outcome.SUCCEEDED,
-            c.succeeded or "the model answered" + (" and the verifier accepted it" if c.verified else ""),
+            c.ended or "the model answered" + (" and the verifier accepted it" if c.verified else ""),
         )
     return Settled(Outcome.FAILED, "the run ended without an answer")

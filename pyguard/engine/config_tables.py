@@ -159,8 +159,8 @@ class StallConfig(StrictConfig):
     page re-fetched with only its footer's request id changed is over it at once, and judged like a repeat."""
     failure_templates: bool = True
     """Score a result whose template (:mod:`pyguard.engine.templates`) matches an earlier result of the same tool
-    for another request as zero gain, and flag ``same_answer_streak`` of them in a row (rule ``same_answer``): a
-    rephrased lookup failing again brings nothing."""
+    for another request as zero gain, and flag ``same_answer_streak`` of them since the last real progress (rule
+    ``same_answer``): a rephrased lookup failing again brings nothing, wherever it falls in the turn."""
     same_answer_streak: int | None = Field(default=None, ge=2)
     """Results in a row whose template matches an earlier one of the same tool that make a stall (rule
     ``same_answer``); None: ``error_storm_length``."""
@@ -173,7 +173,13 @@ class StallConfig(StrictConfig):
     waits itself, or a result that says "pending" is a poll (within ``polling_allowance``), not a repeat."""
     futility_stops: bool = False
     """Whether ``fruitless_attempts`` (new attempts leaving a check's output unchanged) may stop a run; by default
-    it earns a reflection, never a stop by itself (attempts are not a repeated state)."""
+    it earns a reflection, never a stop by itself (attempts are not a repeated state), and stops only when it
+    persists right after its reflection (:mod:`pyguard.engine.answered`)."""
+    read_run_shape: bool = True
+    """Read the run's shape (:mod:`pyguard.engine.run_shape`): where it says states are revisited as a matter of
+    course (one step tool, a small action vocabulary, revisits amid new observations), stalls are reflected on only
+    and the budget does not bind (the caps stop the run). False judges such runs like any other: set it for a task
+    type (``[task_types.X.stall]``) whose labelled runs show the stall rules safe there."""
 
 
 class ToolsConfig(StrictConfig):

@@ -116,7 +116,7 @@ class TurnReflections:
             if not fruitless:
                 self.tried_new = True  # something new since the reflection: the world may have changed
         if settings.stop_on_fruitless_retry and fruitless and not found and not self.tried_new:
-            return graced, [_fruitless_retry(i, actions)]
+            return graced, [fruitless_retry(i, actions)]
         return graced, [echo] if echo is not None else found
 
     def record(
@@ -135,7 +135,7 @@ class TurnReflections:
         return signal(self.at, self.findings, stoppers)
 
 
-def _fruitless_retry(i: int, actions: Sequence[ActionFingerprint]) -> StopHit:
+def fruitless_retry(i: int, actions: Sequence[ActionFingerprint]) -> StopHit:
     return stall_hit(
         "fruitless_retry",
         "After the reflection the model asked again only for actions already found fruitless: "

@@ -77,9 +77,15 @@ class ResultReader:
 
     def read(self, pending: Sequence[Pending], event: IterationEvent) -> tuple[ActionResult, ...]:
         """The results ``event`` brought, each paired with the call of ``pending`` it answers."""
+        return self.read_observations(pending, event.observations)
+
+    def read_observations(
+        self, pending: Sequence[Pending], observations: Sequence[Observation]
+    ) -> tuple[ActionResult, ...]:
+        """The tool results ``observations``, each paired with the call of ``pending`` it answers."""
         results = []
         templates = self.failure_templates
-        for obs, match in pair(pending, event.observations):
+        for obs, match in pair(pending, observations):
             text = observed_text(obs.text)  # at most a fixed window of it: a decision's cost does not grow with it
             # an observation that answers no requested call (a user message, an unmatched result) has no action,
             # so no raw key, template or write flag

@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pyguard.decisions import Action, Decision
-from pyguard.ending import Causes, settle
+from pyguard.ending import Causes, EndNotes, Settled, TokenTotals, footer, settle
+from pyguard.engine import paired
 from pyguard.engine.actions import classify_action
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
@@ -17,13 +18,14 @@ from pyguard.engine.novelty import NoveltyEstimator
 from pyguard.engine.reflected import TurnReflections
 from pyguard.engine.reflection import build_reflection
 from pyguard.engine.results import Pending, ResultReader
+from pyguard.engine.run_shape import RunShape
 from pyguard.engine.stall import StallDetector
 from pyguard.engine.stall_report import StallReport
 from pyguard.engine.steps import Step
 from pyguard.engine.usage import UsageState, UsageTracker
 from pyguard.engine.waits import is_wait
 from pyguard.errors import BudgetError
-from pyguard.events import IterationEvent, Outcome, RunEnd, opens_turn
+from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, opens_turn
 
 __all__ = ["RunSession", "SessionPolicy"]
 
@@ -43,7 +45,9 @@ class SessionPolicy(Protocol):
 
 
 class RunSession:
-    """The engine's state for one run. ``observe`` every iteration event in order, then ``finish`` once."""
+    """The engine's state for one run. ``observe`` every iteration event in order (and, where the results of a call
+    reach the guard before the next call, ``observe_results`` in between: :mod:`pyguard.engine.paired`), then
+    ``finish`` once."""
 
     def __init__(self, policy: SessionPolicy, *, run_id: str, task_type: str | None) -> None:
         self.policy = policy
@@ -67,6 +71,8 @@ class RunSession:
         self._usage = UsageTracker(self.config.caps.prices)
         self._condition = policy.condition_for_run()
         self._pending: list[Pending] = []
+        self._shape = RunShape()
+        self._judged = 0  # the last call whose results observe_results judged (0: none)
         self._iterations = 0
         self._last_event: IterationEvent | None = None
         self._stop: Decision | None = None
@@ -88,6 +94,8 @@ class RunSession:
         self._detector = StallDetector(self.stall_config)
         self._reader.estimator.reset()
         self._pending = []
+        self._shape = RunShape()
+        self._judged = 0
 
     @property
     def _hard_cap(self) -> int:
@@ -153,14 +161,24 @@ class RunSession:
             for c, fp in zip(calls, actions, strict=False)
         ]
         writes = tuple(p[1] for p in pending if p[3])
-        report = self._detector.observe(Step(i, self._reader.read(self._pending, event), actions, writes))
-        self.gains.append(report.gain)
-        self._pending = pending
-        decision = self._decide(i, event, report, list(report.stalls), actions)
+        if self._judged and self._judged == i - 1 and not new_turn:
+            # this request's results were judged before it was sent (observe_results): judge the response only
+            self._pending = pending
+            decision = paired.judge_response(self, i, event, actions)
+        else:
+            self._judged = 0
+            report = self._detector.observe(Step(i, self._reader.read(self._pending, event), actions, writes))
+            self.gains.append(report.gain)
+            self._pending = pending
+            decision = self._decide(i, event, report, list(report.stalls), actions)
         self.decisions.append(decision)
         if decision.action is Action.STOP:
             self._stop = decision
         return decision
+
+    def observe_results(self, index: int, observations: Sequence[Observation]) -> Decision:
+        """Judge call ``index``'s tool results before the next call is sent (:func:`paired.observe_results`)."""
+        return paired.observe_results(self, index, observations)
 
     def _decide(
         self,
@@ -335,7 +353,7 @@ class RunSession:
 
     # ---- finish -----------------------------------------------------------------------------------------------
 
-    def finish(self, causes: Causes | None = None, /, **keywords: Any) -> RunEnd:
+    def finish(self, causes: Causes | None = None, /, *, notes: EndNotes | None = None, **keywords: Any) -> RunEnd:
         """End the run with exactly one outcome, from its :class:`~pyguard.ending.Causes`: the object, or its fields
         as keywords (``finish(answer="done")``; a keyword wins over the object's field; read by
         :meth:`Causes.of <pyguard.ending.Causes.of>`, an unknown cause or a bad value a ConfigError). After a STOP:
@@ -359,22 +377,27 @@ class RunSession:
         if self._stop is not None:
             stop = (self._stop.outcome or Outcome.EXPIRED, self._stop.reason)
             evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
-        outcome, reason = settle(causes, stop=stop)
+        settled: Settled = settle(causes, stop=stop)
         usage = self._usage.state
         reported = usage.tokens_reported
-        self._end = RunEnd(
-            run_id=self.run_id,
-            outcome=outcome,
-            reason=reason,
+        tokens = TokenTotals(
+            usage.input_tokens if reported else None,
+            usage.output_tokens if reported else None,
+            usage.total_tokens if reported else None,
+            False,
+        )
+        self._end = footer(
+            self.run_id,
+            (),
+            settled,
             answer=causes.answer,
+            tokens=tokens,
             iterations=self._iterations,
             tool_calls=usage.tool_calls,
-            input_tokens=usage.input_tokens if reported else None,
-            output_tokens=usage.output_tokens if reported else None,
-            total_tokens=usage.total_tokens if reported else None,
             cost=usage.cost if self.config.caps.prices and usage.model_calls > usage.unpriced_calls else None,
             wall_ms=(self.policy.clock() - self._started) * 1000.0,
             evidence=evidence,
             censored=last is not None and not last.is_final,
+            notes=notes or EndNotes(),
         )
         return self._end

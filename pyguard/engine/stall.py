@@ -132,6 +132,8 @@ class StallDetector:
         self._step_polls = 0
         iteration = step.iteration
         results = step.results
+        if step.paired:  # the actions whose results these are: known before their results are judged
+            self._record_actions(iteration, step.actions)
         acted = False
         for r in results:
             gain, hit = self._result(iteration, r)
@@ -152,22 +154,20 @@ class StallDetector:
             gain = max(gain, self.config.new_write_gain)
         only_polls = bool(results) and self._step_polls == len(results)
         history = self._history
-        by_exact = self._by_exact
-        norm = self.config.normalised_repeats
-        for a in step.actions:
-            if a.exact_id in by_exact or (norm and a.norm_id in self._by_norm):
-                self._repeats.add((iteration, a.exact_id))
-            history.append((iteration, a))
-        if len(self._repeats) > 4 * (history.maxlen or 1):
-            oldest = history[0][0] if history else iteration
-            self._repeats = {k for k in self._repeats if k[0] >= oldest}
+        if not step.paired:
+            self._record_actions(iteration, step.actions)
         # what counts towards a low-gain streak: an iteration that got tool results (not one answered only by a
         # user or harness message: a format error re-prompted is no sign that tools stopped helping), and not a
         # poll within its allowance
         counts = (acted or (iteration > 1 and not results)) and not only_polls
         empty = acted and all(r.empty for r in results if r.action is not None)
         streak = self._low_gain.observe(iteration, gain, counts, empty, history)
-        if streak is not None and not self._deferred and any(self._writes.would_be_new(w) for w in step.writes):
+        if (
+            streak is not None
+            and not step.paired  # paired: the writes' results are in this step, judged already
+            and not self._deferred
+            and any(self._writes.would_be_new(w) for w in step.writes)
+        ):
             # the model is making a new attempt (an edit with new content): wait one iteration for what it brings
             # rather than stop it unexecuted; if the streak goes on after it, the hit comes then
             streak = None
@@ -177,7 +177,7 @@ class StallDetector:
         if streak is not None:
             stalls.append(streak)
         if stalls or self._same_answer.suggested:
-            stalls = self._same_answer.follow_suggestions(stalls, step.actions)
+            stalls = self._same_answer.follow_suggestions(stalls, step.actions, paired=step.paired)
             for h in stalls:
                 if h.stall is not None and h.action is Action.STOP:  # futility earns a reflection, never a stop: its
                     self.fruitless.update(h.stall.ids)  # actions are not fruitless retries
@@ -190,6 +190,20 @@ class StallDetector:
             only_polls=only_polls,
             acted=acted,
         )
+
+    def _record_actions(self, iteration: int, actions: Sequence[ActionFingerprint]) -> None:
+        """The actions requested in ``iteration``'s response: into the history, each marked when it repeats one whose
+        result is known (what a cycle is made of)."""
+        history = self._history
+        by_exact = self._by_exact
+        norm = self.config.normalised_repeats
+        for a in actions:
+            if a.exact_id in by_exact or (norm and a.norm_id in self._by_norm):
+                self._repeats.add((iteration, a.exact_id))
+            history.append((iteration, a))
+        if len(self._repeats) > 4 * (history.maxlen or 1):
+            oldest = history[0][0] if history else iteration
+            self._repeats = {k for k in self._repeats if k[0] >= oldest}
 
     def _result(self, iteration: int, r: ActionResult) -> tuple[float, StopHit | None]:
         a = r.action
@@ -206,7 +220,7 @@ class StallDetector:
         if last is None and cfg.normalised_repeats:
             last = self._by_norm.get(a.norm_id)
             how = "trivially rewritten arguments"
-        matched, template_hit = self._same_answer.match(iteration, r) if last is None else (False, None)
+        matched, template_hit = self._same_answer.match(iteration, r, self._progress) if last is None else (False, None)
         epoch = self._writes.epoch
         canonical = {a.canonical} if last is None else last.canonical | {a.canonical}
         # a result of the same request that changed by a negligible share (a 10 KB page whose footer's request id

@@ -47,6 +47,10 @@ class Step:
     iteration: int
     results: tuple[ActionResult, ...] = ()
     actions: tuple[ActionFingerprint, ...] = ()
-    """The actions requested in this iteration's response (their results come with the next step)."""
+    """The actions requested in this iteration's response: their results come with the next step, or with this one
+    when ``paired``."""
     writes: tuple[ActionFingerprint, ...] = ()
     """Those of ``actions`` that are writes (:mod:`pyguard.engine.actions`)."""
+    paired: bool = False
+    """True when ``results`` are the results of ``actions`` (the engine judges an iteration's tool results before the
+    next model call is sent); False when they are the previous iteration's (judged with the next model call)."""

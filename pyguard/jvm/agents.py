@@ -18,7 +18,7 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
@@ -28,7 +28,7 @@ from pyguard.errors import ConfigError, RunError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
-from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
+from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn, ResultsFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 
 __all__ = [
@@ -137,11 +137,19 @@ class WrapUpRecord(BaseModel):
     rule: str | None = None
     fail_safe: bool = False
     text: str | None = None
-    """The model's answer; None when the wrap-up call failed (``error``)."""
+    """The answer the agent got: the model's, or the run's last text (``salvaged``); None when there was none."""
     error: str | None = None
+    """Why the wrap-up gave no answer of its own (its call failed, or it returned no text)."""
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
+    status: Literal["answered", "failed", "no_text", "not_made"] = "answered"
+    """``answered``; ``failed`` (the call raised); ``no_text`` (an empty reply or a tool call only); ``not_made`` (a
+    cap was crossed: no model call after it)."""
+    error_kind: str | None = None
+    """The failure's kind: the exception's Java class, ``no_text`` or ``tool_call_only``."""
+    salvaged: bool = False
+    """``text`` is the run's last text, not the wrap-up's."""
 
 
 class GuardStopped(RunError):
@@ -192,7 +200,8 @@ class GuardedModel:
     def answer_on_stop(self, instruction: str | None, round_trips: int | None = None) -> None:
         """Answer a stop with a wrap-up (one last model call with no tools and ``instruction``; ``{reason}`` in it is
         the stop's reason) instead of an exception; ``round_trips``: the agent's own cap on tool-calling round trips
-        per user turn, whose end gets the same wrap-up. A streaming model's stop still throws (no wrap-up)."""
+        per user turn, whose end gets the same wrap-up (``instruction`` None: every stop throws, and the agent's cap
+        ends its turn with the guard's exception). A streaming model's stop still throws (no wrap-up)."""
         if hasattr(self.java, "answerOnStop"):
             self.java.answerOnStop(instruction, int(round_trips or 0))
 
@@ -302,8 +311,12 @@ def guard_model(
     callback_timeout_ms: int = 0,
     observe_only: bool = False,
     keep_events: bool = True,
+    results_fn: ResultsFn | None = None,
 ) -> GuardedModel:
     """Wrap any Java ``ChatModel`` for one run.
+
+    ``results_fn(index, observations)``: judges the tool results of model call ``index`` before the next call is sent
+    (:class:`pyguard.jvm.callback.CallbackAdapter`); None: they are judged with the next call's event.
 
     ``max_model_calls``: the Java fail-safe cap per user turn (None: Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS``;
     a :class:`pyguard.guard.Guard` passes :func:`pyguard.limits.fail_safe_cap` of its policy).
@@ -325,7 +338,7 @@ def guard_model(
     adapter = None
     if callback is not None:
         fn = callback if not observe_only else (lambda e, _cb=callback: (_cb(e), None)[1])
-        adapter = CallbackAdapter(fn, keep_events=keep_events)
+        adapter = CallbackAdapter(fn, keep_events=keep_events, results_fn=None if observe_only else results_fn)
     # one crossing into Java for the whole set-up (each call into Java gives the GIL up and waits to take it back)
     java = java_call(
         bridge.Guarded.create,
@@ -409,7 +422,7 @@ def build_agent(
         style.value,
         java_model,
         ts,
-        options.max_loop_iterations,
+        options.loop_iterations(),
         options.round_trips(),
         options.exit_when_answer_contains,
         options.system_message,

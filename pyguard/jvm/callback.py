@@ -4,6 +4,11 @@ One :class:`CallbackAdapter` per run wraps any ``Callable[[IterationEvent], Deci
 per model call with the event as one JSON string; it parses it with ``IterationEvent.model_validate_json``, calls
 the policy, and answers with the decision as a short JSON string (``None`` means continue).
 
+With ``results_fn`` (a ``Callable[[int, list[Observation]], Decision | None]``), Java also calls it with the tool
+results of model call ``i`` as soon as the guarded model holds the request of call ``i + 1`` (which carries them),
+before that call is sent (Java's ``ResultsCallback.onResults``): the guard judges the evidence when it exists, and a stop
+replaces call ``i + 1`` instead of following it. Without it the results are judged with call ``i + 1``'s event.
+
 A Python exception inside (a parse error, the policy raising, a wrong return type) never vanishes: it is kept in
 :attr:`CallbackAdapter.errors` and re-raised into Java, where the sensor counts it as a callback failure, the run
 goes on, and the Java fail-safe cap still bounds the run.
@@ -16,12 +21,26 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from pyguard.decisions import Action, Decision
-from pyguard.events import IterationEvent
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CallbackAdapter", "GuardPolicyFn"]
+from pyguard.decisions import Action, Decision
+from pyguard.events import IterationEvent, Observation
+
+__all__ = ["CallbackAdapter", "GuardPolicyFn", "ResultsFn"]
 
 GuardPolicyFn = Callable[[IterationEvent], "Decision | None"]
+ResultsFn = Callable[[int, list[Observation]], "Decision | None"]
+"""Judges the tool results of model call ``index`` before the next call is sent."""
+
+
+class _Results(BaseModel):
+    """What Java sends with ``onResults``: the run, the model call whose tool results these are, the results."""
+
+    model_config = ConfigDict(extra="forbid")
+    run_id: str
+    index: int = Field(ge=1)
+    observations: list[Observation]
+
 
 _CONTINUE = '{"action":"continue"}'
 _RELEASED = (
@@ -63,10 +82,14 @@ class CallbackAdapter:
     policy returned), both kept only when ``keep_events``; ``errors`` (``"Type: message"`` of each Python failure).
     """
 
-    def __init__(self, fn: GuardPolicyFn, *, keep_events: bool = True) -> None:
+    def __init__(self, fn: GuardPolicyFn, *, keep_events: bool = True, results_fn: ResultsFn | None = None) -> None:
         if not callable(fn):
             raise TypeError(f"the guard callback must be callable, got {type(fn).__name__}")
+        if results_fn is not None and not callable(results_fn):
+            raise TypeError(f"results_fn must be callable or None, got {type(results_fn).__name__}")
         self.fn: GuardPolicyFn | None = fn
+        self.results_fn: ResultsFn | None = results_fn
+        """Judges each model call's tool results before the next call (None: they are judged with its event)."""
         """The policy; None once the run is over (:meth:`release`)."""
         self.keep_events = keep_events
         self.events: list[IterationEvent] = []
@@ -104,12 +127,30 @@ class CallbackAdapter:
                 self.errors.append(f"{type(e).__name__}: {e}")
             raise
 
+    def on_results(self, results_json: str) -> str | None:
+        """The pure-Python half of ``onResults``: None when this run judges results only with the next event."""
+        try:
+            fn = self.results_fn
+            if fn is None or self.fn is None:  # no judge, or released (the call's own event is the counted failure)
+                return None
+            results = _Results.model_validate_json(results_json)
+            decision = fn(results.index, results.observations)
+            reply = decision_to_json(decision)
+            if self.keep_events and decision is not None:
+                with self._lock:
+                    self.decisions.append(decision)
+            return reply
+        except BaseException as e:
+            with self._lock:
+                self.errors.append(f"{type(e).__name__}: {e}")
+            raise
+
     def java(self) -> Any:
         """The JPype proxy implementing ``dev.pyguard.bridge.GuardCallback`` (needs the JVM started)."""
         if self._java is None:
             if self.released:
                 raise RuntimeError(_RELEASED)
-            self._java = _proxy_class()(self)
+            self._java = _proxy_class(results=self.results_fn is not None)(self)
         return self._java
 
     @property
@@ -128,12 +169,14 @@ class CallbackAdapter:
         ``events``, ``decisions`` and ``errors`` stay readable. A later event raises (Java counts it as a callback
         failure; its fail-safe cap still holds). Idempotent."""
         self.fn = None
+        self.results_fn = None
         proxy = self._java
         if proxy is not None:
             proxy.adapter = None
 
 
-_PROXY_CLASS: Any = None
+_PROXY_CLASSES: dict[bool, Any] = {}
+"""The proxy class without and with Java's ``ResultsCallback`` (a run without a results judge costs no crossing)."""
 
 
 def _java_error() -> Any:
@@ -142,9 +185,8 @@ def _java_error() -> Any:
     return jclass("java.lang.IllegalStateException")
 
 
-def _proxy_class() -> Any:
-    global _PROXY_CLASS
-    if _PROXY_CLASS is None:
+def _proxy_class(*, results: bool = False) -> Any:
+    if not _PROXY_CLASSES:
         from jpype import JImplements, JOverride
 
         from pyguard.jvm.bootstrap import check_jvm
@@ -152,27 +194,58 @@ def _proxy_class() -> Any:
         check_jvm()  # JvmError saying what to call first, not JPype's bare JVMNotRunning
 
         @JImplements("dev.pyguard.bridge.GuardCallback")
-        class _GuardCallbackProxy:
+        class _EventsProxy:
             def __init__(self, adapter: CallbackAdapter) -> None:
                 self.adapter: CallbackAdapter | None = adapter
 
             @JOverride
             def onIteration(self, eventJson: Any) -> str:  # noqa: N802,N803 - Java names
-                adapter = self.adapter
-                if adapter is None:
-                    raise _java_error()(f"python guard callback: {_RELEASED}")
-                try:
-                    return adapter.on_iteration(str(eventJson))
-                except KeyboardInterrupt:
-                    # Ctrl-C landed in the callback (it runs on the main thread when the agent does): a Python
-                    # exception must not unwind through Java frames. Stop this run as cancelled; the caller re-raises
-                    # the interrupt once Java has returned (see CallbackAdapter.interrupted).
-                    adapter.interrupted = True
-                    return _CANCEL_REPLY
-                except Exception as e:
-                    # A Java exception carrying the Python type and message (a bare Python exception would reach
-                    # Java as an anonymous PyExceptionProxy), so the sensor's count and report say what went wrong.
-                    raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
+                return _on_iteration(self, eventJson)
 
-        _PROXY_CLASS = _GuardCallbackProxy
-    return _PROXY_CLASS
+        @JImplements(["dev.pyguard.bridge.GuardCallback", "dev.pyguard.bridge.ResultsCallback"])
+        class _ResultsProxy:
+            def __init__(self, adapter: CallbackAdapter) -> None:
+                self.adapter: CallbackAdapter | None = adapter
+
+            @JOverride
+            def onIteration(self, eventJson: Any) -> str:  # noqa: N802,N803 - Java names
+                return _on_iteration(self, eventJson)
+
+            @JOverride
+            def onResults(self, resultsJson: Any) -> str | None:  # noqa: N802,N803 - Java names
+                return _on_results(self, resultsJson)
+
+        _PROXY_CLASSES[False] = _EventsProxy
+        _PROXY_CLASSES[True] = _ResultsProxy
+    return _PROXY_CLASSES[results]
+
+
+def _on_iteration(proxy: Any, event_json: Any) -> str:
+    adapter = proxy.adapter
+    if adapter is None:
+        raise _java_error()(f"python guard callback: {_RELEASED}")
+    try:
+        return adapter.on_iteration(str(event_json))
+    except KeyboardInterrupt:
+        # Ctrl-C landed in the callback (it runs on the main thread when the agent does): a Python exception must not
+        # unwind through Java frames. Stop this run as cancelled; the caller re-raises the interrupt once Java has
+        # returned (see CallbackAdapter.interrupted).
+        adapter.interrupted = True
+        return _CANCEL_REPLY
+    except Exception as e:
+        # A Java exception carrying the Python type and message (a bare Python exception would reach Java as an
+        # anonymous PyExceptionProxy), so the sensor's count and report say what went wrong.
+        raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
+
+
+def _on_results(proxy: Any, results_json: Any) -> str | None:
+    adapter = proxy.adapter
+    if adapter is None:
+        return None  # released: no judgment here; the call's own event is the counted failure
+    try:
+        return adapter.on_results(str(results_json))
+    except KeyboardInterrupt:
+        adapter.interrupted = True
+        return _CANCEL_REPLY
+    except Exception as e:
+        raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None

@@ -11,13 +11,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pyguard.ending import Ending, RunEnding
+from pyguard.ending import Ending, RunEnding, TokenTotals, tree_totals
 from pyguard.events import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pyguard.jvm.agents import BridgeResult
+    from pyguard.jvm.agents import BridgeResult, WrapUpRecord
 
-__all__ = ["ending_of_result", "ending_of_exception", "ending_of_value"]
+__all__ = [
+    "billed_tokens",
+    "ending_of_exception",
+    "ending_of_result",
+    "ending_of_value",
+    "ending_of_wrap_up",
+    "interrupted",
+    "wrap_up_totals",
+]
 
 
 def ending_of_result(res: BridgeResult) -> RunEnding:
@@ -44,6 +52,10 @@ def ending_of_result(res: BridgeResult) -> RunEnding:
 def ending_of_exception(exc: BaseException, last_text: str | None = None) -> RunEnding:
     """The ending of a run whose agent raised ``exc`` (a Java exception arrives as a Python one through JPype):
     STOPPED when a ``GuardStopException`` is in its cause chain, else FAILED."""
+    if interrupted(exc):
+        return RunEnding(
+            ending=Ending.STOPPED, stop_outcome=Outcome.CANCELLED, reason="interrupted (Ctrl-C)", last_text=last_text
+        )
     stop = _guard_stop_in(exc)
     if stop is None:
         return RunEnding(ending=Ending.FAILED, error=f"{type(exc).__name__}: {exc}", last_text=last_text)
@@ -75,3 +87,83 @@ def _guard_stop_in(exc: BaseException) -> Any:
         return jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
     except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
         return None
+
+
+def interrupted(exc: BaseException) -> bool:
+    """True when ``exc`` comes of a Ctrl-C: a ``KeyboardInterrupt``, a Java ``InterruptedException`` (what JPype makes
+    of one on a Java thread), or a Python ``KeyboardInterrupt`` that crossed into Java (a callback on the agent's
+    thread) and came back as a Java exception, anywhere in its cause chain."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    if not hasattr(exc, "getClass"):
+        return False
+    from pyguard.jvm._java import jclass
+
+    seen = 0
+    cause: Any = exc
+    while cause is not None and seen < 32:
+        name = str(cause.getClass().getName())
+        if name == "java.lang.InterruptedException":
+            return True
+        if name == "org.jpype.PyExceptionProxy":
+            try:
+                jclass("dev.pyguard.bridge.AgentGuardedChatModel").rethrow(cause)
+            except KeyboardInterrupt:
+                return True
+            except BaseException:  # noqa: BLE001 - another Python exception: not an interrupt
+                pass
+        nxt = cause.getCause()
+        cause = None if nxt is None or nxt.equals(cause) else nxt
+        seen += 1
+    return False
+
+
+def ending_of_wrap_up(wrap: WrapUpRecord, ending: RunEnding) -> RunEnding:
+    """The ending as a wrap-up makes it: the stop it answered, with its answer (the model's, or the run's last text it
+    fell back to); ``ending`` as it was when the wrap-up gave the agent no answer at all."""
+    if wrap.text is None:
+        return ending
+    try:
+        outcome = Outcome(wrap.outcome)
+    except ValueError:
+        outcome = Outcome.GUARD_ERROR
+    return RunEnding(
+        ending=Ending.STOPPED,
+        stop_outcome=outcome,
+        reason=wrap.reason,
+        fail_safe=wrap.fail_safe,
+        last_text=wrap.text,
+        guard_failures=ending.guard_failures,
+    )
+
+
+def wrap_up_totals(wrap: WrapUpRecord) -> TokenTotals | None:
+    """The wrap-up call's tokens as its provider reported them (None: no usage reported)."""
+    known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
+    total = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) if known else None)
+    if total is None:
+        return None
+    return TokenTotals(wrap.input_tokens, wrap.output_tokens, total, len(known) < 2 and wrap.total_tokens is None)
+
+
+def billed_tokens(
+    tokens: TokenTotals, wrap: WrapUpRecord | None, evidence: dict[str, Any]
+) -> tuple[TokenTotals, TokenTotals | None]:
+    """What a run billed: its calls' ``tokens`` and the wrap-up's (partial when the wrap-up answered without usage),
+    and the wrap-up's share; its record goes into ``evidence["wrap_up"]``."""
+    if wrap is None:
+        return tokens, None
+    share = wrap_up_totals(wrap)
+    if share is not None:
+        tokens = tree_totals([tokens, share])
+    elif wrap.status in ("answered", "no_text") and tokens.total is not None:
+        tokens = tokens._replace(partial=True)
+    evidence["wrap_up"] = {
+        "status": wrap.status,
+        "error_kind": wrap.error_kind,
+        "error": wrap.error,
+        "rule": wrap.rule,
+        "salvaged": wrap.salvaged,
+        "tokens": None if share is None else share.total,
+    }
+    return tokens, share

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 from pyguard.agent_options import AgentOptions
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
-from pyguard.limits import NESTED_ROUND_TRIPS
+from pyguard.limits import NESTED_LOOP_ITERATIONS, NESTED_ROUND_TRIPS
 
 __all__ = ["SystemKind", "SubAgent", "agent_tree", "build_system", "guard_stop_of"]
 
@@ -117,21 +117,20 @@ def build_system(
     tree: Any = None,
     planner: Any = None,
     max_agents_invocations: int = 10,
-    max_iterations: int = 5,
     exit_when_contains: str = "DONE",
     options: AgentOptions | None = None,
 ) -> Any:
     """A Java ``AgentSystem`` of ``kind``: a supervisor (``planner`` is its model) over ``agents``, a sequence or a
     loop of them. With ``tree`` (from :func:`agent_tree`) every invocation is a child run; without, the system runs on
-    the models as given (the unguarded baseline). ``options``: the sub-agents' agent options, of which a system uses
-    the round trips (:meth:`AgentOptions.round_trips`; default :data:`pyguard.limits.NESTED_ROUND_TRIPS`)."""
+    the models as given (the unguarded baseline). ``options``: the system's agent options, of which it uses the
+    sub-agents' round trips (:meth:`AgentOptions.round_trips`; default :data:`pyguard.limits.NESTED_ROUND_TRIPS`) and
+    a loop's ``max_loop_iterations`` (default :data:`pyguard.limits.NESTED_LOOP_ITERATIONS`)."""
     if kind not in _KINDS:
         raise ConfigError(f"system kind {kind!r} is unknown; use one of {', '.join(_KINDS)}")
-    max_tool_calling_round_trips = (options or AgentOptions()).round_trips(NESTED_ROUND_TRIPS)
-    for name, value in (
-        ("max_agents_invocations", max_agents_invocations),
-        ("max_iterations", max_iterations),
-    ):
+    options = options or AgentOptions()
+    max_tool_calling_round_trips = options.round_trips(NESTED_ROUND_TRIPS)
+    max_loop_iterations = options.loop_iterations(NESTED_LOOP_ITERATIONS)
+    for name, value in (("max_agents_invocations", max_agents_invocations),):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{name}={value!r} must be a positive integer")
     NestedAgents = jclass("dev.pyguard.bridge.nested.NestedAgents")
@@ -144,7 +143,9 @@ def build_system(
         )
     if kind == "sequence":
         return java_call(NestedAgents.sequence, tree, specs, max_tool_calling_round_trips)
-    return java_call(NestedAgents.loop, tree, specs, max_iterations, exit_when_contains, max_tool_calling_round_trips)
+    return java_call(
+        NestedAgents.loop, tree, specs, max_loop_iterations, exit_when_contains, max_tool_calling_round_trips
+    )
 
 
 def guard_stop_of(error: Any) -> tuple[str, str, str] | None:

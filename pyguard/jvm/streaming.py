@@ -23,7 +23,7 @@ from pyguard.agent_options import AgentOptions
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.agents import GuardedModel, tool_set
-from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn
+from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn, ResultsFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 
 __all__ = [
@@ -70,6 +70,7 @@ def guard_streaming_model(
     max_model_calls: int | None = None,
     callback_timeout_ms: int = 0,
     keep_events: bool = True,
+    results_fn: ResultsFn | None = None,
 ) -> GuardedModel:
     """Wrap a Java ``StreamingChatModel`` for one run: a :class:`GuardedModel` whose ``.java`` is a
     ``GuardedStreamingChatModel`` (the same guard, sensor and fail-safe as :func:`pyguard.jvm.guard_model`)."""
@@ -82,7 +83,9 @@ def guard_streaming_model(
         raise ConfigError(f"max_model_calls={max_model_calls!r} must be a positive integer (or None: Java's default)")
     if callback_timeout_ms < 0:
         raise ConfigError(f"callback_timeout_ms={callback_timeout_ms} must be 0 (no deadline) or positive")
-    adapter = CallbackAdapter(callback, keep_events=keep_events) if callback is not None else None
+    adapter = (
+        CallbackAdapter(callback, keep_events=keep_events, results_fn=results_fn) if callback is not None else None
+    )
     cls = jclass("dev.pyguard.bridge.GuardedStreamingChatModel")
     java = java_call(  # one call into Java; max_model_calls None (0): GuardConfig.DEFAULT_MAX_MODEL_CALLS, its one home
         cls.create,

@@ -182,8 +182,11 @@ def label_run(run: PlannedRun, record: RunRecord) -> RunRecord:
     end = record.end
     if end is None:
         raise RunError(f"run {run.run_id!r} came back without a footer; the runner must return a finished run")
+    # The footer keeps the outcome settled when the run ended; the task's check is a label beside it, which every
+    # reader takes through pyguard.ending.verdict (a run labelled failed that the footer calls succeeded: failed).
     update: dict[str, Any] = {}
     verified = run.task.verify(end.answer) if end.outcome is Outcome.SUCCEEDED else None
+    mismatch = None
     if verified is not None:
         update["success_label"] = verified
         if not verified:
@@ -193,8 +196,8 @@ def label_run(run: PlannedRun, record: RunRecord) -> RunRecord:
                 if t.expect is not None and t.expect not in (end.answer or "")
                 else f"expect_regex {t.expect_regex!r}"
             )
-            update.update(outcome=Outcome.FAILED, reason=f"the answer does not match the task's {missed}")
-    update["evidence"] = {**end.evidence, _KEY: {**run.fingerprint(), "verified": verified}}
+            mismatch = f"the answer does not match the task's {missed}"
+    update["evidence"] = {**end.evidence, _KEY: {**run.fingerprint(), "verified": verified, "mismatch": mismatch}}
     start = (
         record.start if record.start.task_type else record.start.model_copy(update={"task_type": run.task.task_type})
     )

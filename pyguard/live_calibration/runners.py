@@ -133,9 +133,7 @@ def factory_runner(run: PlannedRun) -> RunResult:
                 error = f"the agent failed: {text}"
         finally:
             guarded.release()  # the run is over: its Python side need not wait for the JVM's collector
-    settled = settle(
-        Causes(expired=cap, failed=error, answered=error is None and cap is None, succeeded="the agent answered")
-    )
+    settled = settle(Causes(expired=cap, failed=error, ended="the agent answered"))
     end = footer(
         run.run_id,
         events,

@@ -265,8 +265,7 @@ def _end(agent: Span | None, events: list[IterationEvent], run_id: str, source: 
         Causes(
             failed=failed,
             expired="the last model call still asked for tools (cut off)" if cut_off else None,
-            answered=True,
-            succeeded="the model answered (no outcome label was recorded)",
+            ended="the model answered (no outcome label was recorded)",
         )
     )
     return footer(

@@ -115,8 +115,7 @@ def build_end(
             if cut_off == "recording_ends"
             else f"cut off by the agent's harness ({cut_off.replace('_', ' ')})",
             failed="recorded as failed" if label is False else None,
-            answered=True,
-            succeeded="recorded as successful" if label else "the run ended on its own (no outcome label recorded)",
+            ended="recorded as successful" if label else "the run ended on its own (no outcome label recorded)",
         )
     )
     if answer is None and not censored:

@@ -37,8 +37,9 @@ def test_workload_is_seeded_and_follows_its_mix():
 def test_families_pair_legitimate_and_looping_kinds():
     assert sorted(k for kinds in wl.FAMILIES.values() for k in kinds) == sorted(wl.TaskKind)
     for family, kinds in wl.FAMILIES.items():
-        if family == "waiting":  # issue 22's waiting kinds: legitimate only, in their own workload
-            assert all(k in wl.LEGITIMATE and k not in wl.DEFAULT_MIX for k in kinds)
+        if family == "waiting":  # issues 22 and 30's scripted kinds, in their own workload; one of them a loop
+            assert all(k not in wl.DEFAULT_MIX for k in kinds)
+            assert [k for k in kinds if k in wl.LOOPING] == [wl.TaskKind.AB_OSCILLATION]
             assert set(wl.WAITING_MIX) == set(kinds)
             continue
         assert any(k in wl.LEGITIMATE for k in kinds) and any(k in wl.LOOPING for k in kinds), family
@@ -124,7 +125,7 @@ def _tasks(n: int, seed: int) -> tuple:
 
 def _of(kind: str, n: int = 800, seed: int = 11) -> list:
     if wl.TaskKind(kind) in wl.WAITING_MIX:
-        return [t for t in wl.generate(wl.WorkloadSpec(n_tasks=4, seed=seed, mix=wl.WAITING_MIX)) if t.kind == kind]
+        return [t for t in wl.generate(wl.WorkloadSpec(n_tasks=10, seed=seed, mix=wl.WAITING_MIX)) if t.kind == kind]
     return [t for t in _tasks(n, seed) if t.kind.value == kind]
 
 

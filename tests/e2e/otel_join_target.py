@@ -35,14 +35,14 @@ def main(jars: list[str]) -> None:
         guarded = run.guarded_model(scripted_model(scenario, seed=3))
         agent = build_agent("agentic", guarded)
 
-        def in_app_span():  # on the thread that runs the agent, as an instrumented Java application would
+        def in_app_span(_agent):  # on the thread that runs the agent, as an instrumented Java application would
             scope = app_span.makeCurrent()
             try:
                 return run_built(agent, "Where is order 34567?", guarded)
             finally:
                 scope.close()
 
-        result = run.finish_bridge(run.interruptible(in_app_span))
+        result = run.drive(in_app_span)
         return guard, result, exporter.get_finished_spans()
 
     guard, result, spans = guarded_run("full", "convergent")

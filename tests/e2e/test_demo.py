@@ -24,9 +24,18 @@ def test_demo_json_shows_the_guard_stopping_the_loop_honestly(jvm, tmp_path):
     assert stubborn["outcome"] == "stalled"  # stopped by the guard: never reported as succeeded
     assert u["outcome"] in {"succeeded", "expired"}
     assert g["trace"] and stubborn["trace"]
+    # where the guard acted, and the tokens billed: the run's calls plus the wrap-up's
+    assert stubborn["stopped_after"] == stubborn["model_calls"] and stubborn["stop_rule"]
+    assert len(stubborn["reflection_rules"]) == len(stubborn["reflections_after"]) >= 1
+    assert stubborn["answer_source"] == "wrap_up" and stubborn["answer"]
+    assert stubborn["wrap_up_tokens"] and stubborn["wrap_up_tokens"] > 0
+    assert stubborn["billed_tokens"] == stubborn["calls_tokens"] + stubborn["wrap_up_tokens"]
+    assert g["billed_tokens"] == g["calls_tokens"] and g["wrap_up_tokens"] is None
 
 
 def test_demo_table_over_http(jvm):
-    out = CliRunner().invoke(main, ["demo", "--over-http"], env={"COLUMNS": "160"})
+    out = CliRunner().invoke(main, ["demo", "--over-http"], env={"COLUMNS": "80"})
     assert out.exit_code == 0, out.output
     assert "unguarded" in out.output and "stalled" in out.output
+    assert max(len(line) for line in out.output.splitlines()) <= 80
+    assert "answer (wrap-up: one last call without tools after the stop" in out.output

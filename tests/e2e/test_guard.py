@@ -90,7 +90,7 @@ def test_cancel_mid_run_ends_cancelled_with_a_complete_trace(jvm, tmp_path):
     run.observe = observe_then_cancel
     guarded = run.guarded_model(scripted_model("divergent", seed=1))
     agent = build_agent("aiservices", guarded)
-    result = run.finish_bridge(run_built(agent, TASK, guarded))
+    result = run.drive(lambda a: run_built(a, TASK, guarded), build=lambda: agent)
     assert result.outcome is Outcome.CANCELLED
     assert result.model_calls == 2
     [record] = load_runs(result.trace_path)
@@ -122,7 +122,7 @@ def test_user_built_aiservices_agent_through_wrap_and_call(jvm):
 
 
 def test_policy_that_raises_is_bounded_by_the_java_fail_safe(jvm):
-    guard = Guard(max_model_calls=5)
+    guard = Guard(fail_safe_calls=5)
     run = guard.start_run(task=TASK)
 
     def broken(event):
@@ -130,7 +130,7 @@ def test_policy_that_raises_is_bounded_by_the_java_fail_safe(jvm):
 
     run.observe = broken
     guarded = run.guarded_model(scripted_model("divergent", seed=1))
-    result = run.finish_bridge(run_built(build_agent("aiservices", guarded), TASK, guarded))
+    result = run.drive(lambda a: run_built(a, TASK, guarded), build=lambda: build_agent("aiservices", guarded))
     assert result.outcome is Outcome.GUARD_ERROR, result.summary()
     assert guarded.stats().model_calls == 5
     assert "policy bug" in result.reason

@@ -105,7 +105,7 @@ def test_a_hung_engine_holds_the_run_one_deadline_then_it_ends_at_once_and_its_l
     _no_callback_in_flight(sensor)
     release, entered, waits = threading.Event(), threading.Event(), []
     guard = _hanging_guard(
-        release, entered, waits=waits, callback_timeout_ms=200, trace_dir=tmp_path, max_model_calls=12
+        release, entered, waits=waits, callback_timeout_ms=200, trace_dir=tmp_path, fail_safe_calls=12
     )
     model = scripted_model("logistics_incident", seed=1)
     try:
@@ -139,7 +139,7 @@ def test_after_the_hung_engine_returns_no_callback_thread_stays_busy(jvm):
     sensor = JClass("dev.pyguard.bridge.GuardSensor")
     release, entered = threading.Event(), threading.Event()
     _no_callback_in_flight(sensor)
-    guard = _hanging_guard(release, entered, callback_timeout_ms=100, max_model_calls=8)
+    guard = _hanging_guard(release, entered, callback_timeout_ms=100, fail_safe_calls=8)
     runs, models = [], [scripted_model("logistics_incident", seed=1) for _ in range(3)]
     try:
         for i, model in enumerate(models):

@@ -99,7 +99,13 @@ def test_a_workflow_of_two_sub_agents_is_a_run_tree(jvm, tmp_path, kind):
         SubAgent("notifier", scripted_model("nested_notifier")),
     ]
     result = run_nested(
-        Guard(trace_dir=tmp_path), kind, TASK, workflow, max_iterations=6, exit_when_contains="RESOLVED", run_id="wf"
+        Guard(trace_dir=tmp_path),
+        kind,
+        TASK,
+        workflow,
+        max_loop_iterations=6,
+        exit_when_contains="RESOLVED",
+        run_id="wf",
     )
     records = {r.run_id: r for r in load_runs(tmp_path)}
     assert records["wf"].start.parent_run_id is None

@@ -24,10 +24,10 @@ OLD_HANDLE = Path(__file__).resolve().parents[1] / "data" / "escalation" / "hand
 
 def test_the_defaults_come_from_the_limits_module():
     o = AgentOptions()
-    assert o.max_loop_iterations == DEFAULT_LOOP_ITERATIONS and o.max_tool_calling_round_trips is None
+    assert o.loop_iterations() == DEFAULT_LOOP_ITERATIONS and o.max_tool_calling_round_trips is None
     assert o.round_trips() == LANGCHAIN4J_ROUND_TRIPS and o.round_trips(NESTED_ROUND_TRIPS) == NESTED_ROUND_TRIPS
     assert AgentOptions(max_tool_calling_round_trips=7).round_trips(NESTED_ROUND_TRIPS) == 7
-    assert AgentOptions(max_loop_iterations=None).max_loop_iterations == DEFAULT_LOOP_ITERATIONS
+    assert AgentOptions(max_loop_iterations=None).loop_iterations() == DEFAULT_LOOP_ITERATIONS
 
 
 @pytest.mark.parametrize(

@@ -32,3 +32,25 @@ def test_release_drops_the_policy_keeps_the_record_and_refuses_later_events() ->
     assert adapter.errors and "released when the run ended" in adapter.errors[-1]
     with pytest.raises(RuntimeError, match="released"):
         adapter.java()  # no new Java proxy for a finished run
+
+
+def test_results_are_judged_by_the_results_function_and_refused_when_malformed():
+    from pyguard.decisions import Action, Decision
+    from pyguard.events import Outcome
+    from pyguard.jvm.callback import CallbackAdapter
+
+    seen = []
+
+    def judge(index, observations):
+        seen.append((index, [o.text for o in observations]))
+        return Decision(action=Action.STOP, outcome=Outcome.STALLED, rule="r", reason="why")
+
+    adapter = CallbackAdapter(lambda e: None, results_fn=judge)
+    reply = adapter.on_results('{"run_id": "r1", "index": 2, "observations": [{"kind": "tool", "text": "same"}]}')
+    assert seen == [(2, ["same"])] and '"action": "stop"' in reply and '"outcome": "stalled"' in reply
+    with pytest.raises(ValueError):
+        adapter.on_results('{"run_id": "r1", "index": 0, "observations": []}')
+    assert adapter.errors and "index" in adapter.errors[-1]
+    assert CallbackAdapter(lambda e: None).on_results('{"run_id": "r1", "index": 1, "observations": []}') is None
+    adapter.release()
+    assert adapter.on_results('{"run_id": "r1", "index": 3, "observations": []}') is None

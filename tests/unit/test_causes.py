@@ -23,8 +23,8 @@ def session():
 
 
 def test_causes_round_trip():
-    causes = Causes(answer="a", error="e", verified=False, cancelled=True, guard_error="g", expired="x")
-    causes = causes.model_copy(update={"guard_failed": "late", "failed": "f", "answered": True, "succeeded": "s"})
+    causes = Causes(answer="a", failed="f", verified=False, cancelled=True, guard_error="g", expired="x")
+    causes = causes.model_copy(update={"engine_gave_up": "late", "ended": "s"})
     assert Causes.model_validate(causes.model_dump()) == causes
     assert Causes.model_validate_json(causes.model_dump_json()) == causes
     assert Causes.model_validate(Causes().model_dump()) == Causes()
@@ -41,7 +41,7 @@ def test_an_unknown_cause_is_refused_naming_it_and_the_call():
         session().finish(anwser="done")
     message = str(err.value)
     assert message.startswith("RunSession.finish: unknown cause 'anwser' (did you mean 'answer'?)")
-    assert "the causes are answer, error, verified, cancelled, guard_error, expired" in message
+    assert "the causes are answer, failed, verified, cancelled, guard_error, expired, engine_gave_up, ended" in message
     with pytest.raises(ValueError, match="anwser"):
         Causes(anwser="done")  # type: ignore[call-arg]
 
@@ -68,7 +68,7 @@ def test_the_object_and_keywords_settle_alike_and_a_keyword_wins():
 
 
 def test_an_exception_is_read_as_its_text():
-    end = session().finish(error=ValueError("boom"))
+    end = session().finish(failed=ValueError("boom"))
     assert (end.outcome, end.reason) == (Outcome.FAILED, "the run failed: boom")
     assert Causes(guard_error=RuntimeError("late")).guard_error == "late"  # type: ignore[arg-type]
 
@@ -92,3 +92,36 @@ def test_no_function_declares_the_causes_again():
                 if len(own) >= 3:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}{sorted(own)}")
     assert found == []
+
+
+def test_each_cause_has_one_name():
+    assert set(Causes.model_fields) == {
+        "answer",
+        "failed",
+        "verified",
+        "cancelled",
+        "guard_error",
+        "expired",
+        "engine_gave_up",
+        "ended",
+    }
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ({"error": "boom"}, {"failed": "the run failed: boom"}),
+        ({"guard_failed": "late", "answer": "a"}, {"engine_gave_up": "late", "answer": "a"}),
+        ({"answered": True, "succeeded": "recorded"}, {"ended": "recorded"}),
+        ({"answered": True}, {"ended": "the model answered"}),
+        ({"answered": False, "answer": "a"}, {"failed": "the run ended without an answer", "answer": "a"}),
+    ],
+)
+def test_the_old_names_still_settle_alike_with_a_deprecation_warning(old, new):
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        by_old = Causes(**old)
+    assert by_old == Causes(**new)
+    assert settle(by_old) == settle(Causes(**new))
+    with pytest.warns(DeprecationWarning, match=f"the cause {next(iter(old))!r}|the cause"):
+        end = session().finish(**old)
+    assert (end.outcome, end.reason) == settle(Causes(**new))

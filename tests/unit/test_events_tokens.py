@@ -7,11 +7,12 @@ import pytest
 
 from pyguard.calibrate.runs import iteration_tokens
 from pyguard.check.outcomes import run_tokens
+from pyguard.ending import EndNotes, Settled, footer
 from pyguard.ending import token_totals as usage_totals
 from pyguard.engine.usage import UsageTracker
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import event_tokens
-from pyguard.result import RunResult, mark_partial_usage
+from pyguard.result import RunResult
 
 
 def call(i: int, total=None, inp=None, out=None, final=False) -> IterationEvent:
@@ -83,10 +84,11 @@ def test_the_guards_footer_counts_what_was_reported_and_marks_the_rest():
     events = [call(1, inp=60, out=10), call(2), call(3, total=30, final=True)]
     assert usage_totals(events) == (60, 10, 100, True)
     assert usage_totals([call(1), call(2)]) == (None, None, None, False)
-    end = mark_partial_usage(RunEnd(run_id="r", outcome=Outcome.SUCCEEDED, total_tokens=100), events)
-    assert end.tokens_partial is True
+    ok = Settled(Outcome.SUCCEEDED, "the model answered")
+    end = footer("r", events, ok, notes=EndNotes(tokens=usage_totals(events)))
+    assert end.tokens_partial is True and end.total_tokens == 100
     whole = [call(1, total=5), call(2, total=5, final=True)]
-    assert mark_partial_usage(RunEnd(run_id="r", outcome=Outcome.SUCCEEDED), whole).tokens_partial is False
+    assert footer("r", whole, ok, notes=EndNotes(tokens=usage_totals(whole))).tokens_partial is False
 
 
 def _ended(rec: RunRecord) -> RunRecord:

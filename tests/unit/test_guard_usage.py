@@ -48,8 +48,8 @@ def test_complete_usage_is_not_marked_partial():
         {"callback_timeout_ms": -1},
         {"callback_timeout_ms": "200"},
         {"callback_timeout_ms": True},
-        {"max_model_calls": 2**31},
-        {"max_model_calls": "8"},
+        {"fail_safe_calls": 2**31},
+        {"fail_safe_calls": "8"},
         {"trace_file_mode": 0o1777},
     ],
 )
@@ -62,4 +62,4 @@ def test_a_hard_cap_at_the_java_int_limit_still_gives_a_valid_fail_safe_cap():
     from pyguard.engine import PolicyConfig
 
     guard = Guard(PolicyConfig(hard_cap=2**31 - 1, base_budget=8))
-    assert guard.max_model_calls == 2**31 - 1
+    assert guard.fail_safe_calls == 2**31 - 1

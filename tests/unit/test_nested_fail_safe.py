@@ -30,6 +30,6 @@ def test_a_child_s_fail_safe_follows_its_parent_s_remainder():
 
 
 def test_without_a_tree_limit_the_guard_s_own_fail_safe_holds():
-    guard = Guard(max_model_calls=40)
+    guard = Guard(fail_safe_calls=40)
     assert run_in_tree(None, guard).fail_safe_calls() == 40
     assert run_in_tree(TreeLimits(model_calls=100), guard).fail_safe_calls() == 40  # the lower of the two

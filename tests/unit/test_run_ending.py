@@ -97,17 +97,17 @@ def ev(i: int, final: bool = False, tokens: int | None = 10) -> IterationEvent:
     [
         ({"answer": "done"}, Outcome.SUCCEEDED, "the model answered"),
         ({}, Outcome.FAILED, "the run ended without an answer"),
-        ({"error": "boom"}, Outcome.FAILED, "the run failed: boom"),
+        ({"failed": "the run failed: boom"}, Outcome.FAILED, "the run failed: boom"),
         ({"expired": "own cap", "answer": "x"}, Outcome.EXPIRED, "own cap"),
         ({"cancelled": True}, Outcome.CANCELLED, "cancelled"),
         ({"answer": "done", "verified": False}, Outcome.FAILED, "the verifier rejected the answer"),
         (
-            {"answer": "done", "guard_failed": "late"},
+            {"answer": "done", "engine_gave_up": "late"},
             Outcome.GUARD_ERROR,
             "the model answered, unguarded after the guard failed: late",
         ),
-        ({"guard_failed": "late"}, Outcome.GUARD_ERROR, "the guard failed: late"),
-        ({"error": "boom", "guard_failed": "late"}, Outcome.FAILED, "the run failed: boom (late)"),
+        ({"engine_gave_up": "late"}, Outcome.GUARD_ERROR, "the guard failed: late"),
+        ({"failed": "the run failed: boom", "engine_gave_up": "late"}, Outcome.FAILED, "the run failed: boom (late)"),
     ],
 )
 def test_the_footer_without_the_engine(kwargs, outcome, reason):

@@ -11,6 +11,7 @@ import pytest
 
 from pyguard.calibrate import calibrate_runs, make_config
 from pyguard.calibrate.runs import RunStatus, run_status
+from pyguard.ending import verdict
 from pyguard.errors import InputError, RunError
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.live_calibration import (
@@ -216,8 +217,9 @@ def test_label_applies_the_expectation(taskset):
     ok = label_run(plan["held#1"], fake_record(plan["held#1"]))
     assert ok.end.outcome is Outcome.SUCCEEDED and ok.end.success_label is True
     wrong = label_run(plan["stock#1"], fake_record(plan["stock#1"]))
-    assert wrong.end.outcome is Outcome.FAILED and wrong.end.success_label is False
-    assert "expect_regex" in wrong.end.reason and run_status(wrong) is RunStatus.FAILURE
+    assert wrong.end.outcome is Outcome.SUCCEEDED and wrong.end.success_label is False  # the footer is not re-decided
+    assert verdict(wrong.end).outcome is Outcome.FAILED and run_status(wrong) is RunStatus.FAILURE
+    assert "expect_regex" in wrong.end.evidence["calibration"]["mismatch"]
     cut = label_run(plan["cause#1"], fake_record(plan["cause#1"]))
     assert cut.end.success_label is None and run_status(cut) is RunStatus.CENSORED
     free = label_run(plan["export#1"], fake_record(plan["export#1"]))

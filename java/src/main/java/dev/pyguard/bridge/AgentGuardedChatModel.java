@@ -104,7 +104,7 @@ public final class AgentGuardedChatModel implements ChatModel, ToolGuard {
         try {
             response = how.apply(b.run());
         } catch (RuntimeException | Error e) {
-            if (!b.explicit()) finish(b, null, e);
+            if (!b.explicit()) finish(b, null, interrupted(e) ? cancelled(b.run()) : e);
             throw e;
         }
         AiMessage ai = response == null ? null : response.aiMessage();
@@ -136,7 +136,34 @@ public final class AgentGuardedChatModel implements ChatModel, ToolGuard {
 
     private void finish(Binding b, String answer, Throwable error) {
         if (bound.get() == b) bound.remove();
-        if (open.remove(b.run())) runs.ended(b.run().runId(), answer, error);
+        if (!open.contains(b.run())) return;
+        // A Ctrl-C on this thread (JPype turns Python's KeyboardInterrupt into a Java interrupt) must not keep Python
+        // from hearing the end: the interrupt has reached Python already (the KeyboardInterrupt on its way to the
+        // caller), so the flag is cleared, else every later call into Python on this thread would fail.
+        Thread.interrupted();
+        runs.ended(b.run().runId(), answer, error);
+        open.remove(b.run());  // only once Python heard it: else close() still finds it open
+    }
+
+    /** True when {@code e} comes of an interrupt (a Ctrl-C reaching the agent's thread through JPype). */
+    static boolean interrupted(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof InterruptedException) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Throws {@code t} as it is (for Python: JPype turns a Python exception that crossed into Java, such as a
+     * {@code KeyboardInterrupt} raised in a callback on the agent's thread, back into itself when it is thrown).
+     */
+    public static void rethrow(Throwable t) { AgentGuardedChatModel.<RuntimeException>sneaky(t); }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void sneaky(Throwable t) throws E { throw (E) t; }
+
+    private static GuardStopException cancelled(GuardedChatModel run) {
+        return new GuardStopException(run.runId(), "cancelled", "interrupted (Ctrl-C)", "cancel", false, run.stats());
     }
 
     /** True when the request begins a user turn: no AI message yet, or a user message after the last one. */

@@ -11,8 +11,12 @@ package dev.pyguard.bridge;
  *
  * <p>An exception, a {@code null} or unparseable reply, or (when a deadline is configured) a reply that comes too
  * late counts as a callback failure: the run continues and the Java fail-safe cap still holds.
+ *
+ * <p>A callback that also implements {@link ResultsCallback} judges each call's tool results before the next call is
+ * sent.
  */
 @FunctionalInterface
 public interface GuardCallback {
     String onIteration(String eventJson);
+
 }

@@ -67,6 +67,7 @@ public final class GuardSensor implements ChatModelListener {
     private final Consumer<GuardDecision> sink;
 
     private int events;
+    private int judged;         // the last model call whose tool results were judged before the next call
     private int delivered;
     private int toolCallsRequested;
     private int callbackFailures;
@@ -273,7 +274,51 @@ public final class GuardSensor implements ChatModelListener {
         if (w.windowed()) g.writeNumberField("whole_chars", w.wholeChars());
     }
 
+    /**
+     * The tool results in {@code request} (the request of the next model call: the results of the last call's tools),
+     * judged before that call is sent ({@link ResultsCallback}, when the callback implements it), once per model
+     * call. A request that carries no
+     * tool result (a user's next message) is not judged here: its event is.
+     */
+    public void judgeResults(ChatRequest request) {
+        if (!(callback instanceof ResultsCallback) || request == null || request.messages() == null) return;
+        List<ChatMessage> messages = request.messages();
+        int index;
+        synchronized (this) {
+            index = events;
+            if (index == 0 || index <= judged) return;
+            judged = index;
+        }
+        boolean results = false;
+        for (int i = observationsStart(messages); i < messages.size() && !results; i++) {
+            results = messages.get(i) instanceof ToolExecutionResultMessage;
+        }
+        if (!results) return;
+        String json;
+        try {
+            StringWriter out = new StringWriter(initialCapacity(request, null));
+            try (JsonGenerator g = JSON.createGenerator(out)) {
+                g.writeStartObject();
+                g.writeStringField("run_id", config.runId());
+                g.writeNumberField("index", index);
+                g.writeArrayFieldStart("observations");
+                writeObservations(g, messages);
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            json = out.toString();
+        } catch (Throwable t) {
+            fail("could not build the tool results of model call " + index + ": " + t);
+            return;
+        }
+        deliver(json, index, true);
+    }
+
     private void deliver(String json, int index) {
+        deliver(json, index, false);
+    }
+
+    private void deliver(String json, int index, boolean results) {
         GuardCallback cb = callback;
         if (cb == null) {
             if (config.callbackRequired()) fail("no guard callback registered");
@@ -283,8 +328,11 @@ public final class GuardSensor implements ChatModelListener {
         long t0 = System.nanoTime();
         try {
             if (config.callbackTimeoutMs() > 0) {
-                reply = deliverWithDeadline(cb, json, index, t0);
+                reply = deliverWithDeadline(cb, json, index, t0, results);
                 if (reply == null) return;
+            } else if (results) {
+                reply = PythonLane.shared().callResults((ResultsCallback) cb, json);
+                if (reply == null) return;  // a callback that judges results only with the next event
             } else {
                 reply = PythonLane.shared().call(cb, json);  // the wait for the lane is part of the sample
             }
@@ -316,7 +364,8 @@ public final class GuardSensor implements ChatModelListener {
      * records its decision, and the deadline path marks the event abandoned. Whichever comes first wins, so a decision
      * is either applied here and recorded in Python, or discarded on both sides; never applied after Java gave up.
      */
-    private String deliverWithDeadline(GuardCallback cb, String json, int index, long t0) throws Throwable {
+    private String deliverWithDeadline(GuardCallback cb, String json, int index, long t0, boolean results)
+            throws Throwable {
         synchronized (claimLock) {
             if (abandonedAt > 0) {
                 fail("guard callback of event " + abandonedAt + " missed its deadline; event " + index
@@ -329,7 +378,8 @@ public final class GuardSensor implements ChatModelListener {
         Future<String> f = DEADLINE_POOL.submit(() -> {
             IN_FLIGHT.incrementAndGet();
             try {
-                return PythonLane.shared().call(cb, json);
+                return results ? PythonLane.shared().callResults((ResultsCallback) cb, json)
+                        : PythonLane.shared().call(cb, json);
             } finally {
                 IN_FLIGHT.decrementAndGet();
             }

@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #listeners()}, so every call through it is sensed without touching the user's model; the wrapped model is
  * called through its own {@code chat(...)}, so the wrapped model's own listeners still fire.
  *
- * <p>Before each model call it applies the pending decision of the previous call: proceed; append the reflection
+ * <p>Before each model call it first has the tool results that call's request carries judged ({@link
+ * GuardSensor#judgeResults}: the evidence of the previous call, judged when it exists, not one model call later), then
+ * applies the pending decision: proceed; append the reflection
  * (see {@link Reflections}) to this request; or throw {@link GuardStopException}. A STOP is sticky: every later model
  * call or tool execution of the run throws too.
  *
@@ -123,15 +125,42 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
 
     @Override
     public ChatResponse chat(ChatRequest request, ChatRequestOptions options) {
+        sensor.judgeResults(request);
+        ChatResponse early = answerBeforeCall(request);
+        if (early != null) return early;
         ChatRequest effective = prepare(request);
         ChatResponse response = ChatModel.super.chat(effective, options);
         lastRequest = effective;
         lastResponse = response == null ? null : response.aiMessage();
         String instruction = wrapUpInstruction;
-        if (instruction == null || lastResponse == null || !lastResponse.hasToolExecutionRequests()) return response;
+        if (lastResponse == null || !lastResponse.hasToolExecutionRequests()) return response;
+        if (instruction == null) {  // on_stop="raise": the agent's own cap ends the turn with the guard's exception
+            GuardStopException cap = agentCapStop();
+            if (cap != null) throw stop(cap.outcome(), cap.reason(), cap.rule(), false);
+            return response;
+        }
         GuardStopException stop = stopToAnswer();
         if (stop == null) return response;
-        WrapUp w = WrapUp.call(delegate, WrapUp.request(effective.messages(), lastResponse, instruction, stop.reason()), stop);
+        WrapUp w = wrapUpFor(stop, effective, instruction);
+        wrapUp.compareAndSet(null, w);
+        if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
+        return w.response();
+    }
+
+    /**
+     * A stop decided on the tool results this request carries (judged before it is sent: {@link
+     * GuardSensor#judgeResults}) replaces this model call with the wrap-up when stops are answered: the conversation so
+     * far, results included, plus the instruction, and no tools. Null: the call goes on (or {@link #prepare} throws).
+     */
+    private ChatResponse answerBeforeCall(ChatRequest request) {
+        String instruction = wrapUpInstruction;
+        if (instruction == null || stopped.get() != null || closed != null) return null;
+        GuardDecision d = pending.get();
+        if (d.action() != GuardDecision.Action.STOP || !answered(d.outcome())) return null;
+        GuardStopException stop = stop(d.outcome(), d.reason(), d.rule(), false);
+        lastRequest = request;
+        lastResponse = null;
+        WrapUp w = WrapUp.call(delegate, WrapUp.request(request.messages(), null, instruction, stop.reason()), stop);
         wrapUp.compareAndSet(null, w);
         if (w.text() == null) throw stop;  // the wrap-up call failed: the stop as it would have been
         return w.response();
@@ -147,8 +176,16 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
         if (request == null || instruction == null || wrapUp.get() != null) return null;
         GuardStopException stop = stopped.get();
         if (stop == null) stop = new GuardStopException(config.runId(), outcome, reason, rule, false, stats());
-        WrapUp w = WrapUp.call(delegate, WrapUp.request(request.messages(), lastResponse, instruction, stop.reason()), stop);
+        WrapUp w = wrapUpFor(stop, request, instruction);
         return wrapUp.compareAndSet(null, w) ? w.toJson() : null;
+    }
+
+    /** The wrap-up of {@code stop}: none after a cap (the run's last text instead), else one call on the delegate. */
+    private WrapUp wrapUpFor(GuardStopException stop, ChatRequest request, String instruction) {
+        String salvage = stats().lastText();
+        if (WrapUp.capHolds(stop)) return WrapUp.notMade(stop, salvage);
+        return WrapUp.call(delegate, WrapUp.request(request.messages(), lastResponse, instruction, stop.reason()), stop,
+                salvage);
     }
 
     /** The wrap-up made for this run ({@link WrapUp#toJson()}), or null. */
@@ -174,12 +211,19 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
             GuardStopException failSafe = failSafeStop();
             return answered(failSafe.outcome()) ? failSafe : null;
         }
+        GuardStopException cap = agentCapStop();
+        return cap == null ? null : stop(cap.outcome(), cap.reason(), cap.rule(), false);
+    }
+
+    /** The agent's own cap ({@link #answerOnStop}'s {@code roundTripCap}) reached in this turn, or null. */
+    private GuardStopException agentCapStop() {
         int cap = roundTripCap;
+        int inTurn = modelCalls.get() - turnStart.get();
         // LangChain4j 1.19 (ToolService) counts a round trip before it looks at a response, so it throws at model call
         // cap + 1 whatever that response is: a response still asking for tools at call cap is its loop's last one.
         if (cap > 0 && inTurn >= cap) {
-            return stop("expired", "the agent's own cap (LangChain4j's maxToolCallingRoundTrips=" + cap
-                    + ") was reached", "agent_cap", false);
+            return new GuardStopException(config.runId(), "expired", "the agent's own cap (LangChain4j's"
+                    + " maxToolCallingRoundTrips=" + cap + ") was reached", "agent_cap", false, stats());
         }
         return null;
     }
@@ -190,6 +234,7 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
      * appended, or the request as it is. {@link GuardedStreamingChatModel} calls it before each streamed call.
      */
     public ChatRequest prepare(ChatRequest request) {
+        sensor.judgeResults(request);  // once per model call: a no-op when chat() judged them already
         checkCanCallModel();
         GuardDecision d = pending.getAndUpdate(prev -> prev.action() == GuardDecision.Action.STOP ? prev : GuardDecision.CONTINUE);
         ChatRequest effective = request;

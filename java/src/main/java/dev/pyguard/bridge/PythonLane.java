@@ -94,6 +94,16 @@ public final class PythonLane {
         }
     }
 
+    /** {@code cb.onResults(json)} through the lane. */
+    public String callResults(ResultsCallback cb, String json) {
+        boolean taken = enter();
+        try {
+            return cb.onResults(json);
+        } finally {
+            if (taken) exit();
+        }
+    }
+
     /** Takes a place in the lane (true: call {@link #exit()} after) or goes around it (false). */
     boolean enter() {
         if (width == 0) return false;

@@ -22,15 +22,22 @@ import java.util.List;
  *
  * <p>{@link #toJson()} is what Python reads ({@code pyguard.jvm.agents.WrapUpRecord}).
  *
- * @param outcome  the stop's outcome ({@code stalled}, {@code expired}, ...)
- * @param reason   why the run stopped
- * @param rule     the stop's rule ({@code failsafe_cap}, {@code agent_cap}, or the guard's)
- * @param failSafe true when the Java fail-safe cap stopped the run
- * @param text     the model's answer (null when the wrap-up call failed)
- * @param error    why the wrap-up call failed, or null
+ * @param outcome   the stop's outcome ({@code stalled}, {@code expired}, ...)
+ * @param reason    why the run stopped
+ * @param rule      the stop's rule ({@code failsafe_cap}, {@code agent_cap}, or the guard's)
+ * @param failSafe  true when the Java fail-safe cap stopped the run
+ * @param text      the answer the agent gets: the model's, or the run's last text ({@code salvaged}); null when there
+ *                  is none (the stop then throws)
+ * @param error     why the wrap-up gave no answer of its own (its call failed, or it returned no text), or null
+ * @param status    {@code answered} (the model answered), {@code failed} (the call threw), {@code no_text} (it
+ *                  returned no text: an empty reply or a tool call only), {@code not_made} (a cap was crossed: no model
+ *                  call after it)
+ * @param errorKind the failure's kind: the exception's class name, {@code no_text} or {@code tool_call_only}; or null
+ * @param salvaged  true when {@code text} is the run's last text, not the wrap-up's
  */
 public record WrapUp(String outcome, String reason, String rule, boolean failSafe, String text, String error,
-                     Integer inputTokens, Integer outputTokens, Integer totalTokens) {
+                     Integer inputTokens, Integer outputTokens, Integer totalTokens, String status, String errorKind,
+                     boolean salvaged) {
 
     /** The result of each tool call of the stopped response (its tools never ran). */
     public static final String NOT_RUN = "[pyguard] not run: the run was stopped before this tool ran";
@@ -53,20 +60,40 @@ public record WrapUp(String outcome, String reason, String rule, boolean failSaf
         return ChatRequest.builder().messages(out).build();
     }
 
-    /** Makes the call on {@code model} (the user's model, not the guard) for the stop {@code stop}. */
-    static WrapUp call(ChatModel model, ChatRequest request, GuardStopException stop) {
+    /**
+     * Makes the call on {@code model} (the user's model, not the guard) for the stop {@code stop}. A call that fails or
+     * returns no text falls back to {@code salvage} (the run's last text; null: none, the stop then throws).
+     */
+    static WrapUp call(ChatModel model, ChatRequest request, GuardStopException stop, String salvage) {
         try {
             ChatResponse r = model.chat(request);
             AiMessage ai = r == null ? null : r.aiMessage();
             TokenUsage u = r == null ? null : r.tokenUsage();
-            String text = ai == null || ai.text() == null ? "" : ai.text();
-            return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), text, null,
-                    u == null ? null : u.inputTokenCount(), u == null ? null : u.outputTokenCount(),
-                    u == null ? null : u.totalTokenCount());
+            Integer in = u == null ? null : u.inputTokenCount();
+            Integer out = u == null ? null : u.outputTokenCount();
+            Integer total = u == null ? null : u.totalTokenCount();
+            if (ai == null || ai.text() == null || ai.text().isBlank()) {
+                String kind = ai != null && ai.hasToolExecutionRequests() ? "tool_call_only" : "no_text";
+                return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), salvage,
+                        "the wrap-up returned no text (" + kind + ")", in, out, total, "no_text", kind, salvage != null);
+            }
+            return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), ai.text(), null, in, out,
+                    total, "answered", null, false);
         } catch (RuntimeException e) {
-            return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), null,
-                    GuardSensor.describe(e), null, null, null);
+            return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), salvage,
+                    GuardSensor.describe(e), null, null, null, "failed", e.getClass().getName(), salvage != null);
         }
+    }
+
+    /** No wrap-up call: a cap was crossed ({@code cap:*} rule), so no model call is made after it; the run's last text. */
+    static WrapUp notMade(GuardStopException stop, String salvage) {
+        return new WrapUp(stop.outcome(), stop.reason(), stop.rule(), stop.failSafe(), salvage, null, null, null, null,
+                "not_made", null, salvage != null);
+    }
+
+    /** True for a stop whose rule is a cap (tokens, cost, model calls, time): no model call may follow it. */
+    static boolean capHolds(GuardStopException stop) {
+        return stop.rule() != null && stop.rule().startsWith("cap:");
     }
 
     /** The answer as LangChain4j's loops read a final response: text, no tool requests. */
@@ -88,6 +115,9 @@ public record WrapUp(String outcome, String reason, String rule, boolean failSaf
         o.put("input_tokens", inputTokens);
         o.put("output_tokens", outputTokens);
         o.put("total_tokens", totalTokens);
+        o.put("status", status);
+        o.put("error_kind", errorKind);
+        o.put("salvaged", salvaged);
         return o.toString();
     }
 }

@@ -1,0 +1,100 @@
+"""Issue 32: what a user reads is what happened, checked against the user's own count. The agent is written apart
+from pyguard (``dev.usercode``: an AiServices agent, its tool and factory, and a decorating ``CountingChatModel``
+that sums what the provider billed; Java test classes, loaded here from ``java/target/test-classes``), guarded the
+README's way (``guard.attach``, its tool hook)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jpype
+import pytest
+
+from pyguard.engine import CapsConfig, PolicyConfig
+from pyguard.events import Outcome
+from pyguard.guard import Guard
+from pyguard.jvm import scripted_model
+
+pytestmark = pytest.mark.jvm
+
+CLASSES = Path(__file__).resolve().parents[2] / "java" / "target" / "test-classes"
+TASK = "Where is order 12345?"
+
+
+@pytest.fixture(scope="module")
+def user(jvm):
+    if not (CLASSES / "dev" / "usercode" / "UserAgents.class").exists():
+        pytest.skip("no java/target/test-classes/dev/usercode: build the Java side (mvn package)")
+    URL = jpype.JClass("java.net.URL")
+    loader = jpype.JClass("java.net.URLClassLoader")(
+        [URL(CLASSES.as_uri() + "/")], jpype.JClass("java.lang.Thread").currentThread().getContextClassLoader()
+    )
+    return (
+        jpype.JClass("dev.usercode.CountingChatModel", loader=loader),
+        jpype.JClass("dev.usercode.UserAgents", loader=loader),
+    )
+
+
+def stuck_model():
+    """A provider stuck on one lookup (the logistics scenario, never recovering), with token usage."""
+    from pyguard.jvm import load_scenario
+
+    scenario = dict(load_scenario("logistics_incident"))
+    scenario["on_reflection"] = {**scenario["on_reflection"], "recover_probability": 0.0}
+    return scripted_model(scenario, seed=3)
+
+
+def attached(user, guard, *, round_trips=100, told=True):
+    Counting, UserAgents = user
+    counting = Counting(stuck_model())
+    ag = guard.attach(counting, max_tool_calling_round_trips=round_trips if told else None)
+    agent = UserAgents.create(ag.model, ag.before_tool_execution(), round_trips)
+    return counting, ag, agent
+
+
+def test_the_token_total_is_what_the_provider_billed_wrap_up_included(user):
+    counting, ag, agent = attached(user, Guard())
+    answer = str(agent.chat(TASK))
+    result = ag.results[-1]
+    assert result.outcome is Outcome.STALLED, result.summary()
+    assert result.answer_source == "wrap_up" and answer == result.answer
+    end = result.record.end
+    assert int(counting.calls()) == result.model_calls + 1  # the wrap-up is one more call, billed
+    assert result.total_tokens == int(counting.tokens()), (result.total_tokens, int(counting.tokens()))
+    assert end.wrap_up_tokens and end.wrap_up_tokens > 0  # its share, beside the total
+    assert end.evidence["wrap_up"]["status"] == "answered" and end.evidence["wrap_up"]["tokens"] == end.wrap_up_tokens
+
+
+def test_a_token_cap_holds_no_model_call_after_it_is_crossed(user):
+    cap = 1000
+    counting, ag, agent = attached(user, Guard(PolicyConfig(caps=CapsConfig(max_total_tokens=cap))))
+    try:
+        answer = agent.chat(TASK)
+    except Exception as exc:  # nothing to salvage (the model wrote no text): the stop raises, as under on_stop="raise"
+        assert "cap:total_tokens" in str(exc)
+        answer = None
+    result = ag.results[-1]
+    assert ag.open_runs == []
+    assert result.outcome is Outcome.EXPIRED and result.evidence.get("rule") == "cap:total_tokens", result.summary()
+    assert int(counting.calls()) == result.model_calls  # the call that crossed the cap was the last one billed
+    assert result.total_tokens == int(counting.tokens()) > cap
+    assert (result.answer_source, result.answer) == (("salvaged", str(answer)) if answer is not None else (None, None))
+    assert result.record.end.evidence["wrap_up"]["status"] == "not_made"
+
+
+@pytest.mark.parametrize("on_stop", ["answer", "raise"])
+def test_a_turn_ended_by_the_agents_own_cap_is_recorded_as_itself(user, on_stop):
+    counting, ag, agent = attached(user, Guard(on_stop=on_stop), round_trips=3)
+    for turn in range(2):
+        message = f"{TASK} (turn {turn})"
+        if on_stop == "raise":
+            with pytest.raises(Exception, match="maxToolCallingRoundTrips=3"):
+                agent.chat(message)
+        else:
+            agent.chat(message)
+        assert ag.open_runs == []  # no run left open once chat() returned or raised
+        assert len(ag.results) == turn + 1
+        latest = ag.results[-1]
+        assert latest.record.start.task == message  # the turn that just ended, not the previous one
+        assert latest.outcome is Outcome.EXPIRED and latest.model_calls == 3, latest.summary()
+    assert int(counting.calls()) == sum(r.model_calls for r in ag.results) + (2 if on_stop == "answer" else 0)
