@@ -6,20 +6,22 @@ and a stored baseline (statistical tests, see :mod:`pyguard.check.stats`), repor
     report.passed, report.failures, report.exit_code
 """
 
+import warnings
+
 from pyguard.check.baseline import baseline_json, read_baseline, write_baseline
 from pyguard.check.gate import GateConfig, GateReport, evaluate
 from pyguard.check.outcomes import facts_from_footer, needs_replay, policy_replayer, replay_outcomes, resolve_runs
 from pyguard.check.report import junit_xml, markdown, render, report_dict, report_json
 from pyguard.check.runner import check_runs
 from pyguard.check.stats import holm_adjust, proportion_increase_test, shift_increase_test
-from pyguard.check.summary import ALL_TASKS, UNTYPED, GroupSummary, RunFacts, RunSetSummary, summarize
+from pyguard.check.summary import ALL_TASKS, UNTYPED, RunFacts, RunSetSummary, TaskTypeFigures, summarize
 
 __all__ = [
     "ALL_TASKS",
     "UNTYPED",
     "GateConfig",
     "GateReport",
-    "GroupSummary",
+    "TaskTypeFigures",
     "RunFacts",
     "RunSetSummary",
     "baseline_json",
@@ -42,3 +44,12 @@ __all__ = [
     "summarize",
     "write_baseline",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "GroupSummary":  # the old name, kept for code written against it
+        warnings.warn(
+            "pyguard.check.GroupSummary is now pyguard.check.TaskTypeFigures", DeprecationWarning, stacklevel=2
+        )
+        return TaskTypeFigures
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

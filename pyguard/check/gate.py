@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.check.power import LARGE_RATE_RISE, LARGE_RATIO, power_of
 from pyguard.check.stats import holm_adjust, proportion_increase_test, shift_increase_test
-from pyguard.check.summary import ALL_TASKS, GroupSummary, RunSetSummary
+from pyguard.check.summary import ALL_TASKS, RunSetSummary, TaskTypeFigures
 from pyguard.events import Outcome
 
 __all__ = ["GateConfig", "CheckResult", "GateReport", "evaluate"]
@@ -127,7 +127,7 @@ def _fmt_p(p: float | None) -> str:
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
-def _threshold_checks(group: str, g: GroupSummary, cfg: GateConfig) -> list[CheckResult]:
+def _threshold_checks(group: str, g: TaskTypeFigures, cfg: GateConfig) -> list[CheckResult]:
     out: list[CheckResult] = []
     for name, outcome, limit in (
         ("stall_rate", Outcome.STALLED, cfg.max_stall_rate),
@@ -171,7 +171,9 @@ def _threshold_checks(group: str, g: GroupSummary, cfg: GateConfig) -> list[Chec
     return out
 
 
-def _baseline_tests(group: str, cur: GroupSummary, base: GroupSummary, pooled: list[dict] | None = None) -> list[dict]:
+def _baseline_tests(
+    group: str, cur: TaskTypeFigures, base: TaskTypeFigures, pooled: list[dict] | None = None
+) -> list[dict]:
     """Raw tests for one group: dicts with the CheckResult fields except the verdict (p_value None = untested).
     ``pooled``: the token test to use instead of comparing the group's raw token totals (all runs)."""
     tests: list[dict] = []

@@ -13,8 +13,10 @@ from pathlib import Path
 
 from pyguard.check.summary import ALL_TASKS, RunFacts
 from pyguard.ending import Causes, settle, verdict
+from pyguard.engine import PolicyConfig
 from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
+from pyguard.replay import replay_runs
 
 __all__ = ["Replayer", "needs_replay", "facts_from_footer", "replay_outcomes", "resolve_runs", "policy_replayer"]
 
@@ -169,8 +171,6 @@ def policy_replayer(config_path: str | Path | None) -> Replayer:
     """The replayer backed by :func:`pyguard.replay.replay_runs` and the policy in ``config_path`` (a TOML
     file or a pyproject.toml with ``[tool.pyguard]``; the default policy when None). ConfigError when the
     file is bad."""
-    from pyguard.engine import PolicyConfig
-    from pyguard.replay import replay_runs
 
     config = PolicyConfig.from_file(config_path)
 

@@ -23,7 +23,7 @@ __all__ = [
     "ALL_TASKS",
     "UNTYPED",
     "RunFacts",
-    "GroupSummary",
+    "TaskTypeFigures",
     "RunSetSummary",
     "summarize",
 ]
@@ -56,8 +56,9 @@ class RunFacts(BaseModel):
     without usage data."""
 
 
-class GroupSummary(BaseModel):
-    """Counts for one group of runs (one task type, or all runs)."""
+class TaskTypeFigures(BaseModel):
+    """The gate's figures of one task type's runs (or of all runs, ``*``): outcome counts, the iteration histogram,
+    tokens. Was ``GroupSummary`` (the name :mod:`pyguard.replay` also uses for its own per-group replay figures)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -74,7 +75,7 @@ class GroupSummary(BaseModel):
     spent after the stop, counted in :attr:`tokens` and shown apart."""
 
     @model_validator(mode="after")
-    def _consistent(self) -> GroupSummary:
+    def _consistent(self) -> TaskTypeFigures:
         self.outcomes = {o: int(self.outcomes.get(o, 0)) for o in Outcome}
         if any(c < 0 for c in self.outcomes.values()) or any(c < 0 for c in self.iterations.values()):
             raise ValueError("counts must be non-negative")
@@ -99,7 +100,7 @@ class GroupSummary(BaseModel):
         iterations: Iterable[int],
         tokens: Iterable[int | None],
         tokens_saved: int = 0,
-    ) -> GroupSummary:
+    ) -> TaskTypeFigures:
         """Build from per-run sequences (``tokens`` may hold None for runs without usage)."""
         outs = list(outcomes)
         its = [int(i) for i in iterations]
@@ -184,7 +185,7 @@ class RunSetSummary(BaseModel):
 
     format: Literal["pyguard-check-baseline"] = "pyguard-check-baseline"
     version: Literal[1] = 1
-    groups: dict[str, GroupSummary]
+    groups: dict[str, TaskTypeFigures]
     """Task type -> counts; the key ``"*"`` holds all runs, ``"(untyped)"`` runs without a task type."""
     replayed: int = Field(default=0, ge=0)
     """How many runs got their outcome from a policy replay rather than a trace footer."""
@@ -198,7 +199,7 @@ class RunSetSummary(BaseModel):
         return self
 
     @property
-    def overall(self) -> GroupSummary:
+    def overall(self) -> TaskTypeFigures:
         return self.groups[ALL_TASKS]
 
     @property
@@ -215,8 +216,8 @@ def summarize(facts: Iterable[RunFacts]) -> RunSetSummary:
         by_type.setdefault(f.task_type if f.task_type is not None else UNTYPED, []).append(f)
         everything.append(f)
 
-    def group(items: list[RunFacts]) -> GroupSummary:
-        return GroupSummary.from_arrays(
+    def group(items: list[RunFacts]) -> TaskTypeFigures:
+        return TaskTypeFigures.from_arrays(
             (f.outcome for f in items),
             (f.iterations for f in items),
             (f.tokens for f in items),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyguard.check.summary import ALL_TASKS, GroupSummary, RunSetSummary
+from pyguard.check.summary import ALL_TASKS, RunSetSummary, TaskTypeFigures
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 
 __all__ = ["BASE", "synth_summary"]
@@ -77,9 +77,9 @@ def synth_summary(
     groups, all_o, all_i, all_t = {}, [], [], []
     for t in types:
         o, i, tok = draw(rng, n, probs)
-        groups[t] = GroupSummary.from_arrays(o, i, tok)
+        groups[t] = TaskTypeFigures.from_arrays(o, i, tok)
         all_o += o
         all_i += i.tolist()
         all_t += tok.tolist()
-    groups[ALL_TASKS] = GroupSummary.from_arrays(all_o, all_i, all_t)
+    groups[ALL_TASKS] = TaskTypeFigures.from_arrays(all_o, all_i, all_t)
     return RunSetSummary(groups=groups)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from pyguard.config_search import find_config_file
+from pyguard.engine import PolicyConfig
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import PolicyConfig
@@ -31,7 +32,6 @@ def policy_file(config_path: Path | None) -> Path | None:
 def load_policy(config_path: Path | None) -> tuple[PolicyConfig, Path | None]:
     """The policy and its file: ``--config`` when given, else :meth:`PolicyConfig.discover` (the nearest config file,
     else the defaults and None) — the CLI's no-config path is the one the README gives Python users."""
-    from pyguard.engine import PolicyConfig
 
     if config_path is not None:
         return PolicyConfig.from_file(config_path), config_path

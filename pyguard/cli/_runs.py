@@ -28,6 +28,7 @@ import click
 
 from pyguard.errors import InputError
 from pyguard.loading import FORMATS, load_runs
+from pyguard.store.parquet import is_parquet
 from pyguard.trace import LoadResult
 
 __all__ = ["RUNS_PATH", "runs_options", "load_cli_runs", "columnar_shortcut", "via_columns"]
@@ -123,8 +124,6 @@ def columnar_shortcut(path: str | Path, fmt: str | None) -> bool:
     the command may then read its columns directly. With an option it must use :func:`load_cli_runs`, which applies
     it (an option is never silently ignored)."""
     import os
-
-    from pyguard.store.parquet import is_parquet
 
     if fmt not in (None, "parquet") or not os.path.isfile(str(path)) or not is_parquet(str(path)):
         return False

@@ -23,6 +23,9 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from pyguard.calibrate import calibrate_runs, make_config
+from pyguard.calibrate.parquet import calibrate_parquet
+from pyguard.calibrate.report import report_json, report_table, require_plots, write_report
 from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import ExitCode, exit_code_for
 from pyguard.errors import InputError, PyguardError
@@ -123,30 +126,7 @@ def calibrate(
     live_opts: dict[str, Any] = dict(repeats=repeats, traces=traces, threads=threads, cap=cap, max_runs=max_runs)
     live_info: dict | None = None
     try:
-        if runs is None and live_tasks is None:
-            raise InputError(
-                "nothing to calibrate: pass RUNS (recorded runs: a trace file or folder) or "
-                "--live TASKS (a task set to run against the Java agent)"
-            )
-        if runs is not None and live_tasks is not None:
-            raise InputError(
-                f"pass either RUNS ({runs!r}) or --live TASKS ({live_tasks!r}), not both; to calibrate "
-                "from a live calibration's runs again, pass its traces folder as RUNS"
-            )
-        if runs is not None:
-            given = [f"--{k.replace('_', '-')}" for k in _LIVE_ONLY if live_opts[k] is not None]
-            if given:
-                raise InputError(f"{', '.join(given)} only apply with --live TASKS; RUNS are already recorded")
-        elif fmt is not None:
-            raise InputError(f"--format {fmt} applies to RUNS; a live calibration writes pyguard traces")
-        if failure_cost is None:
-            raise InputError(
-                "missing --failure-cost D: the cost of a run that does not succeed within the cap (a human picking "
-                "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
-            )
-        from pyguard.calibrate import calibrate_runs, make_config
-        from pyguard.calibrate.report import require_plots, write_report
-
+        _check_inputs(runs, live_tasks, fmt, failure_cost, live_opts)
         if out_dir is not None:
             require_plots()  # a missing 'plot' extra is said before any run, not after
         config = make_config(
@@ -167,8 +147,6 @@ def calibrate(
             report = calibrate_runs(result[0].records, config)
             _agent_caps_json(result[0].records, live_info)
         else:
-            from pyguard.store.summaries import calibrate_parquet
-
             assert runs is not None  # checked above: RUNS or --live TASKS
             path = runs
             # a Parquet file with no load option: DuckDB summarises its columns; else (or a row it cannot read) the loader
@@ -191,11 +169,38 @@ def calibrate(
     _print_result(report, live_info, as_json, err, written, out_dir)
 
 
+def _check_inputs(
+    runs: str | None, live_tasks: str | None, fmt: str | None, failure_cost: float | None, live_opts: dict[str, Any]
+) -> None:
+    """InputError unless the command was given RUNS or --live TASKS (not both), only options that apply to it, and
+    --failure-cost."""
+    if runs is None and live_tasks is None:
+        raise InputError(
+            "nothing to calibrate: pass RUNS (recorded runs: a trace file or folder) or "
+            "--live TASKS (a task set to run against the Java agent)"
+        )
+    if runs is not None and live_tasks is not None:
+        raise InputError(
+            f"pass either RUNS ({runs!r}) or --live TASKS ({live_tasks!r}), not both; to calibrate "
+            "from a live calibration's runs again, pass its traces folder as RUNS"
+        )
+    if runs is not None:
+        given = [f"--{k.replace('_', '-')}" for k in _LIVE_ONLY if live_opts[k] is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} only apply with --live TASKS; RUNS are already recorded")
+    elif fmt is not None:
+        raise InputError(f"--format {fmt} applies to RUNS; a live calibration writes pyguard traces")
+    if failure_cost is None:
+        raise InputError(
+            "missing --failure-cost D: the cost of a run that does not succeed within the cap (a human picking "
+            "it up, a lost sale), in the unit of --price-per-1k-tokens, or in tokens without a price"
+        )
+
+
 def _print_result(
     report: Any, live_info: dict | None, as_json: bool, err: Console, written: list, out_dir: str | None
 ) -> None:
     """The result on stdout (JSON, or the table fitted to the console's width), the notes on stderr."""
-    from pyguard.calibrate.report import report_json, report_table
 
     if as_json:
         if live_info is None:
@@ -236,7 +241,8 @@ def _run_live(
 ):  # noqa: ANN202
     from pathlib import Path
 
-    from pyguard.calibrate.live import load_tasks, run_live
+    # lazy: only with --live: live calibration loads the guard and the JVM edge, an offline one never does
+    from pyguard.live_calibration import load_tasks, run_live
 
     if traces is None:
         if out_dir is None:
@@ -269,7 +275,8 @@ def _run_live(
 
 def _agent_caps_json(records: Any, live_info: dict) -> None:
     """The agent's own maxToolCallingRoundTrips where it ended runs, in the live JSON (the report warns of it)."""
-    from pyguard.calibrate.live.caps import agent_caps
+    # lazy: only with --live: live calibration loads the guard and the JVM edge, an offline one never does
+    from pyguard.live_calibration.caps import agent_caps
 
     caps = agent_caps(records)
     if caps:

@@ -22,6 +22,7 @@ from pyguard.check import (
     report_json,
     write_baseline,
 )
+from pyguard.check.parquet import check_parquet
 from pyguard.check.report import write_text
 from pyguard.cli._policy import config_option, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
@@ -121,7 +122,6 @@ def check(
         baseline = read_baseline(baseline_path) if baseline_path is not None else None
 
         def columnar() -> GateReport:  # DuckDB: runs never loaded (no load option to apply)
-            from pyguard.store.summaries import check_parquet
 
             return check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(used))
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from pyguard.cli.exit_codes import ExitCode, fail
+from pyguard.engine import PolicyConfig
 from pyguard.errors import JvmError, PyguardError
 
 __all__ = ["fuzz"]
@@ -69,7 +70,7 @@ def fuzz(
     as_json: bool,
 ) -> None:
     """Search for misbehaving model scripts (repeat, rephrase, alternate, vary an id) that escape the guard."""
-    from pyguard.engine import PolicyConfig
+    # lazy: the guard and the JVM edge load once this command runs, not when the CLI lists it
     from pyguard.fuzzing import AgentFuzzer
     from pyguard.guard import Guard
     from pyguard.jvm import jclass, start_jvm

@@ -20,6 +20,7 @@ from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
+from pyguard.parallel import replay_parallel
 from pyguard.replay import ReplayReport
 
 if TYPE_CHECKING:
@@ -200,7 +201,6 @@ def replay(
 ) -> None:
     """Replay recorded RUNS (a file or a directory of pyguard traces or OpenAI recordings) through a policy:
     where it would stop each run and why, and the tool calls and tokens that saves."""
-    from pyguard.parallel import replay_parallel
 
     try:
         config, used = load_policy(config_path)

@@ -16,6 +16,7 @@ import click
 
 from pyguard.cli.exit_codes import ExitCode, fail
 from pyguard.errors import JvmError, PyguardError
+from pyguard.testing.scenario_lint import lint_scenario
 
 __all__ = ["scenario"]
 
@@ -44,10 +45,10 @@ def scenario() -> None:
 )
 def check(scenarios: tuple[Path, ...], tools: tuple[str, ...], classpath: tuple[str, ...]) -> None:
     """Check that every tool call SCENARIOS script names a real tool, its real arguments, with values of their types."""
+    # lazy: the guard and the JVM edge load once this command runs, not when the CLI lists it
     from pyguard.jvm import start_jvm
     from pyguard.jvm.scenarios import load_scenario
     from pyguard.jvm.tool_specs import tool_specs
-    from pyguard.testing.scenario_lint import lint_scenario
 
     entries = [p for entry in classpath for p in (sorted(glob.glob(entry)) if glob.has_magic(entry) else [entry])]
     try:

@@ -15,6 +15,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
@@ -27,12 +28,16 @@ from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
+from pyguard.events import RunRecord
+from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
+from pyguard.tune import tune as run_tune
+from pyguard.tune.models import TuneResult
+from pyguard.tune.output import pct, require_plots
 
 __all__ = ["tune"]
 
 
 def tune_table(result, console: Console) -> None:
-    from pyguard.tune.output import pct
 
     table = Table(
         title=f"pyguard tune: {result.labelled_runs} labelled runs, {result.tasks} tasks,"
@@ -81,6 +86,29 @@ def tune_table(result, console: Console) -> None:
     )
     for w in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
+
+
+def _tune_with_progress(records: Sequence[RunRecord], options: TuneOptions, err: Console) -> TuneResult:
+    """The tuning, with a progress bar of its replays on a terminal (stderr)."""
+    with Progress(
+        TextColumn("tune: replaying runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as bar:
+        task = bar.add_task("replay", total=0)
+
+        def progress(advance: int, add: int) -> None:
+            if add:
+                bar.update(task, total=(bar.tasks[0].total or 0) + add)
+            if advance:
+                bar.advance(task, advance)
+
+        return run_tune(records, options, progress=progress)
 
 
 @click.command(name="tune")
@@ -177,9 +205,6 @@ def tune(
     """Fit the guard's policy to labelled RUNS (a file or directory of traces or recordings): the most failed-run
     tool calls and tokens saved with at most --max-false-stop-rate of successful runs stopped, per task type,
     estimated by cross-validation grouped by task."""
-    from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
-    from pyguard.tune import tune as run_tune
-    from pyguard.tune.output import require_plots
 
     err = Console(stderr=True)
     today = date.today().isoformat()
@@ -203,25 +228,7 @@ def tune(
             workers=workers or min(4, os.cpu_count() or 1),
             space=SearchSpace.quick() if quick else SearchSpace(),
         )
-        with Progress(
-            TextColumn("tune: replaying runs"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            transient=True,
-            disable=not err.is_terminal,
-        ) as bar:
-            task = bar.add_task("replay", total=0)
-
-            def progress(advance: int, add: int) -> None:
-                if add:
-                    bar.update(task, total=(bar.tasks[0].total or 0) + add)
-                if advance:
-                    bar.advance(task, advance)
-
-            result = run_tune(records, options, progress=progress)
+        result = _tune_with_progress(records, options, err)
         written = None
         if out_path is not None:
             written = write_policy(result, out_path, str(runs), today)

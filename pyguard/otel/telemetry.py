@@ -27,6 +27,7 @@ from pyguard.events import IterationEvent, RunRecord, RunStart
 from pyguard.otel.capture import ContentCapture, capture_on_spans
 from pyguard.otel.export import RunSpans, trace_api
 from pyguard.otel.metrics import ClientMetrics
+from pyguard.otel.otlp_json import file_exporter, metrics_file_exporter
 from pyguard.trace.records import TraceRun
 
 __all__ = ["DEFAULT_TIMEOUT_S", "GuardTelemetry", "export_runs"]
@@ -198,7 +199,6 @@ class GuardTelemetry:
     def to_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> GuardTelemetry:
         """Spans and the GenAI metrics appended to ``path`` as OTLP JSON Lines (``resourceSpans`` and
         ``resourceMetrics`` lines, as a collector's file exporter writes them; readers of spans skip the metrics)."""
-        from pyguard.otel.otlp_json import file_exporter, metrics_file_exporter
 
         return cls.with_exporter(file_exporter(path), metric_exporter=metrics_file_exporter(path), **kwargs)
 

@@ -66,16 +66,9 @@ def trace_file_name(nodeid: str) -> str:
 def write_trace(path: Path, results: list[RunResult]) -> Path:
     """Write the runs as one pyguard JSONL trace (overwriting ``path``); returns the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        from pyguard.trace.writer import write_runs
-    except ImportError:  # pragma: no cover - the trace package is part of pyguard; this only guards a partial install
-        with path.open("w", encoding="utf-8") as fh:
-            for r in results:
-                fh.write(json.dumps({"type": "run_start", **r.record.start.model_dump(mode="json")}) + "\n")
-                for e in r.record.events:
-                    fh.write(json.dumps({"type": "iteration", **e.model_dump(mode="json")}) + "\n")
-                fh.write(json.dumps({"type": "run_end", **r.end.model_dump(mode="json")}) + "\n")
-        return path
+    # lazy: the plugin loads in every pytest session; the engine (numpy) only for a test that uses it
+    from pyguard.trace.writer import write_runs
+
     write_runs(path, [r.record for r in results], decisions=_decisions_by_run(results))
     return path
 

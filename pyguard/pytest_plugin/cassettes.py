@@ -32,6 +32,7 @@ class Cassettes:
 
     def __call__(self, path: str | Path, *, live: Callable[[], Any] | None = None) -> Any:
         __tracebackhide__ = True
+        # lazy: the plugin loads in every pytest session; the JVM edge only for a test that uses it
         from pyguard.jvm import scripted_model
         from pyguard.jvm.recording import Recording
 
@@ -66,6 +67,7 @@ class Cassettes:
 def pyguard_cassette(request: pytest.FixtureRequest, pyguard_jvm: Any) -> Iterator[Cassettes]:
     """Factory: ``pyguard_cassette(path, live=...)`` -> a ``ChatModel``: the recording replayed, or (``--pyguard-record``)
     the live model recorded into ``path`` when the test ends."""
+    # lazy: settings() is defined in pyguard.pytest_plugin, which imports this module before defining it
     from pyguard.pytest_plugin import settings
 
     cassettes = Cassettes(Path(str(request.path)).parent, settings(request.config).record)

@@ -17,6 +17,9 @@ from typing import Any
 
 import pytest
 
+from pyguard.errors import JvmError, PyguardError, RunError
+from pyguard.pytest_plugin.guarding import make_test_guard
+
 __all__ = [
     "keep_jvm_signal_handlers",
     "pyguard_jvm",
@@ -39,6 +42,7 @@ def resolve_scenario(source: Any, test_dir: Path) -> Any:
 
 def lint_against(source: Any, tools: Any) -> None:
     """Check the scenario ``source`` against the ``@Tool`` methods of ``tools``; raises ``ScenarioLintError``."""
+    # lazy: the plugin loads in every pytest session; the JVM edge only for a test that uses it
     from pyguard.jvm.scenarios import load_scenario
     from pyguard.jvm.tool_specs import tool_specs
     from pyguard.testing.scenario_lint import check_scenario
@@ -52,7 +56,6 @@ def call_for_test(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     its file, line and column) shows with the test's own frame, not pyguard's internal ones (its traceback is cut
     here, and this frame is hidden)."""
     __tracebackhide__ = True
-    from pyguard.errors import PyguardError
 
     try:
         return fn(*args, **kwargs)
@@ -79,8 +82,10 @@ def keep_jvm_signal_handlers(*, starting: bool = False) -> bool:
 def pyguard_jvm(request: pytest.FixtureRequest) -> Any:
     """The session's JVM (a ``pyguard.jvm.JvmInfo``), started once with pyguard's bridge jars and the user's
     ``--pyguard-classpath``. Under pytest-xdist each worker process starts its own."""
-    from pyguard.errors import JvmError
+    # lazy: the plugin loads in every pytest session; the JVM edge only for a test that uses it
     from pyguard.jvm import start_jvm
+
+    # lazy: settings() is defined in pyguard.pytest_plugin, which imports this module before defining it
     from pyguard.pytest_plugin import settings
 
     keep_jvm_signal_handlers(starting=True)
@@ -94,7 +99,6 @@ def pyguard_jvm(request: pytest.FixtureRequest) -> Any:
 def pyguard_guard(request: pytest.FixtureRequest, pyguard_jvm: Any, pyguard_runs: Any) -> Iterator[Any]:
     """A ``pyguard.guard.Guard`` for this test, with the policy of the session and the test's pyguard marker; every
     ``RunResult`` it produces is recorded in ``pyguard_runs`` (and kept as a trace if the test fails)."""
-    from pyguard.pytest_plugin.guarding import make_test_guard
 
     guard = make_test_guard(request, pyguard_runs)
     try:
@@ -111,6 +115,7 @@ def pyguard_scripted_model(request: pytest.FixtureRequest, pyguard_jvm: Any) -> 
     scenario. With ``tools`` (the agent's ``@Tool`` objects or classes, as given to ``.tools(...)``), every tool call the
     scenario scripts is first checked against them (:mod:`pyguard.testing.scenario_lint`): a misspelt tool or argument
     fails the test naming it, instead of reaching the tool as ``null``."""
+    # lazy: the plugin loads in every pytest session; the JVM edge only for a test that uses it
     from pyguard.jvm import scripted_model
 
     test_dir = Path(str(request.path)).parent
@@ -137,6 +142,7 @@ class OpenAiServers:
         self.servers: list[Any] = []
 
     def __call__(self, scenario: Any, **options: Any) -> str:
+        # lazy: the plugin loads in every pytest session; the JVM edge only for a test that uses it
         from pyguard.jvm import start_openai_server
 
         __tracebackhide__ = True
@@ -148,8 +154,6 @@ class OpenAiServers:
     def last(self) -> Any:
         """The server started last (``LocalServer``)."""
         if not self.servers:
-            from pyguard.errors import RunError
-
             raise RunError(
                 "no local OpenAI server was started in this test: call pyguard_openai_server(scenario) first"
             )
@@ -173,6 +177,7 @@ def pyguard_openai_server(request: pytest.FixtureRequest, pyguard_jvm: Any) -> I
 
 def openai_chat_model(base_url: str, model_name: str, **options: Any) -> Any:
     """LangChain4j's ``OpenAiChatModel`` for ``base_url`` (see :func:`pyguard.jvm.openai_chat_model`)."""
+    # lazy: the plugin loads in every pytest session; the JVM edge only for a test that uses it
     from pyguard.jvm import openai_chat_model as build
 
     return build(base_url, model_name, **options)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pyguard.pytest_plugin.marker import MarkerArgs
+from pyguard.pytest_plugin.marker import MarkerArgs, marker_args
 from pyguard.pytest_plugin.settings import PluginSettings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,6 +34,7 @@ def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def build_policy(settings: PluginSettings, args: MarkerArgs) -> PolicyConfig:
     """The test's policy from the session settings and the test's marker (see the module docstring)."""
+    # lazy: the plugin loads in every pytest session; the engine (numpy) only for a test that uses it
     from pyguard.engine import PolicyConfig
 
     config = PolicyConfig.from_file(args.policy_file if args.policy_file is not None else settings.policy)
@@ -149,9 +150,11 @@ class _RecordingRun:
 
 def make_test_guard(request: Any, collector: Any) -> TestGuard:
     """Build the test's guard from the session settings and the test's pyguard marker."""
+    # lazy: the plugin loads in every pytest session; the guard (the engine, numpy) only for a test that uses it
     from pyguard.guard import Guard
+
+    # lazy: settings() is defined in pyguard.pytest_plugin, which imports this module before defining it
     from pyguard.pytest_plugin import settings
-    from pyguard.pytest_plugin.marker import marker_args
 
     args = marker_args(request.node)
     guard = Guard(config=build_policy(settings(request.config), args), trace_dir=None)

@@ -19,6 +19,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.errors import RunError
+from pyguard.pytest_plugin.fixtures import openai_chat_model
 
 __all__ = ["LiveModel", "pyguard_live_model"]
 
@@ -42,7 +43,6 @@ class LiveModel(BaseModel):
         """A LangChain4j ``OpenAiChatModel`` for this server (``timeout_ms`` default 120 s: a small CPU model is slow).
 
         Needs the JVM: ask for ``pyguard_jvm`` too. Options are those of :func:`pyguard.jvm.openai_chat_model`."""
-        from pyguard.pytest_plugin.fixtures import openai_chat_model
 
         return openai_chat_model(self.openai_base_url, self.model_name, **{"timeout_ms": 120_000, **options})
 
@@ -107,6 +107,7 @@ def start_live_model(
 @pytest.fixture(scope="session")
 def pyguard_live_model(request: pytest.FixtureRequest) -> Iterator[LiveModel]:
     """A live model server in a container for the session; skips with the reason where Docker is unavailable."""
+    # lazy: settings() is defined in pyguard.pytest_plugin, which imports this module before defining it
     from pyguard.pytest_plugin import settings
 
     s = settings(request.config)

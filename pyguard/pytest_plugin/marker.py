@@ -118,8 +118,8 @@ def parse_marker_kwargs(kwargs: dict[str, Any], *, where: str, base: Path) -> Ma
 
 def _check_policy_fields(fields: dict[str, Any], bad) -> None:
     """Validate a policy dict against ``PolicyConfig`` (imported lazily: the engine is plain Python, no JVM)."""
+    # lazy: the plugin loads in every pytest session; the engine (numpy) only for a test that uses it
     from pyguard.engine import PolicyConfig
-    from pyguard.errors import ConfigError
 
     try:
         PolicyConfig.model_validate(fields)

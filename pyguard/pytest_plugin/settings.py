@@ -19,7 +19,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pyguard.config_search import find_config_file
-from pyguard.errors import ConfigError, JvmError
+from pyguard.errors import ConfigError, JvmError, PyguardError
 
 __all__ = ["PluginSettings", "add_options", "settings_from_config"]
 
@@ -210,8 +210,8 @@ def parse_mode(text: str) -> int:
 def check_policy_file(policy: Path) -> None:
     """Read the session's policy once, at configure time: a policy pyguard cannot use stops the session with one line
     naming the file (instead of every test erroring with the same traceback)."""
+    # lazy: the plugin loads in every pytest session; the engine (numpy) only for a test that uses it
     from pyguard.engine import PolicyConfig  # the engine is plain Python: no JVM, no jpype
-    from pyguard.errors import PyguardError
 
     try:
         PolicyConfig.from_file(policy)

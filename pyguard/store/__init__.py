@@ -1,8 +1,9 @@
-"""Columnar storage of runs: Parquet files (pyarrow). The check/calibrate summaries computed on them by DuckDB are
-in :mod:`pyguard.store.summaries`, a layer above (it reads check's and calibrate's rules; nothing here imports it).
+"""Columnar storage of runs: Parquet files (pyarrow), and the DuckDB view of one (:mod:`pyguard.store.sql`). The
+summaries computed on it live with their rules: :mod:`pyguard.check.parquet`, :mod:`pyguard.calibrate.parquet`.
 
     from pyguard.store import write_parquet, read_parquet
-    from pyguard.store.summaries import check_parquet, calibrate_parquet
+    from pyguard.check.parquet import check_parquet
+    from pyguard.calibrate.parquet import calibrate_parquet
 
 Needs the ``columnar`` extra (``pip install 'pyguard[columnar]'``); importing this package does not import
 pyarrow or duckdb, each function does when called.

@@ -10,7 +10,8 @@ flat (``complete`` is False for a run with no footer, whose footer columns are t
 struct per :class:`~pyguard.events.IterationEvent`, tool calls and observations nested) and ``decisions`` (one
 struct per :class:`~pyguard.decisions.Decision`). Free-form dicts (``policy``, ``evidence``) are JSON strings.
 The summaries behind ``pyguard check`` and ``pyguard calibrate`` read these columns with DuckDB
-(:mod:`pyguard.store.summaries`) without building Python objects. Needs the ``columnar`` extra (pyarrow).
+(:mod:`pyguard.check.parquet`, :mod:`pyguard.calibrate.parquet`) without building Python objects. Needs the
+``columnar`` extra (pyarrow).
 """
 
 from __future__ import annotations

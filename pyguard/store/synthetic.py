@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from pyguard._extras import require
+from pyguard.store.parquet import run_schema
 
 __all__ = ["synthetic_table", "synthetic_batches"]
 
@@ -34,7 +35,6 @@ def synthetic_batches(n: int, seed: int = 0, *, batch: int = 100_000, **kwargs: 
 def synthetic_table(n: int, seed: int = 0, **kwargs: Any) -> Any:
     """``n`` synthetic runs in :func:`pyguard.store.parquet.run_schema` (nested events, no decisions)."""
     pa = require("pyarrow", extra="columnar", feature="synthetic Parquet runs")
-    from pyguard.store.parquet import run_schema
 
     tables = list(synthetic_batches(n, seed, **kwargs))
     return pa.concat_tables(tables) if tables else run_schema().empty_table()
@@ -50,7 +50,6 @@ def _table(
     max_iterations: int = 24,
 ) -> Any:
     pa = require("pyarrow", extra="columnar", feature="synthetic Parquet runs")
-    from pyguard.store.parquet import run_schema
 
     rng = np.random.default_rng(seed)
     loops = rng.random(n) < loop_share

@@ -30,6 +30,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from pyguard.config_search import read_toml_safely
 from pyguard.errors import ConfigError
 from pyguard.trace.records import TraceWarning
 
@@ -158,7 +159,6 @@ def full_policy(header: dict[str, Any] | None, trace: str) -> dict[str, Any] | N
 def _read_policy(path: str, mtime_ns: int, size: int, digest: str) -> dict[str, Any] | None:
     """The policy at ``path`` if its digest is ``digest`` (keyed by its modification time and size too: an edited
     file is read again), else None with a warning."""
-    from pyguard.config_search import read_toml_safely
 
     try:
         policy = read_toml_safely(path)

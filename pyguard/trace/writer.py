@@ -40,6 +40,7 @@ from pyguard.errors import TraceFormatError
 from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
 from pyguard.trace.files import open_safely
 from pyguard.trace.fit import fit_record
+from pyguard.trace.policy_file import compact_policy
 from pyguard.trace.records import FORMAT_VERSION
 
 __all__ = ["TraceWriter", "open_run_trace", "trace_file_name", "write_runs"]
@@ -325,7 +326,6 @@ def open_run_trace(path: Path, start: RunStart, *, file_mode: int = 0o600) -> Tr
     holds the policy's digest and settings, the whole policy written once beside it (:mod:`pyguard.trace.policy_file`).
     When the header cannot be written (a full disk) the file is removed again, so a retry of the run id is not
     refused, and a :class:`TraceFormatError` naming the file says why."""
-    from pyguard.trace.policy_file import compact_policy
 
     writer = TraceWriter(path, mode="x", file_mode=file_mode, tolerant=True)
     try:

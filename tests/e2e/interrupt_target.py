@@ -74,7 +74,7 @@ elif mode == "calibrate":
     # finishes and is written); the runs not started are not run.
     import signal
 
-    import pyguard.calibrate.live as live
+    import pyguard.live_calibration as live
     from pyguard.cli import main
     from pyguard.jvm import start_jvm
 

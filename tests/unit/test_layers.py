@@ -38,7 +38,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.tune",
             "pyguard.testing",
             "pyguard.report",
-            "pyguard.store.summaries",
         ),
     ),
     ("jvm", ("pyguard.jvm",)),
@@ -56,12 +55,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("trees", ("pyguard.nested",)),
     (
         "live calibration",
-        ("pyguard.calibrate.live", "pyguard.fuzzing"),
+        ("pyguard.live_calibration", "pyguard.fuzzing"),
     ),
     ("front", ("pyguard.pytest_plugin", "pyguard.cli", "pyguard.__main__", "pyguard")),
 ]
-"""Lowest first. A module's layer is that of the longest prefix naming it (``pyguard.store.summaries`` sits above
-``pyguard.store``); ``pyguard`` itself (the lazy public API) is the front."""
+"""Lowest first. A module's layer is that of the prefix naming it; a folder is one layer (no prefix lies inside another
+one's package: no exceptions); ``pyguard`` itself (the lazy public API) is the front."""
 
 
 def modules() -> dict[str, Path]:
@@ -176,12 +175,19 @@ def test_no_import_runs_up_a_layer():
     assert up == []
 
 
+def test_a_folder_is_one_layer():
+    # an entry of LAYERS inside another entry's package would be an exception: a module lifted out of its folder's layer
+    prefixes = [p for _, group in LAYERS for p in group if p != "pyguard"]
+    inside = sorted(f"{a} inside {b}" for a in prefixes for b in prefixes if a.startswith(b + "."))
+    assert inside == []
+
+
 def test_the_checks_see_what_they_look_for():
     mods = {"pyguard.a": Path("a"), "pyguard.b": Path("b")}
     assert cycles({"pyguard.a": {"pyguard.b"}, "pyguard.b": {"pyguard.a"}}) == [["pyguard.a", "pyguard.b"]]
     assert cycles({"pyguard.a": {"pyguard.b"}, "pyguard.b": set()}) == []
-    assert layer_of("pyguard.store.summaries") > layer_of("pyguard.store.parquet") > layer_of("pyguard.events")
-    assert layer_of("pyguard.calibrate.live") > layer_of("pyguard.guard") > layer_of("pyguard.calibrate.runs")
+    assert layer_of("pyguard.check.parquet") > layer_of("pyguard.store.sql") > layer_of("pyguard.events")
+    assert layer_of("pyguard.live_calibration") > layer_of("pyguard.guard") > layer_of("pyguard.calibrate.runs")
     assert set(mods) == {"pyguard.a", "pyguard.b"}
 
 
@@ -227,3 +233,74 @@ def test_the_private_import_check_sees_one(tmp_path, monkeypatch):
     (tmp_path / "t" / "x.py").write_text("from pyguard.engine.window import _checksum\nfrom pyguard import Guard\n")
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     assert private_imports("t") == ["t/x.py:1 imports pyguard.engine.window._checksum"]
+
+
+NOT_YET_CHECKED = (  # issue 31 point 5: files being rewritten in parallel; each leaves this list once it is audited
+    "pyguard/run.py",
+    "pyguard/guard.py",
+    "pyguard/conversation.py",
+    "pyguard/agent_guard.py",
+    "pyguard/nested.py",
+    "pyguard/escalation.py",
+    "pyguard/result.py",
+    "pyguard/interrupts.py",
+    "pyguard/limits.py",
+    "pyguard/agent_options.py",
+    "pyguard/replay.py",
+    "pyguard/parallel.py",
+    "pyguard/cli/demo.py",
+    "pyguard/cli/__init__.py",
+    "pyguard/cli/report.py",
+    "pyguard/ending/",
+    "pyguard/jvm/",
+    "pyguard/engine/",
+    "pyguard/loading/",
+    "pyguard/tune/",
+    "pyguard/report/",
+)
+
+
+def unreasoned_local_imports(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
+    """Every import of a pyguard module inside a function, under ``root``'s ``pyguard/``, that has no ``# lazy:``
+    comment saying why it cannot be at the top: on its line, or on a comment line just above its group of imports."""
+    found = []
+    for path in sorted((root / "pyguard").rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        if any(name == s or (s.endswith("/") and name.startswith(s)) for s in skip):
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for fn in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    ours = any(a.name.split(".")[0] == "pyguard" for a in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    ours = node.level > 0 or (node.module or "").split(".")[0] == "pyguard"
+                else:
+                    continue
+                at = node.lineno - 1
+                reasons = [lines[at]]
+                while at > 0 and lines[at - 1].strip().startswith(("from ", "import ", "#")):
+                    at -= 1
+                    reasons.append(lines[at])
+                if ours and not any("# lazy:" in line for line in reasons):
+                    found.append(f"{name}:{node.lineno}")
+    return sorted(set(found))
+
+
+def test_a_function_level_import_says_why_it_is_not_at_the_top():
+    # the top of a module is where its dependencies are read; an import inside a function is there only for the JVM's
+    # laziness, the plugin's and the CLI's start-up, a heavy optional extra or a cycle of package and submodule, and
+    # says so in a "# lazy: ..." comment
+    assert unreasoned_local_imports(ROOT, NOT_YET_CHECKED) == []
+
+
+def test_the_local_import_check_sees_one(tmp_path):
+    (tmp_path / "pyguard").mkdir()
+    (tmp_path / "pyguard" / "a.py").write_text(
+        "def f():\n    from pyguard.b import g\n\n\ndef h():\n    # lazy: the JVM edge\n    from pyguard.jvm import j\n"
+        "    import json\n"
+    )
+    assert unreasoned_local_imports(tmp_path) == ["pyguard/a.py:2"]
+    assert unreasoned_local_imports(tmp_path, ("pyguard/a.py",)) == []

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pyguard.calibrate.live.tasks import load_tasks
 from pyguard.check.baseline import read_baseline
 from pyguard.cli import main
 from pyguard.engine import PolicyConfig
 from pyguard.errors import ConfigError, HandleError, InputError
 from pyguard.escalation import EscalationHandle
 from pyguard.jvm.scenarios import load_scenario
+from pyguard.live_calibration.tasks import load_tasks
 from pyguard.safe_reader import MAX_DEPTH, load_toml_text, toml_nesting
 from pyguard.trace.labels import load_labels
 

@@ -100,8 +100,8 @@ def test_the_longest_run_is_per_source(tmp_path: Path) -> None:
 def test_parquet_reads_the_same_evidence(tmp_path: Path) -> None:
     """The DuckDB columns of a Parquet file carry the same reading as the records (one rule, two readers)."""
     pytest.importorskip("duckdb")
+    from pyguard.calibrate.parquet import calibration_arrays
     from pyguard.store.parquet import write_parquet
-    from pyguard.store.summaries import calibration_arrays
 
     path, _ = _shop(tmp_path)
     extra = [_run(900, 4, None), _run(901, 5, None, halted=False), _run(902, 3, False, truncated=True)]

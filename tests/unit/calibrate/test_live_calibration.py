@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 from pyguard.calibrate import calibrate_runs, make_config
-from pyguard.calibrate.live import (
+from pyguard.calibrate.runs import RunStatus, run_status
+from pyguard.ending import verdict
+from pyguard.errors import InputError, RunError
+from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
+from pyguard.live_calibration import (
     LiveTask,
     PlannedRun,
     completed_runs,
@@ -22,10 +26,6 @@ from pyguard.calibrate.live import (
     run_id_for,
     run_live,
 )
-from pyguard.calibrate.runs import RunStatus, run_status
-from pyguard.ending import verdict
-from pyguard.errors import InputError, RunError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.loading import load_runs
 from pyguard.trace import TraceWriter
 

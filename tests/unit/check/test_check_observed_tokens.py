@@ -52,8 +52,8 @@ def test_parquet_reports_the_same(tmp_path):
     import pytest
 
     pytest.importorskip("duckdb")
+    from pyguard.check.parquet import check_summary
     from pyguard.store import write_parquet
-    from pyguard.store.summaries import check_summary
 
     path = tmp_path / "runs.parquet"
     write_parquet(path, RUNS)

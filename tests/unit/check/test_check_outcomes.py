@@ -160,6 +160,7 @@ def test_the_real_replay_agrees_with_replay_runs():
 
 
 def test_a_stop_in_the_replay_becomes_the_runs_outcome(monkeypatch):
+    import pyguard.check.outcomes
     import pyguard.replay
     from pyguard.check import policy_replayer
 
@@ -171,6 +172,6 @@ def test_a_stop_in_the_replay_becomes_the_runs_outcome(monkeypatch):
         )
         return pyguard.replay.ReplayReport(runs=[run], summary=pyguard.replay.summarise([run]))
 
-    monkeypatch.setattr(pyguard.replay, "replay_runs", fake_replay_runs)
+    monkeypatch.setattr(pyguard.check.outcomes, "replay_runs", fake_replay_runs)
     (f,) = resolve_runs([rec], "openai", lambda: policy_replayer(None))
     assert (f.outcome, f.iterations, f.tokens) == (Outcome.STALLED, 4, 440)

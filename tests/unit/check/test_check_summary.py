@@ -6,9 +6,9 @@ from pydantic import ValidationError
 from pyguard.check import (
     ALL_TASKS,
     UNTYPED,
-    GroupSummary,
     RunFacts,
     RunSetSummary,
+    TaskTypeFigures,
     baseline_json,
     read_baseline,
     summarize,
@@ -40,7 +40,7 @@ def test_summary_counts_per_task_type_and_overall():
 
 
 def test_percentiles_are_observed_values():
-    g = GroupSummary.from_arrays([Outcome.SUCCEEDED] * 20, list(range(1, 21)), [None] * 20)
+    g = TaskTypeFigures.from_arrays([Outcome.SUCCEEDED] * 20, list(range(1, 21)), [None] * 20)
     assert g.iterations_p50 == 10
     assert g.iterations_p95 == 19  # at least 95% of the 20 runs used at most 19 calls
     assert g.iterations_mean == pytest.approx(10.5)
@@ -57,7 +57,7 @@ def test_percentiles_are_observed_values():
 )
 def test_incoherent_groups_are_refused(data, message):
     with pytest.raises(ValidationError, match=message):
-        GroupSummary.model_validate(data)
+        TaskTypeFigures.model_validate(data)
 
 
 def test_baseline_round_trips(tmp_path):
@@ -102,3 +102,10 @@ def test_missing_baseline_says_how_to_make_one(tmp_path):
 def test_summary_requires_the_overall_group():
     with pytest.raises(ValidationError, match="all runs"):
         RunSetSummary(groups={})
+
+
+def test_the_old_name_of_a_task_types_figures_still_works_with_a_warning():
+    import pyguard.check
+
+    with pytest.warns(DeprecationWarning, match="TaskTypeFigures"):
+        assert pyguard.check.GroupSummary is TaskTypeFigures

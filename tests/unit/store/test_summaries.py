@@ -13,19 +13,15 @@ pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")
 
 from pyguard.calibrate import calibrate_runs, extract_runs, make_config  # noqa: E402
+from pyguard.calibrate.parquet import calibrate_parquet, calibration_arrays  # noqa: E402
 from pyguard.check import GateConfig, check_runs, policy_replayer  # noqa: E402
 from pyguard.check.outcomes import resolve_runs  # noqa: E402
+from pyguard.check.parquet import check_parquet, check_summary  # noqa: E402
 from pyguard.check.summary import summarize  # noqa: E402
 from pyguard.cli import main  # noqa: E402
 from pyguard.errors import InputError  # noqa: E402
 from pyguard.events import RunRecord, RunStart  # noqa: E402
 from pyguard.store import read_parquet, write_parquet  # noqa: E402
-from pyguard.store.summaries import (  # noqa: E402
-    calibrate_parquet,
-    calibration_arrays,
-    check_parquet,
-    check_summary,
-)
 from pyguard.store.synthetic import synthetic_table  # noqa: E402
 from pyguard.trace import write_runs  # noqa: E402
 
@@ -156,3 +152,14 @@ def test_check_summary_counts_an_observe_mode_run_as_the_stop_it_recorded(tmp_pa
     assert got == expected
     watched_type = watched.task_type or "untyped"
     assert got.groups[watched_type].outcomes.get("stalled", 0) >= 1
+
+
+def test_the_old_import_path_still_works_with_a_warning():
+    import pyguard.store.summaries as old
+
+    with pytest.warns(DeprecationWarning, match="pyguard.check.parquet"):
+        assert old.check_parquet is check_parquet
+    with pytest.warns(DeprecationWarning, match="pyguard.calibrate.parquet"):
+        assert old.calibration_arrays is calibration_arrays
+    with pytest.raises(AttributeError, match="nothing_here"):
+        old.nothing_here  # noqa: B018

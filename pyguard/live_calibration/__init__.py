@@ -1,6 +1,6 @@
 """Live calibration: run a task set R times each against the Java agent, observe-only, then calibrate.
 
-    from pyguard.calibrate.live import load_tasks, run_live
+    from pyguard.live_calibration import load_tasks, run_live
     tasks = load_tasks("examples/calibration/tasks.toml")
     live = run_live(tasks, "calib/traces", repeats=20, threads=2, progress=True)
     report = calibrate_runs(live.records, make_config(failure_cost=5000))   # once live.complete
@@ -10,9 +10,9 @@ short; a run that reaches the cap is censored, not failed. A run succeeds when t
 the task gives ``expect`` (substring) or ``expect_regex``, the answer matches; an answer that does not match is a
 failure (``success_label=False``).
 
-The pieces, one module each: :mod:`pyguard.calibrate.live.tasks` (the task file: pyguard's agent styles or your own Java
-agent factory), :mod:`pyguard.calibrate.live.plan` (run ids ``<task_id>#<rep>``, plan and resume, labels),
-:mod:`pyguard.calibrate.live.runners` (the runs on the JVM) and :mod:`pyguard.calibrate.live.pool` (the thread pool writing
+The pieces, one module each: :mod:`pyguard.live_calibration.tasks` (the task file: pyguard's agent styles or your own Java
+agent factory), :mod:`pyguard.live_calibration.plan` (run ids ``<task_id>#<rep>``, plan and resume, labels),
+:mod:`pyguard.live_calibration.runners` (the runs on the JVM) and :mod:`pyguard.live_calibration.pool` (the thread pool writing
 each run as it finishes). This module ties them together and re-exports their names.
 """
 
@@ -21,8 +21,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pyguard.calibrate.live.caps import AgentCap, agent_cap_warnings, agent_caps
-from pyguard.calibrate.live.plan import (
+from pyguard.errors import InputError
+from pyguard.live_calibration.caps import AgentCap, agent_cap_warnings, agent_caps
+from pyguard.live_calibration.plan import (
     LiveResult,
     PlannedRun,
     Runner,
@@ -32,10 +33,9 @@ from pyguard.calibrate.live.plan import (
     plan_runs,
     run_id_for,
 )
-from pyguard.calibrate.live.pool import Progress, execute
-from pyguard.calibrate.live.runners import jvm_runner, preflight
-from pyguard.calibrate.live.tasks import LiveTask, TaskSet, load_tasks, parse_tasks
-from pyguard.errors import InputError
+from pyguard.live_calibration.pool import Progress, execute
+from pyguard.live_calibration.runners import jvm_runner, preflight
+from pyguard.live_calibration.tasks import LiveTask, TaskSet, load_tasks, parse_tasks
 
 __all__ = [
     "LiveTask",

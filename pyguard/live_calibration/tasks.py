@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pyguard.errors import InputError
+from pyguard.jvm.scenarios import load_scenario
 from pyguard.safe_reader import load_config_file
 
 __all__ = ["ID_PATTERN", "FrozenModel", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
@@ -252,7 +253,6 @@ def parse_tasks(data: Any, *, source: str = "<tasks>", base_dir: Path | None = N
                 )
             )
         raise InputError(f"{source}: " + "; ".join(problems)) from None
-    from pyguard.jvm.scenarios import load_scenario  # pure Python: finds and parses the scenario file
 
     for t in taskset.tasks:
         if t.scenario is None:

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from pyguard.calibrate.live.tasks import ID_PATTERN as _ID
-from pyguard.calibrate.live.tasks import FrozenModel, LiveTask, TaskSet
 from pyguard.errors import InputError, RunError
 from pyguard.events import Outcome, RunRecord
+from pyguard.live_calibration.tasks import ID_PATTERN as _ID
+from pyguard.live_calibration.tasks import FrozenModel, LiveTask, TaskSet
 from pyguard.loading import load_runs
 
 __all__ = [

@@ -21,10 +21,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from pyguard.calibrate.live.plan import PlannedRun
 from pyguard.ending import Causes, footer, settle
 from pyguard.errors import InputError, PyguardError
 from pyguard.events import IterationEvent, RunRecord, RunStart
+from pyguard.guard import run_unguarded
+from pyguard.jvm import guard_model, openai_chat_model, scripted_model, start_jvm, start_openai_server
+from pyguard.jvm.factory import load_factory
+from pyguard.jvm.nested import guard_stop_of
+from pyguard.live_calibration.plan import PlannedRun
 from pyguard.result import RunResult
 
 __all__ = ["jvm_runner", "preflight"]
@@ -41,8 +45,6 @@ def jvm_runner(run: PlannedRun) -> Any:
     with the run's cap."""
     if run.task.factory is not None:
         return factory_runner(run)
-    from pyguard.guard import run_unguarded
-    from pyguard.jvm import scripted_model
 
     model = scripted_model(_scenario(run), seed=run.seed)
     return run_unguarded(
@@ -77,7 +79,6 @@ def env_model_settings(environ: dict[str, str] | None = None) -> tuple[str, str,
 
 @contextmanager
 def _model_for(run: PlannedRun) -> Iterator[Any]:
-    from pyguard.jvm import openai_chat_model, scripted_model, start_openai_server
 
     source = run.task.model
     if source == "env":
@@ -91,7 +92,6 @@ def _model_for(run: PlannedRun) -> Iterator[Any]:
 
 
 def _factory(run: PlannedRun) -> Any:
-    from pyguard.jvm.factory import load_factory
 
     f = run.task.factory
     assert f is not None
@@ -105,8 +105,6 @@ def _factory(run: PlannedRun) -> Any:
 def factory_runner(run: PlannedRun) -> RunResult:
     """One run of the user's own agent: built by its factory around the task's model, observed, capped at the run's
     cap by the Java fail-safe. Never raises for the run itself: its outcome says how it ended."""
-    from pyguard.jvm import guard_model
-    from pyguard.jvm.nested import guard_stop_of
 
     factory = _factory(run)
     events: list[IterationEvent] = []
@@ -166,7 +164,6 @@ def round_trips_properties(plan: Sequence[PlannedRun]) -> list[str]:
 def preflight(plan: Sequence[PlannedRun]) -> None:
     """Start the JVM (with every factory's classpath) and check each task's scenario and factory once, so a bad
     name fails before any run starts."""
-    from pyguard.jvm import scripted_model, start_jvm
 
     classpath: list[str] = []
     for p in plan:

@@ -15,9 +15,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TextIO, cast
 
-from pyguard.calibrate.live.plan import PlannedRun, Runner, label_run, trace_file
+from pyguard.calibrate.runs import RunStatus, run_status
 from pyguard.errors import RunError
 from pyguard.events import RunRecord
+from pyguard.live_calibration.plan import PlannedRun, Runner, label_run, trace_file
 from pyguard.trace import TraceWriter
 
 __all__ = ["execute"]
@@ -86,7 +87,6 @@ def execute(
 
 
 def _tally(counts: dict[str, int], record: RunRecord) -> None:
-    from pyguard.calibrate.runs import RunStatus, run_status
 
     status = run_status(record)
     counts[{RunStatus.SUCCESS: "ok", RunStatus.FAILURE: "fail", RunStatus.CENSORED: "cut"}[status]] += 1
