@@ -80,7 +80,9 @@ def describe_run(result: RunResult | RunRecord, *, normalised: bool = False) -> 
     for i, event in enumerate(shown):
         if len(events) > _MAX_ITERATION_LINES and i == 6:
             lines.append(f"  ... {len(events) - _MAX_ITERATION_LINES} iterations not shown ...")
-        gain = result.gains[event.index - 1] if 0 < event.index <= len(result.gains) else None
+        # the gain of the results this call asked for: the engine measures them when they arrive, with the next
+        # call (gains[k] is call k's results; gains[0] the task itself), so an answer has none
+        gain = result.gains[event.index] if event.tool_calls and event.index < len(result.gains) else None
         if event.error:
             did = f"error: {event.error[:120]}"
         elif event.tool_calls:

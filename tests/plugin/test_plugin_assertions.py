@@ -64,7 +64,7 @@ def test_succeeded_within_fails_naming_the_count_and_showing_the_trace():
     assert message.splitlines()[0] == "expected the run to succeed within 2 iterations, it took 3"
     assert "outcome=succeeded" in message
     assert "gains: 1.00 0.80 0.50" in message
-    assert "#2 gain=0.80: find_alternative_route" in message
+    assert "#2 gain=0.50: find_alternative_route" in message  # the gain of its own results, measured at call 3
 
 
 def test_succeeded_fails_on_a_stalled_run_with_repeats_gains_and_reflection_in_the_message():
@@ -140,7 +140,7 @@ def test_a_long_run_is_summarised_with_its_middle_elided():
     r = make_result([[("t", json.dumps({"i": i}))] for i in range(40)] + ["end"], gains=[0.5] * 41)
     text = describe_run(r)
     assert "... 25 iterations not shown ..." in text
-    assert "#1 gain=0.50" in text and "#41 gain=0.50: answered 'end'" in text
+    assert "#1 gain=0.50" in text and "#41: answered 'end'" in text
     assert len(text.splitlines()) < 30
 
 
