@@ -552,6 +552,12 @@ class Entry:
 ENTRIES = (
     Entry("real_replay", "the policy on public recordings of real agents", real_replay, real_replay_row),
     Entry(
+        "real_replay-early",
+        "the same, with a call's results judged before the next call (judge_results_early, off by default)",
+        real_replay,
+        real_replay_row,
+    ),
+    Entry(
         "real_replay-loso",
         "the default chosen leave-one-source-out, and what a reflection buys",
         real_replay_loso,
