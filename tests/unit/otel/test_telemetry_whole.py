@@ -6,8 +6,12 @@ and shutting down are bounded by a pyguard setting."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +26,8 @@ from pyguard.otel import GuardTelemetry  # noqa: E402
 from pyguard.otel import semconv as sc  # noqa: E402
 from pyguard.otel.otlp_json import read_spans  # noqa: E402
 from tests.unit.otel.test_semantics import MARK, run_guarded  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class _Collector:
@@ -65,11 +71,25 @@ def _resource(request) -> dict:  # noqa: ANN001
     return {a.key: a.value.string_value for a in groups[0].resource.attributes}
 
 
+def export_in_a_fresh_process(endpoint: str, **options: str) -> None:
+    """A guarded run exported over OTLP/HTTP by ``GuardTelemetry.to_otlp(endpoint, **options)`` in a process of its
+    own: the exporter's HTTP client (requests) is then the one a user's process has, whatever other tests of this
+    worker did to the modules it imports (seen once in CI: "You can only merge into CookieJar", nothing sent)."""
+    code = (
+        "import sys\n"
+        "from pyguard.otel import GuardTelemetry\n"
+        "from tests.unit.otel.test_semantics import run_guarded\n"
+        f"telemetry = GuardTelemetry.to_otlp({endpoint!r}, **{options!r})\n"
+        "run_guarded(telemetry)\n"
+        "sys.exit(0 if telemetry.shutdown() else 1)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, timeout=300)
+
+
 @pytest.mark.parametrize("endpoint", ["{}/v1/traces", "{}"])
 def test_to_otlp_delivers_metrics_to_the_collector_beside_the_spans(collector, endpoint):
-    telemetry = GuardTelemetry.to_otlp(endpoint.format(collector.url), service_name="shop-agent")
-    run_guarded(telemetry)
-    assert telemetry.shutdown() is True
+    export_in_a_fresh_process(endpoint.format(collector.url), service_name="shop-agent")
     paths = {path for path, _ in collector.received}
     assert paths == {"/v1/traces", "/v1/metrics"}, paths
     metrics = [ExportMetricsServiceRequest.FromString(b) for p, b in collector.received if p == "/v1/metrics"]
@@ -82,9 +102,7 @@ def test_to_otlp_delivers_metrics_to_the_collector_beside_the_spans(collector, e
 def test_to_otlp_with_another_path_asks_where_the_metrics_go(collector):
     with pytest.raises(ConfigError, match="metrics_endpoint"):
         GuardTelemetry.to_otlp(f"{collector.url}/ingest/spans")
-    telemetry = GuardTelemetry.to_otlp(f"{collector.url}/ingest/spans", metrics_endpoint=f"{collector.url}/ingest/m")
-    run_guarded(telemetry)
-    telemetry.shutdown()
+    export_in_a_fresh_process(f"{collector.url}/ingest/spans", metrics_endpoint=f"{collector.url}/ingest/m")
     assert {p for p, _ in collector.received} == {"/ingest/spans", "/ingest/m"}
 
 
