@@ -224,8 +224,20 @@ def _on_iteration(proxy: Any, event_json: Any) -> str:
     adapter = proxy.adapter
     if adapter is None:
         raise _java_error()(f"python guard callback: {_RELEASED}")
+    return _answer(adapter, adapter.on_iteration, event_json)
+
+
+def _on_results(proxy: Any, results_json: Any) -> str | None:
+    adapter = proxy.adapter
+    if adapter is None:
+        return None  # released: no judgment here; the call's own event is the counted failure
+    return _answer(adapter, adapter.on_results, results_json)
+
+
+def _answer(adapter: Any, judge: Any, payload_json: Any) -> Any:
+    """``judge(str(payload_json))``, the reply Java reads; how either callback leaves Python when it fails."""
     try:
-        return adapter.on_iteration(str(event_json))
+        return judge(str(payload_json))
     except KeyboardInterrupt:
         # Ctrl-C landed in the callback (it runs on the main thread when the agent does): a Python exception must not
         # unwind through Java frames. Stop this run as cancelled; the caller re-raises the interrupt once Java has
@@ -235,17 +247,4 @@ def _on_iteration(proxy: Any, event_json: Any) -> str:
     except Exception as e:
         # A Java exception carrying the Python type and message (a bare Python exception would reach Java as an
         # anonymous PyExceptionProxy), so the sensor's count and report say what went wrong.
-        raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
-
-
-def _on_results(proxy: Any, results_json: Any) -> str | None:
-    adapter = proxy.adapter
-    if adapter is None:
-        return None  # released: no judgment here; the call's own event is the counted failure
-    try:
-        return adapter.on_results(str(results_json))
-    except KeyboardInterrupt:
-        adapter.interrupted = True
-        return _CANCEL_REPLY
-    except Exception as e:
         raise _java_error()(f"python guard callback raised {type(e).__name__}: {e}") from None
