@@ -54,7 +54,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.agent_guard",
         ),
     ),
-    ("trees", ("pyguard.nested",)),
+    ("trees", ("pyguard.nested_run", "pyguard.nested")),
     (
         "live calibration",
         ("pyguard.live_calibration", "pyguard.fuzzing"),
