@@ -25,7 +25,6 @@ LONG_FUNCTIONS = {
     "pyguard/jvm/bootstrap.py:start_jvm": 83,
 }
 LONG_FILES = {
-    "pyguard/jvm/agents.py": 528,
     "pyguard/tune/tuner.py": 449,
     "pyguard/testing/synthetic.py": 423,
     "pyguard/guard.py": 435,
