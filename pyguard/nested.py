@@ -47,7 +47,8 @@ from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord
 from pyguard.guard import Guard
-from pyguard.jvm.nested import SubAgent, SystemKind
+from pyguard.jvm import guard_model, tool_set
+from pyguard.jvm.nested import SubAgent, SystemKind, build_system
 from pyguard.nested_run import RECOVERY_PREFIX, NestedRun, supervisor_invocation
 from pyguard.run import new_run_id
 
@@ -137,8 +138,6 @@ def run_nested(
     sub-agents' ``max_tool_calling_round_trips`` (default :data:`pyguard.limits.NESTED_ROUND_TRIPS`) and a loop's
     ``max_loop_iterations`` (default :data:`pyguard.limits.NESTED_LOOP_ITERATIONS`; ``max_iterations`` is its
     deprecated name)."""
-    from pyguard.jvm.nested import build_system
-
     options = agent_options("run_nested", options, keywords, uses=_uses(TreeKeywords))
     run = start_tree(
         guard,
@@ -202,9 +201,6 @@ def run_nested_unguarded(
 ) -> UnguardedTree:
     """The baseline: the same system on the same models, observed (every model call counted), never acted on.
     ``options`` or keywords: the sub-agents' ``max_tool_calling_round_trips``, as for :func:`run_nested`."""
-    from pyguard.jvm import guard_model
-    from pyguard.jvm.nested import build_system
-
     options = agent_options("run_nested_unguarded", options, keywords, uses=_uses(SubAgentKeywords))
 
     events: list[IterationEvent] = []
@@ -239,8 +235,6 @@ def run_nested_unguarded(
 
 
 def _tools_of(model: Any) -> Any:
-    from pyguard.jvm import tool_set
-
     return tool_set(None, model)
 
 
