@@ -7,8 +7,7 @@ what a child spends is charged to its parent. One level up, the parent's engine 
 own tool calls and their results as its observations, so a supervisor that invokes the same sub-agent with the same
 request and gets the same result is a repeat like any other (reflected on, then stopped ``stalled``)::
 
-    from pyguard.guard import Guard
-    from pyguard.nested import SubAgent, run_nested
+        from pyguard.nested import SubAgent, run_nested
     from pyguard.engine.tree import TreeLimits
 
     result = run_nested(Guard(trace_dir="traces"), "supervisor", "Where is order 12345?",
@@ -46,11 +45,10 @@ from pyguard.ending import TokenTotals, token_totals
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord
-from pyguard.guard import Guard
 from pyguard.jvm import guard_model, tool_set
 from pyguard.jvm.nested import SubAgent, SystemKind, build_system
 from pyguard.nested_run import RECOVERY_PREFIX, NestedRun, supervisor_invocation
-from pyguard.run import new_run_id
+from pyguard.run import RunHost, new_run_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.result import RunResult
@@ -92,7 +90,7 @@ def _uses(keywords: Any) -> tuple[str, ...]:
 
 
 def start_tree(
-    guard: Guard,
+    guard: RunHost,
     *,
     kind: Literal["supervisor", "workflow"],
     task: str | None = None,
@@ -119,7 +117,7 @@ def start_tree(
 
 
 def run_nested(
-    guard: Guard,
+    guard: RunHost,
     kind: SystemKind | str,
     task: str,
     agents: Sequence[SubAgent],
