@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes, Settled, footer, token_totals, verdict
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
+from pyguard.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
     from pyguard.engine import Policy, PolicyConfig
@@ -40,9 +40,6 @@ __all__ = [
     "replay_runs",
     "summarise",
 ]
-
-UNTYPED = "(untyped)"
-"""The task type shown for runs that carry none."""
 
 REFLECTION_NOTE = (
     "A recording cannot show what a reflection would have changed: replay counts a reflection as 'continue'"
@@ -96,7 +93,7 @@ class ReplayRun(_Model):
     """The engine's decision after each replayed iteration, up to the stop (not in the JSON)."""
 
 
-class GroupSummary(_Model):
+class ReplayTotals(_Model):
     """Totals over one group of runs (successful, failed or unlabelled)."""
 
     runs: int = 0
@@ -112,7 +109,7 @@ class GroupSummary(_Model):
     runs_without_usage: int = 0
 
 
-class TypeSummary(GroupSummary):
+class TypeSummary(ReplayTotals):
     """Totals over the runs of one task type (or all runs, ``task_type`` ``"*"``), with the stops split by label:
     a stopped successful run is a false stop, a stopped failed run saved work that led nowhere."""
 
@@ -130,11 +127,11 @@ class ReplaySummary(_Model):
     stopped: int
     task_types: list[TypeSummary] = Field(default_factory=list)
     """One row per task type (sorted; runs without one under ``"(untyped)"``), then all runs (``"*"``)."""
-    successful: GroupSummary
+    successful: ReplayTotals
     """Runs labelled successful: a stop here cuts a run that would have succeeded (a false stop)."""
-    failed: GroupSummary
+    failed: ReplayTotals
     """Runs labelled failed: a stop here saves work that led nowhere."""
-    unlabelled: GroupSummary
+    unlabelled: ReplayTotals
     """Runs with no outcome label (and runs with no footer)."""
     incomplete: list[str]
     """Ids of runs with no footer (cut short): replayed as far as they go, counted as unlabelled."""
@@ -293,8 +290,8 @@ def recorded_success(record: RunRecord) -> bool | None:
     return verdict(record.end).success
 
 
-def _group(runs: Iterable[ReplayRun], g: GroupSummary | None = None) -> GroupSummary:
-    g = GroupSummary() if g is None else g
+def _group(runs: Iterable[ReplayRun], g: ReplayTotals | None = None) -> ReplayTotals:
+    g = ReplayTotals() if g is None else g
     tokens: list[int] = []
     saved: list[int] = []
     for r in runs:
