@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.conversation",
             "pyguard.guard",
             "pyguard.agent_guard",
+            "pyguard.conversations",
         ),
     ),
     ("trees", ("pyguard.nested",)),
