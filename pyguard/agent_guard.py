@@ -40,6 +40,8 @@ from pyguard.engine.conditions import StopHit
 from pyguard.engine.conversation_budget import RULE
 from pyguard.errors import RunError
 from pyguard.events import Outcome
+from pyguard.jvm.tool_limits import limit_run_tools
+from pyguard.on_stop import stop_message
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
@@ -293,14 +295,14 @@ class ConversationRun(GuardedRun):
     def conversation_id(self) -> str:
         return self.conversation.id
 
-    def begin(self, tool_limits: Callable[[Any], None] | None = None) -> None:
-        """After the run's model is wrapped: its tools within the conversation's limits, and a turn of a spent
-        conversation stopped before its first model call (the stop recorded as the run's decision)."""
+    def begin(self) -> None:
+        """After the run's model is wrapped: its per-tool limits with their exits (``[caps.tool_limits]``), within its
+        conversation's, and a turn of a spent conversation stopped before its first model call (the stop recorded as
+        the run's decision)."""
         guarded = self.guarded
+        limit_run_tools(guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
         if self._conversation_tools is not None:
             guarded.java.toolLimits().within(self._conversation_tools)
-        if tool_limits is not None:
-            tool_limits(guarded.java)
         hit = self.conversation.exhausted()
         if hit is None:
             return

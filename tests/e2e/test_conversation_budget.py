@@ -162,3 +162,16 @@ def test_conversation_limits_round_trip_through_toml(tmp_path):
         PolicyConfig.from_dict({"conversation": {"max_calls": 3}})
     with pytest.raises(Exception, match="max_model_calls"):
         ConversationLimits(max_model_calls=0)
+
+
+def test_a_conversation_tool_limit_with_exit_end_ends_the_turn_that_crosses_it(helpdesk):
+    limits = ConversationLimits(tool_limits={"send_email": ToolLimitConfig(limit=2, exit="end")})
+    ag, agent, provider, tools = attached(helpdesk, limits, on_stop="answer")  # exit end, whatever on_stop
+    agent.chat("alice", "mail one")
+    agent.chat("alice", "mail two")
+    third = str(agent.chat("alice", "mail three"))
+    result = ag.results[-1]
+    assert int(tools.sent.get()) == 2 and int(provider.calls()) == 5  # no model call after the blocked mail
+    assert result.outcome is Outcome.EXPIRED and result.answer == third and result.answer_source == "stop_message"
+    assert "the limit of 2 calls of send_email per conversation is reached (exit end)" in result.reason
+    assert result.tool_calls_blocked == {"send_email": 1}

@@ -87,3 +87,31 @@ def test_tool_limits_read_from_toml(tmp_path):
     config = PolicyConfig.from_toml(path)
     assert config.caps.tool_limits == {"send_email": ToolLimitConfig(limit=2)}
     assert PolicyConfig.from_dict(config.model_dump(mode="json")) == config
+
+
+def _attached_mailer(mailer, tool_limits, *, on_stop="answer", conversation=None):
+    from pyguard.engine.conversation_limits import ConversationLimits
+
+    config = PolicyConfig(caps=CapsConfig(tool_limits=tool_limits), conversation=conversation or ConversationLimits())
+    provider, tools = mailer.Provider(), mailer.Tools()
+    ag = Guard(config, on_stop=on_stop).attach(provider)
+    return ag, mailer.create(ag.model, ag.tools(tools), ag.before_tool_execution()), provider, tools
+
+
+def test_exit_end_ends_the_run_with_the_stop_message_and_no_model_call(mailer):
+    ag, agent, provider, tools = _attached_mailer(mailer, {"send_email": ToolLimitConfig(limit=2, exit="end")})
+    answer = str(agent.chat("Keep the customer posted"))
+    result = ag.results[-1]
+    assert int(tools.sent.get()) == 2 and int(provider.calls()) == 3  # no model call after the blocked one
+    assert result.outcome is Outcome.EXPIRED and result.answer_source == "stop_message" and result.answer == answer
+    assert "tool_limit:send_email" in answer and "the limit of 2 calls of send_email per run" in result.reason
+    assert result.tool_calls_blocked == {"send_email": 1}
+
+
+def test_exit_error_raises_the_guards_stop(mailer):
+    ag, agent, provider, tools = _attached_mailer(mailer, {"send_email": ToolLimitConfig(limit=2, exit="error")})
+    with pytest.raises(Exception, match="GuardStopException|tool_limit:send_email"):
+        agent.chat("Keep the customer posted")
+    result = ag.results[-1]
+    assert int(tools.sent.get()) == 2 and int(provider.calls()) == 3
+    assert result.outcome is Outcome.EXPIRED and "send_email" in result.reason
