@@ -175,3 +175,25 @@ def test_a_conversation_tool_limit_with_exit_end_ends_the_turn_that_crosses_it(h
     assert result.outcome is Outcome.EXPIRED and result.answer == third and result.answer_source == "stop_message"
     assert "the limit of 2 calls of send_email per conversation is reached (exit end)" in result.reason
     assert result.tool_calls_blocked == {"send_email": 1}
+
+
+def test_check_reports_the_recorded_turns_per_conversation(helpdesk, tmp_path):
+    from click.testing import CliRunner
+
+    from pyguard.cli.check import check
+
+    ag, agent, provider, _ = attached(helpdesk, ConversationLimits(max_model_calls=3), trace_dir=tmp_path)
+    agent.chat("alice", "Where is order 12345?")
+    agent.chat("bob", "Where is order 12345?")
+    agent.chat("alice", "And now?")  # alice's call 3 reaches her budget
+    stopped = ag.results[-1]
+    out = CliRunner().invoke(check, [str(tmp_path), "--by-conversation", "--json"])
+    assert out.exit_code in (0, 1), out.output
+    rows = {c["conversation"]: c for c in json.loads(out.output)["conversations"]["conversations"]}
+    assert rows["alice"]["runs"] == 2 and rows["alice"]["model_calls"] == 3
+    assert rows["alice"]["stopped_by"] == "conversation_budget:model_calls"
+    assert rows["alice"]["stopped_run"] == stopped.run_id
+    assert rows["alice"]["outcomes"] == {"succeeded": 1, "expired": 1}
+    assert rows["bob"] == {**rows["bob"], "runs": 1, "model_calls": 2, "stopped_by": None, "tokens": 220}
+    text = CliRunner().invoke(check, [str(tmp_path), "--by-conversation"])
+    assert "per conversation" in text.output and "conversation_budget:model_calls" in text.output
