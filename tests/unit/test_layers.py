@@ -44,6 +44,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "guard",
         (
+            "pyguard.run_host",
+            "pyguard.run_finish",
             "pyguard.run",
             "pyguard.on_stop",
             "pyguard.interrupts",
