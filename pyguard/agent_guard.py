@@ -296,12 +296,12 @@ class ConversationRun(GuardedRun):
         return self.conversation.id
 
     def begin(self) -> None:
-        """After the run's model is wrapped: its per-tool limits with their exits (``[caps.tool_limits]``), within its
-        conversation's, and a turn of a spent conversation stopped before its first model call (the stop recorded as
+        """After the run's model is wrapped: its per-tool limits (``[caps.tool_limits]``) within its conversation's
+        (``[conversation.tool_limits]``), and a turn of a spent conversation stopped before its first model call (the stop recorded as
         the run's decision)."""
         guarded = self.guarded
-        limit_run_tools(guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
-        if self._conversation_tools is not None:
+        if self._conversation_tools is not None:  # the run's limits (set as it was wrapped) within its conversation's
+            limit_run_tools(guarded.java, {}, stop_message(self.guard))
             guarded.java.toolLimits().within(self._conversation_tools)
         hit = self.conversation.exhausted()
         if hit is None:

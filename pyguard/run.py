@@ -23,6 +23,7 @@ from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Observation, Outcome, RunStart
+from pyguard.jvm.tool_limits import limit_run_tools
 from pyguard.on_stop import STOP_MESSAGE, on_stop_for, stop_message
 from pyguard.result import RunResult
 from pyguard.run_finish import RunFinisher
@@ -250,8 +251,8 @@ class GuardedRun(RunFinisher):
             elif self.wraps_up:  # the agent's own cap, when known, ends the turn as the guard's stop too (raise)
                 answer = self.on_stop == "answer"
                 self._guarded.answer_on_stop(WRAP_UP if answer else None, self.agent_round_trips)
-            for tool, limit in sorted(self.guard.config.caps.tool_limits.items()):
-                self._guarded.limit_tool(tool, limit.limit)
+            if self.guard.config.caps.tool_limits:  # with their exits; an exit end's stop message
+                limit_run_tools(self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):

@@ -28,6 +28,8 @@ def limited_tools(tool_guard: Any, objects: Sequence[Any]) -> Any:
 def limit_run_tools(guarded: Any, limits: Mapping[str, ToolLimitConfig], stop_message: str | None) -> None:
     """Set a run's per-tool limits, with their exits, on its Java ``GuardedChatModel`` (``guarded``); ``stop_message``
     is what an exit ``end`` ends the run with when the run's own ``on_stop`` is not ``end``."""
+    if not limits and stop_message is None:
+        return
     java_limits = guarded.toolLimits()
     for tool, limit in sorted(limits.items()):
         java_limits.limit(tool, int(limit.limit), limit.exit)

@@ -115,3 +115,15 @@ def test_exit_error_raises_the_guards_stop(mailer):
     result = ag.results[-1]
     assert int(tools.sent.get()) == 2 and int(provider.calls()) == 3
     assert result.outcome is Outcome.EXPIRED and "send_email" in result.reason
+
+
+def test_exit_end_ends_the_run_with_the_stop_message_under_on_stop_raise_too(mailer):
+    tools, provider = mailer.Tools(), mailer.Provider()
+    limits = PolicyConfig(caps=CapsConfig(tool_limits={"send_email": ToolLimitConfig(limit=1, exit="end")}))
+    with Guard(limits, on_stop="raise").start_run(task="Tell the customer") as run:
+        agent = mailer.create(run.wrap(provider), run.tools(tools), run.before_tool_execution())
+        answer = run.call(lambda: str(agent.chat("Keep the customer posted")))
+    result = run.result
+    assert int(tools.sent.get()) == 1 and int(provider.calls()) == 2  # no model call after the blocked mail
+    assert result.outcome is Outcome.EXPIRED and result.answer_source == "stop_message" and answer == result.answer
+    assert "the limit of 1 call of send_email per run is reached (exit end)" in answer
