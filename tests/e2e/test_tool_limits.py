@@ -127,3 +127,13 @@ def test_exit_end_ends_the_run_with_the_stop_message_under_on_stop_raise_too(mai
     assert int(tools.sent.get()) == 1 and int(provider.calls()) == 2  # no model call after the blocked mail
     assert result.outcome is Outcome.EXPIRED and result.answer_source == "stop_message" and answer == result.answer
     assert "the limit of 1 call of send_email per run is reached (exit end)" in answer
+
+
+def test_replay_blocks_with_the_live_message(mailer):
+    from pyguard.engine.tool_limit_replay import blocked_result
+
+    tools, provider = mailer.Tools(), mailer.Provider()
+    with Guard(LIMITED).start_run(task="Tell the customer") as run:
+        agent = mailer.create(run.wrap(provider), run.tools(tools), run.before_tool_execution())
+        answer = run.call(lambda: str(agent.chat("Keep the customer posted")))
+    assert answer.split(" | ")[3] == blocked_result("send_email", 2)  # replay gives the engine the same text
