@@ -137,3 +137,29 @@ def test_replay_blocks_with_the_live_message(mailer):
         agent = mailer.create(run.wrap(provider), run.tools(tools), run.before_tool_execution())
         answer = run.call(lambda: str(agent.chat("Keep the customer posted")))
     assert answer.split(" | ")[3] == blocked_result("send_email", 2)  # replay gives the engine the same text
+
+
+def test_a_blocked_call_is_a_guardrail_decision_in_otel(mailer):
+    pytest.importorskip("opentelemetry.sdk")
+    from pyguard.otel import GuardTelemetry
+    from pyguard.otel import semconv as sc
+
+    telemetry, exporter = GuardTelemetry.in_memory()
+    tools, provider = mailer.Tools(), mailer.Provider()
+    with Guard(LIMITED, telemetry=telemetry).start_run(task="Tell the customer") as run:
+        agent = mailer.create(run.wrap(provider), run.tools(tools), run.before_tool_execution())
+        run.call(lambda: str(agent.chat("Keep the customer posted")))
+    spans = exporter.get_finished_spans()
+    guardrails = [s for s in spans if s.attributes.get(sc.OPERATION_NAME) == sc.OP_RUN_GUARDRAIL]
+    (blocked,) = guardrails  # the run went on: its one intervention is the blocked mail
+    (agent_span,) = [s for s in spans if s.attributes.get(sc.OPERATION_NAME) == "invoke_agent"]
+    a = blocked.attributes
+    assert blocked.parent.span_id == agent_span.context.span_id
+    assert (a[sc.GUARDRAIL_VERDICT_TYPE], a[sc.GUARDRAIL_ACTION_TYPE], a[sc.GUARDRAIL_TARGET_TYPE]) == (
+        "deny",
+        "block",
+        "tool_call",
+    )
+    assert a[sc.GUARDRAIL_POLICY_RULE_ID] == "tool_limit:send_email" and a[sc.PG_ITERATION] == 3
+    assert a[sc.TOOL_CALL_ID] == "m3" and a[sc.OPENINFERENCE_SPAN_KIND] == "GUARDRAIL"
+    telemetry.shutdown()
