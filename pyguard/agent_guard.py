@@ -285,7 +285,8 @@ class ConversationRun(GuardedRun):
         super().__init__(guard, **run)
         self.conversation = conversation.ledger
         self._conversation_tools = conversation.java_limits
-        self.session = conversation_session(guard.policy, self.conversation, self.run_id, self.task_type)
+        if self.conversation.limits.enabled:  # else the policy's own session: nothing more to judge
+            self.session = conversation_session(guard.policy, self.conversation, self.run_id, self.task_type)
         self.conversation.add_run(self.run_id)
         self.turn_in_conversation = self.conversation.spend.runs
         self.spent_before: StopHit | None = None
@@ -297,8 +298,8 @@ class ConversationRun(GuardedRun):
 
     def begin(self) -> None:
         """After the run's model is wrapped: its per-tool limits (``[caps.tool_limits]``) within its conversation's
-        (``[conversation.tool_limits]``), and a turn of a spent conversation stopped before its first model call (the stop recorded as
-        the run's decision)."""
+        (``[conversation.tool_limits]``), and a turn of a spent conversation stopped before its first model call (the
+        stop recorded as the run's decision)."""
         guarded = self.guarded
         if self._conversation_tools is not None:  # the run's limits (set as it was wrapped) within its conversation's
             limit_run_tools(guarded.java, {}, stop_message(self.guard))
