@@ -55,7 +55,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.conversations",
         ),
     ),
-    ("trees", ("pyguard.nested",)),
+    ("trees", ("pyguard.nested_run", "pyguard.nested")),
     (
         "live calibration",
         ("pyguard.live_calibration", "pyguard.fuzzing"),
