@@ -197,3 +197,21 @@ def test_check_reports_the_recorded_turns_per_conversation(helpdesk, tmp_path):
     assert rows["bob"] == {**rows["bob"], "runs": 1, "model_calls": 2, "stopped_by": None, "tokens": 220}
     text = CliRunner().invoke(check, [str(tmp_path), "--by-conversation"])
     assert "per conversation" in text.output and "conversation_budget:model_calls" in text.output
+
+
+@pytest.mark.parametrize("style", ["aiservices", "agentic", "executor"])
+def test_the_same_conversation_budget_on_every_agent_style(jvm, style):
+    from pyguard.jvm import scripted_model
+
+    first_run = Guard().agent(style, scripted_model("convergent")).chat("Where is order 12345?")
+    calls = first_run.model_calls  # what one turn of this style makes alone
+    budget = ConversationLimits(max_model_calls=calls + 1)
+    agent = Guard(PolicyConfig(conversation=budget), on_stop="end").agent(style, scripted_model("convergent"))
+    one = agent.chat("Where is order 12345?")
+    two = agent.chat("Where is order 12345?")  # the same thread: the same conversation
+    assert one.outcome is Outcome.SUCCEEDED and one.model_calls == calls
+    assert two.outcome is Outcome.EXPIRED and two.model_calls == 1, two.summary()
+    assert two.decisions[-1].rule == "conversation_budget:model_calls" and two.answer_source == "stop_message"
+    assert one.conversation_id == two.conversation_id == agent.agent_guard.conversation().id
+    three = agent.chat("Where is order 12345?")
+    assert three.model_calls == 0 and three.outcome is Outcome.EXPIRED
