@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes, Settled, footer, token_totals, verdict
+from pyguard.engine.tool_limit_replay import replayed_events
 from pyguard.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
@@ -91,6 +92,9 @@ class ReplayRun(_Model):
     dropped: nobody knows how the cut run would have ended); otherwise the recorded footer (None if none)."""
     decisions: list[Decision] = Field(default_factory=list, exclude=True)
     """The engine's decision after each replayed iteration, up to the stop (not in the JSON)."""
+    tool_calls_blocked: dict[str, int] = Field(default_factory=dict, exclude=True)
+    """Calls a per-tool ``continue`` limit of the policy would have blocked, by tool (not in the JSON): replayed as not
+    run (:mod:`pyguard.engine.tool_limit_replay`)."""
 
 
 class ReplayTotals(_Model):
@@ -183,6 +187,8 @@ class _Replayer:
         self.clock = RecordedClock()
         self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
         self._recorded: dict[str, Policy] = {}
+        self.blocked: dict[str, int] = {}
+        """The calls of the run last decided that a per-tool ``continue`` limit blocked, by tool."""
 
     def _policy_for(self, record: RunRecord) -> Policy:
         from pyguard.engine import Policy
@@ -203,7 +209,8 @@ class _Replayer:
         self.clock.reset(record)
         session = self._policy_for(record).new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
-        events = record.events
+        limited = replayed_events(record.events, session.config.caps.tool_limits)  # blocked calls do not run
+        events, self.blocked = limited.events, dict(limited.blocked)
         early = session.config.judge_results_early
         for k, event in enumerate(events):
             self.clock.advance(event)
@@ -230,7 +237,8 @@ def event_tokens(event: IterationEvent) -> int | None:
 
 def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayRun:
     """Replay one recorded run through a fresh policy built from ``config`` (None = the default PolicyConfig)."""
-    return _summarise_run(record, *_Replayer(config).decide(record))
+    replayer = _Replayer(config)
+    return _summarise_run(record, *replayer.decide(record), replayer.blocked)
 
 
 def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: Decision) -> RunEnd:
@@ -251,7 +259,9 @@ def _iteration(decision: Decision, default: int) -> int:
     return decision.iteration if decision.iteration is not None else default
 
 
-def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None) -> ReplayRun:
+def _summarise_run(
+    record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None, blocked: dict[str, int] | None = None
+) -> ReplayRun:
     events = record.events
     stop = next(((_iteration(d, k), d) for k, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
     stop_at = stop[0] if stop else None
@@ -280,6 +290,7 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
         if stop_at is not None and stop and engine_end
         else record.end,
         decisions=decisions,
+        tool_calls_blocked=dict(blocked or {}),
     )
 
 
@@ -347,5 +358,5 @@ def summarise(runs: list[ReplayRun]) -> ReplaySummary:
 def replay_runs(runs: Iterable[RunRecord], config: PolicyConfig | None = None) -> ReplayReport:
     """Replay every run (each in its own engine session) through ``config`` (None = the default PolicyConfig)."""
     replayer = _Replayer(config)
-    replayed = [_summarise_run(r, *replayer.decide(r)) for r in runs]
+    replayed = [_summarise_run(r, *replayer.decide(r), replayer.blocked) for r in runs]
     return ReplayReport(runs=replayed, summary=summarise(replayed))

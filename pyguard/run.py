@@ -28,7 +28,7 @@ from pyguard.jvm import guard_model
 from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
 from pyguard.jvm.otel_context import java_traceparent
 from pyguard.jvm.streaming import guard_streaming_model
-from pyguard.jvm.tool_limits import limited_tools
+from pyguard.jvm.tool_limits import limit_run_tools, limited_tools
 from pyguard.on_stop import STOP_MESSAGE, on_stop_for, stop_message
 from pyguard.result import RunResult
 from pyguard.run_finish import RunFinisher
@@ -247,8 +247,8 @@ class GuardedRun(RunFinisher):
             elif self.wraps_up:  # the agent's own cap, when known, ends the turn as the guard's stop too (raise)
                 answer = self.on_stop == "answer"
                 self._guarded.answer_on_stop(WRAP_UP if answer else None, self.agent_round_trips)
-            for tool, limit in sorted(self.guard.config.caps.tool_limits.items()):
-                self._guarded.limit_tool(tool, limit.limit)
+            if self.guard.config.caps.tool_limits:  # with their exits; an exit end's stop message
+                limit_run_tools(self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):

@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.conversation",
             "pyguard.guard",
             "pyguard.agent_guard",
+            "pyguard.conversations",
         ),
     ),
     ("trees", ("pyguard.nested_run", "pyguard.nested")),
