@@ -80,6 +80,8 @@ class AgentGuard:
         self._lock = threading.Lock()
         self._open: dict[str, GuardedRun] = {}
         self._results: deque[RunResult] = deque(maxlen=keep_results)
+        self._java_ends: set[str] = set()
+        """Runs Java is ending now (``Runs.ended``): their outcome goes back as its reply, not through ``publish``."""
         self._closed = False
         self.java = agent_guarded_model(model, self._open_implicit, self._end_implicit)
 
@@ -147,30 +149,49 @@ class AgentGuard:
 
     def _record(self, run: GuardedRun, result: RunResult) -> None:
         """A run of this agent ended (its :attr:`GuardedRun.on_end`, however it ended): it is no longer open, its
-        result is the latest."""
+        result is the latest, and Java's outcome listeners hear it (a run Java is ending hears it as the reply)."""
+        from pyguard.jvm.ending import java_outcome
+
         with self._lock:
             self._open.pop(run.run_id, None)
             self._results.append(result)
+            java_ends = run.run_id in self._java_ends
+        if not java_ends:
+            self.java.publish(java_outcome(result))
         if self.on_result is not None:
             self.on_result(result)
 
     def _open_implicit(self, user_message: str | None) -> Any:
         return self.new_run(user_message).guarded_model(self.delegate).java
 
-    def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> None:
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value
+    def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> Any:
+        """Java ended a run of this agent (the model answered, a call or hook threw, the turn ended outside the
+        model, or a watched call returned): end it, and return its Java ``GuardOutcome`` (None: no such open run)."""
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value, java_outcome
 
         with self._lock:
             run = self._open.get(run_id)
-        if run is None:
-            return
-        if answer is not None:
-            ending = ending_of_value(answer)
-        elif error is not None:
-            ending = ending_of_exception(error, last_text=run.last_text())
-        else:
-            ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-        run.end(ending, wrap_up=False)
+            if run is None:
+                return None
+            self._java_ends.add(run_id)
+        try:
+            if answer is not None:
+                ending = ending_of_value(answer)
+            elif error is not None:
+                ending = ending_of_exception(error, last_text=run.last_text())
+            else:
+                ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
+            return java_outcome(run.end(ending, wrap_up=False))
+        finally:
+            with self._lock:
+                self._java_ends.discard(run_id)
+
+    def watch(self, agent: Any) -> Any:
+        """Your Java agent (built around :attr:`model`) as Java's ``AgentGuardedChatModel.watch`` returns it: every
+        call of its methods is one run that ends when the call returns or raises, so a turn LangChain4j's own
+        round-trip cap ended is recorded as itself (outcome ``expired``, no open run) without telling the guard
+        ``max_tool_calling_round_trips``. Call your agent through the returned object."""
+        return self.java.watch(agent)
 
     # -- closing ---------------------------------------------------------------------------------------------------
 
@@ -212,9 +233,12 @@ class GuardedAgent:
         self.style = style
 
     def chat(self, task: str | Sequence[str]) -> RunResult:
-        """Run one user turn (or, aiservices only, a list of user messages in one run); never raises for the run
-        itself: its outcome says how it ended."""
+        """Run one user turn (or, aiservices only, a list of user messages in one run) and return its result; its
+        outcome says how it ended. Under ``on_stop="raise"`` a stop raises Java's ``GuardStopException``
+        (``pyguard.jvm.GuardStopException``) once the run has ended (its result is ``agent_guard.results[-1]``), as
+        an attached agent's ``chat()`` does; nothing else about the run raises."""
         from pyguard.jvm import run_built
+        from pyguard.jvm.ending import guard_stop_of
 
         ag = self.agent_guard
         run = ag.new_run(recorded_task(task))
@@ -223,7 +247,11 @@ class GuardedAgent:
             with ag.bound(run):
                 return run_built(self.java, task, run.guarded)
 
-        return run.drive(turn)
+        result = run.drive(turn)
+        stop = guard_stop_of(None, run.guarded) if run.on_stop == "raise" else None
+        if stop is not None:
+            raise stop
+        return result
 
     def close(self) -> None:
         self.agent_guard.close()
