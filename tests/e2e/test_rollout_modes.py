@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from pyguard.cli import main
 from pyguard.engine import PolicyConfig
+from pyguard.errors import ConfigError
 from pyguard.events import Outcome
 from pyguard.guard import Guard
 from pyguard.jvm import load_scenario, scripted_model
@@ -68,8 +69,12 @@ def test_the_mode_is_per_task_type_in_the_policy_file(jvm, tmp_path, task_type, 
     assert (result.outcome is Outcome.STALLED) == stalled, result.summary()
 
 
-def test_guard_mode_replaces_the_files_modes(jvm):
-    config = PolicyConfig.model_validate({"task_types": {"lookup": {"mode": "enforce"}}})
-    result, _ = run(Guard(config, mode="observe"))
-    assert result.outcome is not Outcome.STALLED
+def test_guard_mode_replaces_the_files_top_level_mode_and_refuses_a_task_type_that_differs(jvm):
+    config = PolicyConfig.model_validate({"mode": "enforce", "task_types": {"lookup": {"mode": "observe"}}})
+    result, _ = run(Guard(config, mode="observe"), task_type="refund")
+    assert result.outcome is not Outcome.STALLED  # the top level's enforce is replaced
     assert Guard(config, mode="observe").config.mode_for("lookup") == "observe"
+    with pytest.raises(
+        ConfigError, match=r"Guard\(mode='enforce'\) conflicts with .*\[task_types.lookup\] mode = 'observe'"
+    ):
+        Guard(config, mode="enforce")

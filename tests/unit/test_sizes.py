@@ -30,7 +30,6 @@ LONG_FILES = {
     "pyguard/jvm/agents.py": 528,
     "pyguard/tune/tuner.py": 449,
     "pyguard/testing/synthetic.py": 423,
-    "pyguard/guard.py": 435,
     "pyguard/engine/stall.py": 405,
     "pyguard/engine/session.py": 403,
 }
