@@ -29,6 +29,7 @@ from pyguard.agent_options import AgentOptions
 from pyguard.ending import Ending, RunEnding
 from pyguard.errors import RunError
 from pyguard.events import Outcome
+from pyguard.on_stop import raise_if_stopped
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
@@ -84,6 +85,8 @@ class AgentGuard:
         """Runs Java is ending now (``Runs.ended``): their outcome goes back as its reply, not through ``publish``."""
         self._closed = False
         self.java = agent_guarded_model(model, self._open_implicit, self._end_implicit)
+        if self.round_trips:  # a turn's end at that cap is seen at its last model call, in every mode
+            self.java.agentRoundTrips(self.round_trips)
 
     @property
     def model(self) -> Any:
@@ -238,7 +241,6 @@ class GuardedAgent:
         (``pyguard.jvm.GuardStopException``) once the run has ended (its result is ``agent_guard.results[-1]``), as
         an attached agent's ``chat()`` does; nothing else about the run raises."""
         from pyguard.jvm import run_built
-        from pyguard.jvm.ending import guard_stop_of
 
         ag = self.agent_guard
         run = ag.new_run(recorded_task(task))
@@ -248,9 +250,7 @@ class GuardedAgent:
                 return run_built(self.java, task, run.guarded)
 
         result = run.drive(turn)
-        stop = guard_stop_of(None, run.guarded) if run.on_stop == "raise" else None
-        if stop is not None:
-            raise stop
+        raise_if_stopped(run)
         return result
 
     def close(self) -> None:

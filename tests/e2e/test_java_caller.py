@@ -87,6 +87,16 @@ def test_on_stop_raise_through_attach_raises_the_java_class_and_java_reads_the_o
     assert str(raised.value.outcome()) == "stalled" and str(raised.value.runId()) == ag.results[-1].run_id
 
 
+def test_on_stop_raise_through_run_call_raises(user):
+    _, UserAgents = user
+    guard = Guard(on_stop="raise")
+    with guard.start_run(task=TASK) as run:
+        agent = UserAgents.create(run.wrap(stuck_model()), run.before_tool_execution(), 100)
+        with pytest.raises(pyguard.jvm.GuardStopException) as raised:
+            run.call(lambda: agent.chat(TASK))
+    assert run.result.outcome is Outcome.STALLED and str(raised.value.runId()) == run.run_id
+
+
 def test_on_stop_raise_through_guard_agent_raises(user):
     guard = Guard(on_stop="raise")
     agent = guard.agent("aiservices", stuck_model(), tools="logistics")

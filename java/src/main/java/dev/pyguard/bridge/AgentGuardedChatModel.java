@@ -78,6 +78,7 @@ public final class AgentGuardedChatModel implements ChatModel, ToolGuard {
     private final ThreadLocal<GuardOutcome> last = new ThreadLocal<>();
     private final List<Consumer<GuardOutcome>> outcomeListeners = new CopyOnWriteArrayList<>();
     private volatile String closed;
+    private volatile int agentRoundTrips;
 
     public AgentGuardedChatModel(ChatModel delegate, Runs runs) {
         this.delegate = Objects.requireNonNull(delegate, "delegate ChatModel");
@@ -126,10 +127,27 @@ public final class AgentGuardedChatModel implements ChatModel, ToolGuard {
             throw e;
         }
         AiMessage ai = response == null ? null : response.aiMessage();
-        if (!b.explicit() && (ai == null || !ai.hasToolExecutionRequests())) {
+        int cap = agentRoundTrips;
+        if (!b.explicit() && cap > 0 && b.run().modelCalls() > cap) {
+            finish(b, null, capEnds(cap));  // LangChain4j throws next, whatever this response says
+        } else if (!b.explicit() && (ai == null || !ai.hasToolExecutionRequests())) {
             finish(b, ai == null || ai.text() == null ? "" : ai.text(), null);
         }
         return response;
+    }
+
+    /**
+     * The agent's own cap on tool-calling round trips per user turn (LangChain4j's {@code maxToolCallingRoundTrips}),
+     * when Python was told it (0: unknown). LangChain4j 1.19 counts a round trip before it looks at a response, so it
+     * throws right after model call {@code cap + 1} of a turn returns, whatever that call answered: an implicit run
+     * ends there, as the agent's own cap. Nothing is done to the call (observe mode acts on nothing); a guard that
+     * answers the cap's end stops the run one call earlier ({@link GuardedChatModel#answerOnStop}).
+     */
+    public void agentRoundTrips(int cap) { agentRoundTrips = Math.max(0, cap); }
+
+    private static RuntimeException capEnds(int cap) {
+        return new IllegalStateException("the agent's own cap ended this turn: LangChain4j throws after model call "
+                + (cap + 1) + " (exceeded " + cap + " tool calling round trips (maxToolCallingRoundTrips))");
     }
 
     /** The calling thread's run for this request: its bound run, or a new one when a user turn begins. */
