@@ -160,7 +160,10 @@ class AgentGuard:
             self._results.append(result)
             java_ends = run.run_id in self._java_ends
         if not java_ends:
-            self.java.publish(java_outcome(result))
+            try:
+                self.java.publish(java_outcome(result))
+            except Exception:  # noqa: BLE001 - Java's listeners are told as a courtesy: the run has ended either way
+                pass
         if self.on_result is not None:
             self.on_result(result)
 

@@ -188,7 +188,8 @@ class Guard:
         its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends).
         ``options`` (:class:`pyguard.AgentOptions`) or keywords: ``task_type``, and ``max_tool_calling_round_trips``,
         your agent's ``maxToolCallingRoundTrips``, so that its end gets the wrap-up answer too (``round_trips`` is
-        its deprecated name)."""
+        its deprecated name). Java code holding the agent reads each call's end from ``.model``
+        (``lastOutcome()``, outcome listeners); ``.watch(agent)`` ends each call's run with the call, cap told or not."""
         from pyguard.agent_guard import AgentGuard
 
         options = agent_options("Guard.attach", options, keywords, uses=ATTACH_OPTIONS)
