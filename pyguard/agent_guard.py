@@ -41,7 +41,7 @@ from pyguard.engine.conversation_budget import RULE
 from pyguard.errors import RunError
 from pyguard.events import Outcome
 from pyguard.jvm.tool_limits import limit_run_tools
-from pyguard.on_stop import stop_message
+from pyguard.on_stop import raise_if_stopped, stop_message
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
@@ -93,11 +93,15 @@ class AgentGuard:
         self._lock = threading.Lock()
         self._open: dict[str, GuardedRun] = {}
         self._results: deque[RunResult] = deque(maxlen=keep_results)
+        self._java_ends: set[str] = set()
+        """Runs Java is ending now (``Runs.ended``): their outcome goes back as its reply, not through ``publish``."""
         self._closed = False
         self.conversations = Conversations(host)
         """The conversations of this agent (``[conversation]`` budgets): see :meth:`conversation`."""
         self._memory_ids: Any = None
         self.java = agent_guarded_model(model, self._open_implicit, self._end_implicit)
+        if self.round_trips:  # a turn's end at that cap is seen at its last model call, in every mode
+            self.java.agentRoundTrips(self.round_trips)
 
     @property
     def model(self) -> Any:
@@ -195,30 +199,52 @@ class AgentGuard:
 
     def _record(self, run: GuardedRun, result: RunResult) -> None:
         """A run of this agent ended (its :attr:`GuardedRun.on_end`, however it ended): it is no longer open, its
-        result is the latest."""
+        result is the latest, and Java's outcome listeners hear it (a run Java is ending hears it as the reply)."""
+        from pyguard.jvm.ending import java_outcome
+
         with self._lock:
             self._open.pop(run.run_id, None)
             self._results.append(result)
+            java_ends = run.run_id in self._java_ends
+        if not java_ends:
+            try:
+                self.java.publish(java_outcome(result))
+            except Exception:  # noqa: BLE001 - Java's listeners are told as a courtesy: the run has ended either way
+                pass
         if self.on_result is not None:
             self.on_result(result)
 
     def _open_implicit(self, user_message: str | None) -> Any:
         return self.new_run(user_message).guarded_model(self.delegate).java
 
-    def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> None:
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value
+    def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> Any:
+        """Java ended a run of this agent (the model answered, a call or hook threw, the turn ended outside the
+        model, or a watched call returned): end it, and return its Java ``GuardOutcome`` (None: no such open run)."""
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value, java_outcome
 
         with self._lock:
             run = self._open.get(run_id)
-        if run is None:
-            return
-        if answer is not None:
-            ending = ending_of_value(answer)
-        elif error is not None:
-            ending = ending_of_exception(error, last_text=run.last_text())
-        else:
-            ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-        run.end(ending, wrap_up=False)
+            if run is None:
+                return None
+            self._java_ends.add(run_id)
+        try:
+            if answer is not None:
+                ending = ending_of_value(answer)
+            elif error is not None:
+                ending = ending_of_exception(error, last_text=run.last_text())
+            else:
+                ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
+            return java_outcome(run.end(ending, wrap_up=False))
+        finally:
+            with self._lock:
+                self._java_ends.discard(run_id)
+
+    def watch(self, agent: Any) -> Any:
+        """Your Java agent (built around :attr:`model`) as Java's ``AgentGuardedChatModel.watch`` returns it: every
+        call of its methods is one run that ends when the call returns or raises, so a turn LangChain4j's own
+        round-trip cap ended is recorded as itself (outcome ``expired``, no open run) without telling the guard
+        ``max_tool_calling_round_trips``. Call your agent through the returned object."""
+        return self.java.watch(agent)
 
     # -- closing ---------------------------------------------------------------------------------------------------
 
@@ -260,8 +286,10 @@ class GuardedAgent:
         self.style = style
 
     def chat(self, task: str | Sequence[str]) -> RunResult:
-        """Run one user turn (or, aiservices only, a list of user messages in one run); never raises for the run
-        itself: its outcome says how it ended."""
+        """Run one user turn (or, aiservices only, a list of user messages in one run) and return its result; its
+        outcome says how it ended. Under ``on_stop="raise"`` a stop raises Java's ``GuardStopException``
+        (``pyguard.jvm.GuardStopException``) once the run has ended (its result is ``agent_guard.results[-1]``), as
+        an attached agent's ``chat()`` does; nothing else about the run raises."""
         from pyguard.jvm import run_built
 
         ag = self.agent_guard
@@ -271,7 +299,9 @@ class GuardedAgent:
             with ag.bound(run):
                 return run_built(self.java, task, run.guarded)
 
-        return run.drive(turn)
+        result = run.drive(turn)
+        raise_if_stopped(run)
+        return result
 
     def close(self) -> None:
         self.agent_guard.close()

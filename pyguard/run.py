@@ -29,7 +29,7 @@ from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_
 from pyguard.jvm.otel_context import java_traceparent
 from pyguard.jvm.streaming import guard_streaming_model
 from pyguard.jvm.tool_limits import limit_run_tools, limited_tools
-from pyguard.on_stop import STOP_MESSAGE, on_stop_for, stop_message
+from pyguard.on_stop import STOP_MESSAGE, on_stop_for, raise_if_stopped, set_up_stops, stop_message
 from pyguard.result import RunResult
 from pyguard.run_finish import RunFinisher
 from pyguard.run_host import (
@@ -242,11 +242,8 @@ class GuardedRun(RunFinisher):
             except BaseException:
                 self.abandon()  # no run is left open: its model could not be guarded
                 raise
-            if self.wraps_up and self.on_stop == "end":  # a stop ends with its message: no model call
-                self._guarded.end_on_stop(stop_message(self.guard), self.agent_round_trips)
-            elif self.wraps_up:  # the agent's own cap, when known, ends the turn as the guard's stop too (raise)
-                answer = self.on_stop == "answer"
-                self._guarded.answer_on_stop(WRAP_UP if answer else None, self.agent_round_trips)
+            if self.wraps_up:
+                set_up_stops(self, self._guarded)
             if self.guard.config.caps.tool_limits:  # with their exits; an exit end's stop message
                 limit_run_tools(self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
@@ -327,18 +324,24 @@ class GuardedRun(RunFinisher):
         return self.end(ending_of_result(value))
 
     def call(self, fn: Callable[[], Any]) -> Any:
-        """Run your agent (``fn``) and end this run from what happened (:meth:`drive`); returns ``fn``'s value, or,
-        when the guard stopped the run, the wrap-up's answer (``on_stop="answer"``) or None (read :attr:`result`).
-        Java exceptions other than a guard stop end the run ``failed``."""
+        """Run your agent (``fn``), end this run from what happened (:meth:`drive`); return ``fn``'s value, or after
+        a stop the wrap-up's answer (``on_stop="answer"``) or None (:attr:`result`); ``on_stop="raise"``: raise Java's
+        ``GuardStopException`` (:func:`pyguard.on_stop.raise_if_stopped`). Other Java exceptions end it ``failed``."""
         returned: list[Any] = []
+        raised: list[BaseException] = []
 
         def execute(_: Any) -> Any:
-            returned.append(fn())
+            try:
+                returned.append(fn())
+            except Exception as exc:  # a Java exception arrives as a Python one (JPype)
+                raised.append(exc)
+                raise
             return returned[0]
 
         result = self.drive(execute, reads="value")
         if returned:
             return returned[0]
+        raise_if_stopped(self, raised[0] if raised else None)
         return result.answer if result.end.answer_source in ("wrap_up", "stop_message") else None
 
     @property

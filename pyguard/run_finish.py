@@ -102,8 +102,8 @@ class RunFinisher:
         """The ending as the wrap-up makes it: the one made during the run (the agent returned its answer), or one
         made now for a loop that ended on its own cap or on a stop it raised."""
         guarded = self._guarded
-        if guarded is None or not self.wraps_up:
-            return ending
+        if guarded is None or not self.wraps_up or self.mode == "observe":
+            return ending  # observe never acts: no wrap-up, even at the agent's own cap
         wrap = guarded.wrap_up()
         if wrap is None and self.on_stop == "raise":  # (a tool limit's exit end makes a stop message under any on_stop)
             return ending

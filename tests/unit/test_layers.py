@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.interrupts",
             "pyguard.conversation",
             "pyguard.guard",
+            "pyguard.guard_settings",
             "pyguard.agent_guard",
             "pyguard.conversations",
         ),

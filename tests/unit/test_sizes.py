@@ -20,7 +20,6 @@ LONG_FUNCTIONS = {
 }
 LONG_FILES = {
     "pyguard/tune/tuner.py": 449,
-    "pyguard/guard.py": 435,
     "pyguard/engine/stall.py": 405,
     "pyguard/engine/session.py": 403,
 }
