@@ -23,16 +23,29 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from pyguard.agent_options import AgentOptions
-from pyguard.ending import Ending, RunEnding
+from pyguard.conversations import (
+    Conversation,
+    ConversationEntry,
+    Conversations,
+    conversation_session,
+    thread_conversation,
+)
+from pyguard.decisions import Action, Decision
+from pyguard.ending import Causes, Ending, EndNotes, RunEnding
+from pyguard.engine.conditions import StopHit
+from pyguard.engine.conversation_budget import RULE
 from pyguard.errors import RunError
 from pyguard.events import Outcome
+from pyguard.jvm.tool_limits import limit_run_tools
+from pyguard.on_stop import raise_if_stopped, stop_message
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
-__all__ = ["AgentGuard", "GuardedAgent"]
+__all__ = ["AgentGuard", "ConversationRun", "GuardedAgent"]
 
 UNFINISHED_TURN = (
     "the agent ended this user turn without a final answer outside the model (its own loop cap, such as LangChain4j's"
@@ -80,8 +93,15 @@ class AgentGuard:
         self._lock = threading.Lock()
         self._open: dict[str, GuardedRun] = {}
         self._results: deque[RunResult] = deque(maxlen=keep_results)
+        self._java_ends: set[str] = set()
+        """Runs Java is ending now (``Runs.ended``): their outcome goes back as its reply, not through ``publish``."""
         self._closed = False
+        self.conversations = Conversations(host)
+        """The conversations of this agent (``[conversation]`` budgets): see :meth:`conversation`."""
+        self._memory_ids: Any = None
         self.java = agent_guarded_model(model, self._open_implicit, self._end_implicit)
+        if self.round_trips:  # a turn's end at that cap is seen at its last model call, in every mode
+            self.java.agentRoundTrips(self.round_trips)
 
     @property
     def model(self) -> Any:
@@ -100,6 +120,22 @@ class AgentGuard:
         from pyguard.jvm.tool_limits import limited_tools
 
         return limited_tools(self.java, objects)
+
+    def memory_ids(self) -> Any:
+        """A Java ``BiFunction<ChatRequest, Object, ChatRequest>`` for ``AiServices.builder(...)
+        .chatRequestTransformer(hook)``: it tells the guard which chat memory each model call serves (the request goes
+        on unchanged), so the ``[conversation]`` budgets hold per memory id. Without it, a conversation is a thread."""
+        if self._memory_ids is None:
+            from pyguard.jvm.tool_limits import memory_ids
+
+            self._memory_ids = memory_ids()
+        return self._memory_ids.hook()
+
+    def conversation(self, conversation_id: str | None = None) -> Conversation:
+        """The conversation ``conversation_id`` (a chat-memory id as text; None: the calling thread's): what it spent
+        across its turns, :meth:`~pyguard.conversation_runs.Conversation.reset` (a fresh budget) and
+        :meth:`~pyguard.conversation_runs.Conversation.end` (forget it)."""
+        return Conversation(self.conversations, conversation_id or thread_conversation())
 
     def after_tool_execution(self) -> Any:
         """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran (each run's
@@ -125,8 +161,13 @@ class AgentGuard:
         """A run of this agent for one user turn (its guarded model made around the agent's model)."""
         if self._closed:
             raise RunError(self._closed_message())
-        run = GuardedRun(
-            self.host, run_id=new_run_id(), task=task, task_type=self.task_type, agent_style=self.agent_style
+        run = ConversationRun(
+            self.host,
+            conversation=self.conversations.entry(self._conversation_now()),
+            run_id=new_run_id(),
+            task=task,
+            task_type=self.task_type,
+            agent_style=self.agent_style,
         )
         run.agent_round_trips = self.round_trips
         run.counts_executions = self.counts_executions
@@ -134,7 +175,18 @@ class AgentGuard:
         with self._lock:
             self._open[run.run_id] = run
         run.guarded_model(self.delegate)
+        run.begin()
         return run
+
+    def _conversation_now(self) -> str:
+        """The conversation of the user turn beginning on this thread: the memory id its model call serves (when the
+        agent has :meth:`memory_ids`), else the thread's."""
+        if self._memory_ids is not None:
+            memory_id = self._memory_ids.current()
+            self._memory_ids.clear()
+            if memory_id is not None:
+                return str(memory_id)
+        return thread_conversation()
 
     @contextmanager
     def bound(self, run: GuardedRun) -> Iterator[GuardedRun]:
@@ -147,30 +199,52 @@ class AgentGuard:
 
     def _record(self, run: GuardedRun, result: RunResult) -> None:
         """A run of this agent ended (its :attr:`GuardedRun.on_end`, however it ended): it is no longer open, its
-        result is the latest."""
+        result is the latest, and Java's outcome listeners hear it (a run Java is ending hears it as the reply)."""
+        from pyguard.jvm.ending import java_outcome
+
         with self._lock:
             self._open.pop(run.run_id, None)
             self._results.append(result)
+            java_ends = run.run_id in self._java_ends
+        if not java_ends:
+            try:
+                self.java.publish(java_outcome(result))
+            except Exception:  # noqa: BLE001 - Java's listeners are told as a courtesy: the run has ended either way
+                pass
         if self.on_result is not None:
             self.on_result(result)
 
     def _open_implicit(self, user_message: str | None) -> Any:
         return self.new_run(user_message).guarded_model(self.delegate).java
 
-    def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> None:
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value
+    def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> Any:
+        """Java ended a run of this agent (the model answered, a call or hook threw, the turn ended outside the
+        model, or a watched call returned): end it, and return its Java ``GuardOutcome`` (None: no such open run)."""
+        from pyguard.jvm.ending import ending_of_exception, ending_of_value, java_outcome
 
         with self._lock:
             run = self._open.get(run_id)
-        if run is None:
-            return
-        if answer is not None:
-            ending = ending_of_value(answer)
-        elif error is not None:
-            ending = ending_of_exception(error, last_text=run.last_text())
-        else:
-            ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-        run.end(ending, wrap_up=False)
+            if run is None:
+                return None
+            self._java_ends.add(run_id)
+        try:
+            if answer is not None:
+                ending = ending_of_value(answer)
+            elif error is not None:
+                ending = ending_of_exception(error, last_text=run.last_text())
+            else:
+                ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
+            return java_outcome(run.end(ending, wrap_up=False))
+        finally:
+            with self._lock:
+                self._java_ends.discard(run_id)
+
+    def watch(self, agent: Any) -> Any:
+        """Your Java agent (built around :attr:`model`) as Java's ``AgentGuardedChatModel.watch`` returns it: every
+        call of its methods is one run that ends when the call returns or raises, so a turn LangChain4j's own
+        round-trip cap ended is recorded as itself (outcome ``expired``, no open run) without telling the guard
+        ``max_tool_calling_round_trips``. Call your agent through the returned object."""
+        return self.java.watch(agent)
 
     # -- closing ---------------------------------------------------------------------------------------------------
 
@@ -212,8 +286,10 @@ class GuardedAgent:
         self.style = style
 
     def chat(self, task: str | Sequence[str]) -> RunResult:
-        """Run one user turn (or, aiservices only, a list of user messages in one run); never raises for the run
-        itself: its outcome says how it ended."""
+        """Run one user turn (or, aiservices only, a list of user messages in one run) and return its result; its
+        outcome says how it ended. Under ``on_stop="raise"`` a stop raises Java's ``GuardStopException``
+        (``pyguard.jvm.GuardStopException``) once the run has ended (its result is ``agent_guard.results[-1]``), as
+        an attached agent's ``chat()`` does; nothing else about the run raises."""
         from pyguard.jvm import run_built
 
         ag = self.agent_guard
@@ -223,7 +299,75 @@ class GuardedAgent:
             with ag.bound(run):
                 return run_built(self.java, task, run.guarded)
 
-        return run.drive(turn)
+        result = run.drive(turn)
+        raise_if_stopped(run)
+        return result
 
     def close(self) -> None:
         self.agent_guard.close()
+
+
+class ConversationRun(GuardedRun):
+    """One user turn of an attached agent, charged to its conversation (:mod:`pyguard.conversations`): its engine
+    session judges the policy's stop condition OR the conversation's ``[conversation]`` budget."""
+
+    def __init__(self, guard: RunHost, *, conversation: ConversationEntry, **run: Any) -> None:
+        super().__init__(guard, **run)
+        self.conversation = conversation.ledger
+        self._conversation_tools = conversation.java_limits
+        if self.conversation.limits.enabled:  # else the policy's own session: nothing more to judge
+            self.session = conversation_session(guard.policy, self.conversation, self.run_id, self.task_type)
+        self.conversation.add_run(self.run_id)
+        self.turn_in_conversation = self.conversation.spend.runs
+        self.spent_before: StopHit | None = None
+        """The conversation's limit that was spent before this turn began (it then made no model call)."""
+
+    @property
+    def conversation_id(self) -> str:
+        return self.conversation.id
+
+    def begin(self) -> None:
+        """After the run's model is wrapped: its per-tool limits (``[caps.tool_limits]``) within its conversation's
+        (``[conversation.tool_limits]``), and a turn of a spent conversation stopped before its first model call (the
+        stop recorded as the run's decision)."""
+        guarded = self.guarded
+        if self._conversation_tools is not None:  # the run's limits (set as it was wrapped) within its conversation's
+            limit_run_tools(guarded.java, {}, stop_message(self.guard))
+            guarded.java.toolLimits().within(self._conversation_tools)
+        hit = self.conversation.exhausted()
+        if hit is None:
+            return
+        self.spent_before = hit
+        decision = Decision(
+            action=Action.STOP, reason=hit.message, rule=hit.rule, outcome=Outcome.EXPIRED, evidence=dict(hit.evidence)
+        )
+        with self._lock:
+            self.decisions.append(decision)
+            if self._writer is not None:
+                self._writer.decision(self.run_id, decision)
+        guarded.request_stop(Outcome.EXPIRED, hit.message, hit.rule)
+
+    def observe(self, event: Any) -> Decision | None:
+        """Charge the model call to the conversation, then judge it (the conversation's budget among the rules)."""
+        self.conversation.charge_event(event)
+        return super().observe(event)
+
+    def _notes(self, causes: Causes) -> EndNotes:
+        """The run's notes with its conversation: id, limits, spend after this turn, which turn it was, and the rule
+        when the conversation's budget stopped it; calls blocked by the conversation's tool limits among the run's."""
+        notes = super()._notes(causes)
+        if notes.wrap_up_tokens is not None and notes.wrap_up_tokens.total:
+            self.conversation.charge_tokens(notes.wrap_up_tokens.total)
+        evidence = dict(notes.evidence)
+        summary = self.conversation.summary()
+        summary["turn"] = self.turn_in_conversation
+        stop = self.spent_before or self.session.stopped
+        if stop is not None and (stop.rule or "").startswith(RULE):
+            summary["stopped_by"] = stop.rule
+            if self.spent_before is not None:
+                summary["spent_before_turn"] = True
+        evidence["conversation"] = summary
+        if self._conversation_tools is not None and self._guarded is not None:
+            limits = dict((evidence.get("tool_limits") or {}).get("limits") or {})
+            evidence["tool_limits"] = {"limits": limits, "blocked": self._guarded.blocked_tools()}
+        return replace(notes, evidence=evidence)

@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
-from pyguard.agent_options import OPTIONS, AgentKeywords, AgentOptions, agent_options
+from pyguard.agent_options import AgentKeywords, AgentOptions, agent_options
 from pyguard.ending import end_from_events, finish_arguments
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord, RunStart
-from pyguard.limits import JAVA_INT_MAX, fail_safe_cap, renamed_limit
+from pyguard.guard_settings import AGENT_OPTIONS, ATTACH_OPTIONS, check_guard_settings, with_mode
+from pyguard.limits import fail_safe_cap, renamed_limit
 from pyguard.result import RunResult
 from pyguard.run import ActiveRuns, GuardedRun, OnStop, Verifier, new_run_id, recorded_task
 
@@ -73,14 +75,17 @@ class Guard:
     ``verifier``: optional ``answer -> bool``; a rejected answer makes the run ``failed``.
     ``telemetry``: optional :class:`pyguard.otel.GuardTelemetry` (``otel`` extra): each run also emits OpenTelemetry
     GenAI spans as it goes.
-    ``mode``: ``"observe"``, ``"reflect"`` or ``"enforce"`` for every run (the policy file's ``mode`` and its task
-    types' are replaced): observe records every decision in the trace and acts on none, reflect sends reflections
-    and never stops, enforce acts on every decision. None: the policy's (``PolicyConfig.mode``, default enforce).
+    ``mode``: ``"observe"``, ``"reflect"`` or ``"enforce"`` for every run: it replaces the policy file's top-level
+    ``mode``; a task type of the policy whose own ``mode`` differs is refused (:class:`ConfigError`, see
+    :mod:`pyguard.guard_settings` for why). Observe records every decision in the trace and acts on none (no stop, no
+    reflection, no wrap-up, not even at the agent's own cap), reflect sends reflections and never stops, enforce acts
+    on every decision. None: the policy's (``PolicyConfig.mode`` and its task types', default enforce).
     ``on_stop``: ``"answer"`` (default): a stopped run (the guard's stop, the fail-safe cap, the agent's own cap when
     pyguard knows it) ends with one last model call with no tools asking for the best answer from what the run knows
     (:data:`pyguard.run.WRAP_UP`); the agent returns that answer, the outcome still says ``stalled``/``expired`` and
-    ``RunResult.answer_source`` is ``"wrap_up"``. ``"raise"``: the agent's call raises the Java ``GuardStopException``
-    (``GuardedRun.call`` returns None). ``"end"``: no model call after the stop; the agent returns the stop message
+    ``RunResult.answer_source`` is ``"wrap_up"``. ``"raise"``: the agent's call raises Java's
+    ``GuardStopException`` (``pyguard.jvm.GuardStopException`` from Python), through an attached
+    agent, :meth:`GuardedRun.call` and :meth:`agent` alike (:meth:`run` returns the result). ``"end"``: no model call after the stop; the agent returns the stop message
     (``stop_message``, default :data:`pyguard.run.STOP_MESSAGE`: ``{outcome}``, ``{rule}``, ``{reason}`` and
     ``{found}``, the run's last tool result, which ``stop_message_content=False`` leaves out) and
     ``RunResult.answer_source`` is ``"stop_message"``. None (default): the policy's ``on_stop`` for the run's task
@@ -118,28 +123,13 @@ class Guard:
         fail_safe_calls = renamed_limit("Guard", "max_model_calls", max_model_calls, "fail_safe_calls", fail_safe_calls)
         if fail_safe_calls is None:
             fail_safe_calls = fail_safe_cap(self.config)
-        if not _is_int(fail_safe_calls) or not 1 <= fail_safe_calls <= JAVA_INT_MAX:
-            raise ConfigError(
-                f"fail_safe_calls={fail_safe_calls!r} must be an integer from 1 to {JAVA_INT_MAX} (the Java fail-safe"
-                " cap on model calls per user turn)"
-            )
-        if not _is_int(callback_timeout_ms) or not 0 <= callback_timeout_ms <= 86_400_000:
-            raise ConfigError(
-                f"callback_timeout_ms={callback_timeout_ms!r} must be 0 (no deadline) or a number of milliseconds up to"
-                " 86400000 (a day)"
-            )
-        if not _is_int(trace_file_mode) or not 0 <= trace_file_mode <= 0o777:
-            raise ConfigError(f"trace_file_mode={trace_file_mode!r} must be permission bits such as 0o600")
-        if on_stop not in (None, "answer", "raise", "end"):
-            raise ConfigError(
-                f"on_stop={on_stop!r} must be 'answer' (a last model call with no tools), 'raise' (the Java exception),"
-                " 'end' (the stop message, no model call) or None (the policy's)"
-            )
-        if stop_message is not None and (not isinstance(stop_message, str) or not stop_message.strip()):
-            raise ConfigError(
-                f"stop_message={stop_message!r} must be a non-empty text (placeholders: {{outcome}},"
-                " {rule}, {reason}, {found}) or None for pyguard.run.STOP_MESSAGE"
-            )
+        check_guard_settings(
+            fail_safe_calls=fail_safe_calls,
+            callback_timeout_ms=callback_timeout_ms,
+            trace_file_mode=trace_file_mode,
+            on_stop=on_stop,
+            stop_message=stop_message,
+        )
         self.on_stop: OnStop = on_stop if on_stop is not None else self.config.on_stop
         self.on_stop_set = on_stop is not None
         """True when ``on_stop`` was given here: it replaces the policy's task types' (else each run reads its own)."""
@@ -198,7 +188,8 @@ class Guard:
         its own, with its own trace, budget and outcome (``.results``; ``on_result`` hears each as it ends).
         ``options`` (:class:`pyguard.AgentOptions`) or keywords: ``task_type``, and ``max_tool_calling_round_trips``,
         your agent's ``maxToolCallingRoundTrips``, so that its end gets the wrap-up answer too (``round_trips`` is
-        its deprecated name)."""
+        its deprecated name). Java code holding the agent reads each call's end from ``.model``
+        (``lastOutcome()``, outcome listeners); ``.watch(agent)`` ends each call's run with the call, cap told or not."""
         from pyguard.agent_guard import AgentGuard
 
         options = agent_options("Guard.attach", options, keywords, uses=ATTACH_OPTIONS)
@@ -356,15 +347,11 @@ class Guard:
         if threads < 1:
             raise ConfigError(f"threads={threads!r} must be a positive integer")
         results: list[RunResult | None] = [None] * len(jobs)
-        bar = _progress(len(jobs)) if progress else None
-        with ThreadPoolExecutor(max_workers=threads) as pool:
+        with ThreadPoolExecutor(max_workers=threads) as pool, _progress(len(jobs), progress) as advance:
             futures = {pool.submit(job, self): i for i, job in enumerate(jobs)}
             for fut in futures:
                 results[futures[fut]] = fut.result()
-                if bar is not None:
-                    bar.advance()
-        if bar is not None:
-            bar.close()
+                advance()
         return [r for r in results if r is not None]
 
 
@@ -394,42 +381,15 @@ def run_unguarded(
     return RunResult(record=RunRecord(start=start, events=events, end=end))
 
 
-ATTACH_OPTIONS = ("task_type", "max_tool_calling_round_trips")
-"""The agent options :meth:`Guard.attach` uses (your agent is built by you: its tools and loop are yours)."""
+@contextmanager
+def _progress(total: int, shown: bool) -> Iterator[Callable[[], None]]:
+    """A rich progress bar on stderr for run_many (nothing when not ``shown``): yields its advance function."""
+    if not shown:
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
 
-AGENT_OPTIONS = tuple(name for name in OPTIONS if name != "run_id")
-"""The agent options :meth:`Guard.agent` uses: all but the run id (each ``chat()`` is a run with an id of its own)."""
-
-
-def with_mode(config: PolicyConfig, mode: Mode) -> PolicyConfig:
-    """``config`` with ``mode`` for every run: the top level's, and no task type's own."""
-    from pyguard.engine import PolicyConfig
-
-    if mode not in ("observe", "reflect", "enforce"):
-        raise ConfigError(f"mode={mode!r} must be 'observe', 'reflect' or 'enforce'")
-    types = {name: t.model_copy(update={"mode": None}) for name, t in config.task_types.items()}
-    return PolicyConfig.model_validate(
-        {**config.model_dump(), "mode": mode, "task_types": {name: t.model_dump() for name, t in types.items()}}
-    )
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-class _progress:
-    """A rich progress bar on stderr for run_many."""
-
-    def __init__(self, total: int) -> None:
-        from rich.console import Console
-        from rich.progress import Progress
-
-        self._p = Progress(console=Console(stderr=True), transient=True)
-        self._p.start()
-        self._task = self._p.add_task("runs", total=total)
-
-    def advance(self) -> None:
-        self._p.advance(self._task)
-
-    def close(self) -> None:
-        self._p.stop()
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("runs", total=total)
+        yield lambda: bar.advance(task)

@@ -72,7 +72,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``DEFAULT_MAX_MODEL_CALLS`` is read from Java, its one home (see :mod:`pyguard.jvm.agents`)."""
+    """``DEFAULT_MAX_MODEL_CALLS`` is read from Java, its one home (see :mod:`pyguard.jvm.agents`).
+    ``GuardStopException`` is Java's ``dev.pyguard.bridge.GuardStopException`` once the JVM runs: what an agent's call
+    raises when the guard stops it under ``on_stop="raise"`` (``except pyguard.jvm.GuardStopException as stop:``,
+    then ``stop.outcome()``, ``stop.rule()``, ``stop.reason()``, ``stop.runId()``)."""
+    if name == "GuardStopException":
+        from pyguard.jvm.ending import guard_stop_class
+
+        return guard_stop_class()
     if name == "DEFAULT_MAX_MODEL_CALLS":
         from pyguard.jvm import agents
 

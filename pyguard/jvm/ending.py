@@ -19,10 +19,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "billed_tokens",
+    "guard_stop_class",
+    "java_outcome",
     "ending_of_exception",
     "ending_of_result",
     "ending_of_value",
     "ending_of_wrap_up",
+    "guard_stop_of",
     "interrupted",
     "wrap_up_totals",
 ]
@@ -57,6 +60,8 @@ def ending_of_exception(exc: BaseException, last_text: str | None = None) -> Run
             ending=Ending.STOPPED, stop_outcome=Outcome.CANCELLED, reason="interrupted (Ctrl-C)", last_text=last_text
         )
     stop = _guard_stop_in(exc)
+    if stop is None and _agent_cap_in(exc):  # LangChain4j's own round-trip cap: the loop ran out, not a failure
+        return RunEnding(ending=Ending.EXHAUSTED, reason=_java_message(exc), last_text=last_text)
     if stop is None:
         return RunEnding(ending=Ending.FAILED, error=f"{type(exc).__name__}: {exc}", last_text=last_text)
     try:
@@ -87,6 +92,61 @@ def _guard_stop_in(exc: BaseException) -> Any:
         return jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
     except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
         return None
+
+
+def _agent_cap_in(exc: BaseException) -> bool:
+    """True when ``exc`` is LangChain4j's round-trip cap ending an AiServices call ("exceeded N tool calling round
+    trips (maxToolCallingRoundTrips)"), in its cause chain."""
+    if not hasattr(exc, "getClass"):
+        return False
+    from pyguard.jvm._java import jclass
+
+    try:
+        return bool(jclass("dev.pyguard.bridge.AgentGuardedChatModel").agentCapEnded(exc))
+    except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
+        return False
+
+
+def _java_message(exc: BaseException) -> str:
+    message = exc.getMessage() if hasattr(exc, "getMessage") else None
+    return f"LangChain4j's own cap: {message if message is not None else exc}"
+
+
+def guard_stop_class() -> Any:
+    """Java's ``dev.pyguard.bridge.GuardStopException`` (a ``RuntimeException``), as JPype's class: what an agent's
+    call raises when the guard stops it under ``on_stop="raise"`` (attach, ``GuardedRun.call``, ``Guard.agent``);
+    ``except`` it from Python. Needs the JVM started (:func:`pyguard.jvm.start_jvm`)."""
+    from pyguard.jvm._java import jclass
+
+    return jclass("dev.pyguard.bridge.GuardStopException")
+
+
+def guard_stop_of(exc: BaseException | None, guarded: Any = None) -> Any:
+    """The ``GuardStopException`` to raise for a run the guard stopped: the one in ``exc``'s cause chain (what the
+    agent raised), else the one the run's guarded model (:class:`pyguard.jvm.GuardedModel`) stopped with; None."""
+    stop = _guard_stop_in(exc) if exc is not None else None
+    if stop is None and guarded is not None:
+        java = guarded.java
+        stop = (java.actuator() if hasattr(java, "actuator") else java).stopException()  # streaming: its actuator's
+    return stop
+
+
+def java_outcome(result: Any) -> Any:
+    """A Java ``GuardOutcome`` (how the turn ended, for the Java code that holds the agent) from a
+    :class:`pyguard.result.RunResult`."""
+    from pyguard.jvm._java import jclass
+
+    rule = result.evidence.get("rule")
+    tokens = result.total_tokens
+    return jclass("dev.pyguard.bridge.GuardOutcome")(
+        result.run_id,
+        result.outcome.value,
+        None if rule is None else str(rule),
+        result.reason or "",
+        result.answer_source,
+        int(result.model_calls),
+        None if tokens is None else jclass("java.lang.Long")(int(tokens)),
+    )
 
 
 def interrupted(exc: BaseException) -> bool:

@@ -17,8 +17,8 @@ __all__ = ["agent_guarded_model"]
 
 OpenRun = Callable[[str | None], Any]
 """``user message -> the Java GuardedChatModel of a new run``."""
-EndRun = Callable[[str, "str | None", "BaseException | None"], None]
-"""``(run id, answer, error) -> None``: an implicit run ended."""
+EndRun = Callable[[str, "str | None", "BaseException | None"], Any]
+"""``(run id, answer, error) -> Java GuardOutcome or None``: an implicit run ended; how it ended goes back to Java."""
 
 
 def agent_guarded_model(model: Any, open_run: OpenRun, end_run: EndRun) -> Any:
@@ -58,8 +58,8 @@ def _runs_class() -> Any:
                     ) from None
 
             @JOverride
-            def ended(self, runId: Any, answer: Any, error: Any) -> None:  # noqa: N803 - Java names
-                self.end_run(str(runId), None if answer is None else str(answer), error)
+            def ended(self, runId: Any, answer: Any, error: Any) -> Any:  # noqa: N803 - Java names
+                return self.end_run(str(runId), None if answer is None else str(answer), error)
 
         _RUNS = _Runs
     return _RUNS

@@ -117,7 +117,8 @@ def test_a_model_wrapped_for_one_run_refuses_to_run_after_it(jvm):
     scripted = scripted_model(stubborn_incident(), seed=3)
     with Guard(on_stop="raise").start_run(task=TASK, task_type="lookup") as run:
         agent = support_agent(run.wrap(scripted), (run.before_tool_execution(), None), scripted, round_trips=30)
-        run.call(lambda: str(agent.chat("alice", TASK)))
+        with pytest.raises(jpype.JClass("dev.pyguard.bridge.GuardStopException")):  # on_stop="raise": run.call raises
+            run.call(lambda: str(agent.chat("alice", TASK)))
     assert run.result.outcome is Outcome.STALLED
     calls = int(scripted.calls())
     # the service keeps its agent after the run: the next call must not run unguarded until LangChain4j's cap

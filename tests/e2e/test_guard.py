@@ -111,7 +111,8 @@ def test_user_built_aiservices_agent_through_wrap_and_call(jvm):
     with Guard(on_stop="raise").start_run(task=TASK, task_type="lookup") as raising:
         model = raising.wrap(scripted_model(stubborn_incident(), seed=3))
         agent = AiServices.builder(ToolAssistant).chatModel(model).tools(LogisticsTools()).build()
-        assert raising.call(lambda: agent.chat(TASK)) is None  # stopped: no answer returned
+        with pytest.raises(jpype.JClass("dev.pyguard.bridge.GuardStopException")):  # stopped: raised, no answer
+            raising.call(lambda: agent.chat(TASK))
     assert raising.result.outcome is Outcome.STALLED
     assert run.result.task_type == "lookup"
 

@@ -34,7 +34,8 @@ def run_users_agent(with_hook: bool):
             assert isinstance(hook, jpype.JClass("java.util.function.Consumer"))
             builder = builder.beforeToolExecution(hook).afterToolExecution(run.after_tool_execution())
         agent = builder.build()
-        run.call(lambda: str(agent.chat(TASK)))
+        with pytest.raises(jpype.JClass("dev.pyguard.bridge.GuardStopException")):  # on_stop="raise"
+            run.call(lambda: str(agent.chat(TASK)))
     assert run.guarded_model(model).stats().tool_executions == (int(tools.totalCalls()) if with_hook else 0)
     # executed beside requested: counted where the after-tool hook is wired, None (not 0) where it is not
     assert run.result.tool_calls_executed == (int(tools.totalCalls()) if with_hook else None)

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from pyguard.cli import main
 from pyguard.engine import PolicyConfig
+from pyguard.errors import ConfigError
 from pyguard.events import Outcome
 from pyguard.guard import Guard
 from pyguard.jvm import load_scenario, scripted_model
@@ -68,8 +69,45 @@ def test_the_mode_is_per_task_type_in_the_policy_file(jvm, tmp_path, task_type, 
     assert (result.outcome is Outcome.STALLED) == stalled, result.summary()
 
 
-def test_guard_mode_replaces_the_files_modes(jvm):
-    config = PolicyConfig.model_validate({"task_types": {"lookup": {"mode": "enforce"}}})
-    result, _ = run(Guard(config, mode="observe"))
-    assert result.outcome is not Outcome.STALLED
+def test_guard_mode_replaces_the_files_top_level_mode_and_refuses_a_task_type_that_differs(jvm):
+    config = PolicyConfig.model_validate({"mode": "enforce", "task_types": {"lookup": {"mode": "observe"}}})
+    result, _ = run(Guard(config, mode="observe"), task_type="refund")
+    assert result.outcome is not Outcome.STALLED  # the top level's enforce is replaced
     assert Guard(config, mode="observe").config.mode_for("lookup") == "observe"
+    with pytest.raises(
+        ConfigError, match=r"Guard\(mode='enforce'\) conflicts with .*\[task_types.lookup\] mode = 'observe'"
+    ):
+        Guard(config, mode="enforce")
+
+
+def test_observe_never_acts_not_even_a_wrap_up_at_the_agents_own_cap_when_told_it(jvm):
+    """Told the agent's cap (``max_tool_calling_round_trips``), an enforcing guard answers that cap's end with the
+    wrap-up; an observing one makes no call of its own: LangChain4j's cap ends the turn with its own exception."""
+    from pyguard.jvm import jclass
+
+    for mode in ("enforce", "observe"):
+        model = scripted_model(stubborn(), seed=3)
+        ag = Guard(mode=mode).attach(model, max_tool_calling_round_trips=2)  # the cap comes before the stall
+        agent = jclass("dev.pyguard.bridge.demo.SupportAgents").create(
+            ag.model, model.newTools(), ag.before_tool_execution(), ag.after_tool_execution(), 2
+        )
+        try:
+            answer = str(agent.chat("alice", TASK))
+        except Exception as exc:  # noqa: BLE001 - LangChain4j's own cap
+            answer = f"raised: {exc}"
+        result = ag.results[-1]
+        assert ag.open_runs == [] and result.outcome is Outcome.EXPIRED, (mode, result.summary())
+        if mode == "enforce":  # the cap's last response is answered by one call more, the wrap-up
+            assert result.answer_source == "wrap_up" and answer == result.answer
+            assert int(model.calls()) == result.model_calls + 1 == 3
+        else:  # LangChain4j makes its last call, then throws
+            assert "maxToolCallingRoundTrips" in answer, answer
+            assert result.answer_source != "wrap_up" and "wrap_up" not in result.evidence
+            assert int(model.calls()) == result.model_calls == 3
+
+
+def test_observe_makes_no_wrap_up_after_pyguards_own_agent_hits_its_cap(jvm):
+    model = scripted_model(stubborn(), seed=3)
+    result = Guard(mode="observe").run("aiservices", model, TASK, max_tool_calling_round_trips=2)
+    assert result.outcome is Outcome.EXPIRED and result.answer_source != "wrap_up", result.summary()
+    assert "wrap_up" not in result.evidence and int(model.calls()) == result.model_calls == 3

@@ -29,8 +29,10 @@ class AgentGuardedChatModelTest {
             return new GuardedChatModel(delegate, GuardConfig.of("run" + recorders.size()), rec);
         }
 
-        @Override public synchronized void ended(String runId, String answer, Throwable error) {
+        @Override public synchronized GuardOutcome ended(String runId, String answer, Throwable error) {
             endings.add(runId + ":" + (answer != null ? "answered" : error != null ? "error" : "unfinished"));
+            String outcome = answer != null ? "succeeded" : error != null ? "failed" : "expired";
+            return new GuardOutcome(runId, outcome, null, "", answer != null ? "model" : null, 0, null);
         }
     }
 
@@ -48,6 +50,41 @@ class AgentGuardedChatModelTest {
         assertEquals(scripted.calls(), runs.recorders.stream().mapToInt(r -> r.events.size()).sum());
         for (TestSupport.Recorder r : runs.recorders) assertEquals(1, r.events.get(0).get("index").asInt());
         assertTrue(model.openRuns().isEmpty());
+    }
+
+    @Test
+    void theCallingThreadReadsHowItsLastTurnEndedAndListenersHearEveryTurn() throws Exception {
+        ScriptedChatModel scripted = TestSupport.scenario("convergent");
+        Runs runs = new Runs(scripted);
+        AgentGuardedChatModel model = new AgentGuardedChatModel(scripted, runs);
+        List<GuardOutcome> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        model.addOutcomeListener(heard::add).addOutcomeListener(o -> { throw new IllegalStateException("ignored"); });
+        SupportAgents.SupportAgent agent = SupportAgents.create(model, scripted.newTools(), model.beforeToolExecutionHook(),
+                model.afterToolExecutionHook(), 25);
+        assertNull(model.lastOutcome());
+        agent.chat("alice", "Where is order 34567?");
+        assertEquals("run1", model.lastOutcome().runId());
+        assertTrue(model.lastOutcome().succeeded() && !model.lastOutcome().stopped());
+        Thread other = new Thread(() -> agent.chat("bob", "Where is order 34567?"));
+        other.start();
+        other.join();
+        assertEquals("run1", model.lastOutcome().runId());  // the other thread's turn is its own
+        assertEquals(List.of("run1", "run2"), heard.stream().map(GuardOutcome::runId).toList());
+    }
+
+    @Test
+    void aWatchedAgentsTurnEndsWhenItsCallEndsEvenAtItsOwnCap() {
+        ScriptedChatModel scripted = TestSupport.scenario("logistics_incident");
+        Runs runs = new Runs(scripted);
+        AgentGuardedChatModel model = new AgentGuardedChatModel(scripted, runs);
+        SupportAgents.SupportAgent agent = model.watch(SupportAgents.create(model, scripted.newTools(),
+                model.beforeToolExecutionHook(), model.afterToolExecutionHook(), 2));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> agent.chat("alice", "Where is order 12345?"));
+        assertTrue(AgentGuardedChatModel.agentCapEnded(e), e.toString());
+        assertEquals(List.of("run1:error"), runs.endings);  // ended by the call's exception, not left open
+        assertTrue(model.openRuns().isEmpty());
+        assertEquals("run1", model.lastOutcome().runId());
+        assertThrows(IllegalArgumentException.class, () -> model.watch(new Object()));
     }
 
     @Test
