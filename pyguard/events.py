@@ -31,6 +31,7 @@ __all__ = [
     "sum_tokens",
     "turn_starts",
     "UNTYPED",
+    "traceparent",
 ]
 
 UNTYPED = "(untyped)"
@@ -302,3 +303,8 @@ def turn_starts(events: Sequence[IterationEvent]) -> list[int]:
         if opens_turn(events[pos - 1], events[pos]):
             starts.append(pos)
     return starts
+
+
+def traceparent(trace_id: str, span_id: str, sampled: bool = True) -> str:
+    """A W3C ``traceparent`` header value (what :attr:`IterationEvent.trace_context` holds)."""
+    return f"00-{trace_id}-{span_id}-{'01' if sampled else '00'}"

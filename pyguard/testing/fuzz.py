@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard._extras import require
 from pyguard.errors import InputError
-from pyguard.testing.scenario_lint import ToolParam, ToolSpec
+from pyguard.jvm.scenario_lint import ToolParam, ToolSpec
 
 __all__ = ["FAMILIES", "Call", "Misbehaviour", "Outcome", "misbehaviours", "find_escape", "find_false_stop"]
 
