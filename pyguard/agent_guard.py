@@ -32,7 +32,7 @@ from pyguard.events import Outcome
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
-__all__ = ["AgentGuard", "GuardedAgent"]
+__all__: list[str] = []
 
 UNFINISHED_TURN = (
     "the agent ended this user turn without a final answer outside the model (its own loop cap, such as LangChain4j's"

@@ -18,21 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-__all__ = [
-    "ToolCall",
-    "Observation",
-    "IterationEvent",
-    "Outcome",
-    "RunStart",
-    "RunEnd",
-    "RunRecord",
-    "events_tokens_partial",
-    "opens_turn",
-    "sum_tokens",
-    "turn_starts",
-    "UNTYPED",
-    "traceparent",
-]
+__all__: list[str] = []
 
 UNTYPED = "(untyped)"
 """The name summaries, reports and calibration give the runs without a task type (``task_type`` None): one group,

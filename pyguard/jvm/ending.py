@@ -17,15 +17,7 @@ from pyguard.events import Outcome
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import BridgeResult, WrapUpRecord
 
-__all__ = [
-    "billed_tokens",
-    "ending_of_exception",
-    "ending_of_result",
-    "ending_of_value",
-    "ending_of_wrap_up",
-    "interrupted",
-    "wrap_up_totals",
-]
+__all__: list[str] = []
 
 
 def ending_of_result(res: BridgeResult) -> RunEnding:

@@ -7,7 +7,7 @@ import sys
 
 from pyguard.events import traceparent
 
-__all__ = ["java_traceparent"]
+__all__: list[str] = []
 
 
 def current_java_span() -> tuple[str, str, bool] | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pyguard.errors import InputError
 
-__all__ = ["scenario_from_calls"]
+__all__: list[str] = []
 
 
 def scenario_from_calls(calls: Sequence[Mapping[str, Any]], *, name: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pyguard.jvm._java import jclass
 from pyguard.jvm.recorded_scenario import scenario_from_calls
 from pyguard.safe_reader import loads
 
-__all__ = ["Recording"]
+__all__: list[str] = []
 
 
 class Recording:

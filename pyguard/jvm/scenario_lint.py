@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard.errors import InputError, did_you_mean, value_shown
 
-__all__ = ["JsonType", "ToolParam", "ToolSpec", "LintProblem", "ScenarioLintError", "lint_scenario", "check_scenario"]
+__all__: list[str] = []
 
 JsonType = Literal["string", "integer", "number", "boolean", "array", "object", "enum", "any"]
 """A parameter's JSON type, as LangChain4j's JSON schema elements give it (``any`` when pyguard cannot tell)."""

@@ -10,7 +10,7 @@ from typing import Any
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import jclass
 
-__all__ = ["limited_tools"]
+__all__: list[str] = []
 
 
 def limited_tools(tool_guard: Any, objects: Sequence[Any]) -> Any:

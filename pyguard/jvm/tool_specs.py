@@ -14,7 +14,7 @@ from pyguard.errors import InputError
 from pyguard.jvm._java import jclass
 from pyguard.jvm.scenario_lint import JsonType, ToolParam, ToolSpec
 
-__all__ = ["tool_specs"]
+__all__: list[str] = []
 
 _SCHEMA_TYPES: dict[str, JsonType] = {
     "JsonStringSchema": "string",

@@ -28,7 +28,7 @@ from typing import Any
 from pyguard.decisions import Action, Decision
 from pyguard.otel import semconv as sc
 
-__all__ = ["guardrail_attributes", "is_intervention"]
+__all__: list[str] = []
 
 DECISION_TYPES = {Action.REFLECT: "warn", Action.STOP: "deny"}
 """pyguard action -> the draft's ``gen_ai.guardrail.verdict.type``."""
