@@ -18,7 +18,7 @@ from typing import Any
 
 from pyguard.errors import MissingExtraError
 
-__all__ = ["agg_figure", "require"]
+__all__: list[str] = []
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "plot": ("matplotlib",),

@@ -45,7 +45,7 @@ from pyguard.on_stop import raise_if_stopped, stop_message
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
-__all__ = ["AgentGuard", "ConversationRun", "GuardedAgent"]
+__all__: list[str] = []
 
 UNFINISHED_TURN = (
     "the agent ended this user turn without a final answer outside the model (its own loop cap, such as LangChain4j's"

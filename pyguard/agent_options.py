@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pyguard.errors import ConfigError, did_you_mean, value_shown
 from pyguard.limits import DEFAULT_LOOP_ITERATIONS, JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS
 
-__all__ = ["AgentKeywords", "AgentOptions", "agent_options"]
+__all__: list[str] = []
 
 
 class AgentOptions(BaseModel):

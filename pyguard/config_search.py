@@ -13,7 +13,7 @@ from pathlib import Path
 from pyguard.errors import ConfigError
 from pyguard.safe_reader import load_toml_text, read_file_bytes
 
-__all__ = ["find_config_file", "read_policy_table", "read_toml_safely"]
+__all__: list[str] = []
 
 CONFIG_FILE_NAMES = ("pyguard.toml", "pyproject.toml")
 """Looked for in this order in each directory; a ``pyproject.toml`` counts only with a ``[tool.pyguard]`` table."""

@@ -30,7 +30,7 @@ from pyguard.run import GuardedRun, RunHost
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import RunSession
 
-__all__ = ["run_chat", "resume_run"]
+__all__: list[str] = []
 
 
 class ConversationHost(RunHost, Protocol):

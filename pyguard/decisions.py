@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.events import Outcome
 
-__all__ = ["Action", "Decision"]
+__all__: list[str] = []
 
 
 class Action(StrEnum):

@@ -23,20 +23,7 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = [
-    "PyguardError",
-    "ConfigError",
-    "MissingExtraError",
-    "InputError",
-    "TraceFormatError",
-    "UnreadableRecord",
-    "JvmError",
-    "BudgetError",
-    "RunError",
-    "HandleError",
-    "did_you_mean",
-    "value_shown",
-]
+__all__: list[str] = []
 
 
 class PyguardError(Exception):

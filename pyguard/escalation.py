@@ -29,7 +29,7 @@ from pyguard.errors import HandleError, TraceFormatError
 from pyguard.events import IterationEvent, Outcome
 from pyguard.safe_reader import check_depth, loads
 
-__all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint"]
+__all__: list[str] = []
 
 HANDLE_VERSION = 1
 """The handle format this pyguard writes and reads."""

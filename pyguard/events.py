@@ -18,20 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-__all__ = [
-    "ToolCall",
-    "Observation",
-    "IterationEvent",
-    "Outcome",
-    "RunStart",
-    "RunEnd",
-    "RunRecord",
-    "events_tokens_partial",
-    "opens_turn",
-    "sum_tokens",
-    "turn_starts",
-    "UNTYPED",
-]
+__all__: list[str] = []
 
 UNTYPED = "(untyped)"
 """The name summaries, reports and calibration give the runs without a task type (``task_type`` None): one group,
@@ -302,3 +289,8 @@ def turn_starts(events: Sequence[IterationEvent]) -> list[int]:
         if opens_turn(events[pos - 1], events[pos]):
             starts.append(pos)
     return starts
+
+
+def traceparent(trace_id: str, span_id: str, sampled: bool = True) -> str:
+    """A W3C ``traceparent`` header value (what :attr:`IterationEvent.trace_context` holds)."""
+    return f"00-{trace_id}-{span_id}-{'01' if sampled else '00'}"

@@ -22,7 +22,7 @@ from pyguard.jvm.tool_specs import tool_specs
 from pyguard.result import RunResult
 from pyguard.testing.fuzz import Misbehaviour, Outcome, find_escape, find_false_stop
 
-__all__ = ["AgentFuzzer", "Finding"]
+__all__: list[str] = []
 
 
 class Finding(BaseModel):

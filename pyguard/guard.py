@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.config import Mode
 
-__all__ = ["Guard", "GuardedRun", "run_unguarded"]
+__all__: list[str] = []
 
 DEFAULT_TASK = "Where is order 12345? Tell me its shipment status."
 

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_interruptibly"]
+__all__: list[str] = []
 
 POLL_S = 0.05
 """How long the waiting main thread may go without looking at Python's interrupt flag, in seconds: the most a Ctrl-C

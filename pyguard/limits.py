@@ -49,16 +49,7 @@ class PolicyLimits(Protocol):
     def budget_for(self, task_type: str | None) -> Any: ...
 
 
-__all__ = [
-    "DEFAULT_LOOP_ITERATIONS",
-    "FAIL_SAFE_MARGIN",
-    "JAVA_INT_MAX",
-    "LANGCHAIN4J_ROUND_TRIPS",
-    "NESTED_LOOP_ITERATIONS",
-    "NESTED_ROUND_TRIPS",
-    "fail_safe_cap",
-    "renamed_limit",
-]
+__all__: list[str] = []
 
 FAIL_SAFE_MARGIN = 5
 """Model calls the Java fail-safe allows beyond the most the policy allows in a turn (:func:`guard_ceiling`).

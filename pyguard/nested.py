@@ -53,17 +53,7 @@ from pyguard.run import RunHost, new_run_id
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.result import RunResult
 
-__all__ = [
-    "RECOVERY_PREFIX",
-    "NestedRun",
-    "SubAgent",
-    "TreeLimits",
-    "start_tree",
-    "run_nested",
-    "run_nested_unguarded",
-    "run_tree",
-    "supervisor_invocation",
-]
+__all__ = ["RECOVERY_PREFIX", "NestedRun", "SubAgent", "TreeLimits", "supervisor_invocation"]
 
 
 class SubAgentKeywords(TypedDict, total=False):

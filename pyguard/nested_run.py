@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyguard.decisions import Decision
     from pyguard.result import RunResult
 
-__all__ = ["RECOVERY_PREFIX", "NestedRun", "ParentKind", "supervisor_invocation"]
+__all__: list[str] = []
 
 
 ParentKind = Literal["supervisor", "workflow", "agent"]

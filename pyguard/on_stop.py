@@ -10,7 +10,7 @@ from typing import Any
 from pyguard.engine.config import OnStop
 from pyguard.run_host import WRAP_UP
 
-__all__ = ["STOP_MESSAGE", "on_stop_for", "raise_if_stopped", "set_up_stops", "stop_message"]
+__all__: list[str] = []
 
 STOP_MESSAGE = "[pyguard] The run was stopped ({outcome}, rule {rule}): {reason}. Last tool result: {found}"
 """The default stop message of ``on_stop="end"``: ``{outcome}``, ``{rule}``, ``{reason}`` of the stop and ``{found}``,

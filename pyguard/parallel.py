@@ -31,7 +31,7 @@ from pyguard.replay import ReplayReport, ReplayRun, summarise
 if TYPE_CHECKING:
     from pyguard.engine import PolicyConfig
 
-__all__ = ["Backend", "default_workers", "parallel_map", "replay_parallel"]
+__all__: list[str] = []
 
 Backend = Literal["processes", "ray", "serial"]
 BACKENDS: tuple[str, ...] = ("processes", "ray", "serial")

@@ -30,17 +30,7 @@ from pyguard.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 if TYPE_CHECKING:
     from pyguard.engine import Policy, PolicyConfig
 
-__all__ = [
-    "ReplayRun",
-    "TypeSummary",
-    "ReplayReport",
-    "RecordedClock",
-    "event_tokens",
-    "recorded_success",
-    "replay_run",
-    "replay_runs",
-    "summarise",
-]
+__all__: list[str] = []
 
 REFLECTION_NOTE = (
     "A recording cannot show what a reflection would have changed: replay counts a reflection as 'continue'"

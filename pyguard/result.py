@@ -15,7 +15,7 @@ from pyguard.ending import TokenTotals, token_totals, tree_totals
 from pyguard.escalation import EscalationHandle
 from pyguard.events import Outcome, RunEnd, RunRecord
 
-__all__ = ["RunResult"]
+__all__: list[str] = []
 
 
 class RunResult(BaseModel):

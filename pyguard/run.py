@@ -53,7 +53,6 @@ __all__ = [
     "STOP_MESSAGE",
     "WRAP_UP",
     "ActiveRuns",
-    "GuardedRun",
     "OnStop",
     "Reads",
     "RunHost",

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import GuardedModel, WrapUpRecord
     from pyguard.trace.writer import TraceWriter
 
-__all__ = ["RunFinisher"]
+__all__: list[str] = []
 
 
 class RunFinisher:

@@ -15,16 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import Policy, PolicyConfig
 
-__all__ = [
-    "WRAP_UP",
-    "ActiveRuns",
-    "OnStop",
-    "Reads",
-    "RunHost",
-    "Verifier",
-    "new_run_id",
-    "recorded_task",
-]
+__all__: list[str] = []
 
 Verifier = Callable[[str], bool]
 

@@ -38,22 +38,7 @@ from typing import IO, Any
 
 from pyguard.errors import InputError, TraceFormatError
 
-__all__ = [
-    "MAX_DEPTH",
-    "MAX_FILE_BYTES",
-    "MAX_LINE_BYTES",
-    "SourceBytes",
-    "TOO_LARGE",
-    "check_depth",
-    "is_stream",
-    "load_config_file",
-    "load_json_file",
-    "load_toml_text",
-    "loads",
-    "oversize_error",
-    "read_file_bytes",
-    "read_source",
-]
+__all__: list[str] = []
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest line (newline excluded) pyguard reads or writes: 64 MiB. It is also the largest trace record."""

@@ -11,7 +11,7 @@ from pyguard.calibrate.models import CalibrationConfig, PolicyProposal, TokenBud
 from pyguard.calibrate.runs import RunArrays
 from pyguard.calibrate.tokens import run_token_totals, token_axis, token_expected_cost
 
-__all__ = ["quantile_pair", "resample", "share_index", "token_budget", "policy"]
+__all__: list[str] = []
 
 
 def quantile_pair(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:

@@ -43,7 +43,7 @@ from pyguard.calibrate.units import cost_unit
 from pyguard.errors import InputError
 from pyguard.events import RunRecord
 
-__all__ = ["calibrate_runs", "calibrate_arrays", "calibrate_task_type"]
+__all__: list[str] = []
 
 
 def calibrate_runs(records: Iterable[RunRecord], config: CalibrationConfig) -> CalibrationReport:

@@ -26,7 +26,7 @@ import numpy as np
 
 from pyguard.errors import InputError
 
-__all__ = ["iteration_token_curve", "expected_cost", "token_unit_cost", "argmin_first"]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pyguard.calibrate.models import Decision
 from pyguard.calibrate.runs import RunStatus
 from pyguard.calibrate.units import format_cost
 
-__all__ = ["LANGCHAIN4J_DEFAULT_ROUND_TRIPS", "decide", "n_star_at"]
+__all__: list[str] = []
 
 LANGCHAIN4J_DEFAULT_ROUND_TRIPS = 100
 """AiServices' default ``maxToolCallingRoundTrips``: a run makes at most 101 model calls under it."""

@@ -8,7 +8,7 @@ import numpy as np
 from pyguard.calibrate.models import Censoring
 from pyguard.calibrate.runs import Reading, RunArrays
 
-__all__ = ["censoring_summary", "agent_cap_warning", "agent_cap_notes"]
+__all__: list[str] = []
 
 _HOW_TO_CHANGE = (
     "to change it: --terminal-tools NAMES names the tools that end a run when called last (a purchase click, "

@@ -27,7 +27,7 @@ import numpy as np
 
 from pyguard.calibrate.runs import RunStatus
 
-__all__ = ["Incidence", "event_counts", "aalen_johansen"]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -8,17 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pyguard.errors import InputError
 
-__all__ = [
-    "make_config",
-    "CalibrationConfig",
-    "TokenBudget",
-    "PolicyProposal",
-    "Censoring",
-    "Decision",
-    "TaskTypeCalibration",
-    "SkippedType",
-    "CalibrationReport",
-]
+__all__: list[str] = []
 
 
 class _Model(BaseModel):

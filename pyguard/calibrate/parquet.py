@@ -22,7 +22,7 @@ from pyguard.errors import InputError
 from pyguard.store.parquet import iter_parquet
 from pyguard.store.sql import CUT_OFF, EVENT_TOKENS, TOOL_END, connect
 
-__all__ = ["calibrate_parquet", "calibration_arrays"]
+__all__: list[str] = []
 
 _SUCC, _FAIL, _CENS = int(RunStatus.SUCCESS), int(RunStatus.FAILURE), int(RunStatus.CENSORED)
 

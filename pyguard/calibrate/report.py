@@ -20,7 +20,7 @@ from pyguard.calibrate.table import report_table
 from pyguard.calibrate.units import format_cost, unit_words
 from pyguard.errors import InputError
 
-__all__ = ["require_plots", "report_json", "report_table", "write_report"]
+__all__ = ["report_table"]
 
 if TYPE_CHECKING:  # matplotlib is the optional 'plot' extra, imported when a plot is drawn
     from matplotlib.figure import Figure

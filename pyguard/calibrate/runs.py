@@ -46,18 +46,7 @@ from pyguard.ending import verdict
 from pyguard.errors import InputError
 from pyguard.events import UNTYPED, IterationEvent, Outcome, RunRecord, turn_starts
 
-__all__ = [
-    "RunStatus",
-    "Reading",
-    "RunArrays",
-    "RunAccumulator",
-    "read_run",
-    "run_status",
-    "censor_at_longest_run",
-    "agent_round_trips",
-    "extract_runs",
-    "UNTYPED",
-]
+__all__: list[str] = []
 
 
 class RunStatus(IntEnum):

@@ -25,7 +25,7 @@ from pyguard.calibrate.models import CalibrationReport, PolicyProposal, TaskType
 from pyguard.calibrate.units import unit_words
 from pyguard.events import UNTYPED
 
-__all__ = ["java_snippet", "properties_snippet", "toml_snippet", "round_trips_for"]
+__all__: list[str] = []
 
 
 def round_trips_for(model_calls: int) -> int:

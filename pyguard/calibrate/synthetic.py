@@ -22,7 +22,7 @@ from pyguard.calibrate.cost import argmin_first
 from pyguard.calibrate.runs import UNTYPED, RunArrays, RunStatus
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
-__all__ = ["SyntheticType", "sample_runs"]
+__all__: list[str] = []
 
 
 class SyntheticType(BaseModel):

@@ -16,7 +16,7 @@ from rich.text import Text
 from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
 from pyguard.calibrate.units import format_cost, unit_words
 
-__all__ = ["report_table", "table_cells"]
+__all__: list[str] = []
 
 
 def _headers(report: CalibrationReport) -> list[str]:

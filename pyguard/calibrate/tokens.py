@@ -21,7 +21,7 @@ import numpy as np
 
 from pyguard.calibrate.incidence import Incidence, event_counts
 
-__all__ = ["run_token_totals", "token_axis", "token_expected_cost"]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pyguard.errors import InputError
 
-__all__ = ["cost_unit", "unit_words", "format_cost"]
+__all__: list[str] = []
 
 
 def cost_unit(

@@ -16,7 +16,7 @@ from pyguard.check.summary import RunSetSummary
 from pyguard.errors import InputError
 from pyguard.safe_reader import check_depth, loads, read_file_bytes
 
-__all__ = ["write_baseline", "read_baseline", "baseline_json"]
+__all__: list[str] = []
 
 
 def baseline_json(summary: RunSetSummary) -> str:

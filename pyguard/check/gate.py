@@ -25,7 +25,7 @@ from pyguard.check.stats import holm_adjust, proportion_increase_test, shift_inc
 from pyguard.check.summary import ALL_TASKS, RunSetSummary, TaskTypeFigures
 from pyguard.events import Outcome
 
-__all__ = ["GateConfig", "CheckResult", "GateReport", "evaluate"]
+__all__: list[str] = []
 
 BAD_OUTCOMES: tuple[Outcome, ...] = (
     Outcome.STALLED,

@@ -18,7 +18,7 @@ from pyguard.errors import InputError
 from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
 from pyguard.replay import replay_runs
 
-__all__ = ["Replayer", "needs_replay", "facts_from_footer", "replay_outcomes", "resolve_runs", "policy_replayer"]
+__all__: list[str] = []
 
 Replayer = Callable[[Sequence[RunRecord]], Sequence[RunEnd]]
 """Replays runs through a policy and returns one RunEnd per run, in order."""

@@ -27,7 +27,7 @@ from pyguard.check.summary import ALL_TASKS, UNTYPED, RunFacts, RunSetSummary, T
 from pyguard.errors import InputError
 from pyguard.store.sql import EVENT_TOKENS, IMPORTED, OBSERVED, connect, first_row, records_where
 
-__all__ = ["check_facts", "check_parquet", "check_summary"]
+__all__: list[str] = []
 
 _IN_PYTHON = f"({IMPORTED}) OR ({OBSERVED})"
 

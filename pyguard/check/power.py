@@ -17,7 +17,7 @@ import numpy as np
 
 from pyguard.check.stats import MWU_EFFICIENCY, detectable_rate, detectable_ratio, runs_needed, smallest_shift_p
 
-__all__ = ["LARGE_RATE_RISE", "LARGE_RATIO", "Power", "power_of"]
+__all__: list[str] = []
 
 LARGE_RATE_RISE = 0.1
 """A rate risen by this much (absolute) is a change of the size that matters."""

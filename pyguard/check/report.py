@@ -17,7 +17,7 @@ from pyguard.check.summary import ALL_TASKS, RunSetSummary
 from pyguard.errors import InputError
 from pyguard.events import Outcome
 
-__all__ = ["report_dict", "report_json", "junit_xml", "markdown", "render", "write_text"]
+__all__: list[str] = []
 
 
 def _figure(x: float | None, rate: bool = False) -> str:

@@ -9,7 +9,7 @@ from pyguard.check.outcomes import Replayer, resolve_runs
 from pyguard.check.summary import RunSetSummary, summarize
 from pyguard.events import RunRecord
 
-__all__ = ["check_runs"]
+__all__: list[str] = []
 
 
 def check_runs(

@@ -44,17 +44,7 @@ import numpy as np
 
 from pyguard._extras import require
 
-__all__ = [
-    "MWU_EFFICIENCY",
-    "detectable_rate",
-    "detectable_ratio",
-    "runs_needed",
-    "proportion_increase_test",
-    "shift_increase_test",
-    "rank_sum_permutation_p",
-    "smallest_shift_p",
-    "holm_adjust",
-]
+__all__: list[str] = []
 
 MIN_EXPECTED_COUNT = 5
 """Below this expected cell count the z-test gives way to Fisher's exact test."""

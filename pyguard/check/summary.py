@@ -19,14 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pyguard.events import UNTYPED, Outcome
 
-__all__ = [
-    "ALL_TASKS",
-    "UNTYPED",
-    "RunFacts",
-    "TaskTypeFigures",
-    "RunSetSummary",
-    "summarize",
-]
+__all__: list[str] = []
 
 ALL_TASKS = "*"
 """The group key (and ``task_type`` in reports) that stands for all runs together."""

@@ -16,7 +16,7 @@ from pyguard.engine import PolicyConfig
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import PolicyConfig
 
-__all__ = ["config_option", "load_policy", "policy_file", "policy_line"]
+__all__: list[str] = []
 
 CONFIG_DEFAULT_HELP = (
     "default: the nearest pyguard.toml, or pyproject.toml with [tool.pyguard], in this directory or a parent (up to"

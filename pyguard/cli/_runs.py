@@ -31,7 +31,7 @@ from pyguard.loading import FORMATS, load_runs
 from pyguard.store.parquet import is_parquet
 from pyguard.trace import LoadResult
 
-__all__ = ["RUNS_PATH", "runs_options", "load_cli_runs", "columnar_shortcut", "via_columns"]
+__all__: list[str] = []
 
 T = TypeVar("T")
 

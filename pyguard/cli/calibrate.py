@@ -30,7 +30,7 @@ from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import ExitCode, exit_code_for
 from pyguard.errors import InputError, PyguardError
 
-__all__ = ["calibrate"]
+__all__: list[str] = []
 
 _LIVE_ONLY = ("repeats", "traces", "threads", "cap", "max_runs")
 

@@ -31,7 +31,7 @@ from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
 from pyguard.trace import LoadResult
 
-__all__ = ["check"]
+__all__: list[str] = []
 
 
 _rate = click.FloatRange(0.0, 1.0)

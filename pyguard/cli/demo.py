@@ -21,7 +21,7 @@ from pyguard.errors import PyguardError
 from pyguard.events import sum_tokens
 from pyguard.result import RunResult
 
-__all__ = ["demo"]
+__all__: list[str] = []
 
 SCENARIO = "logistics_incident"
 TASK = "Where is order 12345? Tell me its shipment status."

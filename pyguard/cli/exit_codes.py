@@ -29,7 +29,7 @@ import click
 
 from pyguard.errors import ConfigError, InputError, JvmError, MissingExtraError
 
-__all__ = ["EPILOG", "ExitCode", "exit_code_for", "fail"]
+__all__: list[str] = []
 
 
 class ExitCode(IntEnum):

@@ -20,7 +20,7 @@ from pyguard.cli.exit_codes import ExitCode, fail
 from pyguard.engine import PolicyConfig
 from pyguard.errors import JvmError, PyguardError
 
-__all__ = ["fuzz"]
+__all__: list[str] = []
 
 
 @click.command()

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from pyguard.parallel import Backend
 
-__all__ = ["replay"]
+__all__: list[str] = []
 
 
 def _fmt(value: object) -> str:

@@ -26,7 +26,7 @@ from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import InputError, PyguardError
 
-__all__ = ["report"]
+__all__: list[str] = []
 
 
 def _recorded_decisions(runs: str, fmt: str | None) -> dict[str, list]:

@@ -18,7 +18,7 @@ from pyguard.cli.exit_codes import ExitCode, fail
 from pyguard.errors import JvmError, PyguardError
 from pyguard.testing.scenario_lint import lint_scenario
 
-__all__ = ["scenario"]
+__all__: list[str] = []
 
 
 @click.group()

@@ -34,7 +34,7 @@ from pyguard.tune import tune as run_tune
 from pyguard.tune.models import TuneResult
 from pyguard.tune.output import pct, require_plots
 
-__all__ = ["tune"]
+__all__: list[str] = []
 
 
 def tune_table(result, console: Console) -> None:

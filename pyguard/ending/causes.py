@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from pyguard.errors import ConfigError, did_you_mean, value_shown
 
-__all__ = ["DEPRECATED", "Causes"]
+__all__: list[str] = []
 
 
 class Causes(BaseModel):

@@ -16,7 +16,7 @@ from pyguard.ending.causes import Causes
 from pyguard.ending.outcome import Settled, settle
 from pyguard.events import IterationEvent, RunEnd, events_tokens_partial, sum_tokens
 
-__all__ = ["EndNotes", "TokenTotals", "end_from_events", "footer", "token_totals", "tree_totals"]
+__all__: list[str] = []
 
 
 class TokenTotals(NamedTuple):

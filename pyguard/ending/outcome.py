@@ -25,7 +25,7 @@ from typing import NamedTuple
 from pyguard.ending.causes import Causes
 from pyguard.events import Outcome
 
-__all__ = ["Ending", "RunEnding", "Settled", "finish_arguments", "settle"]
+__all__: list[str] = []
 
 
 class Ending(StrEnum):

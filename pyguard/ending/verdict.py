@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from pyguard.events import Outcome, RunEnd
 
-__all__ = ["verdict"]
+__all__: list[str] = []
 
 
 class Evidence(StrEnum):

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from pyguard.engine.tool_json import NOT_JSON, tool_json
 
-__all__ = ["classify_action", "name_words"]
+__all__: list[str] = []
 
 ActionKind = str
 """``"read"`` or ``"write"``."""

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pyguard.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
 
-__all__ = ["FAMILIES", "MAX_REFLECTIONS", "WINDOW", "family", "may_reflect", "persisting"]
+__all__: list[str] = []
 
 WINDOW = 2
 """Calls after a reflection in which the stall it answered, found again, stops the run: the first call made after

@@ -24,14 +24,7 @@ from pyguard.engine.stop_config import (
 from pyguard.errors import ConfigError
 from pyguard.events import Outcome
 
-__all__ = [
-    "ModelCallCap",
-    "ToolCallCap",
-    "TokenCap",
-    "CostCap",
-    "WallClockCap",
-    "IdenticalActionCap",
-]
+__all__: list[str] = []
 
 
 def _hit(name: str, limit: float, used: float, message: str) -> StopHit:

@@ -39,15 +39,7 @@ from pyguard.engine.usage import UsageState
 from pyguard.errors import ConfigError
 from pyguard.events import Outcome
 
-__all__ = [
-    "RunState",
-    "StallSubject",
-    "StopHit",
-    "StopCondition",
-    "AnyOf",
-    "AllOf",
-    "FunctionCondition",
-]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True, slots=True)

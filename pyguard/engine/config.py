@@ -54,19 +54,14 @@ from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
 
 __all__ = [
-    "Mode",
     "ToolsConfig",
     "ToolLimitConfig",
-    "OnStop",
     "Price",
     "CapsConfig",
     "NoveltyConfig",
     "StallConfig",
     "ReflectionConfig",
     "EscalationConfig",
-    "TaskTypeConfig",
-    "BudgetSettings",
-    "PolicyConfig",
 ]
 
 OTHER_SECTIONS: frozenset[str] = frozenset(

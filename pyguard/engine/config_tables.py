@@ -19,17 +19,7 @@ from pyguard.engine.stop_config import (
 )
 from pyguard.engine.strict_config import StrictConfig
 
-__all__ = [
-    "CapsConfig",
-    "EscalationChoice",
-    "EscalationConfig",
-    "NoveltyConfig",
-    "Price",
-    "ReflectionConfig",
-    "StallConfig",
-    "ToolLimitConfig",
-    "ToolsConfig",
-]
+__all__: list[str] = []
 
 
 class Price(StrictConfig):

@@ -25,7 +25,7 @@ from typing import Any
 
 from pyguard.engine.tool_json import NOT_JSON, tool_json
 
-__all__ = ["ActionFingerprint", "fingerprint", "normalised_value", "run_key", "short_digest"]
+__all__: list[str] = []
 
 _ID_RE = re.compile(r"^([a-z]{0,4})(\d{3,})$")
 r"""An id: up to 4 letters, then 3 or more digits. Its leading zeros are dropped in :func:`_norm_str` (keeping 3 digits)

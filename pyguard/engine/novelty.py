@@ -29,7 +29,7 @@ from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import normalised_value
 from pyguard.engine.shingles import add_keys, score_batch, thread_scratch
 
-__all__ = ["NoveltyEstimator", "ShingleNovelty", "prepare_text", "make_estimator"]
+__all__: list[str] = []
 
 _VOLATILE = re.compile(
     # Matches volatile tokens standing alone (not inside a longer word):

@@ -28,7 +28,7 @@ from pyguard.events import IterationEvent, Observation
 RunSession = Any
 """A :class:`pyguard.engine.session.RunSession` (whose module imports this one: named here, not imported)."""
 
-__all__ = ["observe_results", "judge_response"]
+__all__: list[str] = []
 
 
 def observe_results(session: RunSession, index: int, observations: Sequence[Observation]) -> Decision:

@@ -93,7 +93,7 @@ from pyguard.engine.session import RunSession
 from pyguard.engine.stop import policy_condition
 from pyguard.errors import ConfigError
 
-__all__ = ["Policy", "RunSession"]  # RunSession lives in pyguard.engine.session
+__all__: list[str] = []
 
 Clock = Callable[[], float]
 """Returns seconds (monotonic); injected so that tests never sleep."""

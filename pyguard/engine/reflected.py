@@ -17,7 +17,7 @@ from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.stall import StallDetector
 from pyguard.engine.stall_report import stall_hit
 
-__all__ = ["TurnReflections", "repeated_evidence", "signal"]
+__all__: list[str] = []
 
 _NO_SUBJECT = StallSubject(0)
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pyguard.engine.conditions import StopHit
 from pyguard.engine.config import ReflectionConfig
 
-__all__ = ["HEADER", "build_reflection"]
+__all__: list[str] = []
 
 HEADER = "[pyguard] Guard notice: this message comes from the run's guard, not from the user or a tool."
 

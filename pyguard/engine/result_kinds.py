@@ -12,7 +12,7 @@ from typing import Any
 from pyguard.engine.fingerprint import short_digest
 from pyguard.engine.tool_json import NOT_JSON, tool_json
 
-__all__ = ["error_kind", "is_empty_result"]
+__all__: list[str] = []
 
 _TOKENS = re.compile(r"[\w\u2400\u2405-]+")
 """A run of word characters, masks, echo marks and dashes: a token whose digits make it a value, not a kind."""

@@ -15,7 +15,7 @@ from pyguard.engine.waits import is_pending_result
 from pyguard.engine.window import observed_text
 from pyguard.events import IterationEvent, Observation, ToolCall
 
-__all__ = ["Pending", "ResultReader", "pair"]
+__all__: list[str] = []
 
 Pending = tuple[ToolCall, ActionFingerprint, int, bool, bool]
 """A call requested in the previous iteration: the call, its fingerprint, the iteration, whether it is a write and

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from pyguard.engine.fingerprint import ActionFingerprint
 
-__all__ = ["RunShape", "MIN_CALLS", "STEP_TOOL_SHARE", "MAX_VOCABULARY", "MAX_ACTION_CHARS", "VOCABULARY_REUSE"]
+__all__: list[str] = []
 
 MIN_CALLS = 6
 """Tool calls before the shape is judged."""

@@ -19,7 +19,7 @@ from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.stall_report import action_hit
 from pyguard.engine.steps import ActionResult
 
-__all__ = ["SameAnswer"]
+__all__: list[str] = []
 
 _MIN_SUGGESTION = 4
 """Shortest argument value (characters) that counts as taken from a result's suggestions."""

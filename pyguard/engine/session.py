@@ -27,7 +27,7 @@ from pyguard.engine.waits import is_wait
 from pyguard.errors import BudgetError
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, opens_turn
 
-__all__ = ["RunSession", "SessionPolicy"]
+__all__: list[str] = []
 
 
 class SessionPolicy(Protocol):

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BITS_OF", "add_keys", "backend", "score_batch", "thread_scratch"]
+__all__: list[str] = []
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

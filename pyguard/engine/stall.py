@@ -43,7 +43,7 @@ from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.streaks import ErrorStorm, LowGainStreak
 from pyguard.engine.writes import WriteLedger
 
-__all__ = ["StallDetector"]
+__all__: list[str] = []
 
 _NEGLIGIBLE_CHANGE = 0.01
 """A changed result whose novelty is below this (a few characters of a large text) changed negligibly."""

@@ -13,7 +13,7 @@ from pyguard.engine.config_tables import StallConfig
 from pyguard.engine.steps import ActionResult
 from pyguard.events import Outcome
 
-__all__ = ["StallReport", "action_hit", "attempts_hit", "polling_hit", "stall_hit"]
+__all__: list[str] = []
 
 
 def stall_hit(

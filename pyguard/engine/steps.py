@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pyguard.engine.fingerprint import ActionFingerprint
 
-__all__ = ["ActionResult", "Step"]
+__all__: list[str] = []
 
 
 @dataclass(slots=True)  # not frozen: one per result and step; a frozen __init__ costs twice as much

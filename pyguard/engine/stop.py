@@ -56,8 +56,6 @@ __all__ = [
     "TreeBudget",
     "WallClockCap",
     "build_condition",
-    "policy_condition",
-    "with_recorded_stop",
 ]
 
 

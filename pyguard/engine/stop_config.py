@@ -25,20 +25,7 @@ from pydantic import BeforeValidator, Field
 
 from pyguard.engine.strict_config import StrictConfig
 
-__all__ = [
-    "StopConfig",
-    "ModelCallsConfig",
-    "ToolCallsConfig",
-    "TokensConfig",
-    "CostConfig",
-    "WallClockConfig",
-    "IdenticalActionsConfig",
-    "StalledConfig",
-    "BudgetConfig",
-    "HardCapConfig",
-    "AnyOfConfig",
-    "AllOfConfig",
-]
+__all__: list[str] = []
 
 
 class ModelCallsConfig(StrictConfig):

@@ -13,7 +13,7 @@ from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.stop_config import BudgetConfig, HardCapConfig, StalledConfig
 from pyguard.events import Outcome
 
-__all__ = ["Stalled", "IterationBudget", "HardCap"]
+__all__: list[str] = []
 
 
 class Stalled(StopCondition):

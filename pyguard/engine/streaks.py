@@ -11,7 +11,7 @@ from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.stall_report import action_hit, stall_hit
 from pyguard.engine.steps import ActionResult
 
-__all__ = ["ErrorStorm", "LowGainStreak"]
+__all__: list[str] = []
 
 
 class ErrorStorm:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pyguard.errors import ConfigError, value_shown
 from pyguard.limits import JAVA_INT_MAX
 
-__all__ = ["StrictConfig", "config_error"]
+__all__: list[str] = []
 
 
 def _items(exc: ValidationError, prefix: tuple = ()) -> list[tuple[str, Any, str]]:

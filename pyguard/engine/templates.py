@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from pyguard.engine.fingerprint import short_digest
 
-__all__ = ["request_words", "template_key"]
+__all__: list[str] = []
 
 TEMPLATE_CHARS = 4000
 """Characters of a prepared result that make its template."""

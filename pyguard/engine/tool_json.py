@@ -16,7 +16,7 @@ from typing import Any, Final
 from pyguard.errors import TraceFormatError
 from pyguard.safe_reader import loads
 
-__all__ = ["MAX_DEPTH", "NOT_JSON", "tool_json"]
+__all__: list[str] = []
 
 MAX_DEPTH: Final = 100
 """The deepest nesting (containers inside containers) the engine reads as JSON. An action's fingerprint walks the

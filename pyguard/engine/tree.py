@@ -27,7 +27,7 @@ from pyguard.engine.config import Price
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, Outcome
 
-__all__ = ["TreeLimits", "BudgetNode", "TreeBudget"]
+__all__: list[str] = []
 
 
 class TreeLimits(BaseModel):

@@ -12,7 +12,7 @@ from pyguard.engine.config import Price
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint
 from pyguard.events import IterationEvent
 
-__all__ = ["UsageState", "UsageTracker"]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pyguard.engine.actions import name_words
 from pyguard.engine.tool_json import tool_json
 
-__all__ = ["is_wait", "is_pending_result"]
+__all__: list[str] = []
 
 WAIT_WORDS = frozenset({"sleep", "wait", "waits", "waiting", "delay", "pause", "backoff", "await"})
 """Words of a tool name that make it a wait (``sleep``, ``wait_for_job``, ``time.sleep``, ``pause_seconds``)."""

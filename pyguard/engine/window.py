@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["EDGE_CHARS", "MARKER_ROOM", "WINDOW_CHARS", "marker_line", "observed_text"]
+__all__: list[str] = []
 
 WINDOW_CHARS = 131_072
 """Observations up to this many characters are read whole; a window is never longer."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pyguard.engine.fingerprint import ActionFingerprint, normalised_value
 
-__all__ = ["WriteLedger"]
+__all__: list[str] = []
 
 MAX_REAPPLIED = 2
 """A write with the same values (the same command, or one edit's ``old`` and ``new`` swapped or not) made this many

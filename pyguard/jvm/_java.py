@@ -7,7 +7,7 @@ from typing import Any
 
 from pyguard.errors import ConfigError, InputError
 
-__all__ = ["jclass", "java_call", "detach_thread"]
+__all__: list[str] = []
 
 
 def jclass(name: str) -> Any:

@@ -26,21 +26,7 @@ from pyguard.jvm.callback import GuardPolicyFn
 from pyguard.jvm.guarded_model import GuardedModel, bridge_classes, guard_model
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 
-__all__ = [
-    "BridgeResult",
-    "BridgeRunStats",
-    "GuardStopped",
-    "GuardedModel",
-    "WrapUpRecord",
-    "build_agent",
-    "demo_tools",
-    "guard_model",
-    "run_agent",
-    "run_built",
-    "scenario_tools",
-    "scripted_model",
-    "tool_set",
-]
+__all__ = ["BridgeResult", "BridgeRunStats", "GuardStopped", "GuardedModel", "WrapUpRecord", "guard_model"]
 
 
 def __getattr__(name: str) -> Any:

@@ -21,16 +21,7 @@ from pathlib import Path
 from pyguard.errors import JvmError
 from pyguard.jvm.classpath import ClasspathConflictWarning, Conflict, order_classpath, user_classpath_first_from_env
 
-__all__ = [
-    "ClasspathConflictWarning",
-    "check_jvm",
-    "JvmInfo",
-    "bridge_jars",
-    "find_java_home",
-    "freeze_startup",
-    "jvm_started",
-    "start_jvm",
-]
+__all__: list[str] = []
 
 BUILD_COMMAND = "mvn -q -f java/pom.xml package"
 """The command (run in a pyguard checkout) that builds the bridge jar and copies its dependencies into pyguard/_jars."""

@@ -14,7 +14,7 @@ from pyguard.ending import Ending
 from pyguard.errors import RunError
 from pyguard.events import IterationEvent, Outcome
 
-__all__ = ["AgentStyle", "BridgeResult", "BridgeRunStats", "GuardStopped", "WrapUpRecord"]
+__all__: list[str] = []
 
 
 class AgentStyle(StrEnum):

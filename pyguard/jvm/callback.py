@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Observation
 
-__all__ = ["CallbackAdapter", "GuardPolicyFn", "ResultsFn"]
+__all__: list[str] = []
 
 GuardPolicyFn = Callable[[IterationEvent], "Decision | None"]
 ResultsFn = Callable[[int, list[Observation]], "Decision | None"]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pyguard.errors import JvmError
 
-__all__ = ["ClasspathConflictWarning", "Conflict", "order_classpath", "user_classpath_first_from_env"]
+__all__: list[str] = []
 
 USER_FIRST_ENV = "PYGUARD_USER_CLASSPATH_FIRST"
 """Environment variable read when ``start_jvm(user_classpath_first=None)``: ``1``/``true``/``yes`` or

@@ -17,18 +17,7 @@ from pyguard.events import Outcome
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import BridgeResult, WrapUpRecord
 
-__all__ = [
-    "billed_tokens",
-    "guard_stop_class",
-    "java_outcome",
-    "ending_of_exception",
-    "ending_of_result",
-    "ending_of_value",
-    "ending_of_wrap_up",
-    "guard_stop_of",
-    "interrupted",
-    "wrap_up_totals",
-]
+__all__: list[str] = []
 
 
 def ending_of_result(res: BridgeResult) -> RunEnding:

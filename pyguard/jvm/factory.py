@@ -17,7 +17,7 @@ from typing import Any
 from pyguard.errors import InputError
 from pyguard.jvm._java import jclass
 
-__all__ = ["load_factory"]
+__all__: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pyguard.jvm.bootstrap import check_jvm
 from pyguard.jvm.bridge_result import BridgeRunStats, WrapUpRecord
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn, ResultsFn
 
-__all__ = ["REUSED_AFTER_RUN", "GuardedModel", "bridge_classes", "guard_model"]
+__all__: list[str] = []
 
 
 REUSED_AFTER_RUN = (

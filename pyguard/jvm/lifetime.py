@@ -13,7 +13,7 @@ from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
 
-__all__ = ["agent_guarded_model"]
+__all__: list[str] = []
 
 OpenRun = Callable[[str | None], Any]
 """``user message -> the Java GuardedChatModel of a new run``."""

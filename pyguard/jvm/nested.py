@@ -19,7 +19,7 @@ from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.agents import tool_set
 from pyguard.limits import NESTED_LOOP_ITERATIONS, NESTED_ROUND_TRIPS
 
-__all__ = ["SystemKind", "SubAgent", "agent_tree", "build_system", "guard_stop_of"]
+__all__: list[str] = []
 
 SystemKind = Literal["supervisor", "sequence", "loop"]
 _KINDS = ("supervisor", "sequence", "loop")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["java_traceparent"]
+from pyguard.events import traceparent
+
+__all__: list[str] = []
 
 
 def current_java_span() -> tuple[str, str, bool] | None:
@@ -27,13 +29,11 @@ def current_java_span() -> tuple[str, str, bool] | None:
 
 def java_traceparent() -> str | None:
     """The ``traceparent`` of the span active on the calling thread in the JVM, or None (see
-    :mod:`pyguard.otel.context`)."""
+    :mod:`pyguard.otel.context`; the header formatted by :func:`pyguard.events.traceparent`)."""
     if "jpype" not in sys.modules:  # never start or import the JVM edge just to look
         return None
     found = current_java_span()
     if found is None:
         return None
-    from pyguard.otel.context import traceparent  # only when there is a span: importing pyguard.run stays light
-
     trace_id, span_id, sampled = found
     return traceparent(trace_id, span_id, sampled)

@@ -1,4 +1,4 @@
-"""Recording a real model's calls (the Java ``RecordingChatModel``), for :mod:`pyguard.testing.recording`."""
+"""Recording a real model's calls (the Java ``RecordingChatModel``), for :mod:`pyguard.jvm.recorded_scenario`."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from pyguard.jvm._java import jclass
+from pyguard.jvm.recorded_scenario import scenario_from_calls
 from pyguard.safe_reader import loads
-from pyguard.testing.recording import scenario_from_calls
 
-__all__ = ["Recording"]
+__all__: list[str] = []
 
 
 class Recording:

@@ -16,7 +16,7 @@ from typing import Any
 from pyguard.errors import InputError
 from pyguard.safe_reader import check_depth, load_json_file
 
-__all__ = ["ScenarioSource", "scenario_names", "load_scenario", "scenario_json"]
+__all__: list[str] = []
 
 ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
 """A scenario name (``"logistics_incident"``), a path to a JSON file, or the scenario itself as a dict."""

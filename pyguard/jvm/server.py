@@ -19,7 +19,7 @@ from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.scenarios import ScenarioSource, load_scenario, scenario_json
 
-__all__ = ["LocalServer", "openai_chat_model", "start_openai_server"]
+__all__: list[str] = []
 
 Fault = Literal["none", "omit_usage", "http_500", "http_429", "malformed_json"]
 _FAULTS = ("none", "omit_usage", "http_500", "http_429", "malformed_json")

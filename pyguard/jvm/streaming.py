@@ -26,13 +26,7 @@ from pyguard.jvm.agents import GuardedModel, tool_set
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn, ResultsFn
 from pyguard.jvm.scenarios import ScenarioSource, scenario_json
 
-__all__ = [
-    "conversation_agent",
-    "guard_streaming_model",
-    "is_streaming_model",
-    "openai_streaming_chat_model",
-    "scripted_streaming_model",
-]
+__all__: list[str] = []
 
 PartialFn = Callable[[str], None]
 """Receives each partial response (a chunk of the model's text) as it streams."""

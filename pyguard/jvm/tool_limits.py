@@ -13,7 +13,7 @@ from pyguard.engine.config import ToolLimitConfig
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import jclass
 
-__all__ = ["conversation_tool_limits", "limit_run_tools", "limited_tools", "memory_ids"]
+__all__: list[str] = []
 
 
 def limited_tools(tool_guard: Any, objects: Sequence[Any]) -> Any:

@@ -1,5 +1,5 @@
 """The agent's tools as the model sees them: LangChain4j's ``ToolSpecification`` s of ``@Tool`` classes or objects,
-read into :class:`pyguard.testing.scenario_lint.ToolSpec` values (name, parameters with their JSON types, required).
+read into :class:`pyguard.jvm.scenario_lint.ToolSpec` values (name, parameters with their JSON types, required).
 
 ``ToolSpecifications.toolSpecificationsFrom`` is what AiServices itself calls on the objects given to ``.tools(...)``,
 so the names and parameters are exactly those the model is offered.
@@ -12,9 +12,9 @@ from typing import Any
 
 from pyguard.errors import InputError
 from pyguard.jvm._java import jclass
-from pyguard.testing.scenario_lint import JsonType, ToolParam, ToolSpec
+from pyguard.jvm.scenario_lint import JsonType, ToolParam, ToolSpec
 
-__all__ = ["tool_specs"]
+__all__: list[str] = []
 
 _SCHEMA_TYPES: dict[str, JsonType] = {
     "JsonStringSchema": "string",

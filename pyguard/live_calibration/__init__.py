@@ -48,7 +48,6 @@ __all__ = [
     "completed_runs",
     "label_run",
     "jvm_runner",
-    "run_live",
     "AgentCap",
     "agent_caps",
     "agent_cap_warnings",

@@ -14,7 +14,7 @@ from pyguard.calibrate.evidence import agent_cap_warning
 from pyguard.calibrate.runs import agent_round_trips
 from pyguard.events import UNTYPED, RunRecord
 
-__all__ = ["AgentCap", "agent_round_trips", "agent_caps", "agent_cap_warnings"]
+__all__: list[str] = []
 
 
 class AgentCap(BaseModel):

@@ -24,17 +24,7 @@ from pyguard.live_calibration.tasks import ID_PATTERN as _ID
 from pyguard.live_calibration.tasks import FrozenModel, LiveTask, TaskSet
 from pyguard.loading import load_runs
 
-__all__ = [
-    "PlannedRun",
-    "LiveResult",
-    "Runner",
-    "run_id_for",
-    "parse_run_id",
-    "plan_runs",
-    "trace_file",
-    "completed_runs",
-    "label_run",
-]
+__all__: list[str] = []
 
 _KEY = "calibration"  # RunEnd.evidence key holding what a live run was run with
 

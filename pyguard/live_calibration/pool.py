@@ -21,7 +21,7 @@ from pyguard.events import RunRecord
 from pyguard.live_calibration.plan import PlannedRun, Runner, label_run, trace_file
 from pyguard.trace import TraceWriter
 
-__all__ = ["execute"]
+__all__: list[str] = []
 
 
 def write_record(trace_dir: Path, record: RunRecord) -> None:

@@ -31,7 +31,7 @@ from pyguard.jvm.nested import guard_stop_of
 from pyguard.live_calibration.plan import PlannedRun
 from pyguard.result import RunResult
 
-__all__ = ["jvm_runner", "preflight"]
+__all__: list[str] = []
 
 DEFAULT_ENV_MODEL = "gpt-4o-mini"
 """The model name used with ``model = "env"`` when ``OPENAI_MODEL`` is not set."""

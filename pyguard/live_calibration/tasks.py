@@ -29,7 +29,7 @@ from pyguard.errors import InputError
 from pyguard.jvm.scenarios import load_scenario
 from pyguard.safe_reader import load_config_file
 
-__all__ = ["ID_PATTERN", "FrozenModel", "LiveTask", "TaskSet", "parse_tasks", "load_tasks"]
+__all__: list[str] = []
 
 ID_PATTERN = _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 

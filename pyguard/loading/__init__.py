@@ -40,7 +40,7 @@ from pyguard.trace.labels import Labels, load_labels
 from pyguard.trace.records import TraceFile
 from pyguard.trace.tolerance import LoadResult, SkipLog
 
-__all__ = ["FORMATS", "detect_format", "load_traces", "load_runs"]
+__all__: list[str] = []
 
 _SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", *(s for f in FORMAT_TABLE for s in f.suffixes))
 

@@ -34,7 +34,7 @@ from pyguard.trace.tau2_import import is_tau2_file, is_tau2_simulation, parse_ta
 from pyguard.trace.textworld_import import is_textworld_run, parse_textworld
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["FORMATS", "FORMAT_TABLE", "Recording", "detect_file", "detect_text"]
+__all__: list[str] = []
 
 _SNIFF_LINES = 20  # JSON Lines records looked at to detect a format
 

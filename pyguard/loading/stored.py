@@ -18,7 +18,7 @@ from pyguard.events import RunEnd, RunRecord
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 
-__all__ = ["apply_options"]
+__all__: list[str] = []
 
 _SETTLED_KEYS = ("imported_from", "source", "cut_off", "ended_by_tool")
 

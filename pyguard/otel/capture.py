@@ -19,7 +19,7 @@ from enum import StrEnum
 from pyguard.errors import ConfigError
 from pyguard.otel import semconv as sc
 
-__all__ = ["ContentCapture", "capture_on_spans"]
+__all__: list[str] = []
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,6 @@ from a thread that runs Java code inside the application's span; on the callback
 
 from __future__ import annotations
 
+from pyguard.events import traceparent  # its home: the JVM edge formats one too, below this package
+
 __all__ = ["traceparent"]
-
-
-def traceparent(trace_id: str, span_id: str, sampled: bool = True) -> str:
-    """A W3C ``traceparent`` header value."""
-    return f"00-{trace_id}-{span_id}-{'01' if sampled else '00'}"

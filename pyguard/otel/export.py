@@ -42,7 +42,7 @@ from pyguard.otel.messages import request_model as _request_model
 from pyguard.otel.metrics import ClientMetrics
 from pyguard.otel.providers import provider_name
 
-__all__ = ["RunSpans", "trace_api"]
+__all__: list[str] = []
 
 log = logging.getLogger(__name__)
 _TRACER_NAME = "pyguard"

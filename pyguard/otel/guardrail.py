@@ -35,14 +35,7 @@ from typing import Any, NamedTuple
 from pyguard.decisions import Action, Decision
 from pyguard.otel import semconv as sc
 
-__all__ = [
-    "BlockedCall",
-    "blocked_call_attributes",
-    "blocked_call_spans",
-    "blocked_calls",
-    "guardrail_attributes",
-    "is_intervention",
-]
+__all__: list[str] = []
 
 DECISION_TYPES = {Action.REFLECT: "warn", Action.STOP: "deny"}
 """pyguard action -> the draft's ``gen_ai.guardrail.verdict.type``."""

@@ -10,7 +10,7 @@ from typing import Any
 from pyguard.decisions import Decision
 from pyguard.events import IterationEvent, Observation
 
-__all__ = ["input_messages", "output_messages", "error_type", "request_model", "gain"]
+__all__: list[str] = []
 
 _FINISH = {"STOP": "stop", "LENGTH": "length", "TOOL_EXECUTION": "tool_call", "CONTENT_FILTER": "content_filter"}
 

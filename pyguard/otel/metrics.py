@@ -14,7 +14,7 @@ from typing import Any
 from pyguard.events import IterationEvent
 from pyguard.otel import semconv as sc
 
-__all__ = ["ClientMetrics"]
+__all__: list[str] = []
 
 _DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]
 _TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]

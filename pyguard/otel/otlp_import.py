@@ -43,7 +43,7 @@ from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span, read_spans
 from pyguard.otel.shapes import json_list, normalize
 
-__all__ = ["import_otlp"]
+__all__: list[str] = []
 
 log = logging.getLogger(__name__)
 _FINISH = {

@@ -27,7 +27,7 @@ from pyguard._extras import require
 from pyguard.errors import InputError, TraceFormatError
 from pyguard.safe_reader import loads, read_source
 
-__all__ = ["file_exporter", "metrics_file_exporter", "Span", "read_spans", "looks_like_otlp"]
+__all__: list[str] = []
 
 
 _HEX = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{32}")

@@ -19,7 +19,7 @@ A value that is not a LangChain4j name (an imported recording's ``openai``) is k
 
 from __future__ import annotations
 
-__all__ = ["provider_name"]
+__all__: list[str] = []
 
 OTHER = "_OTHER"
 

@@ -40,7 +40,7 @@ from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span
 from pyguard.safe_reader import loads
 
-__all__ = ["json_list", "normalize"]
+__all__: list[str] = []
 
 _OI_KIND = {"LLM": sc.OP_CHAT, "TOOL": sc.OP_EXECUTE_TOOL, "AGENT": sc.OP_INVOKE_AGENT}
 _TRACELOOP_KIND = {"tool": sc.OP_EXECUTE_TOOL, "agent": sc.OP_INVOKE_AGENT}

@@ -30,7 +30,7 @@ from pyguard.otel.metrics import ClientMetrics
 from pyguard.otel.otlp_json import file_exporter, metrics_file_exporter
 from pyguard.trace.records import TraceRun
 
-__all__ = ["DEFAULT_TIMEOUT_S", "GuardTelemetry", "export_runs"]
+__all__: list[str] = []
 
 DEFAULT_TIMEOUT_S = 5.0
 """Seconds a flush or a shutdown of the telemetry may take, and an OTLP export request (with its retries)."""

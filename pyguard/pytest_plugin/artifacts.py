@@ -21,7 +21,7 @@ import pytest
 from pyguard.errors import InputError
 from pyguard.result import RunResult
 
-__all__ = ["RunCollector", "trace_file_name", "keep_traces", "remove_earlier_traces"]
+__all__: list[str] = []
 
 REPORT_SECTION = "pyguard traces"
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["Cassettes", "pyguard_cassette"]
+__all__: list[str] = []
 
 
 class Cassettes:

@@ -20,14 +20,7 @@ import pytest
 from pyguard.errors import JvmError, PyguardError, RunError
 from pyguard.pytest_plugin.guarding import make_test_guard
 
-__all__ = [
-    "keep_jvm_signal_handlers",
-    "pyguard_jvm",
-    "pyguard_guard",
-    "pyguard_scripted_model",
-    "pyguard_openai_server",
-    "openai_chat_model",
-]
+__all__: list[str] = []
 
 
 def resolve_scenario(source: Any, test_dir: Path) -> Any:

@@ -18,7 +18,7 @@ from pyguard.pytest_plugin.settings import PluginSettings
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import PolicyConfig
 
-__all__ = ["make_test_guard"]
+__all__: list[str] = []
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

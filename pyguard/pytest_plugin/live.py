@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from pyguard.errors import RunError
 from pyguard.pytest_plugin.fixtures import openai_chat_model
 
-__all__ = ["LiveModel", "pyguard_live_model"]
+__all__: list[str] = []
 
 
 class LiveModel(BaseModel):

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard.errors import ConfigError, did_you_mean
 
-__all__ = ["MARKER_HELP", "MarkerArgs", "MarkerError", "marker_args"]
+__all__: list[str] = []
 
 MARKER = "pyguard"
 MARKER_HELP = (

@@ -14,14 +14,7 @@ import pytest
 
 from pyguard.result import RunResult
 
-__all__ = [
-    "SUMMARY_PLUGIN",
-    "SUMMARY_TITLE",
-    "RunStats",
-    "SessionRuns",
-    "classpath_hint",
-    "run_stats",
-]
+__all__: list[str] = []
 
 SUMMARY_TITLE = "pyguard runs"
 SUMMARY_PLUGIN = "pyguard-session-runs"

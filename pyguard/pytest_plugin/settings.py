@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pyguard.config_search import find_config_file
 from pyguard.errors import ConfigError, JvmError, PyguardError
 
-__all__ = ["PluginSettings", "add_options", "settings_from_config"]
+__all__: list[str] = []
 
 KEEP_CHOICES = ("failed", "all", "none")
 RECORD_CHOICES = ("none", "once", "all")

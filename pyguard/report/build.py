@@ -17,7 +17,7 @@ from pyguard.report.model import RunView, Thresholds, run_view
 if TYPE_CHECKING:
     from pyguard.engine import PolicyConfig
 
-__all__ = ["ReportData", "build_data", "outcome_mix"]
+__all__: list[str] = []
 
 NO_FOOTER = "no footer"
 

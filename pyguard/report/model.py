@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from pyguard.decisions import Action, Decision
 from pyguard.events import RunRecord, events_tokens_partial, sum_tokens
 
-__all__ = ["CallPoint", "GuardMark", "RunView", "Thresholds", "run_view", "thresholds_of"]
+__all__: list[str] = []
 
 _CONTENT_KEYS = frozenset({"message", "fingerprints", "variants", "normalised", "actions", "arguments", "text"})
 """Evidence keys that may quote the user, the model or a tool: kept only with content capture."""

@@ -11,7 +11,7 @@ from pyguard.report.build import ReportData
 from pyguard.report.model import GuardMark, RunView
 from pyguard.report.plots import OUTCOME_COLOURS, outcome_mix_svg, timeline_svg
 
-__all__ = ["DATA_ID", "render_page"]
+__all__: list[str] = []
 
 DATA_ID = "pyguard-report-data"
 """The id of the ``<script type="application/json">`` element that holds :class:`ReportData` as JSON."""

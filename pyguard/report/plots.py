@@ -11,7 +11,7 @@ from typing import Any
 from pyguard._extras import agg_figure, require
 from pyguard.report.model import RunView
 
-__all__ = ["OUTCOME_COLOURS", "outcome_mix_svg", "timeline_svg"]
+__all__: list[str] = []
 
 _FEATURE = "pyguard report (its plots)"
 OUTCOME_COLOURS = {

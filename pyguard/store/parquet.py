@@ -31,7 +31,7 @@ from pyguard.safe_reader import loads
 from pyguard.trace.records import TraceRun
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["run_schema", "is_parquet", "write_parquet", "read_parquet", "iter_parquet", "open_parquet", "table_to_runs"]
+__all__: list[str] = []
 
 FORMAT_TAG = b"pyguard-runs/1"
 """Written in the file's key-value metadata under ``b"pyguard.format"``."""

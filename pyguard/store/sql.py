@@ -17,7 +17,7 @@ from pyguard._extras import require
 from pyguard.events import RunRecord
 from pyguard.store.parquet import open_parquet, table_to_runs
 
-__all__ = ["CUT_OFF", "EVENT_TOKENS", "IMPORTED", "OBSERVED", "TOOL_END", "connect", "first_row", "records_where"]
+__all__: list[str] = []
 
 EVENT_TOKENS = (
     "coalesce(e.total_tokens, CASE WHEN e.input_tokens IS NULL AND e.output_tokens IS NULL THEN NULL "

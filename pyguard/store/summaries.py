@@ -12,7 +12,7 @@ import importlib
 import warnings
 from typing import Any
 
-__all__: list[str] = []  # the old names are forwarded by __getattr__, not re-exported
+__all__: list[str] = []
 
 _MOVED = {
     "check_parquet": "pyguard.check.parquet",

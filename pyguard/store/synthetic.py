@@ -21,7 +21,7 @@ import numpy as np
 from pyguard._extras import require
 from pyguard.store.parquet import run_schema
 
-__all__ = ["synthetic_table", "synthetic_batches"]
+__all__: list[str] = []
 
 _TOOLS = ("get_shipment_status", "search_orders", "lookup_customer", "list_invoices", "check_inventory")
 _WORDS = ("in transit", "delivered", "delayed", "held at customs", "out for delivery", "returned", "lost", "pending")

@@ -9,7 +9,7 @@ decisions say.
 
 from __future__ import annotations
 
-__all__ = ["MIB", "adversarial_texts"]
+__all__: list[str] = []
 
 MIB = 1 << 20
 

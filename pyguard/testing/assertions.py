@@ -26,19 +26,7 @@ from pyguard.errors import InputError
 from pyguard.events import Outcome, RunRecord, ToolCall
 from pyguard.result import RunResult
 
-__all__ = [
-    "action_fingerprint",
-    "repeated_actions",
-    "describe_run",
-    "assert_succeeded",
-    "assert_outcome",
-    "assert_never_stalled",
-    "assert_max_repeats",
-    "assert_tokens_under",
-    "assert_iterations_at_most",
-    "assert_tool_called",
-    "assert_answer_contains",
-]
+__all__: list[str] = []
 
 _MAX_ITERATION_LINES = 16
 

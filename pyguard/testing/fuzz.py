@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard._extras import require
 from pyguard.errors import InputError
-from pyguard.testing.scenario_lint import ToolParam, ToolSpec
+from pyguard.jvm.scenario_lint import ToolParam, ToolSpec
 
-__all__ = ["FAMILIES", "Call", "Misbehaviour", "Outcome", "misbehaviours", "find_escape", "find_false_stop"]
+__all__: list[str] = []
 
 Family = Literal["repeat", "rephrase", "oscillate", "vary_id", "legitimate"]
 FAMILIES: tuple[Family, ...] = ("repeat", "rephrase", "oscillate", "vary_id")

@@ -12,14 +12,7 @@ from typing import Any, Literal
 
 from pyguard.events import IterationEvent, Observation, ToolCall
 
-__all__ = [
-    "KINDS",
-    "LEGITIMATE_KINDS",
-    "LOOP_KINDS",
-    "RunBuilder",
-    "productive_calls",
-    "sentence",
-]
+__all__: list[str] = []
 
 
 _SYLLABLES = ["ka", "lo", "mi", "ra", "ten", "vo", "shi", "ber", "an", "qu", "el", "dor", "pa", "zin", "u", "ft"]

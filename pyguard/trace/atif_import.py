@@ -35,7 +35,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["is_atif_run", "parse_atif"]
+__all__: list[str] = []
 
 _SOURCES = ("system", "user", "agent")
 

@@ -24,7 +24,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["parse_bfcl", "is_bfcl_run"]
+__all__: list[str] = []
 
 _FORCED = "forced to quit"
 

@@ -17,7 +17,7 @@ from pyguard.errors import TraceFormatError, UnreadableRecord
 from pyguard.safe_reader import TOO_LARGE, loads, oversize_error
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["parse_container", "text_runs"]
+__all__: list[str] = []
 
 
 def parse_container(

@@ -21,7 +21,7 @@ from typing import Any
 from pyguard.ending import Causes, footer, settle
 from pyguard.events import IterationEvent, RunEnd
 
-__all__ = ["normalise_tool_names", "build_end"]
+__all__: list[str] = []
 
 DEFAULT_TERMINAL_TOOLS: frozenset[str] = frozenset(
     {

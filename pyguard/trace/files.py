@@ -10,7 +10,7 @@ from pathlib import Path
 from pyguard.errors import TraceFormatError
 from pyguard.trace.records import TraceWarning
 
-__all__ = ["open_safely"]
+__all__: list[str] = []
 
 
 _FLAGS = {  # O_APPEND in every mode: a partial line cut off again leaves the next write at the end, not past a hole

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from pyguard.engine.window import MARKER_ROOM, marker_line
 from pyguard.trace.records import encode_record
 
-__all__ = ["MIN_WINDOW_CHARS", "fit_record"]
+__all__: list[str] = []
 
 MIN_WINDOW_CHARS = 4 * MARKER_ROOM
 """No string is cut below this many characters: a record that does not fit even then is refused."""

@@ -33,7 +33,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["INTERCODE_TERMINAL_TOOLS", "is_intercode_run", "parse_intercode"]
+__all__: list[str] = []
 
 INTERCODE_TERMINAL_TOOLS = frozenset({"submit", "skip"})
 _TOOLS = {"ic_bash": "bash", "ic_ctf": "bash", "ic_sql": "sql", "ic_python": "python"}

@@ -26,7 +26,7 @@ from typing import Any
 from pyguard.errors import InputError
 from pyguard.safe_reader import check_depth, loads, read_source
 
-__all__ = ["Labels", "load_labels"]
+__all__: list[str] = []
 
 _ID_KEYS = ("id", "instance_id", "run_id", "task_id")
 _LABEL_KEYS = ("success", "resolved", "valid", "passed", "reward")

@@ -36,7 +36,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["is_medagent_run", "parse_medagent"]
+__all__: list[str] = []
 
 _FAILED = ("Incorrect", "agent invalid action", "agent validation failed", "task error", "agent context limit")
 _LIMIT = "task limit reached"

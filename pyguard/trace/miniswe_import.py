@@ -27,7 +27,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["parse_miniswe", "is_miniswe_run"]
+__all__: list[str] = []
 
 _BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)  # the action regex of mini-swe-agent's default config
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")

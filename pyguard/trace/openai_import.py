@@ -38,7 +38,7 @@ from pyguard.trace.reader import check_regular_file
 from pyguard.trace.run_parser import ImportOptions
 from pyguard.trace.tolerance import SkipLog
 
-__all__ = ["import_openai", "is_openai_run", "parse_openai_text", "parse_openai_runs"]
+__all__: list[str] = []
 
 _OBSERVATION_ROLES = {"user": "user", "system": "system", "developer": "system"}
 

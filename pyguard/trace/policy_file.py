@@ -34,7 +34,7 @@ from pyguard.config_search import read_toml_safely
 from pyguard.errors import ConfigError
 from pyguard.trace.records import TraceWarning
 
-__all__ = ["compact_policy", "dumped_policy", "full_policy", "policy_digest"]
+__all__: list[str] = []
 
 _FILE = re.compile(r"^policy-[0-9a-f]{16}\.toml$")
 _STOP_IN_HEADER_BYTES = 65_536

@@ -30,7 +30,7 @@ from pyguard.trace.containers import text_runs
 from pyguard.trace.ending import build_end
 from pyguard.trace.run_parser import ImportOptions
 
-__all__ = ["parse_react_text", "is_react_run", "events_from_steps"]
+__all__: list[str] = []
 
 _STEP = re.compile(r"^\s*(Thought|Action|Observation)(?:\s*\d+)?\s*:\s?", re.IGNORECASE | re.MULTILINE)
 _CALL = re.compile(r"^\s*([A-Za-z_][\w\- ]*?)\s*\[(.*)\]\s*$", re.DOTALL)

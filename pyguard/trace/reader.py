@@ -38,7 +38,7 @@ from pyguard.safe_reader import loads, oversize_error
 from pyguard.trace.policy_file import full_policy
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
-__all__ = ["read_trace", "read_trace_bytes", "check_regular_file"]
+__all__: list[str] = []
 
 _RECORD_START = b'{"type":"'
 """How every line the writer writes starts: a line that starts so and does not parse is a torn record."""

@@ -17,14 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pyguard.decisions import Decision
 from pyguard.events import RunRecord
 
-__all__ = [
-    "TraceWarning",
-    "FORMAT_VERSION",
-    "RECORD_TYPES",
-    "TraceRun",
-    "TraceFile",
-    "encode_record",
-]
+__all__: list[str] = []
 
 FORMAT_VERSION = 1
 """The trace format version written in every ``run_start`` header. Readers reject newer versions."""

@@ -20,7 +20,7 @@ from pyguard.events import RunRecord
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog, records_by_instance
 
-__all__ = ["ImportOptions", "RunParser"]
+__all__: list[str] = []
 
 
 class ImportOptions(TypedDict, total=False):

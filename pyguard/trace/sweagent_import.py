@@ -26,7 +26,7 @@ from pyguard.trace.labels import Labels
 from pyguard.trace.react_import import events_from_steps
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["parse_sweagent", "is_sweagent_run"]
+__all__: list[str] = []
 
 SWE_AGENT_COMMANDS = frozenset(
     {

@@ -29,7 +29,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["parse_tau2", "is_tau2_file", "is_tau2_simulation"]
+__all__: list[str] = []
 
 _CUT = {"max_steps": "step_limit", "too_many_errors": "error_limit"}
 

@@ -39,7 +39,7 @@ from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser
 
-__all__ = ["TEXTWORLD_OUTCOMES", "TEXTWORLD_TERMINAL_TOOLS", "is_textworld_run", "parse_textworld"]
+__all__: list[str] = []
 
 TEXTWORLD_OUTCOMES = frozenset({"won", "lost", "turnmax", "quit", "silence", "error"})
 TEXTWORLD_TERMINAL_TOOLS = frozenset({"quit"})

@@ -17,7 +17,7 @@ from typing import Any
 from pyguard.errors import UnreadableRecord
 from pyguard.events import RunRecord
 
-__all__ = ["SkipLog", "LoadResult", "records_by_instance"]
+__all__: list[str] = []
 
 _EXAMPLES_PER_REASON = 3
 

@@ -43,7 +43,7 @@ from pyguard.trace.fit import fit_record
 from pyguard.trace.policy_file import compact_policy
 from pyguard.trace.records import FORMAT_VERSION
 
-__all__ = ["TraceWriter", "open_run_trace", "trace_file_name", "write_runs"]
+__all__: list[str] = []
 
 log = logging.getLogger(__name__)
 

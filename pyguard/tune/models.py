@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pyguard.engine import PolicyConfig
 from pyguard.tune.space import SearchSpace
 
-__all__ = ["TuneOptions", "Interval", "Figures", "TypeResult", "TuneResult"]
+__all__: list[str] = []
 
 
 class _Model(BaseModel):

@@ -11,7 +11,7 @@ from pyguard._extras import agg_figure, require
 from pyguard.engine import PolicyConfig
 from pyguard.tune.models import Figures, Interval, TuneResult
 
-__all__ = ["require_plots", "policy_toml", "write_policy", "write_report", "pct"]
+__all__: list[str] = []
 
 _PLOTS = "the trade-off plots of tune --report"
 

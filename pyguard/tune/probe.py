@@ -31,17 +31,7 @@ from pyguard.replay import RecordedClock, replay_runs
 from pyguard.tune.shared import SharedReading, reading_key
 from pyguard.tune.space import apply_engine
 
-__all__ = [
-    "KIND_EARN",
-    "KIND_POLL",
-    "KIND_REFLECT",
-    "Probe",
-    "probe_config",
-    "probe_policy",
-    "probe_run",
-    "Prober",
-    "RunPool",
-]
+__all__: list[str] = []
 
 KIND_EARN, KIND_POLL, KIND_REFLECT, KIND_FINAL, KIND_STOP = 0, 1, 2, 3, 4
 """Per-iteration kinds of a probe: continue (earns if its gain reaches the threshold), poll, reflect, answer, the

@@ -63,7 +63,7 @@ from pyguard.engine import PolicyConfig
 from pyguard.tune.simulate import Counts, ProbeTable, RunSet
 from pyguard.tune.space import BUDGET_KEYS, Budget, SearchSpace, budget_of, reflect_only, stall_candidates
 
-__all__ = ["Fitter", "min_successes_to_fit"]
+__all__: list[str] = []
 
 
 def certified(false_stops: int, successes: int, bound: float) -> bool:

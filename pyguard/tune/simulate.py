@@ -26,7 +26,7 @@ from pyguard.replay import event_tokens, recorded_success
 from pyguard.tune.probe import KIND_EARN, KIND_POLL, KIND_REFLECT, Probe
 from pyguard.tune.space import Budget
 
-__all__ = ["RunSet", "ProbeTable", "Counts"]
+__all__: list[str] = []
 
 
 @dataclass

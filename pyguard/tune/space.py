@@ -25,18 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pyguard.engine.config import PolicyConfig, TaskTypeConfig
 from pyguard.errors import ConfigError
 
-__all__ = [
-    "BUDGET_KEYS",
-    "ENGINE_KEYS",
-    "apply_engine",
-    "Budget",
-    "SearchSpace",
-    "stall_candidates",
-    "build_policy",
-    "budget_of",
-    "stall_key",
-    "reflect_only",
-]
+__all__: list[str] = []
 
 BUDGET_KEYS: tuple[str, ...] = ("base_budget", "hard_cap", "extension", "earn_threshold", "earn_per_iteration")
 STALL_KEYS: tuple[str, ...] = (

@@ -8,7 +8,7 @@ import random
 from pyguard.events import Outcome, RunEnd, RunRecord, RunStart
 from pyguard.testing.synthetic import RunBuilder, generate, productive_calls, sentence
 
-__all__ = ["tune_runs"]
+__all__: list[str] = []
 
 TYPE_MIXES: dict[str, dict[str, float]] = {
     "lookup": {"convergent": 0.6, "exact_repeat": 0.25, "normalised_repeat": 0.15},

@@ -25,7 +25,7 @@ from pyguard.tune.search import Fitter, min_successes_to_fit
 from pyguard.tune.simulate import ProbeTable, RunSet
 from pyguard.tune.space import build_policy, stall_candidates, stall_key
 
-__all__ = ["tune", "task_folds"]
+__all__: list[str] = []
 
 TARGET_SHARES: tuple[float, ...] = (1.0, 0.5, 0.25, 0.0)
 """The fit's own false-stop target, as shares of the bound, tried in turn: a policy fitted right at the bound

@@ -26,7 +26,7 @@ def _report(successes_at: int, horizon: int = 12):
 
 def _round_trips(report) -> int:  # noqa: ANN001
     """The round trips the three snippets write (they must agree)."""
-    java = int(re.search(r"DEFAULT_MAX_TOOL_CALLING_ROUND_TRIPS = (\d+);", java_snippet(report)).group(1))
+    java = int(re.search(r"UNTYPED_MAX_TOOL_CALLING_ROUND_TRIPS = (\d+);", java_snippet(report)).group(1))
     props = int(re.search(r"\.maxToolCallingRoundTrips=(\d+)", properties_snippet(report)).group(1))
     toml = int(re.search(r"maxToolCallingRoundTrips\((\d+)\): up to", toml_snippet(report)).group(1))
     assert java == props == toml
