@@ -32,14 +32,7 @@ from pyguard.engine.session import RunSession
 from pyguard.errors import ConfigError
 from pyguard.jvm.tool_limits import conversation_tool_limits
 
-__all__ = [
-    "Conversation",
-    "ConversationEntry",
-    "Conversations",
-    "KEEP_CONVERSATIONS",
-    "conversation_session",
-    "thread_conversation",
-]
+__all__: list[str] = []
 
 KEEP_CONVERSATIONS = 10_000
 """Conversations an attached agent's guard keeps at most; past it the one idle longest is forgotten (its next turn

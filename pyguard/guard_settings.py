@@ -21,7 +21,7 @@ from pyguard.limits import JAVA_INT_MAX
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine.config import Mode
 
-__all__ = ["AGENT_OPTIONS", "ATTACH_OPTIONS", "MODES", "check_guard_settings", "is_int", "with_mode"]
+__all__: list[str] = []
 
 MODES = ("observe", "reflect", "enforce")
 

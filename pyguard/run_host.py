@@ -28,12 +28,6 @@ agent still returns an answer; the outcome still says ``stalled``/``expired``), 
 the Java ``GuardStopException``) or ``end`` (no model call: the agent returns the stop message, :data:`STOP_MESSAGE`
 filled in; ``answer_source="stop_message"``)."""
 
-WRAP_UP = (
-    "Stop here: {reason}. Do not call any tool. Give your best final answer to the user's request now, from what you"
-    " have found so far, and say plainly what you could not find out."
-)
-"""The wrap-up instruction (``{reason}``: why the run was stopped), sent as a user message with no tools offered."""
-
 
 class ActiveRuns:
     """The runs of one guard started and not yet finished (thread-safe)."""

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from pyguard.events import RunRecord
 
-__all__ = ["ConversationFigures", "ConversationReport", "by_conversation", "render_conversations"]
+__all__: list[str] = []
 
 
 class ConversationFigures(BaseModel):

@@ -23,7 +23,7 @@ from pyguard.engine.conversation_limits import ConversationLimits
 from pyguard.engine.tree import event_cost
 from pyguard.events import IterationEvent, Outcome
 
-__all__ = ["ConversationBudget", "ConversationLedger", "ConversationSpend", "RULE"]
+__all__: list[str] = []
 
 RULE = "conversation_budget"
 """The rule prefix of a stop by a conversation's budget (``conversation_budget:model_calls``, ...)."""

@@ -20,7 +20,7 @@ from pydantic import Field
 from pyguard.engine.config_tables import ToolLimitConfig
 from pyguard.engine.strict_config import StrictConfig
 
-__all__ = ["ConversationLimits"]
+__all__: list[str] = []
 
 
 class ConversationLimits(StrictConfig):

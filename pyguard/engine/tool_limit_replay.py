@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pyguard.engine.config_tables import ToolLimitConfig
 from pyguard.events import IterationEvent, Observation
 
-__all__ = ["BlockedReplay", "blocked_result", "replayed_events"]
+__all__: list[str] = []
 
 
 def blocked_result(tool: str, limit: int, scope: str = "run") -> str:

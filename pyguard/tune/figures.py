@@ -14,7 +14,7 @@ from pyguard._extras import require
 from pyguard.tune.models import Figures, Interval
 from pyguard.tune.simulate import Counts, RunSet
 
-__all__ = ["figures", "scipy_stats", "task_folds"]
+__all__: list[str] = []
 
 
 def task_folds(groups: Sequence[str], strata: Sequence[Any], k: int, seed: int) -> np.ndarray:

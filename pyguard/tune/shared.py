@@ -25,7 +25,7 @@ from pyguard.engine.steps import ActionResult
 from pyguard.errors import PyguardError
 from pyguard.events import IterationEvent, Observation
 
-__all__ = ["SharedReading", "reading_key"]
+__all__: list[str] = []
 
 
 def reading_key(config: PolicyConfig) -> tuple[Any, ...]:
