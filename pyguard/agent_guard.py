@@ -187,7 +187,11 @@ class AgentGuard:
                 ending = ending_of_exception(error, last_text=run.last_text())
             else:
                 ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-            return java_outcome(run.end(ending, wrap_up=False))
+            result = run.end(ending, wrap_up=False)
+            try:
+                return java_outcome(result)
+            except Exception:  # noqa: BLE001 - the run has ended: Java then only misses how (lastOutcome() None)
+                return None
         finally:
             with self._lock:
                 self._java_ends.discard(run_id)
