@@ -539,6 +539,44 @@ def engine_scaling_row(r: dict) -> tuple[str, str]:
     )
 
 
+def replay_speed(r: dict) -> Table:
+    header = _header(
+        "source | runs | model calls | before: calls/s (per CPU s) | after: calls/s (per CPU s) | after / before "
+        "(CPU) | same stops"
+    )
+    rows = []
+
+    def speed(side: dict) -> str:
+        return f"{side['calls_per_s']:,.0f} ({side['calls_per_cpu_s']:,.0f})"
+
+    for name, s in r["sources"].items():
+        b, a = s["before"], s["after"]
+        rows.append(
+            [
+                name,
+                f"{a['runs']:,}",
+                f"{a['calls']:,}",
+                speed(b),
+                speed(a),
+                f"{s['ratio']:.2f}x ({s['cpu_ratio']:.2f}x)",
+                "yes" if s["same_stops"] else "no",
+            ]
+        )
+    b, a = r["before"], r["after"]
+    rows.append(["all", "", f"{a['calls']:,}", speed(b), speed(a), f"{r['ratio']:.2f}x ({r['cpu_ratio']:.2f}x)", ""])
+    return header, rows
+
+
+def replay_speed_row(r: dict) -> tuple[str, str]:
+    return (
+        f"`replay` of the recorded sources on one core, loading included: model calls per second, this tree against"
+        f" {r.get('before_commit') or 'the earlier one'} in the same run (target 10x)",
+        f"{r['after']['calls_per_s']:,.0f} against {r['before']['calls_per_s']:,.0f} per wall second"
+        f" ({r['ratio']:.2f}x), {r['after']['calls_per_cpu_s']:,.0f} against"
+        f" {r['before']['calls_per_cpu_s']:,.0f} per CPU second ({r['cpu_ratio']:.2f}x)",
+    )
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str
@@ -580,6 +618,9 @@ ENTRIES = (
         concurrency_latency_row,
     ),
     Entry("engine_scaling", "the cost of one decision as a run grows", engine_scaling, engine_scaling_row),
+    Entry(
+        "replay_speed", "`replay` on the recorded sources, before and after, one core", replay_speed, replay_speed_row
+    ),
 )
 
 HEADER = """# Benchmark results

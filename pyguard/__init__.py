@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from pyguard._version import __version__
 from pyguard.decisions import Action, Decision
 from pyguard.errors import (
     BudgetError,
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
     from pyguard.result import RunResult
     from pyguard.run import GuardedRun
 
-__version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "Guard": "pyguard.guard",

@@ -23,17 +23,29 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from pyguard.agent_options import AgentOptions
-from pyguard.ending import Ending, RunEnding
+from pyguard.conversations import (
+    Conversation,
+    ConversationEntry,
+    Conversations,
+    conversation_session,
+    thread_conversation,
+)
+from pyguard.decisions import Action, Decision
+from pyguard.ending import Causes, Ending, EndNotes, RunEnding
+from pyguard.engine.conditions import StopHit
+from pyguard.engine.conversation_budget import RULE
 from pyguard.errors import RunError
 from pyguard.events import Outcome
-from pyguard.on_stop import raise_if_stopped
+from pyguard.jvm.tool_limits import limit_run_tools
+from pyguard.on_stop import raise_if_stopped, stop_message
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 
-__all__ = ["AgentGuard", "GuardedAgent"]
+__all__ = ["AgentGuard", "ConversationRun", "GuardedAgent"]
 
 UNFINISHED_TURN = (
     "the agent ended this user turn without a final answer outside the model (its own loop cap, such as LangChain4j's"
@@ -84,6 +96,9 @@ class AgentGuard:
         self._java_ends: set[str] = set()
         """Runs Java is ending now (``Runs.ended``): their outcome goes back as its reply, not through ``publish``."""
         self._closed = False
+        self.conversations = Conversations(host)
+        """The conversations of this agent (``[conversation]`` budgets): see :meth:`conversation`."""
+        self._memory_ids: Any = None
         self.java = agent_guarded_model(model, self._open_implicit, self._end_implicit)
         if self.round_trips:  # a turn's end at that cap is seen at its last model call, in every mode
             self.java.agentRoundTrips(self.round_trips)
@@ -105,6 +120,22 @@ class AgentGuard:
         from pyguard.jvm.tool_limits import limited_tools
 
         return limited_tools(self.java, objects)
+
+    def memory_ids(self) -> Any:
+        """A Java ``BiFunction<ChatRequest, Object, ChatRequest>`` for ``AiServices.builder(...)
+        .chatRequestTransformer(hook)``: it tells the guard which chat memory each model call serves (the request goes
+        on unchanged), so the ``[conversation]`` budgets hold per memory id. Without it, a conversation is a thread."""
+        if self._memory_ids is None:
+            from pyguard.jvm.tool_limits import memory_ids
+
+            self._memory_ids = memory_ids()
+        return self._memory_ids.hook()
+
+    def conversation(self, conversation_id: str | None = None) -> Conversation:
+        """The conversation ``conversation_id`` (a chat-memory id as text; None: the calling thread's): what it spent
+        across its turns, :meth:`~pyguard.conversation_runs.Conversation.reset` (a fresh budget) and
+        :meth:`~pyguard.conversation_runs.Conversation.end` (forget it)."""
+        return Conversation(self.conversations, conversation_id or thread_conversation())
 
     def after_tool_execution(self) -> Any:
         """A Java ``Consumer<ToolExecution>`` for ``afterToolExecution(hook)``: counts the tools that ran (each run's
@@ -130,8 +161,13 @@ class AgentGuard:
         """A run of this agent for one user turn (its guarded model made around the agent's model)."""
         if self._closed:
             raise RunError(self._closed_message())
-        run = GuardedRun(
-            self.host, run_id=new_run_id(), task=task, task_type=self.task_type, agent_style=self.agent_style
+        run = ConversationRun(
+            self.host,
+            conversation=self.conversations.entry(self._conversation_now()),
+            run_id=new_run_id(),
+            task=task,
+            task_type=self.task_type,
+            agent_style=self.agent_style,
         )
         run.agent_round_trips = self.round_trips
         run.counts_executions = self.counts_executions
@@ -139,7 +175,18 @@ class AgentGuard:
         with self._lock:
             self._open[run.run_id] = run
         run.guarded_model(self.delegate)
+        run.begin()
         return run
+
+    def _conversation_now(self) -> str:
+        """The conversation of the user turn beginning on this thread: the memory id its model call serves (when the
+        agent has :meth:`memory_ids`), else the thread's."""
+        if self._memory_ids is not None:
+            memory_id = self._memory_ids.current()
+            self._memory_ids.clear()
+            if memory_id is not None:
+                return str(memory_id)
+        return thread_conversation()
 
     @contextmanager
     def bound(self, run: GuardedRun) -> Iterator[GuardedRun]:
@@ -262,3 +309,69 @@ class GuardedAgent:
 
     def close(self) -> None:
         self.agent_guard.close()
+
+
+class ConversationRun(GuardedRun):
+    """One user turn of an attached agent, charged to its conversation (:mod:`pyguard.conversations`): its engine
+    session judges the policy's stop condition OR the conversation's ``[conversation]`` budget."""
+
+    def __init__(self, guard: RunHost, *, conversation: ConversationEntry, **run: Any) -> None:
+        super().__init__(guard, **run)
+        self.conversation = conversation.ledger
+        self._conversation_tools = conversation.java_limits
+        if self.conversation.limits.enabled:  # else the policy's own session: nothing more to judge
+            self.session = conversation_session(guard.policy, self.conversation, self.run_id, self.task_type)
+        self.conversation.add_run(self.run_id)
+        self.turn_in_conversation = self.conversation.spend.runs
+        self.spent_before: StopHit | None = None
+        """The conversation's limit that was spent before this turn began (it then made no model call)."""
+
+    @property
+    def conversation_id(self) -> str:
+        return self.conversation.id
+
+    def begin(self) -> None:
+        """After the run's model is wrapped: its per-tool limits (``[caps.tool_limits]``) within its conversation's
+        (``[conversation.tool_limits]``), and a turn of a spent conversation stopped before its first model call (the
+        stop recorded as the run's decision)."""
+        guarded = self.guarded
+        if self._conversation_tools is not None:  # the run's limits (set as it was wrapped) within its conversation's
+            limit_run_tools(guarded.java, {}, stop_message(self.guard))
+            guarded.java.toolLimits().within(self._conversation_tools)
+        hit = self.conversation.exhausted()
+        if hit is None:
+            return
+        self.spent_before = hit
+        decision = Decision(
+            action=Action.STOP, reason=hit.message, rule=hit.rule, outcome=Outcome.EXPIRED, evidence=dict(hit.evidence)
+        )
+        with self._lock:
+            self.decisions.append(decision)
+            if self._writer is not None:
+                self._writer.decision(self.run_id, decision)
+        guarded.request_stop(Outcome.EXPIRED, hit.message, hit.rule)
+
+    def observe(self, event: Any) -> Decision | None:
+        """Charge the model call to the conversation, then judge it (the conversation's budget among the rules)."""
+        self.conversation.charge_event(event)
+        return super().observe(event)
+
+    def _notes(self, causes: Causes) -> EndNotes:
+        """The run's notes with its conversation: id, limits, spend after this turn, which turn it was, and the rule
+        when the conversation's budget stopped it; calls blocked by the conversation's tool limits among the run's."""
+        notes = super()._notes(causes)
+        if notes.wrap_up_tokens is not None and notes.wrap_up_tokens.total:
+            self.conversation.charge_tokens(notes.wrap_up_tokens.total)
+        evidence = dict(notes.evidence)
+        summary = self.conversation.summary()
+        summary["turn"] = self.turn_in_conversation
+        stop = self.spent_before or self.session.stopped
+        if stop is not None and (stop.rule or "").startswith(RULE):
+            summary["stopped_by"] = stop.rule
+            if self.spent_before is not None:
+                summary["spent_before_turn"] = True
+        evidence["conversation"] = summary
+        if self._conversation_tools is not None and self._guarded is not None:
+            limits = dict((evidence.get("tool_limits") or {}).get("limits") or {})
+            evidence["tool_limits"] = {"limits": limits, "blocked": self._guarded.blocked_tools()}
+        return replace(notes, evidence=evidence)

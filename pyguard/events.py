@@ -30,7 +30,12 @@ __all__ = [
     "opens_turn",
     "sum_tokens",
     "turn_starts",
+    "UNTYPED",
 ]
+
+UNTYPED = "(untyped)"
+"""The name summaries, reports and calibration give the runs without a task type (``task_type`` None): one group,
+never a task type a policy could name (a policy's own budget is the one those runs get)."""
 
 
 COUNT_MAX = 2**63 - 1

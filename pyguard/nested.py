@@ -7,8 +7,7 @@ what a child spends is charged to its parent. One level up, the parent's engine 
 own tool calls and their results as its observations, so a supervisor that invokes the same sub-agent with the same
 request and gets the same result is a repeat like any other (reflected on, then stopped ``stalled``)::
 
-    from pyguard.guard import Guard
-    from pyguard.nested import SubAgent, run_nested
+        from pyguard.nested import SubAgent, run_nested
     from pyguard.engine.tree import TreeLimits
 
     result = run_nested(Guard(trace_dir="traces"), "supervisor", "Where is order 12345?",
@@ -46,10 +45,10 @@ from pyguard.ending import TokenTotals, token_totals
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.errors import ConfigError
 from pyguard.events import IterationEvent, RunRecord
-from pyguard.guard import Guard
-from pyguard.jvm.nested import SubAgent, SystemKind
+from pyguard.jvm import guard_model, tool_set
+from pyguard.jvm.nested import SubAgent, SystemKind, build_system
 from pyguard.nested_run import RECOVERY_PREFIX, NestedRun, supervisor_invocation
-from pyguard.run import new_run_id
+from pyguard.run import RunHost, new_run_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.result import RunResult
@@ -91,7 +90,7 @@ def _uses(keywords: Any) -> tuple[str, ...]:
 
 
 def start_tree(
-    guard: Guard,
+    guard: RunHost,
     *,
     kind: Literal["supervisor", "workflow"],
     task: str | None = None,
@@ -118,7 +117,7 @@ def start_tree(
 
 
 def run_nested(
-    guard: Guard,
+    guard: RunHost,
     kind: SystemKind | str,
     task: str,
     agents: Sequence[SubAgent],
@@ -137,8 +136,6 @@ def run_nested(
     sub-agents' ``max_tool_calling_round_trips`` (default :data:`pyguard.limits.NESTED_ROUND_TRIPS`) and a loop's
     ``max_loop_iterations`` (default :data:`pyguard.limits.NESTED_LOOP_ITERATIONS`; ``max_iterations`` is its
     deprecated name)."""
-    from pyguard.jvm.nested import build_system
-
     options = agent_options("run_nested", options, keywords, uses=_uses(TreeKeywords))
     run = start_tree(
         guard,
@@ -202,9 +199,6 @@ def run_nested_unguarded(
 ) -> UnguardedTree:
     """The baseline: the same system on the same models, observed (every model call counted), never acted on.
     ``options`` or keywords: the sub-agents' ``max_tool_calling_round_trips``, as for :func:`run_nested`."""
-    from pyguard.jvm import guard_model
-    from pyguard.jvm.nested import build_system
-
     options = agent_options("run_nested_unguarded", options, keywords, uses=_uses(SubAgentKeywords))
 
     events: list[IterationEvent] = []
@@ -239,8 +233,6 @@ def run_nested_unguarded(
 
 
 def _tools_of(model: Any) -> Any:
-    from pyguard.jvm import tool_set
-
     return tool_set(None, model)
 
 

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes, Settled, footer, token_totals, verdict
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord
+from pyguard.engine.tool_limit_replay import replayed_events
+from pyguard.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
     from pyguard.engine import Policy, PolicyConfig
@@ -40,9 +41,6 @@ __all__ = [
     "replay_runs",
     "summarise",
 ]
-
-UNTYPED = "(untyped)"
-"""The task type shown for runs that carry none."""
 
 REFLECTION_NOTE = (
     "A recording cannot show what a reflection would have changed: replay counts a reflection as 'continue'"
@@ -94,9 +92,12 @@ class ReplayRun(_Model):
     dropped: nobody knows how the cut run would have ended); otherwise the recorded footer (None if none)."""
     decisions: list[Decision] = Field(default_factory=list, exclude=True)
     """The engine's decision after each replayed iteration, up to the stop (not in the JSON)."""
+    tool_calls_blocked: dict[str, int] = Field(default_factory=dict, exclude=True)
+    """Calls a per-tool ``continue`` limit of the policy would have blocked, by tool (not in the JSON): replayed as not
+    run (:mod:`pyguard.engine.tool_limit_replay`)."""
 
 
-class GroupSummary(_Model):
+class ReplayTotals(_Model):
     """Totals over one group of runs (successful, failed or unlabelled)."""
 
     runs: int = 0
@@ -112,7 +113,7 @@ class GroupSummary(_Model):
     runs_without_usage: int = 0
 
 
-class TypeSummary(GroupSummary):
+class TypeSummary(ReplayTotals):
     """Totals over the runs of one task type (or all runs, ``task_type`` ``"*"``), with the stops split by label:
     a stopped successful run is a false stop, a stopped failed run saved work that led nowhere."""
 
@@ -130,11 +131,11 @@ class ReplaySummary(_Model):
     stopped: int
     task_types: list[TypeSummary] = Field(default_factory=list)
     """One row per task type (sorted; runs without one under ``"(untyped)"``), then all runs (``"*"``)."""
-    successful: GroupSummary
+    successful: ReplayTotals
     """Runs labelled successful: a stop here cuts a run that would have succeeded (a false stop)."""
-    failed: GroupSummary
+    failed: ReplayTotals
     """Runs labelled failed: a stop here saves work that led nowhere."""
-    unlabelled: GroupSummary
+    unlabelled: ReplayTotals
     """Runs with no outcome label (and runs with no footer)."""
     incomplete: list[str]
     """Ids of runs with no footer (cut short): replayed as far as they go, counted as unlabelled."""
@@ -186,6 +187,8 @@ class _Replayer:
         self.clock = RecordedClock()
         self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
         self._recorded: dict[str, Policy] = {}
+        self.blocked: dict[str, int] = {}
+        """The calls of the run last decided that a per-tool ``continue`` limit blocked, by tool."""
 
     def _policy_for(self, record: RunRecord) -> Policy:
         from pyguard.engine import Policy
@@ -206,7 +209,8 @@ class _Replayer:
         self.clock.reset(record)
         session = self._policy_for(record).new_run(run_id=record.run_id, task_type=record.task_type)
         decisions: list[Decision] = []
-        events = record.events
+        limited = replayed_events(record.events, session.config.caps.tool_limits)  # blocked calls do not run
+        events, self.blocked = limited.events, dict(limited.blocked)
         early = session.config.judge_results_early
         for k, event in enumerate(events):
             self.clock.advance(event)
@@ -233,7 +237,8 @@ def event_tokens(event: IterationEvent) -> int | None:
 
 def replay_run(record: RunRecord, config: PolicyConfig | None = None) -> ReplayRun:
     """Replay one recorded run through a fresh policy built from ``config`` (None = the default PolicyConfig)."""
-    return _summarise_run(record, *_Replayer(config).decide(record))
+    replayer = _Replayer(config)
+    return _summarise_run(record, *replayer.decide(record), replayer.blocked)
 
 
 def _stopped_end(record: RunRecord, engine_end: RunEnd, stop_at: int, decision: Decision) -> RunEnd:
@@ -254,7 +259,9 @@ def _iteration(decision: Decision, default: int) -> int:
     return decision.iteration if decision.iteration is not None else default
 
 
-def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None) -> ReplayRun:
+def _summarise_run(
+    record: RunRecord, decisions: list[Decision], engine_end: RunEnd | None, blocked: dict[str, int] | None = None
+) -> ReplayRun:
     events = record.events
     stop = next(((_iteration(d, k), d) for k, d in enumerate(decisions, start=1) if d.action is Action.STOP), None)
     stop_at = stop[0] if stop else None
@@ -283,6 +290,7 @@ def _summarise_run(record: RunRecord, decisions: list[Decision], engine_end: Run
         if stop_at is not None and stop and engine_end
         else record.end,
         decisions=decisions,
+        tool_calls_blocked=dict(blocked or {}),
     )
 
 
@@ -293,8 +301,8 @@ def recorded_success(record: RunRecord) -> bool | None:
     return verdict(record.end).success
 
 
-def _group(runs: Iterable[ReplayRun], g: GroupSummary | None = None) -> GroupSummary:
-    g = GroupSummary() if g is None else g
+def _group(runs: Iterable[ReplayRun], g: ReplayTotals | None = None) -> ReplayTotals:
+    g = ReplayTotals() if g is None else g
     tokens: list[int] = []
     saved: list[int] = []
     for r in runs:
@@ -350,5 +358,5 @@ def summarise(runs: list[ReplayRun]) -> ReplaySummary:
 def replay_runs(runs: Iterable[RunRecord], config: PolicyConfig | None = None) -> ReplayReport:
     """Replay every run (each in its own engine session) through ``config`` (None = the default PolicyConfig)."""
     replayer = _Replayer(config)
-    replayed = [_summarise_run(r, *replayer.decide(r)) for r in runs]
+    replayed = [_summarise_run(r, *replayer.decide(r), replayer.blocked) for r in runs]
     return ReplayReport(runs=replayed, summary=summarise(replayed))

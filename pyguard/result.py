@@ -88,6 +88,14 @@ class RunResult(BaseModel):
         return dict(limits.get("blocked") or {})
 
     @property
+    def conversation_id(self) -> str | None:
+        """The conversation this run was a turn of (an attached agent's chat-memory id, or its thread's): the
+        footer's ``evidence["conversation"]["id"]``; None for a run outside a conversation."""
+        conversation = self.end.evidence.get("conversation") or {}
+        value = conversation.get("id") if isinstance(conversation, dict) else None
+        return None if value is None else str(value)
+
+    @property
     def answer_source(self) -> str | None:
         """Where :attr:`answer` came from: ``"model"`` (its final answer), ``"wrap_up"`` (one last model call with no
         tools after a stop: ``Guard(on_stop="answer")``), ``"salvaged"`` (the last text before a stop),

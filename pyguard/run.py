@@ -21,9 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes
-from pyguard.errors import RunError
+from pyguard.errors import RunError, TraceFormatError
 from pyguard.events import IterationEvent, Observation, Outcome, RunStart
-from pyguard.on_stop import STOP_MESSAGE, on_stop_for, raise_if_stopped, set_up_stops
+from pyguard.interrupts import run_interruptibly
+from pyguard.jvm import guard_model
+from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
+from pyguard.jvm.otel_context import java_traceparent
+from pyguard.jvm.streaming import guard_streaming_model
+from pyguard.jvm.tool_limits import limit_run_tools, limited_tools
+from pyguard.on_stop import STOP_MESSAGE, on_stop_for, raise_if_stopped, set_up_stops, stop_message
 from pyguard.result import RunResult
 from pyguard.run_finish import RunFinisher
 from pyguard.run_host import (
@@ -37,7 +43,7 @@ from pyguard.run_host import (
     recorded_task,
 )
 from pyguard.trace.policy_file import dumped_policy
-from pyguard.trace.writer import trace_file_name
+from pyguard.trace.writer import open_run_trace, trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine.config import Mode
@@ -116,9 +122,6 @@ class GuardedRun(RunFinisher):
         self.trace_path: Path | None = None
         self._writer = None
         if guard.trace_dir is not None:
-            from pyguard.errors import TraceFormatError
-            from pyguard.trace.writer import open_run_trace
-
             self.trace_path = guard.trace_dir / trace_file_name(run_id)
             try:  # a tolerant writer: once started, a record it cannot write degrades the trace, never the run
                 self._writer = open_run_trace(self.trace_path, self.start, file_mode=guard.trace_file_mode)
@@ -127,8 +130,6 @@ class GuardedRun(RunFinisher):
         guard.active.add(self)
         self._spans = None
         if guard.telemetry is not None:  # started on the caller's thread: a Java span current here is the parent
-            from pyguard.jvm.otel_context import java_traceparent
-
             self._spans = guard.telemetry.start_run(self.start, caller_traceparent=java_traceparent())
 
     # The Java sensor calls this once per model call (through pyguard.jvm's callback adapter).
@@ -213,15 +214,11 @@ class GuardedRun(RunFinisher):
 
     def guarded_model(self, model: Any) -> GuardedModel:
         """The :class:`pyguard.jvm.GuardedModel` of this run around ``model`` (made once)."""
-        from pyguard.jvm import guard_model
-
         return self._guard_once(guard_model, model)
 
     def guarded_streaming_model(self, model: Any) -> GuardedModel:
         """The :class:`pyguard.jvm.GuardedModel` of this run around a Java ``StreamingChatModel`` (made once): its
         ``.java`` is a ``GuardedStreamingChatModel``."""
-        from pyguard.jvm.streaming import guard_streaming_model
-
         return self._guard_once(guard_streaming_model, model)
 
     def fail_safe_calls(self) -> int:
@@ -247,8 +244,8 @@ class GuardedRun(RunFinisher):
                 raise
             if self.wraps_up:
                 set_up_stops(self, self._guarded)
-            for tool, limit in sorted(self.guard.config.caps.tool_limits.items()):
-                self._guarded.limit_tool(tool, limit.limit)
+            if self.guard.config.caps.tool_limits:  # with their exits; an exit end's stop message
+                limit_run_tools(self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):
@@ -279,8 +276,6 @@ class GuardedRun(RunFinisher):
         """Your tool objects (``@Tool`` methods) as a Java ``Map<ToolSpecification, ToolExecutor>`` whose executors
         keep the policy's per-tool limits (``[caps.tool_limits]``): a call over its tool's limit is not run and the
         model reads why. Build your AiServices agent with ``.tools(map)``. Call :meth:`wrap` first."""
-        from pyguard.jvm.tool_limits import limited_tools
-
         return limited_tools(self._wrapped("tools").java, objects)
 
     def after_tool_execution(self) -> Any:
@@ -308,8 +303,6 @@ class GuardedRun(RunFinisher):
         how the agent ended: a pyguard-built agent's :class:`pyguard.jvm.BridgeResult` (``reads="bridge"``), or a
         returned value or raised exception (``reads="value"``: your agent's ``chat()``). Returns the run's result;
         an exception other than the agent's own ends the run and goes on to the caller."""
-        from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
-
         try:
             agent = None if build is None else build()
         except BaseException:
@@ -371,8 +364,6 @@ class GuardedRun(RunFinisher):
         """Run ``fn`` (the agent) so that Ctrl-C cancels this run instead of killing it half-written: see
         :func:`pyguard.interrupts.run_interruptibly`. On Ctrl-C the run ends ``cancelled`` (footer written), then the
         ``KeyboardInterrupt`` goes on to the caller."""
-        from pyguard.interrupts import run_interruptibly
-
         return run_interruptibly(
             fn,
             name=f"pyguard-run-{self.run_id}",

@@ -102,9 +102,11 @@ class RunFinisher:
         """The ending as the wrap-up makes it: the one made during the run (the agent returned its answer), or one
         made now for a loop that ended on its own cap or on a stop it raised."""
         guarded = self._guarded
-        if guarded is None or self.on_stop == "raise" or not self.wraps_up or self.mode == "observe":
+        if guarded is None or not self.wraps_up or self.mode == "observe":
             return ending  # observe never acts: no wrap-up, even at the agent's own cap
         wrap = guarded.wrap_up()
+        if wrap is None and self.on_stop == "raise":  # (a tool limit's exit end makes a stop message under any on_stop)
+            return ending
         cancelled = ending.ending is Ending.STOPPED and ending.stop_outcome not in (Outcome.STALLED, Outcome.EXPIRED)
         if wrap is None and now and not cancelled and ending.ending in (Ending.EXHAUSTED, Ending.STOPPED):
             wrap = guarded.wrap_up_after(

@@ -13,9 +13,9 @@ reports its wall time, its peak resident memory (``VmHWM``) and, for replay, its
 the time it started, which for the JSON Lines path includes the loaded runs), and runs per second:
 
 - ``check``: the gate's summary per task type (outcomes, iteration histogram, tokens). Parquet: DuckDB on the
-  file (:func:`pyguard.store.summaries.check_parquet`); JSONL: ``load_traces`` then ``check_runs``, as ``pyguard check``.
+  file (:func:`pyguard.check.parquet.check_parquet`); JSONL: ``load_traces`` then ``check_runs``, as ``pyguard check``.
 - ``calibrate``: c(n), expected cost, N* with 1,000 bootstrap resamples per task type. Parquet: DuckDB builds the
-  columns (:func:`pyguard.store.summaries.calibrate_parquet`); JSONL: ``load_runs`` then ``calibrate_runs``.
+  columns (:func:`pyguard.calibrate.parquet.calibrate_parquet`); JSONL: ``load_runs`` then ``calibrate_runs``.
 - ``replay``: every run through the default policy on all local cores (:func:`pyguard.parallel.replay_parallel`,
   worker processes). Parquet: the workers read their row groups; JSONL: the runs are loaded, then shipped.
 """
@@ -136,7 +136,7 @@ def _step(task: str, fmt: str, path: str) -> dict:
     t0 = time.perf_counter()
     if fmt == "parquet":
         if task == "check":
-            from pyguard.store.summaries import check_parquet
+            from pyguard.check.parquet import check_parquet
 
             report = check_parquet(path)
             digest = {
@@ -144,7 +144,7 @@ def _step(task: str, fmt: str, path: str) -> dict:
                 "stalled": report.summary.overall.figures()["outcomes"]["stalled"],
             }
         elif task == "calibrate":
-            from pyguard.store.summaries import calibrate_parquet
+            from pyguard.calibrate.parquet import calibrate_parquet
 
             cal = calibrate_parquet(path, config)
             digest = {t.task_type: t.recommended_max_iterations for t in cal.task_types}

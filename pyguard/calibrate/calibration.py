@@ -36,6 +36,7 @@ from pyguard.calibrate.models import (
     Censoring,
     SkippedType,
     TaskTypeCalibration,
+    TokenBudget,
 )
 from pyguard.calibrate.runs import RunArrays, RunStatus, extract_runs
 from pyguard.calibrate.units import cost_unit
@@ -245,6 +246,48 @@ def _censored_any(c: Censoring) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class _Band:
+    """The bootstrap's bands: of the success incidence, of E[cost](N), and of N* itself."""
+
+    c_low: np.ndarray
+    c_high: np.ndarray
+    cost_low: np.ndarray
+    cost_high: np.ndarray
+    n_low: int
+    n_high: int
+
+
+def _bootstrap(one: RunArrays, ax: _Axis, config: CalibrationConfig, rng: np.random.Generator) -> _Band:
+    boot = aalen_johansen(resample(ax.counts, config.bootstrap, rng))
+    boot_cost = expected_cost(boot.reach, boot.success, ax.step_cost, config.failure_cost)
+    cost_low, cost_high = quantile_pair(boot_cost, config.confidence)
+    c_low, c_high = quantile_pair(boot.success, config.confidence)
+    # No success seen by n: every resample says 0 and the percentile band collapses. Use the exact binomial
+    # bound for zero events among the units instead (about 3.7/units at 95%).
+    zero_bound = 1.0 - ((1.0 - config.confidence) / 2.0) ** (1.0 / one.runs)
+    c_high = np.where(ax.point.success <= 0.0, np.maximum(c_high, zero_bound), c_high)
+    n_low, n_high = (int(v) for v in quantile_pair(argmin_first(boot_cost) + 1, config.confidence))
+    return _Band(c_low, c_high, cost_low, cost_high, n_low, n_high)
+
+
+def _token_budget(
+    one: RunArrays,
+    config: CalibrationConfig,
+    rng: np.random.Generator,
+    ax: _Axis,
+    successes: int,
+    no_cap: str | None,
+) -> tuple[TokenBudget | None, tuple[int, int] | None]:
+    """The proposed token budget (None when no cap pays off) and its (t*, cap), when the type has a token curve."""
+    token_budget, tokens = None, None
+    if ax.curve_tokens is not None:
+        budget, t_star, t_cap = propose_token_budget(one, config, rng, ax.curve_tokens, successes)
+        tokens = (t_star, t_cap)
+        token_budget = budget if no_cap is None else None
+    return token_budget, tokens
+
+
 def calibrate_task_type(
     one: RunArrays,
     config: CalibrationConfig,
@@ -265,15 +308,8 @@ def calibrate_task_type(
     point, cost = ax.point, ax.cost
     n_star = int(argmin_first(cost)) + 1
 
-    boot = aalen_johansen(resample(ax.counts, config.bootstrap, rng))
-    boot_cost = expected_cost(boot.reach, boot.success, ax.step_cost, d)
-    cost_low, cost_high = quantile_pair(boot_cost, config.confidence)
-    c_low, c_high = quantile_pair(boot.success, config.confidence)
-    # No success seen by n: every resample says 0 and the percentile band collapses. Use the exact binomial
-    # bound for zero events among the units instead (about 3.7/units at 95%).
-    zero_bound = 1.0 - ((1.0 - config.confidence) / 2.0) ** (1.0 / one.runs)
-    c_high = np.where(point.success <= 0.0, np.maximum(c_high, zero_bound), c_high)
-    n_low, n_high = (int(v) for v in quantile_pair(argmin_first(boot_cost) + 1, config.confidence))
+    band = _bootstrap(one, ax, config, rng)
+    n_low, n_high = band.n_low, band.n_high
 
     w = point.reach * ax.step_cost
     no_cap, break_even = _no_cap(name, d, successes, cost, point.success, w, unit_name)
@@ -291,11 +327,7 @@ def calibrate_task_type(
         what=what,
     )
     notes = _notes(one, ax, what=what, n_star=n_star, at_horizon=at_horizon, no_cap=no_cap, censoring=censoring)
-    token_budget, tokens = None, None
-    if ax.curve_tokens is not None:
-        budget, t_star, t_cap = propose_token_budget(one, config, rng, ax.curve_tokens, successes)
-        tokens = (t_star, t_cap)
-        token_budget = budget if no_cap is None else None
+    token_budget, tokens = _token_budget(one, config, rng, ax, successes, no_cap)
     policy = None if no_cap is not None else propose_policy(point, config, n_star, n_high, horizon, unit_name, tokens)
     cut_at_end = int(ax.counts[RunStatus.CENSORED, horizon - 1])
     result = TaskTypeCalibration(
@@ -312,16 +344,16 @@ def calibrate_task_type(
         cost_basis=ax.basis,
         cost_per_call=ax.per_call,
         c=point.success.tolist(),
-        c_low=np.minimum(c_low, point.success).tolist(),
-        c_high=np.maximum(c_high, point.success).tolist(),
+        c_low=np.minimum(band.c_low, point.success).tolist(),
+        c_high=np.maximum(band.c_high, point.success).tolist(),
         first_success=int(np.argmax(point.success > 0)) + 1 if successes else None,
         failure_incidence=point.failure.tolist(),
         at_risk=point.at_risk.astype(np.int64).tolist(),
         tokens_per_call=np.asarray(ax.tokens_per_call, dtype=np.float64).tolist(),
         w=w.tolist(),
         expected_cost=cost.tolist(),
-        expected_cost_low=np.minimum(cost_low, cost).tolist(),
-        expected_cost_high=np.maximum(cost_high, cost).tolist(),
+        expected_cost_low=np.minimum(band.cost_low, cost).tolist(),
+        expected_cost_high=np.maximum(band.cost_high, cost).tolist(),
         recommended_max_iterations=n_star if no_cap is None else None,
         ci_low=min(n_low, n_star) if no_cap is None else None,
         ci_high=max(n_high, n_star) if no_cap is None else None,

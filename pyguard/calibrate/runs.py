@@ -44,7 +44,7 @@ import numpy as np
 
 from pyguard.ending import verdict
 from pyguard.errors import InputError
-from pyguard.events import IterationEvent, Outcome, RunRecord, turn_starts
+from pyguard.events import UNTYPED, IterationEvent, Outcome, RunRecord, turn_starts
 
 __all__ = [
     "RunStatus",
@@ -58,9 +58,6 @@ __all__ = [
     "extract_runs",
     "UNTYPED",
 ]
-
-UNTYPED = "default"
-"""The task type given to runs that carry none (they form one type)."""
 
 
 class RunStatus(IntEnum):

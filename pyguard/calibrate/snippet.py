@@ -23,6 +23,7 @@ import tomli_w
 
 from pyguard.calibrate.models import CalibrationReport, PolicyProposal, TaskTypeCalibration
 from pyguard.calibrate.units import unit_words
+from pyguard.events import UNTYPED
 
 __all__ = ["java_snippet", "properties_snippet", "toml_snippet", "round_trips_for"]
 
@@ -67,7 +68,9 @@ def java_identifier(task_type: str) -> str:
 
 
 def _property_key(task_type: str) -> str:
-    return re.sub(r"[^0-9A-Za-z_.-]+", "_", task_type) or "default"
+    """A task type as a .properties key part (as :mod:`pyguard.calibrate.report` names its files: ``(untyped)`` is
+    ``untyped``)."""
+    return re.sub(r"[^0-9A-Za-z_.-]+", "_", task_type).strip("._") or "default"
 
 
 def _summary(t: TaskTypeCalibration, report: CalibrationReport) -> str:
@@ -189,10 +192,13 @@ def properties_snippet(report: CalibrationReport) -> str:
 def toml_snippet(report: CalibrationReport) -> str:
     """``[tool.pyguard]`` budgets in the layout :class:`pyguard.engine.config.PolicyConfig` loads: per-type
     ``base_budget`` / ``hard_cap`` under ``task_types``, and ``caps.max_total_tokens`` (a global cap in the
-    engine) set to the largest per-type token hard cap so that no type is cut below its own."""
+    engine) set to the largest per-type token hard cap so that no type is cut below its own. The runs without a task
+    type (:data:`pyguard.events.UNTYPED`) get the policy's own ``base_budget`` / ``hard_cap``: that is the budget a
+    run without a task type is given."""
     capped = _capped(report)
     types = {t.task_type: {"base_budget": _policy(t).base_budget, "hard_cap": _policy(t).hard_cap} for t in capped}
-    table: dict = {"task_types": types}
+    own = types.pop(UNTYPED, {})
+    table: dict = own | {"task_types": types}
     token_caps = [m for t in capped if (m := _policy(t).max_total_tokens) is not None]
     if token_caps:
         table["caps"] = {"max_total_tokens": max(token_caps)}

@@ -137,7 +137,8 @@ def to_records(arrays: RunArrays, *, prefix: str = "run") -> list[RunRecord]:
     records = []
     for i in range(arrays.runs):
         run_id = f"{prefix}-{i}"
-        ttype = arrays.task_types[int(arrays.type_code[i])]
+        named = arrays.task_types[int(arrays.type_code[i])]
+        ttype = None if named == UNTYPED else named  # the group of runs without a task type: runs without one
         n = int(arrays.iterations[i])
         status = RunStatus(int(arrays.status[i]))
         events = []

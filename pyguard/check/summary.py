@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pyguard.events import Outcome
+from pyguard.events import UNTYPED, Outcome
 
 __all__ = [
     "ALL_TASKS",
@@ -30,8 +30,6 @@ __all__ = [
 
 ALL_TASKS = "*"
 """The group key (and ``task_type`` in reports) that stands for all runs together."""
-UNTYPED = "(untyped)"
-"""The group key of runs that carry no task type."""
 
 
 class RunFacts(BaseModel):

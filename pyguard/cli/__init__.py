@@ -18,7 +18,7 @@ import warnings
 
 import click
 
-from pyguard import __version__
+from pyguard._version import __version__
 from pyguard.cli.exit_codes import EPILOG, ExitCode
 
 __all__ = ["main"]

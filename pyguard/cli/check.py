@@ -22,10 +22,11 @@ from pyguard.check import (
     report_json,
     write_baseline,
 )
+from pyguard.check.conversations import ConversationReport, by_conversation, render_conversations
 from pyguard.check.parquet import check_parquet
 from pyguard.check.report import write_text
 from pyguard.cli._policy import config_option, policy_file, policy_line
-from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
+from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options, via_columns
 from pyguard.cli.exit_codes import fail
 from pyguard.errors import PyguardError
 from pyguard.trace import LoadResult
@@ -85,6 +86,12 @@ _rate = click.FloatRange(0.0, 1.0)
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write a Markdown summary for a pull-request comment.",
 )
+@click.option(
+    "--by-conversation",
+    "by_conversation_",
+    is_flag=True,
+    help="Also report the runs per conversation (an attached agent's chat-memory id): spend, outcomes, budget stops.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every check instead of tables.")
 def check(
     runs: str,
@@ -99,6 +106,7 @@ def check(
     underpowered: str,
     junit_path: Path | None,
     markdown_path: Path | None,
+    by_conversation_: bool,
     as_json: bool,
 ) -> None:
     """Check the runs in RUNS against thresholds and a baseline.
@@ -125,11 +133,17 @@ def check(
 
             return check_parquet(runs, gate, baseline, make_replayer=lambda: policy_replayer(used))
 
+        seen: list[LoadResult] = []
+
         def loaded(records: LoadResult) -> GateReport:
+            seen.append(records)
             told = fmt if fmt in ("pyguard", "openai") else None
             return check_runs(list(records), gate, baseline, fmt=told, make_replayer=lambda: policy_replayer(used))
 
         report = via_columns(runs, fmt, columnar, loaded)
+        conversations: ConversationReport | None = None
+        if by_conversation_:
+            conversations = by_conversation(seen[0] if seen else load_cli_runs(runs, fmt))
         if write_baseline_path is not None:
             write_baseline(report.summary, write_baseline_path)
         if junit_path is not None:
@@ -139,12 +153,17 @@ def check(
     except PyguardError as exc:
         fail(exc)
     if as_json:
+        extra = {} if conversations is None else {"conversations": conversations.model_dump(mode="json")}
         click.echo(
-            json.dumps({**json.loads(report_json(report)), "config": str(used) if used else None}, sort_keys=True)
+            json.dumps(
+                {**json.loads(report_json(report)), "config": str(used) if used else None, **extra}, sort_keys=True
+            )
         )
     else:
         click.echo(policy_line(used, given=config_path is not None))
         render(report, Console(file=sys.stdout))
+        if conversations is not None:
+            render_conversations(conversations, Console(file=sys.stdout))
         if write_baseline_path is not None:
             click.echo(f"baseline written to {write_baseline_path}")
     click.get_current_context().exit(report.exit_code)

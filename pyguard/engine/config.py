@@ -48,6 +48,7 @@ from pyguard.engine.config_tables import (
     ToolLimitConfig,
     ToolsConfig,
 )
+from pyguard.engine.conversation_limits import ConversationLimits
 from pyguard.engine.stop_config import StopConfig
 from pyguard.engine.strict_config import StrictConfig
 from pyguard.errors import ConfigError
@@ -191,6 +192,9 @@ class PolicyConfig(StrictConfig):
     novelty: NoveltyConfig = Field(default_factory=NoveltyConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     caps: CapsConfig = Field(default_factory=CapsConfig)
+    conversation: ConversationLimits = Field(default_factory=ConversationLimits)
+    """Budgets across every turn of one conversation of an attached agent (``[conversation]``; see
+    :mod:`pyguard.engine.conversation_limits`): none by default."""
     reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)
     escalation: EscalationConfig = Field(default_factory=EscalationConfig)
     """Stop or escalate to a human, per rule (see :class:`EscalationConfig`); by default every stop stops."""

@@ -46,11 +46,14 @@ class ToolLimitConfig(StrictConfig):
     ``ToolCallLimitMiddleware`` default): a call over the limit is not executed, the model gets a tool result saying
     the limit was reached and why, and the run goes on (its other tools still run). The live guard enforces it in the
     tools' executors (``GuardedRun.tools(...)``, ``AgentGuard.tools(...)``); the blocked calls are counted apart
-    (``RunResult.tool_calls_blocked``). To end the whole run at a tool's limit, use ``max_tool_calls_per_tool``."""
+    (``RunResult.tool_calls_blocked``). ``end``: the call over the limit is not executed and the run ends with the
+    stop message, no model call after it (as ``on_stop="end"``); ``error``: it is not executed and the agent's call
+    raises the guard's stop exception (as ``on_stop="raise"``); both whatever the run's ``on_stop``, outcome
+    ``expired``, rule ``tool_limit:<tool>``."""
 
     limit: int = Field(ge=1)
     """Executions of the tool a run may make."""
-    exit: Literal["continue"] = "continue"
+    exit: Literal["continue", "end", "error"] = "continue"
 
 
 class CapsConfig(StrictConfig):

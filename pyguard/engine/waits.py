@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import lru_cache
 
 from pyguard.engine.actions import name_words
 from pyguard.engine.tool_json import tool_json
@@ -40,7 +41,13 @@ def _positive_number(value: object) -> bool:
 def is_wait(tool: str, arguments: str, wait_tools: Collection[str] = ()) -> bool:
     """True when the call waits: named in ``wait_tools``; a name of wait words (``sleep``, ``wait_for``); a
     positive waiting argument (``{"wait_seconds": 10}``); or a shell command that sleeps (``sleep 5``)."""
-    if tool in wait_tools or any(w in WAIT_WORDS for w in name_words(tool)):
+    return tool in wait_tools or _waits_by_itself(tool, arguments)
+
+
+@lru_cache(maxsize=8192)
+def _waits_by_itself(tool: str, arguments: str) -> bool:
+    """:func:`is_wait` without ``wait_tools`` (cached: a run repeats its calls, a replay or a tune search its runs)."""
+    if any(w in WAIT_WORDS for w in name_words(tool)):
         return True
     text = arguments.strip()
     if not text.startswith("{"):

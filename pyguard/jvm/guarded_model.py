@@ -68,10 +68,6 @@ class GuardedModel:
         if hasattr(self.java, "endOnStop"):
             self.java.endOnStop(template, int(round_trips or 0))
 
-    def limit_tool(self, tool: str, limit: int) -> None:
-        """At most ``limit`` executions of ``tool`` in this run; later calls are not run (Java's ``ToolLimits``)."""
-        self.java.toolLimits().limit(tool, int(limit))
-
     def blocked_tools(self) -> dict[str, int]:
         """The calls a tool limit kept from running, by tool."""
         if not hasattr(self.java, "toolLimits"):

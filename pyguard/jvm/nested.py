@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 from pyguard.agent_options import AgentOptions
 from pyguard.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
+from pyguard.jvm.agents import tool_set
 from pyguard.limits import NESTED_LOOP_ITERATIONS, NESTED_ROUND_TRIPS
 
 __all__ = ["SystemKind", "SubAgent", "agent_tree", "build_system", "guard_stop_of"]
@@ -91,8 +92,6 @@ def agent_tree(handler: TreeHandler) -> Any:
 
 
 def _specs(agents: Sequence[SubAgent]) -> Any:
-    from pyguard.jvm.agents import tool_set
-
     if len(agents) < 1:
         raise ConfigError("a multi-agent system needs at least one sub-agent; pass SubAgent(name, model, tools)")
     names = [a.name for a in agents]

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard.calibrate.evidence import agent_cap_warning
 from pyguard.calibrate.runs import agent_round_trips
-from pyguard.events import RunRecord
+from pyguard.events import UNTYPED, RunRecord
 
 __all__ = ["AgentCap", "agent_round_trips", "agent_caps", "agent_cap_warnings"]
 
@@ -37,7 +37,7 @@ def agent_caps(records: Iterable[RunRecord]) -> list[AgentCap]:
     for record in records:
         r = agent_round_trips(record)
         if r is not None:
-            seen[(record.task_type or "default", r)] += 1
+            seen[(record.task_type or UNTYPED, r)] += 1
     return [AgentCap(task_type=t, round_trips=r, model_calls=r + 1, runs=k) for (t, r), k in sorted(seen.items())]
 
 

@@ -34,7 +34,7 @@ from pyguard._extras import require
 from pyguard.decisions import Action, Decision
 from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
-from pyguard.otel.guardrail import guardrail_attributes, is_intervention
+from pyguard.otel.guardrail import blocked_call_spans, guardrail_attributes, is_intervention
 from pyguard.otel.messages import error_type as _error_type
 from pyguard.otel.messages import gain as _gain
 from pyguard.otel.messages import input_messages, output_messages
@@ -186,6 +186,7 @@ class RunSpans:
     def _iteration(self, event: IterationEvent, decision: Decision | None) -> None:
         begin, finish = self._times(event)
         if self.decisions_only:
+            blocked_call_spans(self.tracer, self._trace.SpanKind.INTERNAL, self._context(event), event, _ns(begin))
             if decision is not None and is_intervention(decision):
                 self._guardrail(self._context(event), decision, event.index, finish)
             self._last_end_ms = finish
@@ -193,6 +194,7 @@ class RunSpans:
         run_span = self._ensure_run_span(begin, event)
         ctx = self._trace.set_span_in_context(run_span)
         self._flush_tools(event.observations, until_ms=begin, ctx=ctx)
+        blocked_call_spans(self.tracer, self._trace.SpanKind.INTERNAL, ctx, event, _ns(begin))
         model = _request_model(event)
         call = _clean(
             {

@@ -16,6 +16,11 @@ three ways at once, because no one spelling is read everywhere yet:
   shows the span as a guardrail with that output;
 - Langfuse's ``langfuse.observation.type=guardrail``: Langfuse shows a guardrail observation.
 
+A tool call a per-tool limit kept from running (``[caps.tool_limits]`` / ``[conversation.tool_limits]``, Java's
+``ToolLimits``: the call's result is the blocked message) is a guardrail decision too, one span per blocked call:
+``gen_ai.guardrail.target.type=tool_call``, verdict ``deny``, action ``block``, rule ``tool_limit:<tool>``
+(:func:`blocked_call_attributes`), found in the results the next model call carries (:func:`blocked_calls`).
+
 Span events (``pyguard.reflection``, ``pyguard.stop``) stay on the chat span for viewers that show events (Jaeger);
 Langfuse drops custom span events, which is why the span exists. No text of the run is on it without content
 capture: rule, action, verdict, iteration.
@@ -23,12 +28,21 @@ capture: rule, action, verdict, iteration.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from pyguard.decisions import Action, Decision
 from pyguard.otel import semconv as sc
 
-__all__ = ["guardrail_attributes", "is_intervention"]
+__all__ = [
+    "BlockedCall",
+    "blocked_call_attributes",
+    "blocked_call_spans",
+    "blocked_calls",
+    "guardrail_attributes",
+    "is_intervention",
+]
 
 DECISION_TYPES = {Action.REFLECT: "warn", Action.STOP: "deny"}
 """pyguard action -> the draft's ``gen_ai.guardrail.verdict.type``."""
@@ -62,3 +76,65 @@ def guardrail_attributes(decision: Decision, iteration: int) -> dict[str, Any]:
     if decision.outcome is not None:
         attrs[sc.PG_OUTCOME] = decision.outcome.value
     return attrs
+
+
+_BLOCKED = re.compile(r"^\[pyguard\] not run: the limit of (\d+) calls? of (.+?) per (run|conversation) is reached")
+"""The start of a blocked call's result (Java's ``ToolLimits``: ``BLOCKED`` and the message after it)."""
+
+
+class BlockedCall(NamedTuple):
+    """One tool call a per-tool limit kept from running, read from its result."""
+
+    tool: str
+    limit: int
+    scope: str
+    """``run`` or ``conversation``: whose limit it was."""
+    tool_call_id: str | None
+
+
+def blocked_calls(observations: Iterable[Any]) -> list[BlockedCall]:
+    """The blocked calls among a model call's observations (tool results that are a limit's blocked message)."""
+    out = []
+    for obs in observations:
+        found = _BLOCKED.match(obs.text) if getattr(obs, "kind", "tool") == "tool" and obs.text else None
+        if found is not None:
+            out.append(BlockedCall(found.group(2), int(found.group(1)), found.group(3), obs.tool_call_id))
+    return out
+
+
+def blocked_call_attributes(blocked: BlockedCall, iteration: int) -> dict[str, Any]:
+    """The guardrail span of a blocked tool call (after model call ``iteration``, which requested it): verdict
+    ``deny``, action ``block``, target ``tool_call``, rule ``tool_limit:<tool>``; no text of the run."""
+    rule = f"tool_limit:{blocked.tool}"
+    attrs: dict[str, Any] = {
+        sc.OPERATION_NAME: sc.OP_RUN_GUARDRAIL,
+        sc.GUARDRAIL_COMPONENT_NAME: "pyguard",
+        sc.GUARDRAIL_TARGET_TYPE: "tool_call",
+        sc.GUARDRAIL_VERDICT_TYPE: "deny",
+        sc.GUARDRAIL_ACTION_TYPE: "block",
+        sc.GUARDRAIL_POLICY_RULE_ID: rule,
+        sc.OPENINFERENCE_SPAN_KIND: "GUARDRAIL",
+        sc.LANGFUSE_OBSERVATION_TYPE: "guardrail",
+        sc.PG_ACTION: "block",
+        sc.PG_ITERATION: iteration,
+        sc.OPENINFERENCE_OUTPUT: f"block {rule}",
+        sc.GUARDRAIL_VERDICT_REASON: f"the limit of {blocked.limit} calls of {blocked.tool} per {blocked.scope} is"
+        " reached: the call was not run",
+        sc.TOOL_NAME: blocked.tool,
+    }
+    if blocked.tool_call_id:
+        attrs[sc.TOOL_CALL_ID] = blocked.tool_call_id
+    return attrs
+
+
+def blocked_call_spans(tracer: Any, kind: Any, ctx: Any, event: Any, at_ns: int) -> int:
+    """One guardrail span (``kind``: INTERNAL) under ``ctx`` for each tool call of the model call before ``event``
+    that a per-tool limit blocked (its result is in ``event``'s observations); returns how many."""
+    found = blocked_calls(event.observations)
+    for blocked in found:
+        attrs = blocked_call_attributes(blocked, event.index - 1)
+        span = tracer.start_span(
+            f"{sc.OP_RUN_GUARDRAIL} pyguard", context=ctx, kind=kind, attributes=attrs, start_time=at_ns
+        )
+        span.end(end_time=at_ns)
+    return len(found)

@@ -84,7 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     config.stash[SETTINGS_KEY] = settings_from_config(config)
-    config.pluginmanager.register(SessionRuns(), SUMMARY_PLUGIN)  # the end-of-session summary
+    by_conversation = bool(config.getoption("pyguard_by_conversation", default=False))
+    config.pluginmanager.register(SessionRuns(by_conversation), SUMMARY_PLUGIN)  # the end-of-session summary
     s = config.stash[SETTINGS_KEY]
     is_worker = hasattr(config, "workerinput")  # under xdist the controller clears the folder, once, before the workers
     if s.trace_dir is not None and not s.keep_earlier_traces and not is_worker:

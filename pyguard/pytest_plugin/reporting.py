@@ -48,15 +48,34 @@ def run_stats(results: Sequence[RunResult], trace: str | None) -> RunStats:
         "tokens_partial": any(r.tokens_partial for r in results) or len(known) < len(totals),
         "outcomes": outcomes,
         "trace": trace,
+        "conversations": conversation_stats(results),
     }
+
+
+def conversation_stats(results: Sequence[RunResult]) -> dict[str, dict[str, Any]]:
+    """A test's runs that were turns of a conversation (an attached agent's), by conversation id: ``runs``,
+    ``model_calls``, ``outcomes``, and ``stopped_by``, the rule of the conversation budget that stopped one, or None."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        cid = r.conversation_id
+        if cid is None:
+            continue
+        row = out.setdefault(cid, {"runs": 0, "model_calls": 0, "outcomes": {}, "stopped_by": None})
+        row["runs"] += 1
+        row["model_calls"] += r.model_calls
+        row["outcomes"][r.outcome.value] = row["outcomes"].get(r.outcome.value, 0) + 1
+        row["stopped_by"] = r.evidence["conversation"].get("stopped_by") or row["stopped_by"]
+    return out
 
 
 class SessionRuns:
     """The stats of every test that ran guarded runs, gathered from the call reports (controller or single process),
     and printed at the end of the session. Registered as a plugin (:data:`SUMMARY_PLUGIN`) for its two hooks."""
 
-    def __init__(self) -> None:
+    def __init__(self, by_conversation: bool = False) -> None:
         self.by_test: dict[str, RunStats] = {}
+        self.by_conversation = by_conversation
+        """``--pyguard-by-conversation``: the summary also lists each test's conversations."""
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         stats = getattr(report, "pyguard", None)
@@ -93,6 +112,8 @@ class SessionRuns:
                 "tokens_partial": any(s["tokens_partial"] for s in all_stats),
             }
         )
+        if self.by_conversation:
+            out.extend(_conversation_lines(rows))
         kept = [s["trace"] for s in all_stats if s["trace"]]
         out.append(
             f"{len(all_stats)} tests, {sum(s['runs'] for s in all_stats)} runs, "
@@ -100,6 +121,21 @@ class SessionRuns:
             + (f"{len(kept)} traces kept (e.g. {kept[0]})" if kept else "no trace kept")
         )
         return out
+
+
+def _conversation_lines(rows: list[tuple[str, RunStats]]) -> list[str]:
+    """One line per conversation of each test (tests in the summary's order): runs, model calls, outcomes, and the
+    conversation budget's rule when it stopped a turn."""
+    out = []
+    for nodeid, s in rows:
+        for cid, c in sorted((s.get("conversations") or {}).items()):
+            stop = f"; stopped by {c['stopped_by']}" if c.get("stopped_by") else ""
+            out.append(
+                f"  conversation {cid!r} of {nodeid}: {c['runs']} runs, {c['model_calls']} model calls, "
+                + _outcomes(c["outcomes"])
+                + stop
+            )
+    return out
 
 
 def classpath_hint(excinfo: pytest.ExceptionInfo[BaseException] | None, classpath: Sequence[str]) -> str | None:

@@ -117,6 +117,12 @@ def add_options(parser: pytest.Parser) -> None:
         choices=RECORD_CHOICES,
         help="pyguard_cassette: replay recordings only (none, the default), record missing ones (once), or all again",
     )
+    group.addoption(
+        "--pyguard-by-conversation",
+        action="store_true",
+        default=False,
+        help="the end-of-session summary also lists each test's conversations (an attached agent's memory ids)",
+    )
     group.addoption("--pyguard-live-image", default=None, metavar="IMAGE", help="image of the live model server")
     group.addoption("--pyguard-live-model", default=None, metavar="NAME", help="model the live server serves")
     parser.addini(

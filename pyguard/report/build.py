@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.decisions import Decision
-from pyguard.events import RunRecord
+from pyguard.events import UNTYPED, RunRecord
 from pyguard.report.model import RunView, Thresholds, run_view
 
 if TYPE_CHECKING:
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ReportData", "build_data", "outcome_mix"]
 
-UNTYPED = "(untyped)"
 NO_FOOTER = "no footer"
 
 

@@ -13,6 +13,7 @@ with the call index. Seeded: the same ``n`` and ``seed`` give the same table.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,37 @@ def synthetic_table(n: int, seed: int = 0, **kwargs: Any) -> Any:
     return pa.concat_tables(tables) if tables else run_schema().empty_table()
 
 
+@dataclass(frozen=True)
+class _Calls:
+    """The model calls of ``n`` runs, one entry per call (``run_of``: its run) unless named per run."""
+
+    n: int
+    first: int
+    loops: np.ndarray
+    """Per run: does it loop."""
+    iters: np.ndarray
+    """Per run: its model calls."""
+    cut: np.ndarray
+    """Per run: cut off while still asking for a tool."""
+    offsets: np.ndarray
+    total: int
+    run_of: np.ndarray
+    pos: np.ndarray
+    """1-based call index."""
+    has_call: np.ndarray
+    looping: np.ndarray
+    tool: np.ndarray
+    word: np.ndarray
+    key: np.ndarray
+    inp: np.ndarray
+    out: np.ndarray
+
+    @property
+    def gid(self) -> list[int]:
+        """Per call: the run's number across batches."""
+        return (self.run_of + self.first).tolist()
+
+
 def _table(
     n: int,
     seed: list[int],
@@ -51,7 +83,13 @@ def _table(
 ) -> Any:
     pa = require("pyarrow", extra="columnar", feature="synthetic Parquet runs")
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # drawn in one order: the calls' shape, their latencies, the runs' types
+    calls = _draw_calls(rng, n, first, loop_share, max_iterations)
+    events = _events(pa, rng, calls)
+    return _runs(pa, rng, calls, events, task_types)
+
+
+def _draw_calls(rng: np.random.Generator, n: int, first: int, loop_share: float, max_iterations: int) -> _Calls:
     loops = rng.random(n) < loop_share
     iters = np.where(loops, rng.integers(6, max_iterations + 1, n), 1 + rng.geometric(0.22, n)).clip(1, max_iterations)
     loop_from = np.where(loops, rng.integers(2, 5, n), iters + 1)  # first looping call (1-based)
@@ -68,15 +106,22 @@ def _table(
     key = np.where(looping, loop_from[run_of], pos)  # the argument repeats once the run loops
     inp = 180 + 140 * pos + rng.integers(0, 40, total)
     out = rng.integers(15, 60, total)
+    return _Calls(
+        n, first, loops, iters, cut, offsets, total, run_of, pos, has_call, looping, tool, word, key, inp, out
+    )
 
+
+def _events(pa: Any, rng: np.random.Generator, c: _Calls) -> Any:
+    """The runs' events (one per model call), each with its tool call and its observation."""
     s = pa.string()
-    gid = (run_of + first).tolist()  # the run's number across batches
-    args = [f'{{"id": "{r}-{k}"}}' for r, k in zip(gid, key.tolist(), strict=False)]
+    total, pos, has_call = c.total, c.pos, c.has_call
+    gid = c.gid
+    args = [f'{{"id": "{r}-{k}"}}' for r, k in zip(gid, c.key.tolist(), strict=False)]
     result = [
         f'{{"id": "{r}-{k}", "status": "{_WORDS[w]}"}}'
-        for r, k, w in zip(gid, key.tolist(), np.where(looping, 0, word).tolist(), strict=False)
+        for r, k, w in zip(gid, c.key.tolist(), np.where(c.looping, 0, c.word).tolist(), strict=False)
     ]
-    tool_names = np.asarray(_TOOLS, dtype=object)[tool]
+    tool_names = np.asarray(_TOOLS, dtype=object)[c.tool]
     call_idx = np.flatnonzero(has_call)
     calls = pa.StructArray.from_arrays(
         [
@@ -87,37 +132,17 @@ def _table(
         names=["id", "name", "arguments"],
     )
     call_offsets = np.concatenate([[0], np.cumsum(has_call)]).astype(np.int32)
-    # Observations: the user's task at call 1, else the previous call's result.
-    first_call = pos == 1
-    obs_kind = np.where(first_call, "user", "tool")
-    prev = np.arange(total) - 1
-    obs_text = [
-        f"Task {r}: where is order {r}?" if f else result[p]
-        for r, f, p in zip(gid, first_call.tolist(), prev.tolist(), strict=False)
-    ]
-    obs_call = [None if f else f"call_{p}" for f, p in zip(first_call.tolist(), prev.tolist(), strict=False)]
-    obs_tool = [None if f else tool_names[p] for f, p in zip(first_call.tolist(), prev.tolist(), strict=False)]
-    observations = pa.StructArray.from_arrays(
-        [
-            pa.array(obs_kind, s),
-            pa.array(obs_call, s),
-            pa.array(obs_tool, s),
-            pa.array(obs_text, s),
-            pa.array(np.zeros(total, bool)),
-            pa.nulls(total, pa.int64()),
-        ],
-        names=["kind", "tool_call_id", "tool_name", "text", "is_error", "whole_chars"],
-    )
+    observations = _observations(pa, c, result, tool_names)
     obs_offsets = np.arange(total + 1, dtype=np.int32)
     none_s = pa.nulls(total, s)
-    events = pa.StructArray.from_arrays(
+    return pa.StructArray.from_arrays(
         [
             pa.array(pos, pa.int64()),
             pa.array(np.full(total, "openai", object), s),
             pa.array(np.full(total, "gpt-4o-mini", object), s),
-            pa.array(inp, pa.int64()),
-            pa.array(out, pa.int64()),
-            pa.array(inp + out, pa.int64()),
+            pa.array(c.inp, pa.int64()),
+            pa.array(c.out, pa.int64()),
+            pa.array(c.inp + c.out, pa.int64()),
             pa.array(rng.gamma(4.0, 200.0, total), pa.float64()),
             pa.array(np.where(has_call, "TOOL_EXECUTION", "STOP"), s),
             pa.ListArray.from_arrays(pa.array(call_offsets), calls),
@@ -131,12 +156,42 @@ def _table(
         fields=list(run_schema().field("events").type.value_type),
     )
 
+
+def _observations(pa: Any, c: _Calls, result: list[str], tool_names: np.ndarray) -> Any:
+    """Observations: the user's task at call 1, else the previous call's result."""
+    s = pa.string()
+    first_call = c.pos == 1
+    obs_kind = np.where(first_call, "user", "tool")
+    prev = np.arange(c.total) - 1
+    obs_text = [
+        f"Task {r}: where is order {r}?" if f else result[p]
+        for r, f, p in zip(c.gid, first_call.tolist(), prev.tolist(), strict=False)
+    ]
+    obs_call = [None if f else f"call_{p}" for f, p in zip(first_call.tolist(), prev.tolist(), strict=False)]
+    obs_tool = [None if f else tool_names[p] for f, p in zip(first_call.tolist(), prev.tolist(), strict=False)]
+    return pa.StructArray.from_arrays(
+        [
+            pa.array(obs_kind, s),
+            pa.array(obs_call, s),
+            pa.array(obs_tool, s),
+            pa.array(obs_text, s),
+            pa.array(np.zeros(c.total, bool)),
+            pa.nulls(c.total, pa.int64()),
+        ],
+        names=["kind", "tool_call_id", "tool_name", "text", "is_error", "whole_chars"],
+    )
+
+
+def _runs(pa: Any, rng: np.random.Generator, c: _Calls, events: Any, task_types: Sequence[str]) -> Any:
+    """One row per run around its ``events``: its footer (outcome, tokens, calls) and its start."""
+    s = pa.string()
+    n, first, offsets, cut = c.n, c.first, c.offsets, c.cut
     types = np.asarray(task_types, dtype=object)[rng.integers(0, len(task_types), n)]
     ok = rng.random(n) < 0.85
-    outcome = np.where(loops, np.where(cut, "expired", "stalled"), np.where(ok, "succeeded", "failed"))
-    tok_in = np.add.reduceat(inp, offsets[:-1]) if n else np.zeros(0, np.int64)
-    tok_out = np.add.reduceat(out, offsets[:-1]) if n else np.zeros(0, np.int64)
-    n_calls = np.add.reduceat(has_call.astype(np.int64), offsets[:-1]) if n else np.zeros(0, np.int64)
+    outcome = np.where(c.loops, np.where(cut, "expired", "stalled"), np.where(ok, "succeeded", "failed"))
+    tok_in = np.add.reduceat(c.inp, offsets[:-1]) if n else np.zeros(0, np.int64)
+    tok_out = np.add.reduceat(c.out, offsets[:-1]) if n else np.zeros(0, np.int64)
+    n_calls = np.add.reduceat(c.has_call.astype(np.int64), offsets[:-1]) if n else np.zeros(0, np.int64)
     nulls = pa.nulls(n, s)
     columns = {
         "run_id": pa.array([f"run-{i:07d}" for i in range(first, first + n)], s),
@@ -150,7 +205,7 @@ def _table(
         "outcome": pa.array(outcome, s),
         "reason": pa.array(np.full(n, "synthetic", object), s),
         "answer": pa.array(np.where(outcome == "succeeded", "The order is on its way.", None), s),  # type: ignore[call-overload]  # as above
-        "iterations": pa.array(iters, pa.int64()),
+        "iterations": pa.array(c.iters, pa.int64()),
         "tool_calls": pa.array(n_calls, pa.int64()),
         "input_tokens": pa.array(tok_in, pa.int64()),
         "output_tokens": pa.array(tok_out, pa.int64()),

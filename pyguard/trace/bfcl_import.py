@@ -75,15 +75,7 @@ def bfcl_run_to_record(
             continue  # the initial state_info list
         turn_no += 1
         steps = sorted((k for k in entry if k.startswith("step_") and k[5:].isdigit()), key=lambda k: int(k[5:]))
-        for key, value in entry.items():
-            if key.startswith("step_") or not isinstance(value, list):
-                continue
-            for m in value:
-                if isinstance(m, dict) and isinstance(m.get("content"), str):
-                    kind = "user" if m.get("role") == "user" else "system"
-                    if kind == "user" and task is None:
-                        task = m["content"]
-                    pending.append(Observation(kind=kind, text=m["content"]))
+        task = _turn_inputs(entry, pending, task)
         for s, key in enumerate(steps):
             items = entry[key] if isinstance(entry[key], list) else []
             assistant = next((m for m in items if isinstance(m, dict) and m.get("role") == "assistant"), None)
@@ -94,47 +86,8 @@ def bfcl_run_to_record(
             if any("Error decoding" in str(n) for n in notes):
                 calls, text = [], text or json.dumps(assistant.get("content"), ensure_ascii=False)
             forced = forced or any(_FORCED in str(n) for n in notes)
-            prompt, completion = (
-                _at(obj.get("input_token_count"), turn_no, s),
-                _at(obj.get("output_token_count"), turn_no, s),
-            )
-            latency = obj.get("latency")
-            lat = (
-                latency[turn_no][s]
-                if isinstance(latency, list)
-                and turn_no < len(latency)
-                and isinstance(latency[turn_no], list)
-                and s < len(latency[turn_no])
-                else None
-            )
-            events.append(
-                IterationEvent(
-                    run_id=run_id,
-                    index=len(events) + 1,
-                    tool_calls=tuple(calls),
-                    observations=tuple(pending),
-                    text=text,
-                    input_tokens=prompt,
-                    output_tokens=completion,
-                    total_tokens=prompt + completion if prompt is not None and completion is not None else None,
-                    latency_ms=lat * 1000.0 if isinstance(lat, (int, float)) and not isinstance(lat, bool) else None,
-                )
-            )
-            results = [m for m in items if isinstance(m, dict) and m.get("role") == "tool"]
-            pending = []
-            for k, res in enumerate(results):
-                call = calls[k] if k < len(calls) else None
-                content = res.get("content")
-                content = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-                pending.append(
-                    Observation(
-                        kind="tool",
-                        tool_call_id=call.id if call else None,
-                        tool_name=call.name if call else None,
-                        text=content,
-                        is_error=content.lstrip().startswith('{"error"'),
-                    )
-                )
+            events.append(_event(obj, run_id, len(events) + 1, (turn_no, s), calls, text, pending))
+            pending = _results(items, calls)
     if not events:
         raise fail("has no model call in its inference log", "run with no assistant message")
     label = labels.label(run_id) if labels is not None else None
@@ -152,6 +105,77 @@ def bfcl_run_to_record(
     return RunRecord(
         start=RunStart(run_id=run_id, task=task, task_type=run_id.rsplit("_", 1)[0]), events=events, end=end
     )
+
+
+def _turn_inputs(entry: dict, pending: list[Observation], task: str | None) -> str | None:
+    """A turn's messages outside its steps (the user's, the system's) added to ``pending``; the run's task (its
+    first user message)."""
+    for key, value in entry.items():
+        if key.startswith("step_") or not isinstance(value, list):
+            continue
+        for m in value:
+            if isinstance(m, dict) and isinstance(m.get("content"), str):
+                kind = "user" if m.get("role") == "user" else "system"
+                if kind == "user" and task is None:
+                    task = m["content"]
+                pending.append(Observation(kind=kind, text=m["content"]))
+    return task
+
+
+def _event(
+    obj: dict,
+    run_id: str,
+    index: int,
+    at: tuple[int, int],
+    calls: list[ToolCall],
+    text: str | None,
+    pending: list[Observation],
+) -> IterationEvent:
+    """The model call of step ``at`` (turn, step), with its tokens and latency from the test's tables."""
+    turn_no, s = at
+    prompt, completion = (
+        _at(obj.get("input_token_count"), turn_no, s),
+        _at(obj.get("output_token_count"), turn_no, s),
+    )
+    latency = obj.get("latency")
+    lat = (
+        latency[turn_no][s]
+        if isinstance(latency, list)
+        and turn_no < len(latency)
+        and isinstance(latency[turn_no], list)
+        and s < len(latency[turn_no])
+        else None
+    )
+    return IterationEvent(
+        run_id=run_id,
+        index=index,
+        tool_calls=tuple(calls),
+        observations=tuple(pending),
+        text=text,
+        input_tokens=prompt,
+        output_tokens=completion,
+        total_tokens=prompt + completion if prompt is not None and completion is not None else None,
+        latency_ms=lat * 1000.0 if isinstance(lat, (int, float)) and not isinstance(lat, bool) else None,
+    )
+
+
+def _results(items: list, calls: list[ToolCall]) -> list[Observation]:
+    """A step's tool results, paired with its calls by position."""
+    pending = []
+    for k, res in enumerate(m for m in items if isinstance(m, dict) and m.get("role") == "tool"):
+        call = calls[k] if k < len(calls) else None
+        content = res.get("content")
+        content = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        pending.append(
+            Observation(
+                kind="tool",
+                tool_call_id=call.id if call else None,
+                tool_name=call.name if call else None,
+                text=content,
+                is_error=content.lstrip().startswith('{"error"'),
+            )
+        )
+    return pending
 
 
 parse_bfcl = RunParser(bfcl_run_to_record)

@@ -88,27 +88,8 @@ def miniswe_run_to_record(
             raise fail(f"message {j} is not an object", "unreadable message")
         role, text = msg.get("role"), _text(msg.get("content"))
         if role == "assistant":
-            blocks = _BLOCK.findall(text)
-            call = None
-            if len(blocks) == 1:
-                call = ToolCall(
-                    id=f"bash-{len(events) + 1}",
-                    name="bash",
-                    arguments=json.dumps({"command": blocks[0].strip()}, ensure_ascii=False),
-                )
-            prompt, completion, total = _usage(msg)
-            events.append(
-                IterationEvent(
-                    run_id=run_id,
-                    index=len(events) + 1,
-                    text=text,
-                    tool_calls=(call,) if call else (),
-                    observations=tuple(pending),
-                    input_tokens=prompt,
-                    output_tokens=completion,
-                    total_tokens=total,
-                )
-            )
+            call = _command(text, len(events) + 1)
+            events.append(_event(run_id, len(events) + 1, msg, text, call, pending))
             pending = []
         elif role == "exit":
             extra: dict[str, Any] = msg["extra"] if isinstance(msg.get("extra"), dict) else {}
@@ -116,14 +97,9 @@ def miniswe_run_to_record(
         elif role in ("user", "tool") and events:
             if call is not None:
                 rc = _RETURNCODE.search(text)
+                error = bool(rc and rc.group(1) != "0")
                 pending.append(
-                    Observation(
-                        kind="tool",
-                        tool_call_id=call.id,
-                        tool_name="bash",
-                        text=text,
-                        is_error=bool(rc and rc.group(1) != "0"),
-                    )
+                    Observation(kind="tool", tool_call_id=call.id, tool_name="bash", text=text, is_error=error)
                 )
                 call = None
             else:  # the harness's answer to a response without exactly one command
@@ -141,11 +117,7 @@ def miniswe_run_to_record(
         raise fail("has no assistant message: there is no model call to import", "run with no assistant message")
     label = labels.label(run_id) if labels is not None else None
     status_text = str(status) if status is not None else None
-    last_cmd = events[-1].tool_calls[0].arguments if events[-1].tool_calls else ""
-    submitted = status_text == "Submitted" or (status_text is None and any(m in last_cmd for m in SUBMIT_MARKERS))
-    cut_off = None
-    if not submitted:
-        cut_off = "step_limit" if status_text == "LimitsExceeded" else (status_text or "recording_ends")
+    submitted, cut_off = _ending(status_text, events[-1])
     end = build_end(
         run_id,
         events,
@@ -165,6 +137,44 @@ def miniswe_run_to_record(
         events=events,
         end=end,
     )
+
+
+def _command(text: str, index: int) -> ToolCall | None:
+    """The response's one bash command as a tool call (None without exactly one ```bash block)."""
+    blocks = _BLOCK.findall(text)
+    if len(blocks) != 1:
+        return None
+    return ToolCall(
+        id=f"bash-{index}",
+        name="bash",
+        arguments=json.dumps({"command": blocks[0].strip()}, ensure_ascii=False),
+    )
+
+
+def _event(
+    run_id: str, index: int, msg: dict, text: str, call: ToolCall | None, pending: list[Observation]
+) -> IterationEvent:
+    prompt, completion, total = _usage(msg)
+    return IterationEvent(
+        run_id=run_id,
+        index=index,
+        text=text,
+        tool_calls=(call,) if call else (),
+        observations=tuple(pending),
+        input_tokens=prompt,
+        output_tokens=completion,
+        total_tokens=total,
+    )
+
+
+def _ending(status_text: str | None, last: IterationEvent) -> tuple[bool, str | None]:
+    """(submitted, cut_off) from the exit status, else from the last command (a submit marker)."""
+    last_cmd = last.tool_calls[0].arguments if last.tool_calls else ""
+    submitted = status_text == "Submitted" or (status_text is None and any(m in last_cmd for m in SUBMIT_MARKERS))
+    cut_off = None
+    if not submitted:
+        cut_off = "step_limit" if status_text == "LimitsExceeded" else (status_text or "recording_ends")
+    return submitted, cut_off
 
 
 parse_miniswe = RunParser(miniswe_run_to_record, by_instance=True)

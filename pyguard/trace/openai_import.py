@@ -223,6 +223,17 @@ def _tool_calls(msg: dict, fail) -> list[ToolCall]:  # noqa: ANN001
     return calls
 
 
+class _Fail:
+    """The error of one run (its source and name in the message), counted under the reason of what is being read."""
+
+    def __init__(self, source: str, name: str) -> None:
+        self.where = f"{source}: {name}"
+        self.reason = "unreadable run"
+
+    def __call__(self, message: str) -> UnreadableRecord:
+        return UnreadableRecord(f"{self.where}: {message}", reason=self.reason)
+
+
 def openai_run_to_record(
     obj: Any,
     *,
@@ -240,96 +251,35 @@ def openai_run_to_record(
     """
     name = _run_name(index, obj)
     log = log if log is not None else SkipLog(strict=True)
-    reason = "unreadable run"
-
-    def fail(message: str) -> UnreadableRecord:
-        return UnreadableRecord(f"{source}: {name}: {message}", reason=reason)
-
-    if not isinstance(obj, dict):
-        reason = "record that is not a run object"
-        raise fail(f"is a {type(obj).__name__}, not a run object with 'messages'")
-    if "messages" in obj and "traj" in obj:
-        raise fail("has both 'messages' and 'traj'; keep one")
-    messages = obj.get("messages", obj.get("traj"))
-    if messages is None:
-        hint = " (it looks like a pyguard trace record: use format='pyguard')" if "type" in obj else ""
-        raise fail(f"has no 'messages' (or 'traj') list{hint}")
-    if not isinstance(messages, list) or not messages:
-        raise fail("'messages' must be a non-empty list of messages")
+    fail = _Fail(source, name)
+    messages = _messages(obj, fail)
     raw_id = obj.get("id")
     if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, (str, int))):
         raise fail(f"'id' must be a string or an integer, got {raw_id!r}")
     run_id = str(raw_id) if raw_id is not None else (default_id or f"run[{index}]")
     task_type = obj.get("task_type")
     if task_type is not None and not isinstance(task_type, str):
-        reason = "bad task_type"
+        fail.reason = "bad task_type"
         raise fail(f"'task_type' must be a string, got {task_type!r}")
-    reason = "bad outcome label"
+    fail.reason = "bad outcome label"
     label = _label(obj, fail)
     if labels is not None and (run_id in labels or label is None):
         label = labels.label(run_id)
-    reason = "unreadable message"
+    fail.reason = "unreadable message"
 
-    events: list[IterationEvent] = []
-    pending: list[Observation] = []
-    calls: list[ToolCall] = []  # calls of the latest assistant message
-    answered: list[bool] = []  # which of `calls` already have a result
-    task = obj.get("task") if isinstance(obj.get("task"), str) else None
+    read = _Conversation(run_id, task_type, obj.get("task") if isinstance(obj.get("task"), str) else None)
     for j, msg in enumerate(messages):
-        role = msg.get("role") if isinstance(msg, dict) else None
-
-        def mfail(message: str, j: int = j, role: object = role) -> InputError:
-            return fail(f"message {j} (role {role!r}) {message}")
-
-        if not isinstance(msg, dict):
-            raise fail(f"message {j} is a {type(msg).__name__}, not an object with a 'role'")
-        if role == "assistant":
-            prompt, completion, total = _usage(msg.get("usage"), mfail)
-            calls = _tool_calls(msg, mfail)
-            answered = [False] * len(calls)
-            events.append(
-                IterationEvent(
-                    run_id=run_id,
-                    index=len(events) + 1,
-                    model=msg.get("model") if isinstance(msg.get("model"), str) else None,
-                    input_tokens=prompt,
-                    output_tokens=completion,
-                    total_tokens=total,
-                    tool_calls=tuple(calls),
-                    observations=tuple(pending),
-                    text=_content(msg.get("content"), mfail),
-                    task_type=task_type,
-                )
-            )
-            pending = []
-        elif role in ("tool", "function"):
-            call = _pair(msg, calls, answered)
-            tool_name = msg.get("name") if isinstance(msg.get("name"), str) else (call.name if call else None)
-            call_id = msg.get("tool_call_id")
-            pending.append(
-                Observation(
-                    kind="tool",
-                    tool_call_id=str(call_id) if call_id is not None else (call.id if call else None),
-                    tool_name=tool_name,
-                    text=_content(msg.get("content"), mfail) or "",
-                    is_error=msg.get("is_error") is True,
-                )
-            )
-        elif role in _OBSERVATION_ROLES:
-            text = _content(msg.get("content"), mfail) or ""
-            if role == "user" and task is None and not events:
-                task = text
-            pending.append(Observation(kind=_OBSERVATION_ROLES[role], text=text))
-        else:
+        if not read.message(j, msg, fail):
             log.skip(
                 UnreadableRecord(
-                    f"{source}: {name}: message {j} (role {role!r}) has an unknown role; expected system, developer,"
-                    " user, assistant, tool or function (tolerant loading skips the message)",
-                    reason=f"message with unknown role {role!r}",
+                    f"{source}: {name}: message {j} (role {msg.get('role')!r}) has an unknown role; expected system,"
+                    " developer, user, assistant, tool or function (tolerant loading skips the message)",
+                    reason=f"message with unknown role {msg.get('role')!r}",
                 )
             )
+    events, pending = read.events, read.pending
     if not events:
-        reason = "run with no assistant message"
+        fail.reason = "run with no assistant message"
         raise fail("has no assistant message: there is no model call to import")
 
     evidence: dict[str, Any] = {"index": index} | ({"trailing_observations": len(pending)} if pending else {})
@@ -343,7 +293,88 @@ def openai_run_to_record(
         evidence=evidence,
         **_halted(obj, fail),
     )
-    return RunRecord(start=RunStart(run_id=run_id, task_type=task_type, task=task), events=events, end=end)
+    return RunRecord(start=RunStart(run_id=run_id, task_type=task_type, task=read.task), events=events, end=end)
+
+
+def _messages(obj: Any, fail: _Fail) -> list[Any]:
+    """The run object's non-empty list of messages (``messages`` or ``traj``)."""
+    if not isinstance(obj, dict):
+        fail.reason = "record that is not a run object"
+        raise fail(f"is a {type(obj).__name__}, not a run object with 'messages'")
+    if "messages" in obj and "traj" in obj:
+        raise fail("has both 'messages' and 'traj'; keep one")
+    messages = obj.get("messages", obj.get("traj"))
+    if messages is None:
+        hint = " (it looks like a pyguard trace record: use format='pyguard')" if "type" in obj else ""
+        raise fail(f"has no 'messages' (or 'traj') list{hint}")
+    if not isinstance(messages, list) or not messages:
+        raise fail("'messages' must be a non-empty list of messages")
+    return messages
+
+
+class _Conversation:
+    """A run's messages read in order: each assistant message an event, the messages since the previous one its
+    observations."""
+
+    def __init__(self, run_id: str, task_type: str | None, task: str | None) -> None:
+        self.run_id, self.task_type, self.task = run_id, task_type, task
+        self.events: list[IterationEvent] = []
+        self.pending: list[Observation] = []
+        self.calls: list[ToolCall] = []  # calls of the latest assistant message
+        self.answered: list[bool] = []  # which of `calls` already have a result
+
+    def message(self, j: int, msg: Any, fail: _Fail) -> bool:
+        """Read message ``j``; False when its role is unknown (the caller skips it)."""
+        role = msg.get("role") if isinstance(msg, dict) else None
+
+        def mfail(message: str, j: int = j, role: object = role) -> InputError:
+            return fail(f"message {j} (role {role!r}) {message}")
+
+        if not isinstance(msg, dict):
+            raise fail(f"message {j} is a {type(msg).__name__}, not an object with a 'role'")
+        if role == "assistant":
+            self._assistant(msg, mfail)
+        elif role in ("tool", "function"):
+            call = _pair(msg, self.calls, self.answered)
+            tool_name = msg.get("name") if isinstance(msg.get("name"), str) else (call.name if call else None)
+            call_id = msg.get("tool_call_id")
+            self.pending.append(
+                Observation(
+                    kind="tool",
+                    tool_call_id=str(call_id) if call_id is not None else (call.id if call else None),
+                    tool_name=tool_name,
+                    text=_content(msg.get("content"), mfail) or "",
+                    is_error=msg.get("is_error") is True,
+                )
+            )
+        elif role in _OBSERVATION_ROLES:
+            text = _content(msg.get("content"), mfail) or ""
+            if role == "user" and self.task is None and not self.events:
+                self.task = text
+            self.pending.append(Observation(kind=_OBSERVATION_ROLES[role], text=text))
+        else:
+            return False
+        return True
+
+    def _assistant(self, msg: dict, mfail) -> None:  # noqa: ANN001
+        prompt, completion, total = _usage(msg.get("usage"), mfail)
+        self.calls = _tool_calls(msg, mfail)
+        self.answered = [False] * len(self.calls)
+        self.events.append(
+            IterationEvent(
+                run_id=self.run_id,
+                index=len(self.events) + 1,
+                model=msg.get("model") if isinstance(msg.get("model"), str) else None,
+                input_tokens=prompt,
+                output_tokens=completion,
+                total_tokens=total,
+                tool_calls=tuple(self.calls),
+                observations=tuple(self.pending),
+                text=_content(msg.get("content"), mfail),
+                task_type=self.task_type,
+            )
+        )
+        self.pending = []
 
 
 def _pair(msg: dict, calls: list[ToolCall], answered: list[bool]) -> ToolCall | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pyguard.errors import UnreadableRecord
@@ -79,9 +80,7 @@ def tau2_to_record(
     domain: str | None = None,
 ) -> RunRecord:
     """One simulation as a run; ``domain`` is the domain its results file names (the fallback task type)."""
-    run_id = (
-        f"{sim.get('task_id')}#{sim.get('trial', 0)}@{str(sim.get('id', ''))[:8]}" if isinstance(sim, dict) else "?"
-    )
+    run_id = _run_id(sim)
 
     def fail(message: str, reason: str) -> UnreadableRecord:
         return UnreadableRecord(f"{source}: simulation {run_id!r}: {message}", reason=reason)
@@ -98,18 +97,7 @@ def tau2_to_record(
             raise fail(f"message {j} is not an object", "unreadable message")
         role, content = msg.get("role"), msg.get("content") or ""
         if role == "assistant":
-            calls = []
-            for k, call in enumerate(msg.get("tool_calls") or []):
-                if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-                    raise fail(f"message {j} has a tool call without a name", "unreadable message")
-                args = call.get("arguments", {})
-                calls.append(
-                    ToolCall(
-                        id=str(call.get("id") or f"{j}-{k}"),
-                        name=call["name"],
-                        arguments=args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
-                    )
-                )
+            calls = _calls(msg, j, fail)
             prompt, completion = _usage(msg)
             events.append(
                 IterationEvent(
@@ -127,13 +115,9 @@ def tau2_to_record(
         elif role == "tool":
             if msg.get("requestor", "assistant") != "assistant":
                 continue  # the user's own device tools: not seen by the agent
+            call_id = str(msg.get("id")) if msg.get("id") else None
             pending.append(
-                Observation(
-                    kind="tool",
-                    tool_call_id=str(msg.get("id")) if msg.get("id") else None,
-                    text=str(content),
-                    is_error=msg.get("error") is True,
-                )
+                Observation(kind="tool", tool_call_id=call_id, text=str(content), is_error=msg.get("error") is True)
             )
         elif role == "user":
             if msg.get("tool_calls"):
@@ -166,6 +150,28 @@ def tau2_to_record(
         events=events,
         end=end,
     )
+
+
+def _run_id(sim: Any) -> str:
+    """``task_id#trial@id`` (the simulation's id cut to 8 characters)."""
+    return f"{sim.get('task_id')}#{sim.get('trial', 0)}@{str(sim.get('id', ''))[:8]}" if isinstance(sim, dict) else "?"
+
+
+def _calls(msg: dict, j: int, fail: Callable[[str, str], UnreadableRecord]) -> list[ToolCall]:
+    """The tool calls of assistant message ``j`` (each must have a name)."""
+    calls = []
+    for k, call in enumerate(msg.get("tool_calls") or []):
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+            raise fail(f"message {j} has a tool call without a name", "unreadable message")
+        args = call.get("arguments", {})
+        calls.append(
+            ToolCall(
+                id=str(call.get("id") or f"{j}-{k}"),
+                name=call["name"],
+                arguments=args if isinstance(args, str) else json.dumps(args, ensure_ascii=False),
+            )
+        )
+    return calls
 
 
 def _domain(obj: dict) -> str | None:

@@ -9,22 +9,20 @@
 
 from __future__ import annotations
 
-import random
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from pyguard._extras import require
 from pyguard.errors import InputError
 from pyguard.events import RunRecord
 from pyguard.replay import recorded_success
-from pyguard.tune.models import Figures, Interval, TuneOptions, TuneResult, TypeResult
+from pyguard.tune.figures import figures, scipy_stats, task_folds
+from pyguard.tune.models import Figures, TuneOptions, TuneResult, TypeResult
 from pyguard.tune.probe import RunPool, probe_config
 from pyguard.tune.search import Fitter, min_successes_to_fit
-from pyguard.tune.simulate import Counts, ProbeTable, RunSet
+from pyguard.tune.simulate import ProbeTable, RunSet
 from pyguard.tune.space import build_policy, stall_candidates, stall_key
 
 __all__ = ["tune", "task_folds"]
@@ -40,86 +38,6 @@ Progress = Callable[[int, int], None]
 
 def _task(record: RunRecord) -> str:
     return record.start.task if record.start.task else f"run:{record.run_id}"
-
-
-def task_folds(groups: Sequence[str], strata: Sequence[Any], k: int, seed: int) -> np.ndarray:
-    """Fold of each run: all runs of one group (task) in the same fold, groups dealt in turn to the folds within
-    each stratum (task type), in an order shuffled by ``seed``."""
-    order = sorted(set(groups))
-    random.Random(seed).shuffle(order)
-    stratum_of: dict[str, Any] = {}
-    for g, s in zip(groups, strata, strict=False):
-        stratum_of.setdefault(g, s)
-    fold_of: dict[str, int] = {}
-    dealt: Counter = Counter()
-    for g in sorted(order, key=lambda g: str(stratum_of[g])):  # stable: shuffled order within each stratum
-        s = stratum_of[g]
-        fold_of[g] = dealt[s] % k
-        dealt[s] += 1
-    return np.asarray([fold_of[g] for g in groups], dtype=np.int64)
-
-
-def _scipy_stats() -> Any:
-    """``scipy.stats`` (the ``stats`` extra), for the Wilson intervals of the held-out figures."""
-    return require("scipy.stats", extra="stats", feature="pyguard tune's intervals")
-
-
-def _wilson(k: int, n: int) -> Interval:
-    if n == 0:
-        return Interval(value=None, low=None, high=None)
-    ci = _scipy_stats().binomtest(k, n).proportion_ci(0.95, method="wilson")
-    return Interval(value=k / n, low=float(ci.low), high=float(ci.high))
-
-
-def _bootstrap(num: np.ndarray, den: np.ndarray, group: np.ndarray, rng: np.random.Generator, b: int) -> Interval:
-    """Ratio of sums with a percentile interval from resampling groups (tasks) with replacement."""
-    total = den.sum()
-    if total <= 0:
-        return Interval(value=None, low=None, high=None)
-    codes, g = np.unique(group, return_inverse=True)
-    gn = np.bincount(g, weights=num, minlength=len(codes))
-    gd = np.bincount(g, weights=den, minlength=len(codes))
-    ratios = []
-    for start in range(0, b, 100):
-        idx = rng.integers(0, len(codes), size=(min(100, b - start), len(codes)))
-        n_, d_ = gn[idx].sum(axis=1), gd[idx].sum(axis=1)
-        ratios.append(np.divide(n_, d_, out=np.full_like(n_, np.nan), where=d_ > 0))
-    r = np.concatenate(ratios)
-    r = r[~np.isnan(r)]  # a resample with no failed run has no ratio: left out, not counted as 0
-    return Interval(
-        value=float(num.sum() / total), low=float(np.percentile(r, 2.5)), high=float(np.percentile(r, 97.5))
-    )
-
-
-def _figures(
-    runset: RunSet,
-    runs: np.ndarray,
-    stops: np.ndarray,
-    groups: np.ndarray,
-    artifact: bool,
-    rng: np.random.Generator,
-    b: int,
-) -> Figures:
-    c: Counts = runset.counts(runs, stops, artifact)
-    n = runset.n_iter[runs]
-    fail = (runset.success[runs] == 0).astype(float)
-    early = ((stops > 0) & (stops < n)).astype(float)
-    at = runset.offset[runs] + np.where(stops > 0, stops, n)
-    calls = runset.total_calls[runs].astype(float)
-    saved = (calls - runset.calls_cum[at]) * fail
-    tok_ok = fail * runset.has_tokens[runs]
-    tokens = runset.total_tokens[runs].astype(float) * tok_ok
-    tsaved = (runset.total_tokens[runs] - runset.tokens_cum[at]) * tok_ok
-    g = groups[runs]
-    return Figures(
-        successful_runs=c.successes,
-        false_stops=c.false_stops,
-        false_stop_rate=_wilson(c.false_stops, c.successes),
-        failed_runs=c.failed,
-        failed_tool_calls_saved=_bootstrap(saved, calls * fail, g, rng, b),
-        failed_tokens_saved=_bootstrap(tsaved, tokens, g, rng, b),
-        caught_failed_share=_bootstrap(early * fail, fail, g, rng, b),
-    )
 
 
 def _check_input(records: Sequence[RunRecord], options: TuneOptions) -> tuple[list[RunRecord], list[str]]:
@@ -147,7 +65,7 @@ def tune(
     ``last_change(record)`` (with ``options.artifact``): the last iteration that changed the artifact, when the
     default (the last iteration requesting a write) is not the definition wanted."""
     t0 = time.perf_counter()
-    _scipy_stats()  # a missing extra is said before the work, not after it
+    scipy_stats()  # a missing extra is said before the work, not after it
     o = options or TuneOptions()
     own = sorted(
         name
@@ -389,7 +307,7 @@ def tune(
             held_stops = full_stops = default_stops
 
     def figs(runs: np.ndarray, stops: np.ndarray) -> Figures:
-        return _figures(runset, runs, stops[runs], groups, o.artifact, rng, o.bootstrap)
+        return figures(runset, runs, stops[runs], groups, o.artifact, rng, o.bootstrap)
 
     types: list[TypeResult] = []
     for code, name in enumerate(type_names):

@@ -87,3 +87,79 @@ def test_tool_limits_read_from_toml(tmp_path):
     config = PolicyConfig.from_toml(path)
     assert config.caps.tool_limits == {"send_email": ToolLimitConfig(limit=2)}
     assert PolicyConfig.from_dict(config.model_dump(mode="json")) == config
+
+
+def _attached_mailer(mailer, tool_limits, *, on_stop="answer", conversation=None):
+    from pyguard.engine.conversation_limits import ConversationLimits
+
+    config = PolicyConfig(caps=CapsConfig(tool_limits=tool_limits), conversation=conversation or ConversationLimits())
+    provider, tools = mailer.Provider(), mailer.Tools()
+    ag = Guard(config, on_stop=on_stop).attach(provider)
+    return ag, mailer.create(ag.model, ag.tools(tools), ag.before_tool_execution()), provider, tools
+
+
+def test_exit_end_ends_the_run_with_the_stop_message_and_no_model_call(mailer):
+    ag, agent, provider, tools = _attached_mailer(mailer, {"send_email": ToolLimitConfig(limit=2, exit="end")})
+    answer = str(agent.chat("Keep the customer posted"))
+    result = ag.results[-1]
+    assert int(tools.sent.get()) == 2 and int(provider.calls()) == 3  # no model call after the blocked one
+    assert result.outcome is Outcome.EXPIRED and result.answer_source == "stop_message" and result.answer == answer
+    assert "tool_limit:send_email" in answer and "the limit of 2 calls of send_email per run" in result.reason
+    assert result.tool_calls_blocked == {"send_email": 1}
+
+
+def test_exit_error_raises_the_guards_stop(mailer):
+    ag, agent, provider, tools = _attached_mailer(mailer, {"send_email": ToolLimitConfig(limit=2, exit="error")})
+    with pytest.raises(Exception, match="GuardStopException|tool_limit:send_email"):
+        agent.chat("Keep the customer posted")
+    result = ag.results[-1]
+    assert int(tools.sent.get()) == 2 and int(provider.calls()) == 3
+    assert result.outcome is Outcome.EXPIRED and "send_email" in result.reason
+
+
+def test_exit_end_ends_the_run_with_the_stop_message_under_on_stop_raise_too(mailer):
+    tools, provider = mailer.Tools(), mailer.Provider()
+    limits = PolicyConfig(caps=CapsConfig(tool_limits={"send_email": ToolLimitConfig(limit=1, exit="end")}))
+    with Guard(limits, on_stop="raise").start_run(task="Tell the customer") as run:
+        agent = mailer.create(run.wrap(provider), run.tools(tools), run.before_tool_execution())
+        answer = run.call(lambda: str(agent.chat("Keep the customer posted")))
+    result = run.result
+    assert int(tools.sent.get()) == 1 and int(provider.calls()) == 2  # no model call after the blocked mail
+    assert result.outcome is Outcome.EXPIRED and result.answer_source == "stop_message" and answer == result.answer
+    assert "the limit of 1 call of send_email per run is reached (exit end)" in answer
+
+
+def test_replay_blocks_with_the_live_message(mailer):
+    from pyguard.engine.tool_limit_replay import blocked_result
+
+    tools, provider = mailer.Tools(), mailer.Provider()
+    with Guard(LIMITED).start_run(task="Tell the customer") as run:
+        agent = mailer.create(run.wrap(provider), run.tools(tools), run.before_tool_execution())
+        answer = run.call(lambda: str(agent.chat("Keep the customer posted")))
+    assert answer.split(" | ")[3] == blocked_result("send_email", 2)  # replay gives the engine the same text
+
+
+def test_a_blocked_call_is_a_guardrail_decision_in_otel(mailer):
+    pytest.importorskip("opentelemetry.sdk")
+    from pyguard.otel import GuardTelemetry
+    from pyguard.otel import semconv as sc
+
+    telemetry, exporter = GuardTelemetry.in_memory()
+    tools, provider = mailer.Tools(), mailer.Provider()
+    with Guard(LIMITED, telemetry=telemetry).start_run(task="Tell the customer") as run:
+        agent = mailer.create(run.wrap(provider), run.tools(tools), run.before_tool_execution())
+        run.call(lambda: str(agent.chat("Keep the customer posted")))
+    spans = exporter.get_finished_spans()
+    guardrails = [s for s in spans if s.attributes.get(sc.OPERATION_NAME) == sc.OP_RUN_GUARDRAIL]
+    (blocked,) = guardrails  # the run went on: its one intervention is the blocked mail
+    (agent_span,) = [s for s in spans if s.attributes.get(sc.OPERATION_NAME) == "invoke_agent"]
+    a = blocked.attributes
+    assert blocked.parent.span_id == agent_span.context.span_id
+    assert (a[sc.GUARDRAIL_VERDICT_TYPE], a[sc.GUARDRAIL_ACTION_TYPE], a[sc.GUARDRAIL_TARGET_TYPE]) == (
+        "deny",
+        "block",
+        "tool_call",
+    )
+    assert a[sc.GUARDRAIL_POLICY_RULE_ID] == "tool_limit:send_email" and a[sc.PG_ITERATION] == 3
+    assert a[sc.TOOL_CALL_ID] == "m3" and a[sc.OPENINFERENCE_SPAN_KIND] == "GUARDRAIL"
+    telemetry.shutdown()

@@ -107,7 +107,7 @@ def test_openai_format(tmp_path: Path) -> None:
     result = _invoke(str(path), "--format", "openai", "--failure-cost", "5000", "--json", "--bootstrap", "50")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout, parse_constant=_reject_nan)
-    assert [t["task_type"] for t in data["task_types"]] == ["default"]  # runs without a type form one type
+    assert [t["task_type"] for t in data["task_types"]] == ["(untyped)"]  # runs without a type form one group
     assert data["cost_unit"] == "tokens"
 
 

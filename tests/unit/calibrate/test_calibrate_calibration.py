@@ -14,6 +14,7 @@ from pyguard.calibrate.snippet import java_identifier, java_snippet, properties_
 from pyguard.calibrate.synthetic import SyntheticType, sample_runs, to_records
 from pyguard.engine.config import PolicyConfig
 from pyguard.errors import InputError
+from pyguard.events import UNTYPED
 
 CONFIG = make_config(failure_cost=1.0, price_per_1k_tokens=0.01, bootstrap=50)
 
@@ -244,3 +245,19 @@ def test_write_report_never_follows_a_symlink_and_names_a_plots_file(tmp_path) -
     (other / "plots").write_text("not a folder")
     with pytest.raises(InputError, match="plots.*is a file"):
         write_report(report, other)
+
+
+def test_runs_without_a_task_type_get_the_policys_own_budget_from_the_snippet(tmp_path) -> None:  # noqa: ANN001
+    # runs without a task type form one group, named as summaries and reports name it; the TOML snippet gives its
+    # budget to the policy itself (what a run without a task type gets), not to a task type no run carries
+    records = to_records(sample_runs(SyntheticType(), 200, np.random.default_rng(3)))
+    assert all(r.task_type is None for r in records)
+    report = calibrate_runs(records, CONFIG)
+    (t,) = report.task_types
+    assert t.task_type == UNTYPED == "(untyped)"
+    (tmp_path / "pyproject.toml").write_text(toml_snippet(report))
+    policy = PolicyConfig.from_toml(tmp_path / "pyproject.toml")
+    assert policy.task_types == {}
+    budget = policy.budget_for(None)
+    assert (budget.base_budget, budget.hard_cap) == (t.policy.base_budget, t.policy.hard_cap)
+    assert "pyguard.calibrate.untyped.maxIterations=" in properties_snippet(report)

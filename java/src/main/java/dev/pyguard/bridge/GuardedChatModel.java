@@ -111,6 +111,23 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
     }
 
     /**
+     * A per-tool limit with exit {@code end} or {@code error} refused a call ({@link ToolLimits#wrap}): the run stops
+     * (outcome {@code expired}, {@code rule} {@code tool_limit:<tool>}) at its next model call or tool execution,
+     * whatever its {@code on_stop}: {@code end}, with the stop message (its own, else {@code template}) and no model
+     * call; {@code error}, with {@link GuardStopException}.
+     */
+    public void stopForToolLimit(String exit, String template, String reason, String rule) {
+        if ("end".equals(exit)) {
+            if (stopMessage == null) stopMessage = template != null ? template : "[pyguard] {reason}";
+            wrapUpInstruction = "";
+        } else {
+            stopMessage = null;
+            wrapUpInstruction = null;
+        }
+        requestStop("expired", reason, rule);
+    }
+
+    /**
      * Answer a stop instead of throwing: when the guard stops the run (or the fail-safe cap, or the agent's own
      * {@code roundTripCap}, is reached) at a response that asks for tools, that response is replaced by a
      * {@link WrapUp}: one last model call with no tools and {@code instruction}, whose answer ends the agent's loop as
@@ -293,6 +310,10 @@ public final class GuardedChatModel implements ChatModel, ToolGuard {
 
     @Override
     public void checkBeforeTool(ToolExecutionRequest request) {
+        GuardDecision d = pending.get();
+        // a tool limit with exit end: the response's other tools still run, the next model call ends the run
+        if (stopMessage != null && d.action() == GuardDecision.Action.STOP && d.rule() != null
+                && d.rule().startsWith("tool_limit:") && stopped.get() == null && closed == null) return;
         checkCanCallModel();
     }
 

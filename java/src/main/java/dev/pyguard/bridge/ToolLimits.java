@@ -7,69 +7,156 @@ import dev.langchain4j.service.tool.ToolExecutor;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Per-tool limits of one run with the exit behaviour {@code continue} (LangChain v1's {@code ToolCallLimitMiddleware}
- * default): a call of a tool over its limit is not executed; the model gets {@link #BLOCKED} (why, as the tool's
- * result) and the run goes on, its other tools still running. LangChain4j's {@code beforeToolExecution} cannot veto one
- * call (its exception ends the whole invocation), so the veto is in the tool's executor: {@link #wrap} decorates the
- * executors of a {@link ToolSet}, and each call asks the run serving the calling thread ({@link ToolGuard#currentRun})
- * whether it may run ({@link #admit}). Python sets the limits ({@code [caps.tool_limits]}) and reads what was blocked
- * ({@link #blockedJson}).
+ * Per-tool limits of one run, or of one conversation (the runs of one chat-memory id), each with an exit behaviour, as
+ * LangChain v1's {@code ToolCallLimitMiddleware}: {@code continue} (its default): a call of a tool over its limit is
+ * not executed, the model gets {@link #BLOCKED} (why, as the tool's result) and the run goes on, its other tools still
+ * running; {@code end}: the call is not executed and the run ends with the stop message, no model call after it;
+ * {@code error}: the call is not executed and the agent's call throws {@link GuardStopException}. LangChain4j's
+ * {@code beforeToolExecution} cannot veto one call (its exception ends the whole invocation), so the veto is in the
+ * tool's executor: {@link #wrap} decorates the executors of a {@link ToolSet}, and each call asks the run serving the
+ * calling thread ({@link ToolGuard#currentRun}) whether it may run ({@link #admit}); a run's limits may sit
+ * {@link #within} its conversation's, and a call runs only within both. Python sets the limits
+ * ({@code [caps.tool_limits]}, {@code [conversation.tool_limits]}) and reads what was blocked ({@link #blockedJson}).
  */
 public final class ToolLimits {
 
     /** The start of a blocked call's result (the model reads it; the after-tool hook does not count it as run). */
     public static final String BLOCKED = "[pyguard] not run: the limit of ";
 
+    /** The exit behaviours of a limit. */
+    public static final Set<String> EXITS = Set.of("continue", "end", "error");
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
+    /**
+     * A call kept from running: its tool's limit, the limit's exit behaviour and scope ({@code run} or
+     * {@code conversation}), and the result the model reads instead.
+     */
+    public record Refusal(String tool, int limit, String exit, String scope, String message) {
+        /** The stop's reason for an exit {@code end} or {@code error}. */
+        public String reason() {
+            return "the limit of " + limit + " call" + (limit == 1 ? "" : "s") + " of " + tool + " per " + scope
+                    + " is reached (exit " + exit + ")";
+        }
+
+        /** The stop's rule: {@code tool_limit:<tool>}. */
+        public String rule() { return "tool_limit:" + tool; }
+    }
+
+    private final String scope;
     private final Map<String, Integer> limits = new ConcurrentHashMap<>();
+    private final Map<String, String> exits = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> admitted = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> blocked = new ConcurrentHashMap<>();
+    private volatile ToolLimits outer;
+    private volatile String stopMessage;
 
-    /** At most {@code limit} executions of {@code tool} in this run; later calls are blocked. */
-    public void limit(String tool, int limit) {
+    /** A run's limits. */
+    public ToolLimits() { this("run"); }
+
+    /** Limits per {@code scope} ({@code run} or {@code conversation}: the word the blocked call's message uses). */
+    public ToolLimits(String scope) { this.scope = scope == null || scope.isBlank() ? "run" : scope; }
+
+    /** At most {@code limit} executions of {@code tool}; later calls are blocked and the run goes on. */
+    public void limit(String tool, int limit) { limit(tool, limit, "continue"); }
+
+    /** At most {@code limit} executions of {@code tool}; a later call is blocked with the exit behaviour {@code exit}. */
+    public void limit(String tool, int limit, String exit) {
         if (tool == null || tool.isBlank()) throw new IllegalArgumentException("a tool limit needs a tool name");
         if (limit < 1) throw new IllegalArgumentException("the limit of " + tool + " must be >= 1, got " + limit);
+        if (!EXITS.contains(exit)) {
+            throw new IllegalArgumentException("the exit of " + tool + "'s limit must be continue, end or error, got " + exit);
+        }
         limits.put(tool, limit);
+        exits.put(tool, exit);
     }
+
+    /** These limits sit within {@code conversation}'s: a call runs only if both admit it. */
+    public void within(ToolLimits conversation) { this.outer = conversation; }
+
+    /** The stop message of an exit {@code end} when the run's own {@code on_stop} has none ({@link WrapUp#message}). */
+    public void stopMessage(String template) { this.stopMessage = template; }
+
+    public String stopMessage() { return stopMessage; }
 
     /** Null when a call of {@code tool} may run (counted), else the result the model gets instead (counted blocked). */
     public String admit(String tool) {
-        Integer limit = tool == null ? null : limits.get(tool);
+        Refusal r = check(tool);
+        return r == null ? null : r.message();
+    }
+
+    /**
+     * Null when a call of {@code tool} may run (counted here and in the conversation's limits), else why not (counted
+     * blocked here, and in the conversation's limits when theirs refused it).
+     */
+    public Refusal check(String tool) {
+        if (tool == null) return null;
+        Refusal r = take(tool);
+        ToolLimits conversation = outer;
+        if (r == null && conversation != null) {
+            r = conversation.take(tool);
+            if (r != null) admitted.computeIfPresent(tool, (k, n) -> { n.decrementAndGet(); return n; });
+        }
+        if (r != null) blocked.computeIfAbsent(tool, k -> new AtomicInteger()).incrementAndGet();
+        return r;
+    }
+
+    /** One call of {@code tool} against these limits only: admitted (counted), or refused (counted blocked here). */
+    private Refusal take(String tool) {
+        Integer limit = limits.get(tool);
         if (limit == null) return null;
         int n = admitted.computeIfAbsent(tool, k -> new AtomicInteger()).incrementAndGet();
         if (n <= limit) return null;
         admitted.get(tool).decrementAndGet();
-        blocked.computeIfAbsent(tool, k -> new AtomicInteger()).incrementAndGet();
-        return BLOCKED + limit + " call" + (limit == 1 ? "" : "s") + " of " + tool + " per run is reached, so this"
-                + " call was not executed. Do not call " + tool + " again in this run; go on with the other tools, or"
-                + " answer from what you have.";
+        if (outer == null && !"run".equals(scope)) blocked.computeIfAbsent(tool, k -> new AtomicInteger()).incrementAndGet();
+        String exit = exits.getOrDefault(tool, "continue");
+        String message = BLOCKED + limit + " call" + (limit == 1 ? "" : "s") + " of " + tool + " per " + scope
+                + " is reached, so this call was not executed. Do not call " + tool + " again in this " + scope
+                + "; go on with the other tools, or answer from what you have.";
+        return new Refusal(tool, limit, exit, scope, message);
+    }
+
+    /** Forget what was counted (a conversation reset): every tool starts from none. */
+    public void reset() {
+        admitted.clear();
+        blocked.clear();
     }
 
     public boolean isEmpty() { return limits.isEmpty(); }
 
     /** Blocked calls by tool, as JSON ({@code {"send_email": 1}}; sorted by name). */
-    public String blockedJson() {
+    public String blockedJson() { return json(blocked); }
+
+    /** Executed (admitted) calls of the limited tools, as JSON (sorted by name). */
+    public String admittedJson() { return json(admitted); }
+
+    private static String json(Map<String, AtomicInteger> counts) {
         ObjectNode o = MAPPER.createObjectNode();
-        new TreeMap<>(blocked).forEach((k, v) -> o.put(k, v.get()));
+        new TreeMap<>(counts).forEach((k, v) -> o.put(k, v.get()));
         return o.toString();
     }
 
     /**
      * {@code tools}' executors, each asking the run serving the calling thread ({@code guard.currentRun()}) before it
-     * runs: build your AiServices agent with {@code .tools(map)} instead of {@code .tools(objects)}.
+     * runs: build your AiServices agent with {@code .tools(map)} instead of {@code .tools(objects)}. A call refused by
+     * a limit with exit {@code end} or {@code error} stops its run ({@link GuardedChatModel#stopForToolLimit}).
      */
     public static Map<ToolSpecification, ToolExecutor> wrap(ToolGuard guard, ToolSet tools) {
         Map<ToolSpecification, ToolExecutor> out = new LinkedHashMap<>();
         tools.asMap().forEach((spec, inner) -> out.put(spec, (request, memoryId) -> {
             GuardedChatModel run = guard.currentRun();
-            String refused = run == null ? null : run.toolLimits().admit(request.name());
-            return refused != null ? refused : inner.execute(request, memoryId);
+            Refusal refused = run == null ? null : run.toolLimits().check(request.name());
+            if (refused == null) return inner.execute(request, memoryId);
+            if (!"continue".equals(refused.exit())) {
+                run.stopForToolLimit(refused.exit(), run.toolLimits().stopMessage(), refused.reason(), refused.rule());
+            }
+            return refused.message();
         }));
         return out;
     }

@@ -115,9 +115,12 @@ public record WrapUp(String outcome, String reason, String rule, boolean failSaf
 
     private static String nz(String s) { return s == null ? "" : s; }
 
-    /** True for a stop whose rule is a cap (tokens, cost, model calls, time): no model call may follow it. */
+    /**
+     * True for a stop whose rule is a cap (tokens, cost, model calls, time), the run's or its conversation's
+     * ({@code conversation_budget:*}): no model call may follow it.
+     */
     static boolean capHolds(GuardStopException stop) {
-        return stop.rule() != null && stop.rule().startsWith("cap:");
+        return stop.rule() != null && (stop.rule().startsWith("cap:") || stop.rule().startsWith("conversation_budget:"));
     }
 
     /** The answer as LangChain4j's loops read a final response: text, no tool requests. */
