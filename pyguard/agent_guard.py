@@ -40,8 +40,9 @@ from pyguard.engine.conditions import StopHit
 from pyguard.engine.conversation_budget import RULE
 from pyguard.errors import RunError
 from pyguard.events import Outcome
+from pyguard.jvm.ending import raise_if_stopped
 from pyguard.jvm.tool_limits import limit_run_tools
-from pyguard.on_stop import raise_if_stopped, stop_message
+from pyguard.on_stop import stop_message
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
 

@@ -1,7 +1,6 @@
-"""What a stop of a live run returns (``on_stop``): the run's setting, the stop message of ``on_stop="end"``, how a
-run's guarded model is told (:func:`set_up_stops`), and the one rule for raising a stop under ``on_stop="raise"``
-(:func:`raise_if_stopped`: what :meth:`pyguard.run.GuardedRun.call` and :meth:`pyguard.agent_guard.GuardedAgent.chat`
-do, as an attached agent's ``chat()`` raises Java's ``GuardStopException`` itself)."""
+"""What a stop of a live run returns (``on_stop``): the run's setting, the stop message of ``on_stop="end"``, and how a
+run's guarded model is told (:func:`set_up_stops`). The one rule for raising a stop under ``on_stop="raise"`` is
+:func:`pyguard.jvm.ending.raise_if_stopped` (it reads a Java exception)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from typing import Any
 from pyguard.engine.config import OnStop
 from pyguard.run_host import WRAP_UP
 
-__all__ = ["STOP_MESSAGE", "on_stop_for", "raise_if_stopped", "set_up_stops", "stop_message"]
+__all__ = ["STOP_MESSAGE", "on_stop_for", "set_up_stops", "stop_message"]
 
 STOP_MESSAGE = "[pyguard] The run was stopped ({outcome}, rule {rule}): {reason}. Last tool result: {found}"
 """The default stop message of ``on_stop="end"``: ``{outcome}``, ``{rule}``, ``{reason}`` of the stop and ``{found}``,
@@ -44,16 +43,3 @@ def set_up_stops(run: Any, guarded: Any) -> None:
         guarded.end_on_stop(stop_message(run.guard), run.agent_round_trips)
     else:
         guarded.answer_on_stop(WRAP_UP if run.on_stop == "answer" else None, run.agent_round_trips)
-
-
-def raise_if_stopped(run: Any, raised: BaseException | None = None) -> None:
-    """Under ``on_stop="raise"``, once ``run`` has ended: raise Java's ``GuardStopException`` of its stop (the one in
-    ``raised``'s cause chain, what the agent threw, else the one its guarded model stopped with); nothing otherwise."""
-    guarded = getattr(run, "_guarded", None)
-    if run.on_stop != "raise" or (raised is None and guarded is None):
-        return
-    from pyguard.jvm.ending import guard_stop_of  # lazy: pyguard.jvm loads jpype, here only once a run has ended
-
-    stop = guard_stop_of(raised, guarded)
-    if stop is not None:
-        raise stop

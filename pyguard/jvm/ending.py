@@ -27,6 +27,7 @@ __all__ = [
     "ending_of_wrap_up",
     "guard_stop_of",
     "interrupted",
+    "raise_if_stopped",
     "wrap_up_totals",
 ]
 
@@ -129,6 +130,19 @@ def guard_stop_of(exc: BaseException | None, guarded: Any = None) -> Any:
         java = guarded.java
         stop = (java.actuator() if hasattr(java, "actuator") else java).stopException()  # streaming: its actuator's
     return stop
+
+
+def raise_if_stopped(run: Any, raised: BaseException | None = None) -> None:
+    """Under ``on_stop="raise"``, once ``run`` (a :class:`pyguard.run.GuardedRun`) has ended: raise Java's
+    ``GuardStopException`` of its stop (the one in ``raised``'s cause chain, what the agent threw, else the one its
+    guarded model stopped with); nothing otherwise. The one rule of :meth:`pyguard.run.GuardedRun.call` and
+    :meth:`pyguard.agent_guard.GuardedAgent.chat`, as an attached agent's ``chat()`` raises the exception itself."""
+    guarded = getattr(run, "_guarded", None)
+    if run.on_stop != "raise" or (raised is None and guarded is None):
+        return
+    stop = guard_stop_of(raised, guarded)
+    if stop is not None:
+        raise stop
 
 
 def java_outcome(result: Any) -> Any:
