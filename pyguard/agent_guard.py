@@ -40,11 +40,11 @@ from pyguard.engine.conditions import StopHit
 from pyguard.engine.conversation_budget import RULE
 from pyguard.errors import RunError
 from pyguard.events import Outcome
+from pyguard.jvm.ending import raise_if_stopped
 from pyguard.jvm.tool_limits import limit_run_tools
 from pyguard.on_stop import stop_message
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost, new_run_id, recorded_task
-from pyguard.run_finish import raise_if_stopped
 
 __all__: list[str] = []
 
@@ -235,7 +235,11 @@ class AgentGuard:
                 ending = ending_of_exception(error, last_text=run.last_text())
             else:
                 ending = RunEnding(ending=Ending.EXHAUSTED, reason=UNFINISHED_TURN, last_text=run.last_text())
-            return java_outcome(run.end(ending, wrap_up=False))
+            result = run.end(ending, wrap_up=False)
+            try:
+                return java_outcome(result)
+            except Exception:  # noqa: BLE001 - the run has ended: Java then only misses how (lastOutcome() None)
+                return None
         finally:
             with self._lock:
                 self._java_ends.discard(run_id)

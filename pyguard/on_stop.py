@@ -1,6 +1,6 @@
 """What a stop of a live run returns (``on_stop``): the run's setting, the stop message of ``on_stop="end"``, how a
 run's guarded model is told (:func:`set_up_stops`) and the wrap-up's instruction (:data:`WRAP_UP`). Raising a stop
-under ``on_stop="raise"`` is :func:`pyguard.run_finish.raise_if_stopped`."""
+under ``on_stop="raise"`` is :func:`pyguard.jvm.ending.raise_if_stopped` (it reads a Java exception)."""
 
 from __future__ import annotations
 

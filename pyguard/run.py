@@ -25,13 +25,13 @@ from pyguard.errors import RunError, TraceFormatError
 from pyguard.events import IterationEvent, Observation, Outcome, RunStart
 from pyguard.interrupts import run_interruptibly
 from pyguard.jvm import guard_model
-from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
+from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value, raise_if_stopped
 from pyguard.jvm.otel_context import java_traceparent
 from pyguard.jvm.streaming import guard_streaming_model
 from pyguard.jvm.tool_limits import limit_run_tools, limited_tools
 from pyguard.on_stop import STOP_MESSAGE, WRAP_UP, on_stop_for, set_up_stops, stop_message
 from pyguard.result import RunResult
-from pyguard.run_finish import RunFinisher, raise_if_stopped
+from pyguard.run_finish import RunFinisher
 from pyguard.run_host import (
     ActiveRuns,
     OnStop,
@@ -324,7 +324,7 @@ class GuardedRun(RunFinisher):
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run your agent (``fn``), end this run from what happened (:meth:`drive`); return ``fn``'s value, or after
         a stop the wrap-up's answer (``on_stop="answer"``) or None (:attr:`result`); ``on_stop="raise"``: raise Java's
-        ``GuardStopException`` (:func:`pyguard.run_finish.raise_if_stopped`). Other Java exceptions end it ``failed``."""
+        ``GuardStopException`` (:func:`pyguard.jvm.ending.raise_if_stopped`). Other Java exceptions end it ``failed``."""
         returned: list[Any] = []
         raised: list[BaseException] = []
 

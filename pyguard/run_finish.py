@@ -22,7 +22,7 @@ from pyguard.ending import (
     token_totals,
 )
 from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
-from pyguard.jvm.ending import billed_tokens, ending_of_wrap_up, guard_stop_of
+from pyguard.jvm.ending import billed_tokens, ending_of_wrap_up
 from pyguard.on_stop import WRAP_UP, stop_message
 from pyguard.result import RunResult
 from pyguard.run_host import OnStop, RunHost
@@ -248,14 +248,3 @@ class RunFinisher:
             if event.text:
                 return event.text
         return None
-
-
-def raise_if_stopped(run: Any, raised: BaseException | None = None) -> None:
-    """Under ``on_stop="raise"``, once ``run`` has ended: raise Java's ``GuardStopException`` of its stop (the one in
-    ``raised``'s cause chain, what the agent threw, else the one its guarded model stopped with); nothing otherwise."""
-    guarded = getattr(run, "_guarded", None)
-    if run.on_stop != "raise" or (raised is None and guarded is None):
-        return
-    stop = guard_stop_of(raised, guarded)
-    if stop is not None:
-        raise stop

@@ -120,6 +120,19 @@ def guard_stop_of(exc: BaseException | None, guarded: Any = None) -> Any:
     return stop
 
 
+def raise_if_stopped(run: Any, raised: BaseException | None = None) -> None:
+    """Under ``on_stop="raise"``, once ``run`` (a :class:`pyguard.run.GuardedRun`) has ended: raise Java's
+    ``GuardStopException`` of its stop (the one in ``raised``'s cause chain, what the agent threw, else the one its
+    guarded model stopped with); nothing otherwise. The one rule of :meth:`pyguard.run.GuardedRun.call` and
+    :meth:`pyguard.agent_guard.GuardedAgent.chat`, as an attached agent's ``chat()`` raises the exception itself."""
+    guarded = getattr(run, "_guarded", None)
+    if run.on_stop != "raise" or (raised is None and guarded is None):
+        return
+    stop = guard_stop_of(raised, guarded)
+    if stop is not None:
+        raise stop
+
+
 def java_outcome(result: Any) -> Any:
     """A Java ``GuardOutcome`` (how the turn ended, for the Java code that holds the agent) from a
     :class:`pyguard.result.RunResult`."""
