@@ -274,8 +274,7 @@ def start_jvm(
         if not any(a.startswith("-Dslf4j.internal.verbosity") for a in args):
             args.append("-Dslf4j.internal.verbosity=ERROR")  # silence "No SLF4J providers" (LangChain4j logs via slf4j)
         try:
-            # interrupt=False: Ctrl-C reaches Python (KeyboardInterrupt: runs are cancelled and their traces closed)
-            # instead of the JVM's own handler, which ends the process at once with no cleanup.
+            # interrupt=False: Ctrl-C reaches Python (KeyboardInterrupt: runs cancelled, traces closed), not the JVM's exit
             jpype.startJVM(str(lib), *args, classpath=list(cp), convertStrings=False, interrupt=False)
         except OSError as e:
             if "restart" in str(e).lower() or _STARTED is not None:
