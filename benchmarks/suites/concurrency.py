@@ -31,17 +31,23 @@ from __future__ import annotations
 import gc
 import os
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
 CALLS = 10
 
 
-def _scenario() -> dict:
+def scenario(calls: int = CALLS, latency_ms: tuple[int, int] | None = None) -> dict:
+    """A ``calls``-call scenario whose every result is new (the guard lets it finish); ``latency_ms``: the scripted
+    model takes (least, most) ms per call (concurrency_latency.py), else it answers at once."""
+    timing = {} if latency_ms is None else {"latency_ms": list(latency_ms)}
     return {
-        "name": "concurrency",
+        "name": "concurrency" if latency_ms is None else f"latency{latency_ms[0]}-{latency_ms[1]}",
         "seed": 0,
+        **timing,
         "tools": [
             {
                 "name": "fetch_record",
@@ -51,13 +57,36 @@ def _scenario() -> dict:
             }
         ],
         "turns": [
-            {"tool_calls": [{"name": "fetch_record", "arguments": {"id": "{turn}"}}], "repeat": CALLS - 1},
+            {"tool_calls": [{"name": "fetch_record", "arguments": {"id": "{turn}"}}], "repeat": calls - 1},
             {"answer": "all records fetched"},
         ],
     }
 
 
-def _policy_factory():
+def start() -> int:
+    """Start the JVM (``PYGUARD_BENCH_FREEZE_GC=1``: with its start-up frozen, as a long-running service would);
+    returns how many objects that froze."""
+    from pyguard.jvm import start_jvm
+
+    start_jvm(freeze_gc=os.environ.get("PYGUARD_BENCH_FREEZE_GC", "0") == "1")
+    return gc.get_freeze_count()
+
+
+@contextmanager
+def frozen_collector() -> Iterator[None]:
+    """``gc.freeze()`` for the block (what a service does once it has started: ``start_jvm(freeze_gc=True)``),
+    unfrozen after unless the process had frozen its start-up itself (``unfreeze()`` thaws everything)."""
+    opted_in = gc.get_freeze_count() > 0
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if not opted_in:
+            gc.unfreeze()
+
+
+def policy_factory():
     try:
         from pyguard.engine import Policy, PolicyConfig
 
@@ -166,12 +195,11 @@ def run(quick: bool) -> dict:
 
 def measure(*, threads, runs, warmup: int) -> dict:
     """``runs(n)`` runs at each thread count in ``threads`` (``run`` picks the sizes; tests use tiny ones)."""
-    from pyguard.jvm import scripted_model, start_jvm
+    from pyguard.jvm import scripted_model
 
-    start_jvm(freeze_gc=os.environ.get("PYGUARD_BENCH_FREEZE_GC", "0") == "1")
-    startup_frozen = gc.get_freeze_count()
-    model = scripted_model(_scenario())
-    policy_name, make_observe = _policy_factory()
+    startup_frozen = start()
+    model = scripted_model(scenario())
+    policy_name, make_observe = policy_factory()
     if warmup:
         _one_level(min(4, max(threads)), warmup, model, make_observe)  # JIT, class loading, pydantic
     levels = []
@@ -184,13 +212,8 @@ def measure(*, threads, runs, warmup: int) -> dict:
             lane = _one_level(n, runs(n), model, make_observe)
             level["lane"] = {k: lane[k] for k in keep}
             _lane(None)
-            gc.collect()
-            gc.freeze()
-            try:
+            with frozen_collector():
                 frozen = _one_level(n, runs(n), model, make_observe)
-            finally:
-                if not startup_frozen:  # unfreeze() thaws everything: keep a start-up freeze the process opted into
-                    gc.unfreeze()
             level["frozen"] = {k: frozen[k] for k in keep}
             level["unguarded_iterations_per_s"] = _unguarded(n, runs(n), model)
             levels.append(level)

@@ -26,36 +26,15 @@ long-running service; docs/performance.md). Per level:
 from __future__ import annotations
 
 import gc
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from suites.concurrency import FullCollections
+from suites.concurrency import FullCollections, frozen_collector, policy_factory, scenario, start
 
 CALLS = 10
 TARGET_P99_MS = 5.0
-
-
-def _scenario(latency_ms: tuple[int, int], calls: int) -> dict:
-    return {
-        "name": f"latency{latency_ms[0]}-{latency_ms[1]}",
-        "seed": 0,
-        "latency_ms": list(latency_ms),
-        "tools": [
-            {
-                "name": "fetch_record",
-                "description": "Fetch one record",
-                "parameters": {"id": "integer"},
-                "results": ["record {call}: " + " ".join(f"field{k}=value{k}-{{call}}" for k in range(8))],
-            }
-        ],
-        "turns": [
-            {"tool_calls": [{"name": "fetch_record", "arguments": {"id": "{turn}"}}], "repeat": calls - 1},
-            {"answer": "all records fetched"},
-        ],
-    }
 
 
 def _phase(agents: int, runs: int, model, make_observe, calls: int, stagger_s: float) -> dict:
@@ -113,41 +92,24 @@ def _phase(agents: int, runs: int, model, make_observe, calls: int, stagger_s: f
     return out
 
 
-def _frozen_phase(*args) -> dict:
-    """:func:`_phase` after ``gc.freeze()`` (what a service does once it has started: ``start_jvm(freeze_gc=True)``),
-    unfrozen after unless the process had frozen its start-up itself."""
-    opted_in = gc.get_freeze_count() > 0
-    gc.collect()
-    gc.freeze()
-    try:
-        return _phase(*args)
-    finally:
-        if not opted_in:
-            gc.unfreeze()
-
-
 def measure(*, agents: int, levels: list[tuple[tuple[int, int], int]], calls: int = CALLS, warmup: int = 16) -> dict:
     """``levels``: ((least, most model latency in ms), runs per agent) pairs, each measured unguarded, guarded, and
     guarded with the collector's start-up frozen."""
-    from pyguard.engine import Policy, PolicyConfig
-    from pyguard.jvm import scripted_model, start_jvm
+    from pyguard.jvm import scripted_model
 
-    start_jvm(freeze_gc=os.environ.get("PYGUARD_BENCH_FREEZE_GC", "0") == "1")
-    policy = Policy(PolicyConfig(), clock=time.monotonic)
-
-    def make_observe(run_id: str):
-        return policy.new_run(run_id=run_id, task_type=None).observe
-
+    start()
+    policy_name, make_observe = policy_factory()
     if warmup:  # class loading, the JIT, pydantic: on a model that answers at once
-        _phase(4, max(1, warmup // 4), scripted_model(_scenario((0, 0), calls)), make_observe, calls, 0.0)
+        _phase(4, max(1, warmup // 4), scripted_model(scenario(calls, (0, 0))), make_observe, calls, 0.0)
     out = []
     for latency_ms, runs in levels:
-        model = scripted_model(_scenario(latency_ms, calls))
+        model = scripted_model(scenario(calls, latency_ms))
         stagger_s = latency_ms[0] / 1e3
         gc.collect()
         bare = _phase(agents, runs, model, None, calls, stagger_s)
         guarded = _phase(agents, runs, model, make_observe, calls, stagger_s)
-        frozen = _frozen_phase(agents, runs, model, make_observe, calls, stagger_s)
+        with frozen_collector():
+            frozen = _phase(agents, runs, model, make_observe, calls, stagger_s)
         level = {
             "latency_ms": list(latency_ms),
             "agents": agents,
@@ -164,7 +126,7 @@ def measure(*, agents: int, levels: list[tuple[tuple[int, int], int]], calls: in
         out.append(level)
     return {
         "calls_per_run": calls,
-        "policy": "pyguard.engine default",
+        "policy": policy_name,
         "startup_frozen": gc.get_freeze_count(),
         "levels": out,
     }

@@ -265,8 +265,7 @@ def start_jvm(
         if not any(a.startswith("-Dslf4j.internal.verbosity") for a in args):
             args.append("-Dslf4j.internal.verbosity=ERROR")  # silence "No SLF4J providers" (LangChain4j logs via slf4j)
         try:
-            # interrupt=False: Ctrl-C reaches Python (KeyboardInterrupt: runs are cancelled and their traces closed)
-            # instead of the JVM's own handler, which ends the process at once with no cleanup.
+            # interrupt=False: Ctrl-C reaches Python (KeyboardInterrupt: runs cancelled, traces closed), not the JVM's exit
             jpype.startJVM(str(lib), *args, classpath=list(cp), convertStrings=False, interrupt=False)
         except OSError as e:
             if "restart" in str(e).lower() or _STARTED is not None:
@@ -278,10 +277,40 @@ def start_jvm(
             raise JvmError(
                 f"the JVM started but {_PROBE_CLASS} is missing from {jars_dir()}; rebuild with `{BUILD_COMMAND}`"
             )
+        _give_python_its_signal_defaults()
         _STARTED = JvmInfo(home, lib, cp, tuple(jvm_args), tuple(conflicts), user_first)
         if freeze_gc:
             freeze_startup()
         return _STARTED
+
+
+def _give_python_its_signal_defaults() -> list[str]:
+    """Give SIGINT and SIGTERM back the disposition Python had for them where it is the default or ignore; returns
+    the signals given back (``["TERM"]`` in a plain program).
+
+    With ``interrupt=False`` JPype's handlers take over SIGINT and SIGTERM in the JVM and pass each signal on to
+    Python (``PyErr_SetInterruptEx``) from a Java thread. Where Python has a handler of its own (SIGINT's
+    ``KeyboardInterrupt``, a program's ``signal.signal``) that is how it runs. Where Python has none (SIGTERM's
+    default, or ``signal.SIG_DFL``/``SIG_IGN``), CPython compares the handler with ``SIG_DFL`` without a thread
+    state and the process dies in that Java thread with SIGSEGV (an ``hs_err_pid*.log``) instead of ending (or
+    ignoring the signal) as a Python program does. Such a signal is set back to what Python had; the JVM's own
+    handling stays (unlike ``-Xrs``, which also leaves SIGQUIT to its default: a ``jstack`` would end the process)."""
+    import signal
+
+    import jpype
+
+    sun_signal, handler = jpype.JClass("sun.misc.Signal"), jpype.JClass("sun.misc.SignalHandler")
+    given_back = []
+    for name in ("INT", "TERM"):
+        python = signal.getsignal(getattr(signal, f"SIG{name}"))
+        if python not in (signal.SIG_DFL, signal.SIG_IGN):
+            continue  # Python's own handler (or one set outside Python): JPype passes the signal to it
+        try:
+            sun_signal.handle(sun_signal(name), handler.SIG_DFL if python == signal.SIG_DFL else handler.SIG_IGN)
+        except jpype.JException:  # the JVM does not handle it (-Xrs): it already has Python's disposition
+            continue
+        given_back.append(name)
+    return given_back
 
 
 def freeze_startup() -> int:

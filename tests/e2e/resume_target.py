@@ -22,7 +22,9 @@ start_jvm()
 handle = EscalationHandle.from_json(Path(handle_file).read_text(encoding="utf-8"))
 scenario = json.loads(Path(scenario_file).read_text(encoding="utf-8"))
 model = scripted_streaming_model(scenario) if streaming else scripted_model(scenario)
-guard = Guard(PolicyConfig(escalation=EscalationConfig(on_stall="escalate", resume_budget=4)), trace_dir=trace_dir)
+config = PolicyConfig(escalation=EscalationConfig(on_stall="escalate", resume_budget=4))
+# the callback deadline only a guard against a hang (tests/conftest.py: HANG_GUARD_MS)
+guard = Guard(config, trace_dir=trace_dir, callback_timeout_ms=600_000)
 result = guard.resume(handle, message, model, agent="support-bot")
 print(
     json.dumps(

@@ -85,7 +85,7 @@ def test_an_escalated_run_resumes_in_another_process(jvm, tmp_path):
         [sys.executable, str(TARGET), str(handle_file), str(scenario_file), str(tmp_path), HUMAN],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard: a JVM starts in it, on a machine that may be loaded
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -33,8 +33,10 @@ from pyguard.jvm import load_scenario  # noqa: E402
 from pyguard.otel import GuardTelemetry  # noqa: E402
 from pyguard.otel import semconv as sc
 
-POLLS = 240
-"""At most this many polls of the health endpoint, and of the spans, each at most half a second apart."""
+POLLS = 1200
+"""At most this many polls of the health endpoint, and of the spans, each at most half a second apart: ten minutes, a
+guard against a Phoenix that hangs only (it took 60 s to answer on /healthz at load 25 on two cores, and over 120 s
+under the whole suite with two busy loops)."""
 
 
 def free_port() -> int:

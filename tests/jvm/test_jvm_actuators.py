@@ -88,8 +88,13 @@ def test_fail_safe_holds_when_the_callback_blocks_past_its_deadline(jvm):
 
 
 def test_deadline_mode_delivers_decisions_on_time(jvm):
+    # a deadline no healthy callback misses, loaded machine included: the decisions come through the pool thread
     r = run_agent(
-        "aiservices", scripted_model("logistics_incident", seed=0), "x", callback=stop_at(2), callback_timeout_ms=5000
+        "aiservices",
+        scripted_model("logistics_incident", seed=0),
+        "x",
+        callback=stop_at(2),
+        callback_timeout_ms=600_000,
     )
     assert (r.status, r.stats.model_calls, r.stats.callback_failures) == ("stopped", 2, 0)
 

@@ -54,7 +54,7 @@ def _start(jar: Path, cls: str, env: dict[str, str]) -> dict:
         [sys.executable, "-c", textwrap.dedent(_PROBE.format(jar=str(jar), cls=cls))],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard: a JVM starts in it, on a machine that may be loaded
         env={**os.environ, **env},
         check=False,
     )

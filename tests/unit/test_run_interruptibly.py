@@ -3,8 +3,8 @@
 ``_thread.interrupt_main()`` sets Python's interrupt flag from the calling thread without waking the main thread: what
 the JVM's signal handler does (through JPype) when the kernel hands SIGINT to a JVM thread, and what Python's own
 handler does when it runs on a thread other than the main one. The agent stand-in waits for the cancellation it
-expects, so each test synchronises on the code's own calls (on_interrupt, on_give_up), not on time; the 60 s bound
-only keeps a broken build from hanging the suite."""
+expects, so each test synchronises on the code's own calls (on_interrupt, on_give_up) and on the agent's end, not on
+time; the 60 s bound only keeps a broken build from hanging the suite."""
 
 from __future__ import annotations
 
@@ -34,22 +34,25 @@ def _run(fn):
 
 
 def test_an_interrupt_flagged_from_another_thread_cancels_the_run_while_it_goes_on():
-    seen = []
+    seen, ended = [], threading.Event()
 
     def agent(cancelled):
         def run():
             _thread.interrupt_main()  # the flag only: the main thread's wait is not woken by it
             seen.append(cancelled.wait(NEVER))  # the run goes on until cancelled
+            ended.set()
             return "answer"
 
         return run
 
     assert _run(agent) == ["interrupt", "give up"]
+    # the Ctrl-C's bound (GIVE_UP_S) may end the wait for the agent before its thread ran again (a loaded machine)
+    assert ended.wait(NEVER)
     assert seen == [True], "the run must be cancelled while it is running, not after it ended on its own"
 
 
 def test_an_interrupt_at_the_first_instant_of_the_run_is_inside_the_guarded_section():
-    seen = []
+    seen, ended = [], threading.Event()
 
     def agent(cancelled):
         def run():
@@ -57,10 +60,12 @@ def test_an_interrupt_at_the_first_instant_of_the_run_is_inside_the_guarded_sect
             _thread.interrupt_main()
             cancelled.wait(NEVER)
             seen.append(cancelled.is_set())
+            ended.set()
 
         return run
 
     assert _run(agent) == ["interrupt", "give up"]
+    assert ended.wait(NEVER)  # as above: the agent's thread may not have run again yet
     assert seen == ["t", True]
 
 
