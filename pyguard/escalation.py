@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from pyguard.agent_options import AgentOptions
-from pyguard.decisions import Decision
+from pyguard.decisions import Action, Decision
 from pyguard.errors import HandleError, TraceFormatError
-from pyguard.events import IterationEvent, Outcome
+from pyguard.events import IterationEvent, Observation, Outcome
 from pyguard.safe_reader import check_depth, loads
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyguard.engine import Policy, RunSession
 
 __all__ = ["AgentRef", "EscalationHandle", "HandleError", "ResumePoint"]
 
@@ -94,6 +97,8 @@ class ResumePoint(_Model):
     budget: int = Field(ge=1)
     message: str
     """The human's message."""
+    results: tuple[Observation, ...] | None = None
+    """The escalated handle's :attr:`EscalationHandle.results`: the tool results its escalation was decided on."""
 
 
 class EscalationHandle(_Model):
@@ -116,6 +121,10 @@ class EscalationHandle(_Model):
     """Model calls the policy in force granted on resumption (the resuming guard's policy decides in the end)."""
     events: tuple[IterationEvent, ...]
     """The run so far, one event per model call: the guard's state is rebuilt from them."""
+    results: tuple[Observation, ...] | None = None
+    """The last call's tool results when the escalation was decided on them, before the next call was sent
+    (``judge_results_early``): no event holds them, since that call was never made. None: the escalation followed
+    the last call's event (the results of each earlier call are in the next event's observations)."""
     resumes: tuple[ResumePoint, ...] = ()
     conversation: str
     """The agent's chat memory, LangChain4j's ``ChatMessageSerializer`` JSON."""
@@ -205,6 +214,54 @@ class EscalationHandle(_Model):
                 "conversation; run the agent with style 'aiservices'"
             )
         return self
+
+    def rebuild(self, policy: Policy, run_id: str) -> tuple[list[IterationEvent], list[Decision], RunSession]:
+        """A session of ``policy`` that has seen this handle's run as the live guard did, relabelled ``run_id``: each
+        event, each call's tool results before the next call where the policy judges them then (the next event's
+        observations; the last call's, :attr:`results`), each earlier resumption. Returns the events, the decisions
+        the run recorded (one per call: a decision on a call's results that is not a continue replaces the one on
+        its response) and the session, stopped where it stopped. :class:`HandleError` when it does not end in
+        this handle's escalation (another policy, or no escalation configured)."""
+        from pyguard.engine.paired import judged_before_next
+        from pyguard.errors import BudgetError
+
+        session = policy.new_run(run_id, self.task_type)
+        points = {p.after: p for p in self.resumes}
+        events = [e.model_copy(update={"run_id": run_id}) for e in self.events]
+        early = session.config.judge_results_early
+        decisions: list[Decision] = []
+        mismatch = (
+            f"under this guard's policy the run {self.run_id!r} does not escalate where its handle says (after "
+            f"iteration {len(events)}, rule {self.escalation.rule!r}): resume it with the policy it escalated under "
+            "(its trace's run_start records it) and escalation configured"
+        )
+        try:
+            for k, e in enumerate(events):
+                decisions.append(session.observe(e))
+                point = points.get(e.index)
+                if point is not None:
+                    after = point.results or ()
+                else:
+                    after = events[k + 1].observations if k + 1 < len(events) else self.results or ()
+                if early and not session.ended and judged_before_next(e, after):
+                    judged = session.observe_results(e.index, after)
+                    if judged.action is not Action.CONTINUE:  # as the live run records it
+                        decisions[-1] = judged
+                if point is not None:
+                    if session.stopped is None or session.stopped.outcome is not Outcome.ESCALATED:
+                        raise HandleError(
+                            mismatch + f"; the earlier escalation after iteration {e.index} does not recur"
+                        )
+                    decisions.append(
+                        session.resume(point.budget, reason=f"resumed after escalation: {point.message!r:.80}")
+                    )
+        except BudgetError:
+            raise HandleError(mismatch) from None
+        last = session.stopped
+        if last is None or last.outcome is not Outcome.ESCALATED or last.iteration != len(events):
+            got = "no stop" if last is None else f"{last.outcome} after iteration {last.iteration} ({last.rule})"
+            raise HandleError(mismatch + f"; replayed: {got}")
+        return events, decisions, session
 
     @property
     def next_run_id(self) -> str:

@@ -200,3 +200,25 @@ def test_the_handle_keeps_the_agents_options_and_the_same_object_resumes_it(jvm,
     assert json.loads(result.escalation.to_json())["agent"]["max_tool_calling_round_trips"] == 30  # flat, as before
     resumed = guard.resume(result.escalation, HUMAN, _model(False), options=options)  # its tools; the rest is kept
     assert resumed.outcome is Outcome.SUCCEEDED and resumed.run_id == "esc-o-r1", resumed.reason
+
+
+def test_an_escalation_decided_on_a_calls_results_before_the_next_call_resumes(jvm, tmp_path):
+    # the model, reflected on, asks for the same lookup again and is let run: its result, the same, is judged before
+    # the next call is sent and escalates there. No event holds those results: the handle keeps them, so a fresh
+    # guard rebuilds the escalation where it happened and resumes
+    early = PolicyConfig(
+        judge_results_early=True,
+        stop_on_fruitless_retry=False,
+        escalation=EscalationConfig(on_stall="escalate", resume_budget=4),
+    )
+    result = Guard(early, trace_dir=tmp_path).run_streaming(_model(False), TASK, run_id="esc-early")
+    handle = result.escalation
+    assert result.outcome is Outcome.ESCALATED and handle is not None, result.reason
+    assert handle.escalation.iteration == result.model_calls == 3  # reflected on call 2's result, stopped on call 3's
+    assert handle.results is not None and [o.text for o in handle.results] == [
+        o.text for o in handle.events[-1].observations if o.kind == "tool"
+    ]
+    resumed = Guard(early).resume(EscalationHandle.from_json(handle.to_json()), HUMAN, _model(False))
+    assert resumed.outcome is Outcome.SUCCEEDED and resumed.run_id == "esc-early-r1", resumed.reason
+    assert resumed.model_calls == 3 + 2
+    assert [d.rule for d in resumed.decisions][2:4] == [handle.escalation.rule, "resume"]

@@ -32,7 +32,6 @@ LONG_FILES = {
     "pyguard/testing/synthetic.py": 423,
     "pyguard/guard.py": 435,
     "pyguard/engine/stall.py": 405,
-    "pyguard/engine/session.py": 403,
 }
 
 
