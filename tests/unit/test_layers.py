@@ -44,6 +44,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "guard",
         (
+            "pyguard.run_host",
+            "pyguard.run_finish",
             "pyguard.run",
             "pyguard.on_stop",
             "pyguard.interrupts",
@@ -52,7 +54,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.agent_guard",
         ),
     ),
-    ("trees", ("pyguard.nested",)),
+    ("trees", ("pyguard.nested_run", "pyguard.nested")),
     (
         "live calibration",
         ("pyguard.live_calibration", "pyguard.fuzzing"),

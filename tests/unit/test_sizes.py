@@ -25,11 +25,7 @@ LONG_FUNCTIONS = {
     "pyguard/jvm/bootstrap.py:start_jvm": 83,
 }
 LONG_FILES = {
-    "pyguard/run.py": 640,
-    "pyguard/nested.py": 537,
-    "pyguard/jvm/agents.py": 528,
     "pyguard/tune/tuner.py": 449,
-    "pyguard/testing/synthetic.py": 423,
     "pyguard/guard.py": 435,
     "pyguard/engine/stall.py": 405,
 }
