@@ -23,7 +23,7 @@ from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
 from pyguard.errors import HandleError
 from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
-from pyguard.events import IterationEvent, Outcome
+from pyguard.events import IterationEvent, Observation, Outcome
 from pyguard.result import RunResult
 from pyguard.run import GuardedRun, RunHost
 
@@ -228,6 +228,9 @@ class _ResumedRun(GuardedRun):
 
     def observe(self, event: IterationEvent) -> Decision | None:
         return super().observe(event.model_copy(update={"index": event.index + self._offset}))
+
+    def observe_results(self, index: int, observations: list[Observation]) -> Decision | None:
+        return super().observe_results(index + self._offset, observations)
 
     def _claim(self, index: int) -> bool:
         return super()._claim(index - self._offset)

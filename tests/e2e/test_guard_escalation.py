@@ -120,11 +120,14 @@ def test_a_streaming_run_escalates_and_resumes_streaming(jvm, tmp_path):
         Guard(ESCALATE).resume(handle, HUMAN, _model(True))
 
 
-def test_a_resumed_run_stuck_again_escalates_again_and_its_chained_handle_resumes(jvm, tmp_path):
+@pytest.mark.parametrize("early", [False, True], ids=["results-with-next-call", "results-before-next-call"])
+def test_a_resumed_run_stuck_again_escalates_again_and_its_chained_handle_resumes(jvm, tmp_path, early):
     stuck = {"tool_calls": [{"name": "get_shipment_status", "arguments": {"orderId": "12345"}}]}
     twice = {**SCENARIO, "conversation": [SCENARIO["conversation"][0], {"user": "x", "turns": [stuck], "loop_from": 0},
                                            SCENARIO["conversation"][1]]}  # fmt: skip
-    guard = Guard(ESCALATE, trace_dir=tmp_path)
+    # judged early, a resumed run's results are numbered after the handle's events, as its events are
+    policy = ESCALATE.model_copy(update={"judge_results_early": early})
+    guard = Guard(policy, trace_dir=tmp_path)
     first = guard.run_streaming(scripted_model(twice), TASK, run_id="chain").escalation
     assert first is not None
     again = guard.resume(first, "Please try once more.", scripted_model(twice))
@@ -133,7 +136,7 @@ def test_a_resumed_run_stuck_again_escalates_again_and_its_chained_handle_resume
     assert second is not None and second.resumptions == 1 and second.origin_run_id == "chain"
     assert len(second.resumes) == 1 and second.resumes[0].after == len(first.events)
     # in a fresh guard the engine's state is rebuilt through both escalations and the first resumption
-    done = Guard(ESCALATE, trace_dir=tmp_path).resume(second.to_json(), HUMAN, scripted_model(twice))
+    done = Guard(policy, trace_dir=tmp_path).resume(second.to_json(), HUMAN, scripted_model(twice))
     assert done.outcome is Outcome.SUCCEEDED and done.run_id == "chain-r2", done.reason
     assert [d.rule for d in done.decisions].count("resume") == 2
     assert done.model_calls == len(second.events) + 2
