@@ -94,7 +94,6 @@ class RunSession:
         self._detector = StallDetector(self.stall_config)
         self._reader.estimator.reset()
         self._pending = []
-        self._shape = RunShape()
         self._judged = 0
 
     @property
