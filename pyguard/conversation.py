@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
-from pyguard.errors import BudgetError, HandleError
+from pyguard.errors import HandleError
 from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
-from pyguard.events import IterationEvent, Outcome
+from pyguard.events import IterationEvent, Observation, Outcome
 from pyguard.result import RunResult
+from pyguard.resumption import rebuild
 from pyguard.run import GuardedRun, RunHost
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,7 +137,8 @@ def resume_run(
     run = _ResumedRun(guard, handle, new_id, session, events, decisions)
     ref = handle.agent.model_copy(update={"streaming": _streams(model)})
     options = ref.options.model_copy(update={"tools": tools})  # the handle keeps no tools: these are given again
-    chain = (handle, ResumePoint(after=len(handle.events), budget=budget, message=message))
+    point = ResumePoint(after=len(handle.events), budget=budget, message=message, results=handle.results)
+    chain = (handle, point)
     return _run(run, model, message, ref, options, on_partial=on_partial, memory_json=handle.conversation, chain=chain)
 
 
@@ -184,6 +186,7 @@ def _run(
         escalation=stop,
         resume_budget=run.guard.config.escalation_for(run.task_type).resume_budget,
         events=tuple(result.record.events),
+        results=run.session.results_judged(stop.iteration or 0),
         resumes=(*previous.resumes, point) if previous is not None and point is not None else (),
         conversation=str(agent.memoryJson()),
     ).sealed()
@@ -193,35 +196,8 @@ def _run(
 def _replay(
     guard: ConversationHost, handle: EscalationHandle, run_id: str
 ) -> tuple[list[IterationEvent], list[Decision], RunSession]:
-    """A session of ``guard``'s policy that has seen the handle's events (and resumptions) and escalated where the
-    handle says; the events relabelled to ``run_id``; every decision, in order."""
-    session = guard.policy.new_run(run_id, handle.task_type)
-    points = {p.after: p for p in handle.resumes}
-    events = [e.model_copy(update={"run_id": run_id}) for e in handle.events]
-    decisions: list[Decision] = []
-    mismatch = (
-        f"under this guard's policy the run {handle.run_id!r} does not escalate where its handle says (after "
-        f"iteration {len(events)}, rule {handle.escalation.rule!r}): resume it with the policy it escalated under "
-        "(its trace's run_start records it) and escalation configured"
-    )
-    try:
-        for e in events:
-            d = session.observe(e)
-            decisions.append(d)
-            point = points.get(e.index)
-            if point is not None:
-                if d.outcome is not Outcome.ESCALATED:
-                    raise HandleError(mismatch + f"; the earlier escalation after iteration {e.index} does not recur")
-                decisions.append(
-                    session.resume(point.budget, reason=f"resumed after escalation: {point.message!r:.80}")
-                )
-    except BudgetError:
-        raise HandleError(mismatch) from None
-    last = session.stopped
-    if last is None or last.outcome is not Outcome.ESCALATED or last.iteration != len(events):
-        got = "no stop" if last is None else f"{last.outcome} after iteration {last.iteration} ({last.rule})"
-        raise HandleError(mismatch + f"; replayed: {got}")
-    return events, decisions, session
+    """A session of ``guard``'s policy that has seen the handle's run (:func:`pyguard.resumption.rebuild`)."""
+    return rebuild(handle, guard.policy, run_id)
 
 
 class _ResumedRun(GuardedRun):
@@ -253,6 +229,9 @@ class _ResumedRun(GuardedRun):
 
     def observe(self, event: IterationEvent) -> Decision | None:
         return super().observe(event.model_copy(update={"index": event.index + self._offset}))
+
+    def observe_results(self, index: int, observations: list[Observation]) -> Decision | None:
+        return super().observe_results(index + self._offset, observations)
 
     def _claim(self, index: int) -> bool:
         return super()._claim(index - self._offset)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pyguard.agent_options import AgentOptions
 from pyguard.decisions import Decision
 from pyguard.errors import HandleError, TraceFormatError
-from pyguard.events import IterationEvent, Outcome
+from pyguard.events import IterationEvent, Observation, Outcome
 from pyguard.safe_reader import check_depth, loads
 
 __all__: list[str] = []
@@ -94,6 +94,8 @@ class ResumePoint(_Model):
     budget: int = Field(ge=1)
     message: str
     """The human's message."""
+    results: tuple[Observation, ...] | None = None
+    """The escalated handle's :attr:`EscalationHandle.results`: the tool results its escalation was decided on."""
 
 
 class EscalationHandle(_Model):
@@ -116,6 +118,10 @@ class EscalationHandle(_Model):
     """Model calls the policy in force granted on resumption (the resuming guard's policy decides in the end)."""
     events: tuple[IterationEvent, ...]
     """The run so far, one event per model call: the guard's state is rebuilt from them."""
+    results: tuple[Observation, ...] | None = None
+    """The last call's tool results when the escalation was decided on them, before the next call was sent
+    (``judge_results_early``): no event holds them, since that call was never made. None: the escalation followed
+    the last call's event (the results of each earlier call are in the next event's observations)."""
     resumes: tuple[ResumePoint, ...] = ()
     conversation: str
     """The agent's chat memory, LangChain4j's ``ChatMessageSerializer`` JSON."""

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes, Settled, footer, token_totals, verdict
+from pyguard.engine.paired import judged_before_next
 from pyguard.engine.tool_limit_replay import replayed_events
 from pyguard.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 
@@ -206,10 +207,11 @@ class _Replayer:
             self.clock.advance(event)
             decision = session.observe(event)
             decisions.append(decision)
-            if early and decision.action is not Action.STOP and not event.is_final and k + 1 < len(events):
+            after = events[k + 1].observations if k + 1 < len(events) else ()
+            if early and decision.action is not Action.STOP and judged_before_next(event, after):
                 # call k+1's tool results, as the recording shows them in call k+2's request: judged before that
                 # call is sent, as the guarded model does live (a stop here means call k+2 is never made)
-                decision = session.observe_results(event.index, events[k + 1].observations)
+                decision = session.observe_results(event.index, after)
                 decisions.append(decision)
             if decision.action is Action.STOP:
                 kept = events[: _iteration(decision, k + 1)]

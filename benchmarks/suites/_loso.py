@@ -44,9 +44,10 @@ Table = Mapping[str, Mapping[str, Mapping[str, Any]]]
 """``table[candidate][source]``: the ``_real_metrics.score`` figures of one candidate on one source."""
 
 
-def candidates(policies: Path, space: bool) -> list[tuple[str, dict]]:
+def candidates(policies: Path, space: bool, overlay: dict[str, Any] | None = None) -> list[tuple[str, dict]]:
     """``(name, PolicyConfig dump)`` of every candidate, without duplicates (the first name of a config is kept):
-    the policy files of ``policies`` in name order, then (``space``) tune's one-parameter stall candidates."""
+    the policy files of ``policies`` in name order, then (``space``) tune's one-parameter stall candidates; each
+    with ``overlay``'s top-level settings over it (``real_replay --config X --loso``: X's switches on every one)."""
     from pyguard.engine import PolicyConfig
     from pyguard.tune.space import SearchSpace, apply_engine, stall_candidates
 
@@ -58,6 +59,8 @@ def candidates(policies: Path, space: bool) -> list[tuple[str, dict]]:
         for overrides in stall_candidates(base, SearchSpace()):
             name = "tune:" + ",".join(f"{k}={v}" for k, v in sorted(overrides.items())) if overrides else "tune:start"
             found.append((name, PolicyConfig.model_validate(apply_engine(base.model_dump(), overrides)).model_dump()))
+    if overlay:
+        found = [(name, PolicyConfig.model_validate({**dump, **overlay}).model_dump()) for name, dump in found]
     unique: list[tuple[str, dict]] = []
     for name, dump in found:
         if all(dump != d for _, d in unique):

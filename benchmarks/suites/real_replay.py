@@ -161,6 +161,14 @@ def _replay_sources(
     return rows_by_source, meta, workers
 
 
+def _top_level(path: str) -> dict:
+    """The top-level settings (not the tables) of the policy TOML at ``path``."""
+    import tomllib
+
+    with open(path, "rb") as f:
+        return {k: v for k, v in tomllib.load(f).items() if not isinstance(v, dict)}
+
+
 def run(quick: bool, data: str | None = None, config: str | None = None, loso: bool = False) -> dict:
     from pyguard.engine import PolicyConfig
 
@@ -170,8 +178,8 @@ def run(quick: bool, data: str | None = None, config: str | None = None, loso: b
     sources = manifests(root)
     started = time.perf_counter()
     configs = [("pyguard", (PolicyConfig.from_toml(config) if config else PolicyConfig()).model_dump())]
-    if loso:
-        configs += candidates(POLICY_FILES, space=not quick)
+    if loso:  # the candidates with --config's top-level settings over each (a switch measured leave-one-source-out)
+        configs += candidates(POLICY_FILES, space=not quick, overlay=_top_level(config) if config else None)
     rows_by_source, meta, workers = _replay_sources(sources, configs)
     per_source = {}
     table: dict[str, dict[str, dict]] = {name: {} for name, _ in configs[1:]}

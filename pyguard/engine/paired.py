@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyguard.decisions import Action, Decision
+from pyguard.engine import verdicts
 from pyguard.engine.answered import MAX_REFLECTIONS, may_reflect, persisting
 from pyguard.engine.conditions import RunState, StopHit
 from pyguard.engine.fingerprint import ActionFingerprint
@@ -29,6 +30,13 @@ RunSession = Any
 """A :class:`pyguard.engine.session.RunSession` (whose module imports this one: named here, not imported)."""
 
 __all__: list[str] = []
+
+
+def judged_before_next(event: IterationEvent, observations: Sequence[Observation]) -> bool:
+    """True when the guard judges ``event``'s tool results before the next call is sent: the call asked for tools
+    (it did not answer) and the next request carries a tool result among ``observations`` (its new messages), as
+    the guarded model sees it. Replay and a resumption rebuild the same moments from the recorded events."""
+    return not event.is_final and any(o.kind == "tool" for o in observations)
 
 
 def observe_results(session: RunSession, index: int, observations: Sequence[Observation]) -> Decision:
@@ -45,6 +53,7 @@ def observe_results(session: RunSession, index: int, observations: Sequence[Obse
             f"{session._iterations}{'' if index != session._iterations else ': ' + why})"
         )
     session._judged = index
+    session._judged_results = tuple(observations)
     pending = session._pending
     actions = tuple(p[1] for p in pending)
     results = session._reader.read_observations(pending, observations)
@@ -86,7 +95,7 @@ def _judge_results(session: RunSession, i: int, report: StallReport) -> Decision
         budget = min(budget + max(s.earn_per_iteration, int(neutral)), session._hard_cap)
     # a stop is the verdict when the turn's reflections count as used up, a reflection while one is left
     state = _paired_state(session, i, budget, report.gain, tuple(stalls), used_up=not reflecting)
-    return session._decision(state, session._condition(state), ())
+    return verdicts.decide(session, state, session._condition(state), ())
 
 
 def judge_response(
@@ -116,27 +125,11 @@ def judge_response(
         stalls = (fruitless_retry(i, actions),)
         session.stalls.extend(stalls)
     state = _paired_state(session, i, session.budget, 0.0, stalls, used_up=True)
-    return session._decision(state, session._condition(state), actions)
+    return verdicts.decide(session, state, session._condition(state), actions)
 
 
 def _paired_state(
     session: RunSession, i: int, budget: int, gain: float, stalls: tuple[StopHit, ...], *, used_up: bool
 ) -> RunState:
-    s = session.settings
     count = session._reflected.count
-    return RunState(
-        run_id=session.run_id,
-        iteration=i,
-        turn=session.turn,
-        turn_start=session._turn_start,
-        usage=session._usage.state,
-        budget=budget,
-        hard_cap=session._hard_cap,
-        hard_cap_per_turn=s.hard_cap,
-        gain=gain,
-        stalls=stalls,
-        reflections=count,
-        max_reflections=count if used_up else count + 1,
-        reflected_at=session._reflected.at,
-        reflected=tuple(session._reflected.findings),
-    )
+    return session._run_state(i, budget, gain, stalls, count if used_up else count + 1)

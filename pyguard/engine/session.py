@@ -9,14 +9,13 @@ from typing import Any, Protocol
 
 from pyguard.decisions import Action, Decision
 from pyguard.ending import Causes, EndNotes, Settled, TokenTotals, footer, settle
-from pyguard.engine import paired
+from pyguard.engine import paired, verdicts
 from pyguard.engine.actions import classify_action
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint
 from pyguard.engine.novelty import NoveltyEstimator
 from pyguard.engine.reflected import TurnReflections
-from pyguard.engine.reflection import build_reflection
 from pyguard.engine.results import Pending, ResultReader
 from pyguard.engine.run_shape import RunShape
 from pyguard.engine.stall import StallDetector
@@ -73,6 +72,7 @@ class RunSession:
         self._pending: list[Pending] = []
         self._shape = RunShape()
         self._judged = 0  # the last call whose results observe_results judged (0: none)
+        self._judged_results: tuple[Observation, ...] = ()  # and those results
         self._iterations = 0
         self._last_event: IterationEvent | None = None
         self._stop: Decision | None = None
@@ -94,7 +94,6 @@ class RunSession:
         self._detector = StallDetector(self.stall_config)
         self._reader.estimator.reset()
         self._pending = []
-        self._shape = RunShape()
         self._judged = 0
 
     @property
@@ -180,6 +179,11 @@ class RunSession:
         """Judge call ``index``'s tool results before the next call is sent (:func:`paired.observe_results`)."""
         return paired.observe_results(self, index, observations)
 
+    def results_judged(self, index: int) -> tuple[Observation, ...] | None:
+        """Call ``index``'s tool results when :meth:`observe_results` judged them last (an escalation decided on
+        them keeps them: no event holds them), else None."""
+        return self._judged_results if self._judged == index and index else None
+
     def _decide(
         self,
         i: int,
@@ -195,16 +199,9 @@ class RunSession:
         self.stalls.extend(graced)
         self.stalls.extend(found)
         if event.is_final:
-            return Decision(
-                action=Action.CONTINUE,
-                reason="the model answered",
-                iteration=i,
-                turn=self.turn,
-                budget=self.budget,
-                evidence={"gain": round(report.gain, 4)},
-            )
+            return verdicts.continued(self, i, report.gain, "the model answered")
         state = self._state(i, report, found)
-        return self._decision(state, self._condition(state), actions)
+        return verdicts.decide(self, state, self._condition(state), actions)
 
     def _state(self, i: int, report: StallReport, found: list[StopHit]) -> RunState:
         """The run after call ``i``, with the budget it has if it goes on: a reflection's extension when there is
@@ -218,6 +215,12 @@ class RunSession:
             budget = min(budget + s.extension, self._hard_cap)
         elif report.gain >= s.earn_threshold or neutral:
             budget = min(budget + max(s.earn_per_iteration, int(neutral)), self._hard_cap)
+        return self._run_state(i, budget, report.gain, tuple(found), s.max_reflections)
+
+    def _run_state(
+        self, i: int, budget: int, gain: float, stalls: tuple[StopHit, ...], max_reflections: int
+    ) -> RunState:
+        """The run after call ``i`` as the stop condition reads it, with ``budget`` if it goes on."""
         return RunState(
             run_id=self.run_id,
             iteration=i,
@@ -226,103 +229,13 @@ class RunSession:
             usage=self._usage.state,
             budget=budget,
             hard_cap=self._hard_cap,
-            hard_cap_per_turn=s.hard_cap,
-            gain=report.gain,
-            stalls=tuple(found),
+            hard_cap_per_turn=self.settings.hard_cap,
+            gain=gain,
+            stalls=stalls,
             reflections=self.reflections,
-            max_reflections=s.max_reflections,
+            max_reflections=max_reflections,
             reflected_at=self._reflected.at,
             reflected=tuple(self._reflected.findings),
-        )
-
-    def _decision(self, state: RunState, hit: StopHit | None, actions: tuple[ActionFingerprint, ...]) -> Decision:
-        """The decision the stop condition's verdict ``hit`` is (:meth:`StopCondition.__call__`): none, continue;
-        a reflection, reflect; a stop, stop with its outcome and rule. The budget becomes the state's (earned or
-        extended) unless a stall or a limit stops the run before it is spent."""
-        i, usage = state.iteration, state.usage
-        if hit is None or hit.action is Action.REFLECT or hit.budget:
-            self.budget = state.budget
-        if hit is None:
-            return self._continue(i, state.gain)
-        leaves = hit.leaves()
-        stalls = [h for h in leaves if h.stall is not None]
-        limits = [h for h in leaves if h.stall is None and not h.budget]
-        if hit.action is Action.REFLECT:
-            return self._reflect(i, hit, stalls, limits, usage, actions)
-        if hit.stall is not None:
-            again = " again after a reflection" if self.reflections else ""
-            stoppers = [h for h in stalls if h.action is Action.STOP]
-            reason = f"stalled{again}: {hit.message}"
-            signal: dict[str, Any] | None = self._reflected.signal(stoppers)
-        else:
-            names = ", ".join(h.rule.removeprefix("cap:") for h in limits)
-            reason = hit.message if hit.budget else f"hard cap reached ({names}): {hit.message}"
-            signal = None
-        return self._stop_decision(
-            i, hit.outcome, hit.rule, reason, stalls=stalls, hits=limits, usage=usage, signal=signal
-        )
-
-    def _reflect(
-        self,
-        i: int,
-        hit: StopHit,
-        stalls: list[StopHit],
-        limits: list[StopHit],
-        usage: UsageState,
-        actions: tuple[ActionFingerprint, ...],
-    ) -> Decision:
-        """A reflection on ``stalls`` (``hit`` leading): counted, remembered (a second signal is compared with it)
-        and sent with the next model call."""
-        self._reflected.record(i, stalls, actions, self._detector)
-        text = build_reflection(stalls, remaining_calls=self.budget - i, config=self.config.reflection)
-        return Decision(
-            action=Action.REFLECT,
-            reason=hit.message,
-            rule=hit.rule,
-            reflection=text,
-            iteration=i,
-            turn=self.turn,
-            budget=self.budget,
-            evidence=self._evidence(stalls, limits, usage),
-        )
-
-    def _continue(self, i: int, gain: float) -> Decision:
-        return Decision(
-            action=Action.CONTINUE, iteration=i, turn=self.turn, budget=self.budget, evidence={"gain": round(gain, 4)}
-        )
-
-    def _evidence(self, stalls: Sequence[StopHit], hits: Sequence[StopHit], usage: UsageState | None) -> dict[str, Any]:
-        if usage is None:
-            usage = self._usage.state
-        return {
-            "flags": [h.as_dict() for h in stalls],
-            "caps": [h.as_dict() for h in hits],
-            "gains": [round(g, 4) for g in self.gains],
-            "budget": self.budget,
-            "base_budget": self.settings.base_budget,
-            "hard_cap": self.settings.hard_cap,
-            "reflections": self.reflections,
-            "usage": usage.as_dict(),
-        }
-
-    def _stop_decision(
-        self, i, outcome, rule, reason, *, stalls, hits, usage: UsageState | None, signal: dict | None = None
-    ) -> Decision:
-        if outcome in (Outcome.STALLED, Outcome.EXPIRED) and self.escalation.escalates(
-            rule, outcome is Outcome.STALLED
-        ):
-            outcome = Outcome.ESCALATED
-        return Decision(
-            action=Action.STOP,
-            reason=reason,
-            rule=rule,
-            outcome=outcome,
-            iteration=i,
-            turn=self.turn,
-            budget=self.budget,
-            evidence=self._evidence(stalls, hits, usage)
-            if signal is None
-            else {**self._evidence(stalls, hits, usage), "signal": signal},
         )
 
     def resume(self, budget: int, reason: str = "a human answered the escalation") -> Decision:

@@ -31,14 +31,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pyguard.decisions import Action
-from pyguard.engine.conditions import StallSubject, StopHit
+from pyguard.engine.conditions import StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.same_answer import SameAnswer
-from pyguard.engine.stall_report import StallReport, attempts_hit, polling_hit, stall_hit
+from pyguard.engine.stall_report import StallReport, attempts_hit, polling_hit, repeat_hit
 from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.streaks import ErrorStorm, LowGainStreak
 from pyguard.engine.writes import WriteLedger
@@ -358,48 +357,13 @@ class StallDetector:
         for _, b in between:
             if all(b.norm_id != m.norm_id for m in members) and b.norm_id != a.norm_id:
                 members.append(b)
-        variants = sorted(entry.canonical)
-        shown = ", ".join(v if len(v) <= 80 else v[:77] + "..." for v in variants[:3])
-        evidence: dict[str, Any] = {
-            "times": entry.count,
-            "unchanged": entry.unchanged,
-            "variants": variants[:5],
-            "normalised": a.normalised,
-        }
-        ids = {a.exact_id, a.norm_id}
-        if (
+        cycle = (
             in_cycle
-            and members
+            and bool(members)
             and last.requested_at is not None
             and r.requested_at is not None
             and r.requested_at - last.requested_at <= self.config.cycle_max_period
-        ):
-            rule = "cycle"
-            names = [a.short(80)] + [m.short(80) for m in members]
-            evidence["cycle"] = names
-            message = (
-                f"The actions {' -> '.join(names)} are going round in a cycle: {a.tool} returned the same result "
-                f"as before ({entry.count} calls so far), and nothing new came in between."
-            )
-            for m in members:
-                ids.update((m.exact_id, m.norm_id))
-        else:
-            rule = "repeat_no_gain"
-            if between:
-                how += f" after {len(between)} other action{'s' if len(between) > 1 else ''}"
-            message = (
-                f"{a.tool} was called again with {how} ({shown}) and returned the same result as before: "
-                f"{entry.count} calls, {entry.unchanged + 1} identical results in a row."
-            )
-        return stall_hit(
-            rule,
-            message,
-            evidence,
-            StallSubject(
-                iteration,
-                a.tool,
-                tuple(v if len(v) <= 120 else v[:117] + "..." for v in variants[:5]),
-                tuple(sorted(ids)),
-                r.text,
-            ),
+        )
+        return repeat_hit(
+            iteration, r, (entry.count, entry.unchanged, entry.canonical), how, len(between), members if cycle else None
         )

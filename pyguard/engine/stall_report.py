@@ -10,6 +10,7 @@ from typing import Any
 from pyguard.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config_tables import StallConfig
+from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.steps import ActionResult
 from pyguard.events import Outcome
 
@@ -86,3 +87,49 @@ class StallReport:
     """Every result of this step was such a poll: the iteration waited, it did not stall."""
     acted: bool = False
     """Some result of this step answers an action (a tool result paired with a call)."""
+
+
+def repeat_hit(
+    iteration: int,
+    r: ActionResult,
+    seen: tuple[int, int, set[str]],
+    how: str,
+    between: int,
+    cycle: list[ActionFingerprint] | None,
+) -> StopHit:
+    """The hit of an action repeated with the same result (``seen``: its results so far, the unchanged ones in a
+    row, its argument variants; ``how``: exact or normalised; ``between``: the other actions since its last call):
+    ``cycle`` when the actions in between (``cycle``, its other members) were themselves repeats within the cycle
+    period, else ``repeat_no_gain``."""
+    a = r.action
+    assert a is not None
+    count, unchanged, canonical = seen
+    variants = sorted(canonical)
+    shown = ", ".join(v if len(v) <= 80 else v[:77] + "..." for v in variants[:3])
+    evidence: dict[str, Any] = {
+        "times": count,
+        "unchanged": unchanged,
+        "variants": variants[:5],
+        "normalised": a.normalised,
+    }
+    ids = {a.exact_id, a.norm_id}
+    if cycle is not None:
+        rule = "cycle"
+        names = [a.short(80)] + [m.short(80) for m in cycle]
+        evidence["cycle"] = names
+        message = (
+            f"The actions {' -> '.join(names)} are going round in a cycle: {a.tool} returned the same result "
+            f"as before ({count} calls so far), and nothing new came in between."
+        )
+        for m in cycle:
+            ids.update((m.exact_id, m.norm_id))
+    else:
+        rule = "repeat_no_gain"
+        if between:
+            how += f" after {between} other action{'s' if between > 1 else ''}"
+        message = (
+            f"{a.tool} was called again with {how} ({shown}) and returned the same result as before: "
+            f"{count} calls, {unchanged + 1} identical results in a row."
+        )
+    variants5 = tuple(v if len(v) <= 120 else v[:117] + "..." for v in variants[:5])
+    return stall_hit(rule, message, evidence, StallSubject(iteration, a.tool, variants5, tuple(sorted(ids)), r.text))

@@ -139,3 +139,12 @@ def test_quick_real_replay_loso_json_is_well_formed() -> None:
         reflection = source["reflection"]
         assert reflection["failed_stopped_after_reflection"] <= reflection["failed_stopped"]
         assert reflection["calls_saved_if_stopped_at_reflection"] >= reflection["calls_saved_by_those_stops"]
+
+
+def test_a_switch_given_with_config_is_on_in_every_candidate(loso_module) -> None:
+    policies = BENCH / "real_data" / "policies"
+    plain = loso_module.candidates(policies, space=False)
+    switched = loso_module.candidates(policies, space=False, overlay={"judge_results_early": True})
+    assert [n for n, _ in switched] == [n for n, _ in plain] and len(plain) >= 3
+    assert all(d["judge_results_early"] for _, d in switched)
+    assert [{**d, "judge_results_early": True} for _, d in plain] == [d for _, d in switched]

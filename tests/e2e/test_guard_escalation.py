@@ -120,11 +120,14 @@ def test_a_streaming_run_escalates_and_resumes_streaming(jvm, tmp_path):
         Guard(ESCALATE).resume(handle, HUMAN, _model(True))
 
 
-def test_a_resumed_run_stuck_again_escalates_again_and_its_chained_handle_resumes(jvm, tmp_path):
+@pytest.mark.parametrize("early", [False, True], ids=["results-with-next-call", "results-before-next-call"])
+def test_a_resumed_run_stuck_again_escalates_again_and_its_chained_handle_resumes(jvm, tmp_path, early):
     stuck = {"tool_calls": [{"name": "get_shipment_status", "arguments": {"orderId": "12345"}}]}
     twice = {**SCENARIO, "conversation": [SCENARIO["conversation"][0], {"user": "x", "turns": [stuck], "loop_from": 0},
                                            SCENARIO["conversation"][1]]}  # fmt: skip
-    guard = Guard(ESCALATE, trace_dir=tmp_path)
+    # judged early, a resumed run's results are numbered after the handle's events, as its events are
+    policy = ESCALATE.model_copy(update={"judge_results_early": early})
+    guard = Guard(policy, trace_dir=tmp_path)
     first = guard.run_streaming(scripted_model(twice), TASK, run_id="chain").escalation
     assert first is not None
     again = guard.resume(first, "Please try once more.", scripted_model(twice))
@@ -133,7 +136,7 @@ def test_a_resumed_run_stuck_again_escalates_again_and_its_chained_handle_resume
     assert second is not None and second.resumptions == 1 and second.origin_run_id == "chain"
     assert len(second.resumes) == 1 and second.resumes[0].after == len(first.events)
     # in a fresh guard the engine's state is rebuilt through both escalations and the first resumption
-    done = Guard(ESCALATE, trace_dir=tmp_path).resume(second.to_json(), HUMAN, scripted_model(twice))
+    done = Guard(policy, trace_dir=tmp_path).resume(second.to_json(), HUMAN, scripted_model(twice))
     assert done.outcome is Outcome.SUCCEEDED and done.run_id == "chain-r2", done.reason
     assert [d.rule for d in done.decisions].count("resume") == 2
     assert done.model_calls == len(second.events) + 2
@@ -200,3 +203,25 @@ def test_the_handle_keeps_the_agents_options_and_the_same_object_resumes_it(jvm,
     assert json.loads(result.escalation.to_json())["agent"]["max_tool_calling_round_trips"] == 30  # flat, as before
     resumed = guard.resume(result.escalation, HUMAN, _model(False), options=options)  # its tools; the rest is kept
     assert resumed.outcome is Outcome.SUCCEEDED and resumed.run_id == "esc-o-r1", resumed.reason
+
+
+def test_an_escalation_decided_on_a_calls_results_before_the_next_call_resumes(jvm, tmp_path):
+    # the model, reflected on, asks for the same lookup again and is let run: its result, the same, is judged before
+    # the next call is sent and escalates there. No event holds those results: the handle keeps them, so a fresh
+    # guard rebuilds the escalation where it happened and resumes
+    early = PolicyConfig(
+        judge_results_early=True,
+        stop_on_fruitless_retry=False,
+        escalation=EscalationConfig(on_stall="escalate", resume_budget=4),
+    )
+    result = Guard(early, trace_dir=tmp_path).run_streaming(_model(False), TASK, run_id="esc-early")
+    handle = result.escalation
+    assert result.outcome is Outcome.ESCALATED and handle is not None, result.reason
+    assert handle.escalation.iteration == result.model_calls == 3  # reflected on call 2's result, stopped on call 3's
+    assert handle.results is not None and [o.text for o in handle.results] == [
+        o.text for o in handle.events[-1].observations if o.kind == "tool"
+    ]
+    resumed = Guard(early).resume(EscalationHandle.from_json(handle.to_json()), HUMAN, _model(False))
+    assert resumed.outcome is Outcome.SUCCEEDED and resumed.run_id == "esc-early-r1", resumed.reason
+    assert resumed.model_calls == 3 + 2
+    assert [d.rule for d in resumed.decisions][2:4] == [handle.escalation.rule, "resume"]

@@ -3,6 +3,7 @@ refuses what it cannot vouch for."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -11,6 +12,7 @@ from pyguard.engine import EscalationConfig, Policy, PolicyConfig
 from pyguard.errors import HandleError, RunError
 from pyguard.escalation import AgentRef, EscalationHandle, resumed_run_id
 from pyguard.events import IterationEvent, Observation, Outcome, ToolCall
+from pyguard.resumption import rebuild
 
 
 def _lookup(i: int) -> IterationEvent:
@@ -78,3 +80,66 @@ def test_a_handle_error_is_a_run_error_and_names_the_problem():
 def test_a_hostile_handle_is_refused_as_a_handle_error_not_a_traceback(text, says):
     with pytest.raises(HandleError, match=says):
         EscalationHandle.from_json(text)
+
+
+EARLY = PolicyConfig(
+    judge_results_early=True,
+    stop_on_fruitless_retry=False,  # the model asking again is let run: its result, the same, stops the run
+    escalation=EscalationConfig(on_stall="escalate", resume_budget=3),
+)
+
+
+def _early_handle() -> tuple[EscalationHandle, list]:
+    """A run whose escalation was decided on a call's tool results, before the next call was sent (as the guarded
+    model does live): the results it was judged on are in no event."""
+    session = Policy(EARLY).new_run("h1")
+    events: list[IterationEvent] = []
+    recorded: list = []
+    while session.stopped is None:
+        events.append(_lookup(len(events) + 1))
+        recorded.append(session.observe(events[-1]))
+        if session.stopped is None:  # call i's result, in call i+1's request: judged before that call is sent
+            judged = session.observe_results(events[-1].index, _lookup(len(events) + 1).observations)
+            if judged.action.value != "continue":
+                recorded[-1] = judged
+    stop = session.stopped
+    assert stop.outcome is Outcome.ESCALATED and session.results_judged(stop.iteration) is not None
+    handle = EscalationHandle(
+        run_id="h1",
+        origin_run_id="h1",
+        agent=AgentRef(name="bot"),
+        escalation=stop,
+        resume_budget=3,
+        events=tuple(events),
+        results=session.results_judged(stop.iteration),
+        conversation="[]",
+    ).sealed()
+    return handle, recorded
+
+
+def test_an_escalation_decided_on_a_calls_results_is_rebuilt_from_the_results_the_handle_keeps():
+    handle, recorded = _early_handle()
+    again = EscalationHandle.from_json(handle.to_json())
+    assert again == handle and again.results == _lookup(len(handle.events) + 1).observations
+    events, decisions, session = rebuild(again, Policy(EARLY), "h1-r1")
+    assert [e.run_id for e in events] == ["h1-r1"] * len(handle.events)
+    assert session.stopped is not None and session.stopped.outcome is Outcome.ESCALATED
+    assert session.stopped.iteration == len(handle.events) and session.stopped.rule == handle.escalation.rule
+    assert [(d.iteration, d.action, d.rule) for d in decisions] == [(d.iteration, d.action, d.rule) for d in recorded]
+    # without the results it was judged on, the escalation cannot be reproduced: refused, not guessed
+    bare = handle.model_copy(update={"results": None, "digest": ""}).sealed()
+    with pytest.raises(HandleError, match="does not escalate where its handle says"):
+        rebuild(bare, Policy(EARLY), "h1-r1")
+
+
+def test_a_handle_written_before_handles_kept_results_still_reads_and_rebuilds():
+    handle = _handle()
+    raw = json.loads(handle.to_json())
+    del raw["results"]
+    del raw["digest"]  # the digest such a handle was written with: blake2b of its body, keys sorted
+    body = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    raw["digest"] = hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
+    old = EscalationHandle.from_json(json.dumps(raw))
+    assert old.results is None
+    late = PolicyConfig(escalation=EscalationConfig(on_stall="escalate", resume_budget=3))
+    assert rebuild(old, Policy(late), "h1-r1")[2].stopped.outcome is Outcome.ESCALATED

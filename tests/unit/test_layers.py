@@ -55,6 +55,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pyguard.guard_settings",
             "pyguard.agent_guard",
             "pyguard.conversations",
+            "pyguard.resumption",
         ),
     ),
     ("trees", ("pyguard.nested_run", "pyguard.nested")),
