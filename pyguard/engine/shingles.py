@@ -161,17 +161,18 @@ _kernel: Callable[..., Any] | None = None
 _adder: Callable[..., Any] | None = None
 _backend: str | None = None
 _calls = 0
+_loading = threading.Lock()
+_loader: threading.Thread | None = None  # the thread loading the kernel in the background, once per process
 _LOAD_AFTER_CALLS = 64
 _LOAD_FROM_CHARS = 4096
-"""Loading the kernel costs about half a second once per process (importing numba, reading its cached machine
-code): a process loads it at its first text of ``_LOAD_FROM_CHARS`` characters or its ``_LOAD_AFTER_CALLS``-th text,
-so a short command on small texts never pays for it, and a guard or a replay pays once."""
+"""Loading the kernel takes 0.5-5 s once per process (importing numba, reading or building its machine code): it
+starts at a process's first text of ``_LOAD_FROM_CHARS`` characters or its ``_LOAD_AFTER_CALLS``-th text, on a thread
+of its own; numpy scores texts (the same results) until it is ready, so no decision waits for a compiler."""
 _BUCKET_KEYS = 128
 """Keys per bucket the kernel aims at: a bucket's hash set (8 KB) and its slices of the filter generations stay in
 the L1 cache (on a 100 KB text, one-off timing 2026-11-30, texts interleaved: 1024 keys ~1.2 ms, 256 ~1.1 ms,
 128 and 64 ~1.0-1.1 ms, 32 ~1.15 ms)."""
-_ONE_BUCKET_KEYS = 1024
-"""A text of at most this many keys (a 1 KB result) is one bucket: hashed in one pass, in text order."""
+_ONE_BUCKET_KEYS = 1024  # a text of at most this many keys (a 1 KB result) is one bucket: hashed in one pass
 
 
 def _kernel_source(raw, n, cur, cur_shift, prev, prev_shift, has_prev, part, spare, bbits, table):  # pragma: no cover
@@ -300,20 +301,44 @@ def add_keys(words: np.ndarray, shift: int, keys: np.ndarray) -> None:
 
 def backend() -> str:
     """``"numba"`` when the compiled kernel is in use, else ``"numpy"`` (numba missing or ``PYGUARD_NUMBA=0``);
-    loads the kernel if it is not loaded yet."""
+    loads the kernel (and runs it once, so that its machine code is built or read) if it is not loaded yet, waiting
+    for a background load under way."""
     global _kernel, _adder, _backend
-    if _backend is None:
-        _backend = "numpy"
-        if os.environ.get("PYGUARD_NUMBA", "1") != "0":
-            try:
-                import numba  # type: ignore[import-not-found, unused-ignore]
-            except ImportError:
-                pass
-            else:
-                _kernel = numba.njit(cache=True, nogil=True)(_kernel_source)
-                _adder = numba.njit(cache=True, nogil=True)(_add_source)
-                _backend = "numba"
+    with _loading:
+        if _backend is None:
+            loaded = _load()
+            if loaded is not None:  # published only once warm: a caller on another thread never waits on it
+                _kernel, _adder = loaded
+            _backend = "numpy" if loaded is None else "numba"
     return _backend
+
+
+def _load() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """The compiled kernel and adder, each run once on a small input (numba compiles, or reads its cache, at a
+    function's first call), or None (numba missing or switched off)."""
+    if os.environ.get("PYGUARD_NUMBA", "1") == "0":
+        return None
+    try:
+        import numba  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    kernel = numba.njit(cache=True, nogil=True)(_kernel_source)
+    adder = numba.njit(cache=True, nogil=True)(_add_source)
+    words, text = np.zeros(2, dtype=np.uint64), "pyguard: warming the kernel up"
+    for previous in (None, words.copy()):
+        _run_kernel(kernel, text, 5, words, 63, previous, 63, Scratch())
+    adder(words, 63, np.zeros(1, dtype=np.uint64))
+    return kernel, adder
+
+
+def _load_in_background() -> None:
+    """Start loading the kernel on a daemon thread of its own (once): :func:`score_batch` goes on with numpy."""
+    global _loader
+    with _loading:
+        if _loader is not None or _backend is not None:
+            return
+        _loader = threading.Thread(target=backend, name="pyguard-kernel-load", daemon=True)
+        _loader.start()
 
 
 def score_batch(
@@ -330,12 +355,27 @@ def score_batch(
     :func:`score_batch_numpy`. The new keys returned by the kernel live in ``scratch``: use them before the next
     call."""
     global _calls
-    if _backend is None:
+    if _backend is None and _loader is None:
         _calls += 1
         if _calls >= _LOAD_AFTER_CALLS or len(prepared) >= _LOAD_FROM_CHARS:
-            backend()
-    if _kernel is None:
+            _load_in_background()
+    kernel = _kernel
+    if kernel is None:
         return score_batch_numpy(prepared, n, current, current_shift, previous, previous_shift)
+    return _run_kernel(kernel, prepared, n, current, current_shift, previous, previous_shift, scratch)
+
+
+def _run_kernel(
+    kernel: Callable[..., Any],
+    prepared: str,
+    n: int,
+    current: np.ndarray,
+    current_shift: int,
+    previous: np.ndarray | None,
+    previous_shift: int,
+    scratch: Scratch,
+) -> tuple[int, np.ndarray]:
+    """:func:`score_batch` by the compiled ``kernel``."""
     raw = prepared.encode("utf-8", "surrogatepass")
     count = len(raw) - 7
     if count < 1:
@@ -344,7 +384,7 @@ def score_batch(
         raw += b"\0" * (8 - len(raw))
         count = 1
     part, spare = scratch.fit(count)
-    distinct, new = _kernel(
+    distinct, new = kernel(
         raw,  # the bytes themselves (numba reads a bytes object as a read-only buffer: no array built per call)
         n,
         current,
