@@ -43,8 +43,8 @@ class _HangAt:
 
 
 def _one(deadline_ms: int, at: int, trace_dir: str) -> dict:
-    from pyguard.guard import Guard
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import Guard
 
     release, marks = threading.Event(), {}
     guard = Guard(callback_timeout_ms=deadline_ms, trace_dir=trace_dir)

@@ -80,7 +80,7 @@ def measure(mode: str, size: int) -> dict:
     shingles.backend()
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "guarded":
-            from pyguard.guard import Guard
+            from pyguard.live.guard import Guard
 
             guard = Guard(trace_dir=tmp)
 

@@ -45,8 +45,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from workload_common import CITIES, STATUS, Builder, geometric_extra, ident, iso, words
 from workload_conversation import conversation
 
+from pyguard.base.errors import ConfigError
 from pyguard.engine.strict_config import config_error
-from pyguard.errors import ConfigError
 
 __all__ = [
     "TaskKind",

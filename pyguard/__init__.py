@@ -21,8 +21,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from pyguard._version import __version__
-from pyguard.decisions import Action, Decision
-from pyguard.errors import (
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.errors import (
     BudgetError,
     ConfigError,
     HandleError,
@@ -33,32 +33,32 @@ from pyguard.errors import (
     RunError,
     TraceFormatError,
 )
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
 if TYPE_CHECKING:
-    from pyguard.agent_guard import AgentGuard, GuardedAgent
-    from pyguard.agent_options import AgentOptions
+    from pyguard.base.agent_options import AgentOptions
     from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.caps import CostCap, IdenticalActionCap, ModelCallCap, TokenCap, ToolCallCap, WallClockCap
     from pyguard.engine.conditions import FunctionCondition, RunState, StopCondition, StopHit
     from pyguard.engine.tree import TreeLimits
     from pyguard.escalation import EscalationHandle
-    from pyguard.guard import Guard
     from pyguard.jvm import jclass, openai_chat_model, scripted_model, start_jvm, start_openai_server
     from pyguard.jvm.streaming import openai_streaming_chat_model, scripted_streaming_model
+    from pyguard.live.agent_guard import AgentGuard, GuardedAgent
+    from pyguard.live.guard import Guard
+    from pyguard.live.nested import NestedRun, SubAgent, run_nested, start_tree
+    from pyguard.live.run import GuardedRun
     from pyguard.loading import load_runs
-    from pyguard.nested import NestedRun, SubAgent, run_nested, start_tree
     from pyguard.otel import GuardTelemetry, export_runs
     from pyguard.result import RunResult
-    from pyguard.run import GuardedRun
 
 
 _LAZY: dict[str, str] = {
-    "Guard": "pyguard.guard",
-    "GuardedRun": "pyguard.run",
-    "AgentGuard": "pyguard.agent_guard",
-    "GuardedAgent": "pyguard.agent_guard",
-    "AgentOptions": "pyguard.agent_options",
+    "Guard": "pyguard.live.guard",
+    "GuardedRun": "pyguard.live.run",
+    "AgentGuard": "pyguard.live.agent_guard",
+    "GuardedAgent": "pyguard.live.agent_guard",
+    "AgentOptions": "pyguard.base.agent_options",
     "RunResult": "pyguard.result",
     "Policy": "pyguard.engine",
     "PolicyConfig": "pyguard.engine",
@@ -80,10 +80,10 @@ _LAZY: dict[str, str] = {
     "openai_chat_model": "pyguard.jvm",
     "scripted_streaming_model": "pyguard.jvm.streaming",
     "openai_streaming_chat_model": "pyguard.jvm.streaming",
-    "SubAgent": "pyguard.nested",
-    "NestedRun": "pyguard.nested",
-    "run_nested": "pyguard.nested",
-    "start_tree": "pyguard.nested",
+    "SubAgent": "pyguard.live.nested",
+    "NestedRun": "pyguard.live.nested",
+    "run_nested": "pyguard.live.nested",
+    "start_tree": "pyguard.live.nested",
     "EscalationHandle": "pyguard.escalation",
     "load_runs": "pyguard.loading",
     "GuardTelemetry": "pyguard.otel",

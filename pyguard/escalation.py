@@ -23,11 +23,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
-from pyguard.agent_options import AgentOptions
-from pyguard.decisions import Decision
-from pyguard.errors import HandleError, TraceFormatError
-from pyguard.events import IterationEvent, Observation, Outcome
-from pyguard.safe_reader import check_depth, loads
+from pyguard.base.agent_options import AgentOptions
+from pyguard.base.decisions import Decision
+from pyguard.base.errors import HandleError, TraceFormatError
+from pyguard.base.events import IterationEvent, Observation, Outcome
+from pyguard.base.safe_reader import check_depth, loads
 
 __all__: list[str] = []
 
@@ -44,7 +44,7 @@ KEPT = ("system_message", "max_tool_calling_round_trips")
 
 
 class AgentRef(_Model):
-    """Which agent the run was: what :meth:`pyguard.guard.Guard.resume` rebuilds around the model it is given.
+    """Which agent the run was: what :meth:`pyguard.live.guard.Guard.resume` rebuilds around the model it is given.
 
     Its JSON is what it was before the agent options had a type (``system_message`` and
     ``max_tool_calling_round_trips`` beside ``style``, ``streaming`` and ``name``), so handles written by earlier

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
-from pyguard._extras import require
-from pyguard.errors import ConfigError
-from pyguard.events import RunRecord
+from pyguard.base._extras import require
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import RunRecord
 from pyguard.replay import ReplayReport, ReplayRun, summarise
 
 if TYPE_CHECKING:

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pyguard.decisions import Action, Decision
-from pyguard.ending import Causes, Settled, footer, token_totals, verdict
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.ending import Causes, Settled, footer, token_totals, verdict
+from pyguard.base.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 from pyguard.engine.paired import judged_before_next
 from pyguard.engine.tool_limit_replay import replayed_events
-from pyguard.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 
 if TYPE_CHECKING:
     from pyguard.engine import Policy, PolicyConfig
@@ -63,7 +63,7 @@ class ReplayRun(_Model):
     tool_calls: int
     tool_calls_saved: int
     tokens: int | None
-    """Tokens recorded (:class:`pyguard.ending.TokenTotals`): the sum over the calls that reported usage; None when
+    """Tokens recorded (:class:`pyguard.base.ending.TokenTotals`): the sum over the calls that reported usage; None when
     none did."""
     tokens_partial: bool = False
     """True when some calls reported no usage, or only part of it: ``tokens`` is then a lower bound, and the summary
@@ -221,7 +221,7 @@ class _Replayer:
 
 
 def event_tokens(event: IterationEvent) -> int | None:
-    """A call's :attr:`~pyguard.events.IterationEvent.tokens` when complete, else None: replay states a run's tokens
+    """A call's :attr:`~pyguard.base.events.IterationEvent.tokens` when complete, else None: replay states a run's tokens
     and what a stop saves only for runs whose every call reported its whole usage (a share of a lower bound means
     nothing)."""
     return event.tokens if event.tokens_complete else None
@@ -289,7 +289,7 @@ def _summarise_run(
 def recorded_success(record: RunRecord) -> bool | None:
     """Did the recorded run succeed? Its label when it has one; else, for a live pyguard trace, its outcome
     (cancelled and guard errors are unknown); None for an unlabelled recording or a run with no footer
-    (:func:`pyguard.ending.verdict`)."""
+    (:func:`pyguard.base.ending.verdict`)."""
     return verdict(record.end).success
 
 

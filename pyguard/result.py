@@ -1,6 +1,6 @@
 """The result of one guarded run: its outcome and the trace that shows why.
 
-:class:`RunResult` is what :class:`pyguard.guard.Guard` returns and what the pytest plugin's assertions read.
+:class:`RunResult` is what :class:`pyguard.live.guard.Guard` returns and what the pytest plugin's assertions read.
 It can also be built from a recorded run (``RunResult.from_record``), so the same assertions work offline.
 """
 
@@ -10,10 +10,10 @@ from collections import Counter
 
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.decisions import Decision
-from pyguard.ending import TokenTotals, token_totals, tree_totals
+from pyguard.base.decisions import Decision
+from pyguard.base.ending import TokenTotals, token_totals, tree_totals
+from pyguard.base.events import Outcome, RunEnd, RunRecord
 from pyguard.escalation import EscalationHandle
-from pyguard.events import Outcome, RunEnd, RunRecord
 
 __all__: list[str] = []
 
@@ -35,15 +35,15 @@ class RunResult(BaseModel):
     """Why the trace at :attr:`trace_path` is incomplete (the first record that could not be written: a full disk, a
     lost permission), or None. The run itself is not affected: its decisions never depend on its trace."""
     escalation: EscalationHandle | None = None
-    """For a run that ended ``escalated``: the handle to resume it from (:meth:`pyguard.guard.Guard.resume`)."""
+    """For a run that ended ``escalated``: the handle to resume it from (:meth:`pyguard.live.guard.Guard.resume`)."""
     children: tuple[RunResult, ...] = ()
     """The child runs (sub-agent invocations of a supervisor or workflow), in the order they started: see
-    :mod:`pyguard.nested`. Their spend is charged to this run: :meth:`tree_model_calls`, :meth:`tree_total_tokens`."""
+    :mod:`pyguard.live.nested`. Their spend is charged to this run: :meth:`tree_model_calls`, :meth:`tree_total_tokens`."""
 
     @classmethod
     def from_record(cls, record: RunRecord, **kwargs) -> RunResult:
         if record.end is None:
-            from pyguard.errors import InputError
+            from pyguard.base.errors import InputError
 
             raise InputError(f"run {record.run_id!r} has no run_end footer: it is incomplete and has no outcome")
         return cls(record=record, **kwargs)
@@ -125,12 +125,12 @@ class RunResult(BaseModel):
     @property
     def tokens_partial(self) -> bool:
         """True when some model calls reported no usage (or only part of it): :attr:`total_tokens` then counts only
-        what was reported (:attr:`pyguard.events.RunRecord.tokens_partial`)."""
+        what was reported (:attr:`pyguard.base.events.RunRecord.tokens_partial`)."""
         return self.record.tokens_partial
 
     @property
     def total_tokens(self) -> int | None:
-        """Tokens of the run (:attr:`pyguard.events.RunRecord.tokens`): None when no call reported usage (unknown,
+        """Tokens of the run (:attr:`pyguard.base.events.RunRecord.tokens`): None when no call reported usage (unknown,
         never 0); a lower bound when :attr:`tokens_partial`."""
         return self.record.tokens
 
@@ -144,12 +144,12 @@ class RunResult(BaseModel):
     @property
     def tree_model_calls(self) -> int:
         """Model calls of this run and all its descendants. A workflow's own iterations (``agent_style`` "workflow":
-        one per sub-agent invocation, see :mod:`pyguard.nested`) are steps, not model calls: they count 0."""
+        one per sub-agent invocation, see :mod:`pyguard.live.nested`) are steps, not model calls: they count 0."""
         return sum(r.model_calls for r in self.walk() if r.record.start.agent_style != "workflow")
 
     @property
     def tree_tokens(self) -> TokenTotals:
-        """Tokens of this run and all its descendants (:func:`pyguard.ending.tree_totals`): the known sum, partial when
+        """Tokens of this run and all its descendants (:func:`pyguard.base.ending.tree_totals`): the known sum, partial when
         some run (or call) reported none. A workflow's own steps are not model calls: they count nothing."""
         return tree_totals(
             [token_totals(r.record.events) for r in self.walk() if r.record.start.agent_style != "workflow"]

@@ -27,7 +27,7 @@ def jvm(pyguard_jvm):
 
 HANG_GUARD_MS = 600_000
 """The callback deadline of a ``Guard`` built without one in a test that runs the JVM: long enough to be only a guard
-against a hung build. The default (``pyguard.guard.DEFAULT_CALLBACK_TIMEOUT_MS``, 10 s) is a time limit: on a loaded
+against a hung build. The default (``pyguard.live.guard.DEFAULT_CALLBACK_TIMEOUT_MS``, 10 s) is a time limit: on a loaded
 machine (two cores, load 20) a decision that loads the engine's compiled kernel, or waits for the GIL behind 63 other
 runs, took longer, and the run ended ``guard_error`` with its decision discarded, so a test of decisions failed or
 passed by the machine's load. The deadline's own behaviour is tested with an engine that hangs until the test
@@ -38,7 +38,7 @@ releases it (tests/e2e/test_guard_reliability.py), with deadlines given explicit
 def _callback_deadline_as_a_hang_guard(request, monkeypatch):
     if not {"jvm", "pyguard_jvm"} & set(request.fixturenames):
         return
-    from pyguard.guard import Guard
+    from pyguard.live.guard import Guard
 
     defaults = Guard.__init__.__kwdefaults__
     assert defaults["callback_timeout_ms"] > 0, defaults  # the default deadline mode (a pool thread) stays tested

@@ -41,7 +41,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from pyguard.events import IterationEvent, RunRecord
+from pyguard.base.events import IterationEvent, RunRecord
 
 __all__ = ["SMALL", "repeat_stop", "openhands_stop", "last_artifact_change", "changes_artifact", "score", "wilson"]
 

@@ -15,10 +15,10 @@ import time
 
 import numpy as np
 
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.calibrate import RunArrays, calibrate_arrays, extract_runs, make_config
 from pyguard.calibrate.runs import RunStatus
 from pyguard.calibrate.synthetic import SyntheticType, sample_runs
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
 TYPES = (
     SyntheticType(name="lookup", median_calls=4, spread=0.35, cancel_share=0.1),

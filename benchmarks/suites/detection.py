@@ -28,9 +28,9 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import Observation, Outcome, ToolCall
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.events import Observation, Outcome, ToolCall
 from pyguard.testing.synthetic import KINDS, LabelledRun, generate, logistics_incident
 
 HEADLINE = ("plain", "volatile", "parallel")

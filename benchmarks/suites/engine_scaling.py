@@ -45,9 +45,9 @@ import time
 
 import numpy as np
 
+from pyguard.base.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.engine import Policy, PolicyConfig, shingles
 from pyguard.engine.novelty import prepare_text
-from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_runs
 from pyguard.testing.adversarial import MIB, adversarial_texts
 from pyguard.testing.synthetic import labelled_set, logistics_incident

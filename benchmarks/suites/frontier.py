@@ -9,7 +9,7 @@ lookups, polling with volatile fields, 10 KB results with a modest new share, lo
 full 1000) runs through real LangChain4j AiServices around the Java scripted model, once per policy:
 
 - ``static-N`` (N = 3, 5, 8, 10, 15, 25) and ``langchain4j-default`` (N = 100): unguarded, LangChain4j's
-  ``maxToolCallingRoundTrips(N)`` only (:func:`pyguard.guard.run_unguarded`);
+  ``maxToolCallingRoundTrips(N)`` only (:func:`pyguard.live.guard.run_unguarded`);
 - ``dynamic``: ``Guard(PolicyConfig())``, pyguard's default policy (LangChain4j's cap left at 100);
 - ``dynamic-no-recovery``: the same policy on the same tasks played by agents that never react to a reflection.
 
@@ -101,8 +101,8 @@ def _row(task: Task, result: Any, outcome: str) -> dict[str, Any]:
 
 
 def _static_job(n: int) -> Callable[[Task], dict[str, Any]]:
-    from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import run_unguarded
 
     def job(task: Task) -> dict[str, Any]:
         r = run_unguarded(
@@ -120,8 +120,8 @@ def _static_job(n: int) -> Callable[[Task], dict[str, Any]]:
 
 def _dynamic_job(tag: str) -> Callable[[Task], dict[str, Any]]:
     from pyguard.engine import PolicyConfig
-    from pyguard.guard import Guard
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import Guard
 
     guard = Guard(PolicyConfig())
 
@@ -243,8 +243,8 @@ def _losses(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def _oracle_job(task: Task) -> dict[str, Any]:
     """A looping task's loop-free scenario, unguarded under LangChain4j's default cap: its tokens and whether it
     delivered the task's answers (it must: the oracle finishes every task)."""
-    from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import run_unguarded
 
     r = run_unguarded(
         "aiservices",

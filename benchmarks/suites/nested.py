@@ -9,7 +9,7 @@ checks the same shipment status 6 times (the same result) before answering that 
 
 - **unguarded**: the same system, every model call observed, nothing acted on; LangChain4j's own limits only
   (``maxAgentsInvocations``, ``maxToolCallingRoundTrips`` 20);
-- **guarded**: ``pyguard.nested.run_nested`` with the default policy: each invocation a child run, the supervisor's
+- **guarded**: ``pyguard.live.nested.run_nested`` with the default policy: each invocation a child run, the supervisor's
   invocations its tool calls; no tree limits, so what stops the loop is the detection one level up;
 - **guarded + tree budget**: the same with ``TreeLimits(model_calls=12)`` on the whole tree, fewer calls than the
   detection needs here: the tree's budget holds across the supervisor and every sub-agent invocation.
@@ -28,7 +28,7 @@ TREE_BUDGET = 12
 
 def _agents():
     from pyguard.jvm import scripted_model
-    from pyguard.nested import SubAgent
+    from pyguard.live.nested import SubAgent
 
     return [
         SubAgent("notifier", scripted_model("nested_notifier"), description="Sends messages to the customer"),
@@ -38,9 +38,9 @@ def _agents():
 
 def _one(max_invocations: int) -> dict:
     from pyguard.engine.tree import TreeLimits
-    from pyguard.guard import Guard
     from pyguard.jvm import scripted_model
-    from pyguard.nested import run_nested, run_nested_unguarded
+    from pyguard.live.guard import Guard
+    from pyguard.live.nested import run_nested, run_nested_unguarded
 
     planner = "nested_planner_stuck"
     unguarded = run_nested_unguarded(

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pyguard.base.errors import InputError
 from pyguard.engine import PolicyConfig
-from pyguard.errors import InputError
 from pyguard.tune import SearchSpace, TuneOptions, tune
 from pyguard.tune.probe import probe_config, probe_run
 from pyguard.tune.simulate import ProbeTable, RunSet

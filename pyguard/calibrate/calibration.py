@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import RunRecord
 from pyguard.calibrate.budgets import policy as propose_policy
 from pyguard.calibrate.budgets import quantile_pair, resample
 from pyguard.calibrate.budgets import token_budget as propose_token_budget
@@ -40,8 +42,6 @@ from pyguard.calibrate.models import (
 )
 from pyguard.calibrate.runs import RunArrays, RunStatus, extract_runs
 from pyguard.calibrate.units import cost_unit
-from pyguard.errors import InputError
-from pyguard.events import RunRecord
 
 __all__: list[str] = []
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 
 __all__: list[str] = []
 

@@ -6,7 +6,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 
 __all__: list[str] = []
 

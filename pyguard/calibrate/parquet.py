@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from pyguard.base.errors import InputError
 from pyguard.calibrate.calibration import calibrate_arrays, calibrate_runs
 from pyguard.calibrate.models import CalibrationConfig, CalibrationReport
 from pyguard.calibrate.runs import UNTYPED, Reading, RunArrays, RunStatus, censor_at_longest_run
-from pyguard.errors import InputError
 from pyguard.store.parquet import iter_parquet
 from pyguard.store.sql import CUT_OFF, EVENT_TOKENS, TOOL_END, connect
 
@@ -85,7 +85,7 @@ _UNIT_TOKENS = f"""
 
 def calibration_arrays(path: str | os.PathLike[str]) -> RunArrays:
     """The :class:`pyguard.calibrate.RunArrays` of a Parquet file, computed by DuckDB with the rules of
-    :mod:`pyguard.calibrate.runs`: one unit per user turn (:func:`pyguard.events.opens_turn`: the previous call
+    :mod:`pyguard.calibrate.runs`: one unit per user turn (:func:`pyguard.base.events.opens_turn`: the previous call
     answered and a user message arrived), the last turn taking the run's status (:func:`run_status`), earlier
     turns successes; task type: the run's, else its first call's, else ``default``; recorded usage only."""
     con = connect(path)

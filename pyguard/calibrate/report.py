@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pyguard._extras import agg_figure, require
+from pyguard.base._extras import agg_figure, require
+from pyguard.base.errors import InputError
 from pyguard.calibrate.models import CalibrationReport, TaskTypeCalibration
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
 from pyguard.calibrate.table import report_table
 from pyguard.calibrate.units import format_cost, unit_words
-from pyguard.errors import InputError
 
 __all__ = ["report_table"]
 

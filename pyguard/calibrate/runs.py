@@ -2,7 +2,7 @@
 
 Calibration needs, per run, its task type, the number of model calls it made (``n``), how it ended
 (success, failure, or censored) and the tokens of each of its model calls. :class:`RunArrays` holds those as
-flat numpy arrays; :class:`RunAccumulator` builds them from :class:`~pyguard.events.RunRecord` s one record
+flat numpy arrays; :class:`RunAccumulator` builds them from :class:`~pyguard.base.events.RunRecord` s one record
 at a time, so a live calibration can feed runs as they finish.
 
 How a run's status is read: from evidence (:func:`read_run`, one :class:`Reading` per unit says why).
@@ -21,7 +21,7 @@ A censored run is *not* a failure at every n: it tells us only that the run had 
 :func:`run_status` is the reading of one run alone (a labelled failure ending in a tool call is a failure there:
 the longest run of its group is only known over all runs).
 
-Units. A conversation is split into user turns (:func:`pyguard.events.turn_starts`): LangChain4j's
+Units. A conversation is split into user turns (:func:`pyguard.base.events.turn_starts`): LangChain4j's
 ``maxToolCallingRoundTrips`` counts model calls per ``chat()`` call, i.e. per turn. Every turn is one unit of
 the columns (``n`` counts the calls of that turn); a turn that was followed by another user message ended with an
 answer and counts as a success (the user went on), the last turn takes the run's status. A run of one turn is one
@@ -42,9 +42,9 @@ from enum import IntEnum
 
 import numpy as np
 
-from pyguard.ending import verdict
-from pyguard.errors import InputError
-from pyguard.events import UNTYPED, IterationEvent, Outcome, RunRecord, turn_starts
+from pyguard.base.ending import verdict
+from pyguard.base.errors import InputError
+from pyguard.base.events import UNTYPED, IterationEvent, Outcome, RunRecord, turn_starts
 
 __all__: list[str] = []
 
@@ -111,7 +111,7 @@ def run_status(record: RunRecord) -> RunStatus:
 
 
 def iteration_tokens(event: IterationEvent) -> float | None:
-    """Tokens of one model call (:attr:`pyguard.events.IterationEvent.tokens`) as a float; None when unknown."""
+    """Tokens of one model call (:attr:`pyguard.base.events.IterationEvent.tokens`) as a float; None when unknown."""
     tokens = event.tokens
     return None if tokens is None else float(tokens)
 

@@ -21,9 +21,9 @@ import re
 
 import tomli_w
 
+from pyguard.base.events import UNTYPED
 from pyguard.calibrate.models import CalibrationReport, PolicyProposal, TaskTypeCalibration
 from pyguard.calibrate.units import unit_words
-from pyguard.events import UNTYPED
 
 __all__: list[str] = []
 
@@ -193,7 +193,7 @@ def toml_snippet(report: CalibrationReport) -> str:
     """``[tool.pyguard]`` budgets in the layout :class:`pyguard.engine.config.PolicyConfig` loads: per-type
     ``base_budget`` / ``hard_cap`` under ``task_types``, and ``caps.max_total_tokens`` (a global cap in the
     engine) set to the largest per-type token hard cap so that no type is cut below its own. The runs without a task
-    type (:data:`pyguard.events.UNTYPED`) get the policy's own ``base_budget`` / ``hard_cap``: that is the budget a
+    type (:data:`pyguard.base.events.UNTYPED`) get the policy's own ``base_budget`` / ``hard_cap``: that is the budget a
     run without a task type is given."""
     capped = _capped(report)
     types = {t.task_type: {"base_budget": _policy(t).base_budget, "hard_cap": _policy(t).hard_cap} for t in capped}

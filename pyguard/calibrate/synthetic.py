@@ -18,9 +18,9 @@ import math
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.calibrate.cost import argmin_first
 from pyguard.calibrate.runs import UNTYPED, RunArrays, RunStatus
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
 __all__: list[str] = []
 

@@ -12,7 +12,7 @@ C's): refused, naming both (:func:`cost_unit`). Costs are written with their dec
 
 from __future__ import annotations
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 
 __all__: list[str] = []
 

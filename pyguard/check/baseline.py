@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from pyguard.base.errors import InputError
+from pyguard.base.safe_reader import check_depth, loads, read_file_bytes
 from pyguard.check.summary import RunSetSummary
-from pyguard.errors import InputError
-from pyguard.safe_reader import check_depth, loads, read_file_bytes
 
 __all__: list[str] = []
 

@@ -1,5 +1,5 @@
 """``pyguard check --by-conversation``: recorded runs grouped by the conversation they were turns of (an attached agent's
-chat-memory id, or its thread: the footer's ``evidence["conversation"]``, see :mod:`pyguard.conversations`), each
+chat-memory id, or its thread: the footer's ``evidence["conversation"]``, see :mod:`pyguard.live.conversations`), each
 with what it spent and whether its ``[conversation]`` budget stopped a turn. Runs outside any conversation are
 counted apart, not dropped silently."""
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 from rich.table import Table
 
-from pyguard.events import RunRecord
+from pyguard.base.events import RunRecord
 
 __all__: list[str] = []
 

@@ -20,10 +20,10 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from pyguard.base.events import Outcome
 from pyguard.check.power import LARGE_RATE_RISE, LARGE_RATIO, power_of
 from pyguard.check.stats import holm_adjust, proportion_increase_test, shift_increase_test
 from pyguard.check.summary import ALL_TASKS, RunSetSummary, TaskTypeFigures
-from pyguard.events import Outcome
 
 __all__: list[str] = []
 

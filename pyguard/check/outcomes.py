@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pyguard.base.ending import Causes, settle, verdict
+from pyguard.base.errors import InputError
+from pyguard.base.events import Outcome, RunEnd, RunRecord, sum_tokens
 from pyguard.check.summary import ALL_TASKS, RunFacts
-from pyguard.ending import Causes, settle, verdict
 from pyguard.engine import PolicyConfig
-from pyguard.errors import InputError
-from pyguard.events import Outcome, RunEnd, RunRecord, sum_tokens
 from pyguard.replay import replay_runs
 
 __all__: list[str] = []
@@ -39,7 +39,7 @@ def needs_replay(run: RunRecord, fmt: str | None) -> bool:
 
 
 def run_tokens(run: RunRecord, iterations: int | None = None) -> int | None:
-    """Tokens of a run (:attr:`pyguard.events.RunRecord.tokens`), or of its first ``iterations`` model calls when
+    """Tokens of a run (:attr:`pyguard.base.events.RunRecord.tokens`), or of its first ``iterations`` model calls when
     given; None without usage data (unknown)."""
     if iterations is None:
         return run.tokens
@@ -88,7 +88,7 @@ def facts_from_footer(run: RunRecord) -> RunFacts:
 
 def _observed_stop(end: RunEnd) -> tuple[Outcome, int] | None:
     """The stop a guard in observe or reflect mode recorded (footer ``evidence["observed_stop"]``, written by
-    ``pyguard.run.GuardedRun``): its outcome and iteration, or None."""
+    ``pyguard.live.run.GuardedRun``): its outcome and iteration, or None."""
     stop = end.evidence.get("observed_stop")
     if not isinstance(stop, dict):
         return None
@@ -131,7 +131,7 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
 
 
 def _finished_as_recorded(recorded: RunEnd) -> Outcome:
-    """The outcome of a recording the policy lets finish, settled by :func:`pyguard.ending.settle` from what the
+    """The outcome of a recording the policy lets finish, settled by :func:`pyguard.base.ending.settle` from what the
     recording says: labelled successful (a final tool call ends such a run), else cut off by its own cap
     (``censored``: expired), else labelled failed, else succeeded."""
     label = recorded.success_label

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from pyguard._extras import require
+from pyguard.base._extras import require
+from pyguard.base.errors import InputError
 from pyguard.check.gate import GateConfig, GateReport, evaluate
 from pyguard.check.outcomes import Replayer, facts_from_footer, replay_outcomes
 from pyguard.check.summary import ALL_TASKS, UNTYPED, RunFacts, RunSetSummary, TaskTypeFigures
-from pyguard.errors import InputError
 from pyguard.store.sql import EVENT_TOKENS, IMPORTED, OBSERVED, connect, first_row, records_where
 
 __all__: list[str] = []

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import Outcome
 from pyguard.check.gate import CheckResult, GateReport
 from pyguard.check.summary import ALL_TASKS, RunSetSummary
-from pyguard.errors import InputError
-from pyguard.events import Outcome
 
 __all__: list[str] = []
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from pyguard.base.events import RunRecord
 from pyguard.check.gate import GateConfig, GateReport, evaluate
 from pyguard.check.outcomes import Replayer, resolve_runs
 from pyguard.check.summary import RunSetSummary, summarize
-from pyguard.events import RunRecord
 
 __all__: list[str] = []
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from pyguard._extras import require
+from pyguard.base._extras import require
 
 __all__: list[str] = []
 

@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from pyguard.events import UNTYPED, Outcome
+from pyguard.base.events import UNTYPED, Outcome
 
 __all__: list[str] = []
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.check.summary import ALL_TASKS, RunSetSummary, TaskTypeFigures
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 
 __all__: list[str] = []
 

@@ -1,5 +1,5 @@
 """The policy file of a command that reads one (``replay``, ``check``, ``tune``): ``--config``, else the nearest
-``pyguard.toml`` or ``pyproject.toml`` with ``[tool.pyguard]`` (:func:`pyguard.config_search.find_config_file`), else
+``pyguard.toml`` or ``pyproject.toml`` with ``[tool.pyguard]`` (:func:`pyguard.base.config_search.find_config_file`), else
 the defaults; and the line that says which."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from pyguard.config_search import find_config_file
+from pyguard.base.config_search import find_config_file
 from pyguard.engine import PolicyConfig
 
 if TYPE_CHECKING:  # pragma: no cover

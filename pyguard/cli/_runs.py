@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 import click
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.loading import FORMATS, load_runs
 from pyguard.store.parquet import is_parquet
 from pyguard.trace import LoadResult

@@ -23,12 +23,12 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from pyguard.base.errors import InputError, PyguardError
 from pyguard.calibrate import calibrate_runs, make_config
 from pyguard.calibrate.parquet import calibrate_parquet
 from pyguard.calibrate.report import report_json, report_table, require_plots, write_report
 from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import ExitCode, exit_code_for
-from pyguard.errors import InputError, PyguardError
 
 __all__: list[str] = []
 
@@ -242,7 +242,7 @@ def _run_live(
     from pathlib import Path
 
     # lazy: only with --live: live calibration loads the guard and the JVM edge, an offline one never does
-    from pyguard.live_calibration import load_tasks, run_live
+    from pyguard.live.calibration import load_tasks, run_live
 
     if traces is None:
         if out_dir is None:
@@ -276,7 +276,7 @@ def _run_live(
 def _agent_caps_json(records: Any, live_info: dict) -> None:
     """The agent's own maxToolCallingRoundTrips where it ended runs, in the live JSON (the report warns of it)."""
     # lazy: only with --live: live calibration loads the guard and the JVM edge, an offline one never does
-    from pyguard.live_calibration.caps import agent_caps
+    from pyguard.live.calibration.caps import agent_caps
 
     caps = agent_caps(records)
     if caps:

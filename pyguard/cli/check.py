@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from pyguard.base.errors import PyguardError
 from pyguard.check import (
     GateConfig,
     GateReport,
@@ -28,7 +29,6 @@ from pyguard.check.report import write_text
 from pyguard.cli._policy import config_option, policy_file, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options, via_columns
 from pyguard.cli.exit_codes import fail
-from pyguard.errors import PyguardError
 from pyguard.trace import LoadResult
 
 __all__: list[str] = []

@@ -16,9 +16,9 @@ from typing import Any
 
 import click
 
+from pyguard.base.errors import PyguardError
+from pyguard.base.events import sum_tokens
 from pyguard.cli.exit_codes import fail
-from pyguard.errors import PyguardError
-from pyguard.events import sum_tokens
 from pyguard.result import RunResult
 
 __all__: list[str] = []
@@ -60,8 +60,8 @@ def _side(result: RunResult) -> dict[str, Any]:
 def run_demo(*, seed: int | None = None, over_http: bool = False, trace_dir: str | None = None) -> dict[str, Any]:
     """The demo's three runs (unguarded; guarded; guarded with an agent that ignores the reflection);
     returns the ``--json`` object."""
-    from pyguard.guard import Guard, run_unguarded
     from pyguard.jvm import load_scenario, scripted_model, start_jvm, start_openai_server
+    from pyguard.live.guard import Guard, run_unguarded
 
     start_jvm()
     stubborn = dict(load_scenario(SCENARIO))

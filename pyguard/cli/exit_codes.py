@@ -16,7 +16,7 @@ status  name             when
                          its traces closed
 ======  ===============  ==========================================================================================
 
-:func:`exit_code_for` maps pyguard's error hierarchy (:mod:`pyguard.errors`) onto it; :func:`fail` prints the
+:func:`exit_code_for` maps pyguard's error hierarchy (:mod:`pyguard.base.errors`) onto it; :func:`fail` prints the
 error and exits with its status.
 """
 
@@ -27,7 +27,7 @@ from typing import NoReturn
 
 import click
 
-from pyguard.errors import ConfigError, InputError, JvmError, MissingExtraError
+from pyguard.base.errors import ConfigError, InputError, JvmError, MissingExtraError
 
 __all__: list[str] = []
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import click
 
+from pyguard.base.errors import JvmError, PyguardError
 from pyguard.cli.exit_codes import ExitCode, fail
 from pyguard.engine import PolicyConfig
-from pyguard.errors import JvmError, PyguardError
 
 __all__: list[str] = []
 
@@ -71,9 +71,9 @@ def fuzz(
 ) -> None:
     """Search for misbehaving model scripts (repeat, rephrase, alternate, vary an id) that escape the guard."""
     # lazy: the guard and the JVM edge load once this command runs, not when the CLI lists it
-    from pyguard.fuzzing import AgentFuzzer
-    from pyguard.guard import Guard
     from pyguard.jvm import jclass, start_jvm
+    from pyguard.live.fuzzing import AgentFuzzer
+    from pyguard.live.guard import Guard
 
     entries = [p for e in classpath for p in (sorted(glob.glob(e)) if glob.has_magic(e) else [e])]
     try:

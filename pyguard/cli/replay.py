@@ -16,10 +16,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pyguard.base.errors import InputError, PyguardError
 from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, runs_options, via_columns
 from pyguard.cli.exit_codes import fail
-from pyguard.errors import InputError, PyguardError
 from pyguard.parallel import replay_parallel
 from pyguard.replay import ReplayReport
 

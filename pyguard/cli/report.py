@@ -21,10 +21,10 @@ from pathlib import Path
 
 import click
 
+from pyguard.base.errors import InputError, PyguardError
 from pyguard.cli._policy import config_option, load_policy
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
-from pyguard.errors import InputError, PyguardError
 
 __all__: list[str] = []
 
@@ -43,7 +43,7 @@ def _recorded_decisions(runs: str, fmt: str | None) -> dict[str, list]:
 @contextlib.contextmanager
 def _readable_twice(runs: str) -> Iterator[str]:
     """``runs`` itself, or for a stream (``-``, a pipe) a temporary copy: the runs and their decisions are two reads."""
-    from pyguard.safe_reader import is_stream
+    from pyguard.base.safe_reader import is_stream
 
     if not is_stream(runs):
         yield runs

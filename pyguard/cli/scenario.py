@@ -14,8 +14,8 @@ from pathlib import Path
 
 import click
 
+from pyguard.base.errors import JvmError, PyguardError
 from pyguard.cli.exit_codes import ExitCode, fail
-from pyguard.errors import JvmError, PyguardError
 from pyguard.testing.scenario_lint import lint_scenario
 
 __all__: list[str] = []

@@ -24,11 +24,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from pyguard.base.errors import InputError, PyguardError
+from pyguard.base.events import RunRecord
 from pyguard.cli._policy import config_option, load_policy, policy_line
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
-from pyguard.errors import InputError, PyguardError
-from pyguard.events import RunRecord
 from pyguard.tune import SearchSpace, TuneOptions, write_policy, write_report
 from pyguard.tune import tune as run_tune
 from pyguard.tune.models import TuneResult

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
 
 __all__: list[str] = []

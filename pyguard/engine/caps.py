@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import warnings
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.stop_config import (
     CostConfig,
@@ -21,8 +23,6 @@ from pyguard.engine.stop_config import (
     ToolCallsConfig,
     WallClockConfig,
 )
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
 
 __all__: list[str] = []
 

@@ -33,11 +33,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.engine.stop_config import AllOfConfig, AnyOfConfig, StopConfig
 from pyguard.engine.usage import UsageState
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
 
 __all__: list[str] = []
 

@@ -1,7 +1,7 @@
 """Configuration of the dynamic budget engine: pydantic models, TOML and pyproject loading.
 
 Every model is frozen, forbids unknown keys and round-trips (``M.model_validate(m.model_dump()) == m``).
-Invalid values raise :class:`pyguard.errors.ConfigError` naming the key, the value and what is expected,
+Invalid values raise :class:`pyguard.base.errors.ConfigError` naming the key, the value and what is expected,
 whether the config comes from Python, a dict or a TOML file.
 
 TOML layout (a plain file, or ``[tool.pyguard]`` in a ``pyproject.toml``)::
@@ -37,7 +37,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pyguard.config_search import find_config_file, read_policy_table
+from pyguard.base.config_search import find_config_file, read_policy_table
+from pyguard.base.errors import ConfigError
 from pyguard.engine.config_tables import (
     CapsConfig,
     EscalationConfig,
@@ -51,7 +52,6 @@ from pyguard.engine.config_tables import (
 from pyguard.engine.conversation_limits import ConversationLimits
 from pyguard.engine.stop_config import StopConfig
 from pyguard.engine.strict_config import StrictConfig
-from pyguard.errors import ConfigError
 
 __all__ = [
     "ToolsConfig",
@@ -311,7 +311,7 @@ class PolicyConfig(StrictConfig):
     @classmethod
     def from_toml(cls, path: str | Path) -> PolicyConfig:
         """Load a TOML file: the whole file, or its ``[tool.pyguard]`` table (pyproject.toml)
-        (:func:`pyguard.config_search.read_policy_table`)."""
+        (:func:`pyguard.base.config_search.read_policy_table`)."""
         data, source = read_policy_table(path)
         return cls.from_dict(data, source=source)
 
@@ -325,7 +325,7 @@ class PolicyConfig(StrictConfig):
     def discover(cls, start: str | Path | None = None) -> tuple[PolicyConfig, Path | None]:
         """The policy in the nearest ``pyguard.toml`` or ``pyproject.toml`` with ``[tool.pyguard]``, in ``start``
         (default: the current directory) or a parent up to the repository root, with that file's path; the defaults
-        and None when there is none (:func:`pyguard.config_search.find_config_file`)."""
+        and None when there is none (:func:`pyguard.base.config_search.find_config_file`)."""
         path = find_config_file(start)
         return cls.from_file(path), path
 

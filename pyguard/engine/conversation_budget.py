@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pyguard.base.events import IterationEvent, Outcome
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import Price
 from pyguard.engine.conversation_limits import ConversationLimits
 from pyguard.engine.tree import event_cost
-from pyguard.events import IterationEvent, Outcome
 
 __all__: list[str] = []
 

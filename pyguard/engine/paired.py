@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pyguard.decisions import Action, Decision
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.errors import BudgetError
+from pyguard.base.events import IterationEvent, Observation
 from pyguard.engine import verdicts
 from pyguard.engine.answered import MAX_REFLECTIONS, may_reflect, persisting
 from pyguard.engine.conditions import RunState, StopHit
@@ -23,8 +25,6 @@ from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.reflected import fruitless_retry
 from pyguard.engine.stall_report import StallReport
 from pyguard.engine.steps import Step
-from pyguard.errors import BudgetError
-from pyguard.events import IterationEvent, Observation
 
 RunSession = Any
 """A :class:`pyguard.engine.session.RunSession` (whose module imports this one: named here, not imported)."""

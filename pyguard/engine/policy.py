@@ -86,12 +86,12 @@ import copy
 import time
 from collections.abc import Callable
 
+from pyguard.base.errors import ConfigError
 from pyguard.engine.conditions import StopCondition
 from pyguard.engine.config import BudgetSettings, EscalationConfig, PolicyConfig, StallConfig
 from pyguard.engine.novelty import NoveltyEstimator, make_estimator
 from pyguard.engine.session import RunSession
 from pyguard.engine.stop import policy_condition
-from pyguard.errors import ConfigError
 
 __all__: list[str] = []
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config import BudgetSettings
 from pyguard.engine.fingerprint import ActionFingerprint

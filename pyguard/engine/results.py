@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pyguard.base.events import IterationEvent, Observation, ToolCall
 from pyguard.engine.config import NoveltyConfig
 from pyguard.engine.fingerprint import ActionFingerprint, run_key
 from pyguard.engine.novelty import NoveltyEstimator, ShingleNovelty, prepare_text
@@ -13,7 +14,6 @@ from pyguard.engine.steps import ActionResult
 from pyguard.engine.templates import request_words, template_key
 from pyguard.engine.waits import is_pending_result
 from pyguard.engine.window import observed_text
-from pyguard.events import IterationEvent, Observation, ToolCall
 
 __all__: list[str] = []
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from pyguard.decisions import Action, Decision
-from pyguard.ending import Causes, EndNotes, Settled, TokenTotals, footer, settle
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.ending import Causes, EndNotes, Settled, TokenTotals, footer, settle
+from pyguard.base.errors import BudgetError
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, opens_turn
 from pyguard.engine import paired, verdicts
 from pyguard.engine.actions import classify_action
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
@@ -23,8 +25,6 @@ from pyguard.engine.stall_report import StallReport
 from pyguard.engine.steps import Step
 from pyguard.engine.usage import UsageState, UsageTracker
 from pyguard.engine.waits import is_wait
-from pyguard.errors import BudgetError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, opens_turn
 
 __all__: list[str] = []
 
@@ -267,11 +267,11 @@ class RunSession:
     # ---- finish -----------------------------------------------------------------------------------------------
 
     def finish(self, causes: Causes | None = None, /, *, notes: EndNotes | None = None, **keywords: Any) -> RunEnd:
-        """End the run with exactly one outcome, from its :class:`~pyguard.ending.Causes`: the object, or its fields
+        """End the run with exactly one outcome, from its :class:`~pyguard.base.ending.Causes`: the object, or its fields
         as keywords (``finish(answer="done")``; a keyword wins over the object's field; read by
-        :meth:`Causes.of <pyguard.ending.Causes.of>`, an unknown cause or a bad value a ConfigError). After a STOP:
+        :meth:`Causes.of <pyguard.base.ending.Causes.of>`, an unknown cause or a bad value a ConfigError). After a STOP:
         that STOP's outcome, the answer kept beside it as the salvaged answer. Otherwise, in order
-        (:func:`pyguard.ending.settle`): guard_error, cancelled, ``expired`` (a cap outside the engine ran out: the
+        (:func:`pyguard.base.ending.settle`): guard_error, cancelled, ``expired`` (a cap outside the engine ran out: the
         agent's own iteration cap, the Java fail-safe; the reason says which) -> expired, error -> failed, an answer
         (given, or the text of a final model response) that a verifier did not reject -> succeeded, else failed."""
         causes = Causes.of("RunSession.finish", causes, keywords)

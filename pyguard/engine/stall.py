@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine.conditions import StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint

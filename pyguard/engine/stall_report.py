@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import Outcome
 from pyguard.engine.conditions import StallSubject, StopHit
 from pyguard.engine.config_tables import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.steps import ActionResult
-from pyguard.events import Outcome
 
 __all__: list[str] = []
 

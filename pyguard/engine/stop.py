@@ -82,7 +82,7 @@ def with_recorded_stop(config: PolicyConfig, recorded_policy: Mapping[str, Any] 
     """``config`` with the stop conditions a run's trace header recorded (``RunStart.policy["stop"]``), so that
     replay judges the run by the conditions it was guarded with; ``config`` itself when the header records none or
     ``config`` sets its own ``stop`` (a config given for the replay wins). A recorded condition that is not valid
-    raises :class:`~pyguard.errors.ConfigError` naming it."""
+    raises :class:`~pyguard.base.errors.ConfigError` naming it."""
     recorded = None if recorded_policy is None else recorded_policy.get("stop")
     if recorded is None or config.stop is not None:
         return config

@@ -9,9 +9,9 @@ stall first and stops on it once the reflections are used up. The budget and the
 
 from __future__ import annotations
 
+from pyguard.base.events import Outcome
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.stop_config import BudgetConfig, HardCapConfig, StalledConfig
-from pyguard.events import Outcome
 
 __all__: list[str] = []
 

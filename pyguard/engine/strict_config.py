@@ -1,5 +1,5 @@
 """The base of every engine config model (:class:`StrictConfig`) and the one way a validation error becomes a
-:class:`~pyguard.errors.ConfigError` naming each bad key and value (:func:`config_error`)."""
+:class:`~pyguard.base.errors.ConfigError` naming each bad key and value (:func:`config_error`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from pyguard.errors import ConfigError, value_shown
-from pyguard.limits import JAVA_INT_MAX
+from pyguard.base.errors import ConfigError, value_shown
+from pyguard.base.limits import JAVA_INT_MAX
 
 __all__: list[str] = []
 

@@ -1,5 +1,5 @@
 """JSON in what a model or a tool wrote (a call's arguments, a result), as the engine reads it: through the one safe
-reader (:func:`pyguard.safe_reader.loads`), never raising.
+reader (:func:`pyguard.base.safe_reader.loads`), never raising.
 
 Text that is not JSON, and JSON the reader refuses (nested deeper than Python's parser follows, an integer longer
 than 4,300 digits) or nested deeper than :data:`MAX_DEPTH` levels, is read as text: :data:`NOT_JSON`. A model that
@@ -13,8 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Final
 
-from pyguard.errors import TraceFormatError
-from pyguard.safe_reader import loads
+from pyguard.base.errors import TraceFormatError
+from pyguard.base.safe_reader import loads
 
 __all__: list[str] = []
 

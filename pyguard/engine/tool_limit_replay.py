@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pyguard.base.events import IterationEvent, Observation
 from pyguard.engine.config_tables import ToolLimitConfig
-from pyguard.events import IterationEvent, Observation
 
 __all__: list[str] = []
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, Outcome
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.config import Price
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, Outcome
 
 __all__: list[str] = []
 
@@ -51,7 +51,7 @@ class Spend:
 
     model_calls: int = 0
     tokens: int = 0
-    """The known sum (:class:`pyguard.ending.TokenTotals`): a call that reported no usage adds nothing ..."""
+    """The known sum (:class:`pyguard.base.ending.TokenTotals`): a call that reported no usage adds nothing ..."""
     cost: float = 0.0
     tokens_partial: bool = False
     """... and makes it partial: a lower bound, said so."""
@@ -162,7 +162,7 @@ class BudgetNode:
                 node.spent = node.spent.plus(usage)
 
     def charge_event(self, event: IterationEvent, prices: Mapping[str, Price] | None = None) -> Spend:
-        """Charge one model call (its :attr:`~pyguard.events.IterationEvent.tokens`, none when unknown and then partial,
+        """Charge one model call (its :attr:`~pyguard.base.events.IterationEvent.tokens`, none when unknown and then partial,
         and its cost when ``prices`` are given); returns what was charged."""
         usage = Spend(1, event.tokens or 0, event_cost(event, prices) if prices else 0.0, not event.tokens_complete)
         self.charge(usage)

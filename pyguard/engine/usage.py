@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from pyguard.base.events import IterationEvent
 from pyguard.engine.config import Price
 from pyguard.engine.fingerprint import ActionFingerprint, fingerprint
-from pyguard.events import IterationEvent
 
 __all__: list[str] = []
 
@@ -25,7 +25,7 @@ class UsageState:
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
-    """The sum of :attr:`pyguard.events.IterationEvent.tokens` over the calls that reported usage (unknown counts 0)."""
+    """The sum of :attr:`pyguard.base.events.IterationEvent.tokens` over the calls that reported usage (unknown counts 0)."""
     tokens_reported: bool = False
     """False while no model call has reported token usage."""
     cost: float = 0.0

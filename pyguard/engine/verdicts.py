@@ -1,6 +1,6 @@
 """The stop condition's verdict made a run's decision: none, continue; a reflection, reflect (counted, remembered,
 its text built); a stop, stop with the hit's outcome and rule (``[escalation]`` may make it ``escalated``). The one
-place a :class:`~pyguard.decisions.Decision` is built from a verdict, whether a call's event or its results were
+place a :class:`~pyguard.base.decisions.Decision` is built from a verdict, whether a call's event or its results were
 judged (:mod:`pyguard.engine.session`, :mod:`pyguard.engine.paired`)."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pyguard.decisions import Action, Decision
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.events import Outcome
 from pyguard.engine.conditions import RunState, StopHit
 from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.reflection import build_reflection
 from pyguard.engine.usage import UsageState
-from pyguard.events import Outcome
 
 RunSession = Any
 """A :class:`pyguard.engine.session.RunSession` (whose module imports this one: named here, not imported)."""

@@ -13,7 +13,7 @@ A window is itself at most :data:`WINDOW_CHARS` characters (the edges leave :dat
 is read whole: ``observed_text(observed_text(t)) == observed_text(t)``. That is what lets the sensor send the window
 instead of the text. The Java sensor (``dev.pyguard.bridge.ObservationWindow``) computes the same window of a tool
 result, in code points, with the same checksum, and sends it with the whole text's size
-(:attr:`pyguard.events.Observation.whole_chars`): the engine decides on it exactly as on the whole text, and a trace
+(:attr:`pyguard.base.events.Observation.whole_chars`): the engine decides on it exactly as on the whole text, and a trace
 records it (docs/trace-format.md). Java replaces lone surrogates by U+FFFD before anything else; Python checksums
 them as ``surrogatepass`` encodes them, which only a text that never passed through Java can hold.
 

@@ -17,7 +17,7 @@ ended, read from a Java result or exception).
 
 from typing import Any
 
-from pyguard.ending import Ending, RunEnding
+from pyguard.base.ending import Ending, RunEnding
 from pyguard.jvm._java import jclass
 from pyguard.jvm.agents import (
     BridgeResult,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pyguard.errors import ConfigError, InputError
+from pyguard.base.errors import ConfigError, InputError
 
 __all__: list[str] = []
 

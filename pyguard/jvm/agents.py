@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Unpack
 
-from pyguard.agent_options import AgentKeywords, AgentOptions, agent_options
-from pyguard.errors import ConfigError
+from pyguard.base.agent_options import AgentKeywords, AgentOptions, agent_options
+from pyguard.base.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bridge_result import AgentStyle, BridgeResult, BridgeRunStats, GuardStopped, WrapUpRecord
 from pyguard.jvm.callback import GuardPolicyFn
@@ -107,7 +107,7 @@ def build_agent(
     """A Java ``GuardedAgent`` of ``style`` around ``model`` (a :class:`GuardedModel` or any Java ChatModel).
 
     ``options`` (:class:`pyguard.AgentOptions`) or the same as keywords (a keyword wins): the tools, the system
-    message and the agent's own loop caps (:mod:`pyguard.limits`): ``max_loop_iterations`` is the agentic loop's
+    message and the agent's own loop caps (:mod:`pyguard.base.limits`): ``max_loop_iterations`` is the agentic loop's
     iterations / the explicit loop's model calls; ``max_tool_calling_round_trips`` AiServices' (and the agentic
     sub-agent's). ``exit_when_answer_contains`` (agentic only): None exits on the first answer, "" never exits early.
     ``per_run_memory`` (aiservices): a chat memory per run, for an agent built once for many runs.

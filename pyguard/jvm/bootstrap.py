@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from pyguard.errors import JvmError
+from pyguard.base.errors import JvmError
 from pyguard.jvm.classpath import ClasspathConflictWarning, Conflict, order_classpath, user_classpath_first_from_env
 
 __all__: list[str] = []

@@ -10,9 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.ending import Ending
-from pyguard.errors import RunError
-from pyguard.events import IterationEvent, Outcome
+from pyguard.base.ending import Ending
+from pyguard.base.errors import RunError
+from pyguard.base.events import IterationEvent, Outcome
 
 __all__: list[str] = []
 
@@ -28,7 +28,7 @@ class AgentStyle(StrEnum):
 
 class BridgeRunStats(BaseModel):
     """The Java-side counters of one run: Java's ``RunStats``, read from its one JSON form (``RunStats.toJson``).
-    Tokens are not counted in Java: a run's tokens come from its events (:attr:`pyguard.events.RunRecord.tokens`)."""
+    Tokens are not counted in Java: a run's tokens come from its events (:attr:`pyguard.base.events.RunRecord.tokens`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pyguard.decisions import Action, Decision
-from pyguard.events import IterationEvent, Observation
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.events import IterationEvent, Observation
 
 __all__: list[str] = []
 
@@ -57,7 +57,7 @@ def decision_to_json(decision: Decision | None, turn_start: int | None = None) -
         return _CONTINUE
     if not isinstance(decision, Decision):
         raise TypeError(
-            f"a guard callback must return pyguard.decisions.Decision or None, not {type(decision).__name__}"
+            f"a guard callback must return pyguard.base.decisions.Decision or None, not {type(decision).__name__}"
         )
     if decision.action is Action.CONTINUE and turn_start is None:
         return _CONTINUE

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyguard.errors import JvmError
+from pyguard.base.errors import JvmError
 
 __all__: list[str] = []
 

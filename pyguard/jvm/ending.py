@@ -2,8 +2,8 @@
 
 Java says how the agent's loop ended with one enum (``AgentRunResult.Ending``: answered, stopped, failed, exhausted)
 and, for a stop, the :class:`GuardStopException` that carries the stop's outcome. This module turns either into a
-:class:`pyguard.ending.RunEnding`, which holds no Java object; :func:`pyguard.ending.finish_arguments` reads it as
-the causes whose one outcome :func:`pyguard.ending.settle` decides (through the engine's ``RunSession.finish``). So the Guard never touches a Java class, and an ending is read the same
+:class:`pyguard.base.ending.RunEnding`, which holds no Java object; :func:`pyguard.base.ending.finish_arguments` reads it as
+the causes whose one outcome :func:`pyguard.base.ending.settle` decides (through the engine's ``RunSession.finish``). So the Guard never touches a Java class, and an ending is read the same
 way whether the run was pyguard's own agent (a ``BridgeResult``) or the user's (an exception out of ``agent.chat``).
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pyguard.ending import Ending, RunEnding, TokenTotals, tree_totals
-from pyguard.events import Outcome
+from pyguard.base.ending import Ending, RunEnding, TokenTotals, tree_totals
+from pyguard.base.events import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import BridgeResult, WrapUpRecord
@@ -121,10 +121,10 @@ def guard_stop_of(exc: BaseException | None, guarded: Any = None) -> Any:
 
 
 def raise_if_stopped(run: Any, raised: BaseException | None = None) -> None:
-    """Under ``on_stop="raise"``, once ``run`` (a :class:`pyguard.run.GuardedRun`) has ended: raise Java's
+    """Under ``on_stop="raise"``, once ``run`` (a :class:`pyguard.live.run.GuardedRun`) has ended: raise Java's
     ``GuardStopException`` of its stop (the one in ``raised``'s cause chain, what the agent threw, else the one its
-    guarded model stopped with); nothing otherwise. The one rule of :meth:`pyguard.run.GuardedRun.call` and
-    :meth:`pyguard.agent_guard.GuardedAgent.chat`, as an attached agent's ``chat()`` raises the exception itself."""
+    guarded model stopped with); nothing otherwise. The one rule of :meth:`pyguard.live.run.GuardedRun.call` and
+    :meth:`pyguard.live.agent_guard.GuardedAgent.chat`, as an attached agent's ``chat()`` raises the exception itself."""
     guarded = getattr(run, "_guarded", None)
     if run.on_stop != "raise" or (raised is None and guarded is None):
         return

@@ -4,7 +4,7 @@
     agent = factory.build(chat_model)           # the user's agent around any Java LangChain4j ChatModel
     answer = factory.ask(agent, "Where is order 12345?")
 
-Every way a name can be wrong gets an :class:`~pyguard.errors.InputError` naming the value and what to do: a class
+Every way a name can be wrong gets an :class:`~pyguard.base.errors.InputError` naming the value and what to do: a class
 that is not on the classpath, a method that does not exist, is not static, or does not take a ``ChatModel``, an
 agent without a ``call(String)`` method.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.jvm._java import jclass
 
 __all__: list[str] = []

@@ -8,8 +8,8 @@ import json
 import uuid
 from typing import Any
 
-from pyguard.errors import ConfigError, RunError
-from pyguard.events import Outcome
+from pyguard.base.errors import ConfigError, RunError
+from pyguard.base.events import Outcome
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
 from pyguard.jvm.bridge_result import BridgeRunStats, WrapUpRecord
@@ -36,7 +36,7 @@ class GuardedModel:
 
     def release(self) -> None:
         """The run has ended: free its Python state now (:meth:`CallbackAdapter.release`), not when the JVM next
-        collects. :func:`run_built` (given this model) and a :class:`pyguard.guard.GuardedRun` ending do it; call it
+        collects. :func:`run_built` (given this model) and a :class:`pyguard.live.guard.GuardedRun` ending do it; call it
         yourself when you run an agent of your own on ``.java``. A later model call through it raises a Java
         ``IllegalStateException`` saying :data:`REUSED_AFTER_RUN` (a guarded model serves one run: never unguarded)."""
         if self.callback is not None:
@@ -140,7 +140,7 @@ def guard_model(
     (:class:`pyguard.jvm.callback.CallbackAdapter`); None: they are judged with the next call's event.
 
     ``max_model_calls``: the Java fail-safe cap per user turn (None: Java's ``GuardConfig.DEFAULT_MAX_MODEL_CALLS``;
-    a :class:`pyguard.guard.Guard` passes :func:`pyguard.limits.fail_safe_cap` of its policy).
+    a :class:`pyguard.live.guard.Guard` passes :func:`pyguard.base.limits.fail_safe_cap` of its policy).
     ``callback=None`` with ``observe_only=False`` is the "never registered" case: every event counts as a callback
     failure and the fail-safe stops the run at ``max_model_calls`` with outcome guard_error. ``observe_only=True``
     senses without acting: no cap, decisions ignored (the callback, if any, still receives every event: for traces).

@@ -1,7 +1,7 @@
 """The JVM side of a guard attached to an agent for its lifetime: Java's ``AgentGuardedChatModel`` and the Python
 object that opens its runs (``AgentGuardedChatModel.Runs``, implemented here with JPype).
 
-:class:`pyguard.agent_guard.AgentGuard` is the API; this module only crosses into Java.
+:class:`pyguard.live.agent_guard.AgentGuard` is the API; this module only crosses into Java.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pyguard.errors import ConfigError
+from pyguard.base.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.bootstrap import check_jvm
 

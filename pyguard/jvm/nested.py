@@ -1,9 +1,9 @@
 """The JVM half of run trees: LangChain4j agentic systems whose sub-agent invocations are child runs.
 
 Java's ``dev.pyguard.bridge.nested.AgentTree`` is an ``AgentListener`` that calls a :class:`TreeHandler` (implemented
-by :class:`pyguard.nested.NestedRun`) around every invocation of a routed sub-agent; this module is the crossing
+by :class:`pyguard.live.nested.NestedRun`) around every invocation of a routed sub-agent; this module is the crossing
 (``@JImplements``) and the builders of pyguard's own systems (``NestedAgents``: a supervisor, a sequence, a loop).
-Nothing here decides: the run tree and its budgets live in :mod:`pyguard.nested` and :mod:`pyguard.engine.tree`.
+Nothing here decides: the run tree and its budgets live in :mod:`pyguard.live.nested` and :mod:`pyguard.engine.tree`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pyguard.agent_options import AgentOptions
-from pyguard.errors import ConfigError
+from pyguard.base.agent_options import AgentOptions
+from pyguard.base.errors import ConfigError
+from pyguard.base.limits import NESTED_LOOP_ITERATIONS, NESTED_ROUND_TRIPS
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.agents import tool_set
-from pyguard.limits import NESTED_LOOP_ITERATIONS, NESTED_ROUND_TRIPS
 
 __all__: list[str] = []
 
@@ -122,8 +122,8 @@ def build_system(
     """A Java ``AgentSystem`` of ``kind``: a supervisor (``planner`` is its model) over ``agents``, a sequence or a
     loop of them. With ``tree`` (from :func:`agent_tree`) every invocation is a child run; without, the system runs on
     the models as given (the unguarded baseline). ``options``: the system's agent options, of which it uses the
-    sub-agents' round trips (:meth:`AgentOptions.round_trips`; default :data:`pyguard.limits.NESTED_ROUND_TRIPS`) and
-    a loop's ``max_loop_iterations`` (default :data:`pyguard.limits.NESTED_LOOP_ITERATIONS`)."""
+    sub-agents' round trips (:meth:`AgentOptions.round_trips`; default :data:`pyguard.base.limits.NESTED_ROUND_TRIPS`) and
+    a loop's ``max_loop_iterations`` (default :data:`pyguard.base.limits.NESTED_LOOP_ITERATIONS`)."""
     if kind not in _KINDS:
         raise ConfigError(f"system kind {kind!r} is unknown; use one of {', '.join(_KINDS)}")
     options = options or AgentOptions()

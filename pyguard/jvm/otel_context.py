@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from pyguard.events import traceparent
+from pyguard.base.events import traceparent
 
 __all__: list[str] = []
 
@@ -29,7 +29,7 @@ def current_java_span() -> tuple[str, str, bool] | None:
 
 def java_traceparent() -> str | None:
     """The ``traceparent`` of the span active on the calling thread in the JVM, or None (see
-    :mod:`pyguard.otel.context`; the header formatted by :func:`pyguard.events.traceparent`)."""
+    :mod:`pyguard.otel.context`; the header formatted by :func:`pyguard.base.events.traceparent`)."""
     if "jpype" not in sys.modules:  # never start or import the JVM edge just to look
         return None
     found = current_java_span()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 
 __all__: list[str] = []
 

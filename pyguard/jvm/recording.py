@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pyguard.base.safe_reader import loads
 from pyguard.jvm._java import jclass
 from pyguard.jvm.recorded_scenario import scenario_from_calls
-from pyguard.safe_reader import loads
 
 __all__: list[str] = []
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.errors import InputError, did_you_mean, value_shown
+from pyguard.base.errors import InputError, did_you_mean, value_shown
 
 __all__: list[str] = []
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pyguard.errors import InputError
-from pyguard.safe_reader import check_depth, load_json_file
+from pyguard.base.errors import InputError
+from pyguard.base.safe_reader import check_depth, load_json_file
 
 __all__: list[str] = []
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pyguard.errors import ConfigError
+from pyguard.base.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.scenarios import ScenarioSource, load_scenario, scenario_json
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pyguard.agent_options import AgentOptions
-from pyguard.errors import ConfigError
+from pyguard.base.agent_options import AgentOptions
+from pyguard.base.errors import ConfigError
 from pyguard.jvm._java import java_call, jclass
 from pyguard.jvm.agents import GuardedModel, tool_set
 from pyguard.jvm.callback import CallbackAdapter, GuardPolicyFn, ResultsFn

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pyguard.base.errors import ConfigError
 from pyguard.engine.config import ToolLimitConfig
-from pyguard.errors import ConfigError
 from pyguard.jvm._java import jclass
 
 __all__: list[str] = []

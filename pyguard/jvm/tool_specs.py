@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.jvm._java import jclass
 from pyguard.jvm.scenario_lint import JsonType, ToolParam, ToolSpec
 

@@ -1,7 +1,7 @@
 """Load recorded runs from files, directories or streams, in any format pyguard reads, tolerantly by default.
 
 The loader sits above :mod:`pyguard.trace`, :mod:`pyguard.otel` and :mod:`pyguard.store`: it reads every file through
-the one safe reader (:mod:`pyguard.safe_reader`: line size, nesting depth, integer size) and hands it to the format
+the one safe reader (:mod:`pyguard.base.safe_reader`: line size, nesting depth, integer size) and hands it to the format
 of the one format table (:mod:`pyguard.loading.formats`).
 
 ``load_runs(path, format=None, *, strict=False, terminal_tools=None, labels=None) -> LoadResult``
@@ -31,10 +31,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pyguard.errors import InputError, UnreadableRecord
+from pyguard.base.errors import InputError, UnreadableRecord
+from pyguard.base.safe_reader import is_stream, read_source
 from pyguard.loading.formats import BY_NAME, FORMAT_TABLE, FORMATS, Recording, detect_file, detect_text
 from pyguard.loading.stored import apply_options
-from pyguard.safe_reader import is_stream, read_source
 from pyguard.trace.ending import normalise_tool_names
 from pyguard.trace.labels import Labels, load_labels
 from pyguard.trace.records import TraceFile

@@ -1,8 +1,8 @@
 """The one format table: every format :func:`pyguard.loading.load_runs` reads, how it is recognised, how it is read.
 
 A text format is recognised by one run object (``run_check``); a binary or file-level format by the file's first
-bytes (``file_check``). Every file is read through :func:`pyguard.safe_reader.read_source` (the line-size limit) and
-every JSON text through :func:`pyguard.safe_reader.loads` (nesting depth, integer size). A new importer adds one
+bytes (``file_check``). Every file is read through :func:`pyguard.base.safe_reader.read_source` (the line-size limit) and
+every JSON text through :func:`pyguard.base.safe_reader.loads` (nesting depth, integer size). A new importer adds one
 :class:`Format` row here.
 """
 
@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyguard.errors import TraceFormatError, UnreadableRecord
-from pyguard.events import RunRecord
+from pyguard.base.errors import TraceFormatError, UnreadableRecord
+from pyguard.base.events import RunRecord
+from pyguard.base.safe_reader import TOO_LARGE, SourceBytes, loads, oversize_error, read_source
 from pyguard.otel.otlp_import import import_otlp
 from pyguard.otel.otlp_json import looks_like_otlp
-from pyguard.safe_reader import TOO_LARGE, SourceBytes, loads, oversize_error, read_source
 from pyguard.store.parquet import is_parquet, read_parquet
 from pyguard.trace.atif_import import is_atif_run, parse_atif
 from pyguard.trace.bfcl_import import is_bfcl_run, parse_bfcl

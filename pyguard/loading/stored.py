@@ -4,7 +4,7 @@ An importer reads ``--labels`` and ``--terminal-tools`` while it builds a run's 
 carry a footer, so the options are applied here, after reading, by the same rules (:func:`apply_options`):
 
 - ``labels``: a run's label comes from the labels when they name it, or when the run has none (as every importer
-  does); a live run keeps its guard outcome beside the label (:func:`pyguard.ending.verdict` reads both);
+  does); a live run keeps its guard outcome beside the label (:func:`pyguard.base.ending.verdict` reads both);
 - ``terminal_tools``: a run imported from a recording (its footer's ``evidence.imported_from``) has its ending
   decided again by :func:`pyguard.trace.ending.build_end` with these names and its label; a live run's end was seen
   by its guard, so terminal tools do not apply to it.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyguard.events import RunEnd, RunRecord
+from pyguard.base.events import RunEnd, RunRecord
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 

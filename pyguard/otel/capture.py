@@ -16,7 +16,7 @@ import logging
 import os
 from enum import StrEnum
 
-from pyguard.errors import ConfigError
+from pyguard.base.errors import ConfigError
 from pyguard.otel import semconv as sc
 
 __all__: list[str] = []
@@ -58,7 +58,7 @@ def _parse(value: str | bool | ContentCapture) -> ContentCapture:
 
 def capture_on_spans(value: str | bool | ContentCapture | None) -> bool:
     """True when ``value`` (None: the environment variable) asks for content on spans. A bad explicit value raises
-    :class:`~pyguard.errors.ConfigError`; a bad environment value is logged and read as ``NO_CONTENT``."""
+    :class:`~pyguard.base.errors.ConfigError`; a bad environment value is logged and read as ``NO_CONTENT``."""
     if value is not None:
         return _parse(value) in (ContentCapture.SPAN_ONLY, ContentCapture.SPAN_AND_EVENT)
     return content_capture_default()

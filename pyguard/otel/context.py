@@ -13,6 +13,6 @@ from a thread that runs Java code inside the application's span; on the callback
 
 from __future__ import annotations
 
-from pyguard.events import traceparent  # its home: the JVM edge formats one too, below this package
+from pyguard.base.events import traceparent  # its home: the JVM edge formats one too, below this package
 
 __all__ = ["traceparent"]

@@ -30,9 +30,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pyguard._extras import require
-from pyguard.decisions import Action, Decision
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
+from pyguard.base._extras import require
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
 from pyguard.otel.guardrail import blocked_call_spans, guardrail_attributes, is_intervention
 from pyguard.otel.messages import error_type as _error_type
@@ -49,7 +49,7 @@ _TRACER_NAME = "pyguard"
 
 
 def trace_api() -> Any:
-    """The ``opentelemetry.trace`` module (a :class:`~pyguard.errors.MissingExtraError` naming the ``otel`` extra
+    """The ``opentelemetry.trace`` module (a :class:`~pyguard.base.errors.MissingExtraError` naming the ``otel`` extra
     when OpenTelemetry is not installed)."""
     return require("opentelemetry.trace", extra="otel", feature="OpenTelemetry export")
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from pyguard.decisions import Action, Decision
+from pyguard.base.decisions import Action, Decision
 from pyguard.otel import semconv as sc
 
 __all__: list[str] = []

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pyguard.decisions import Decision
-from pyguard.events import IterationEvent, Observation
+from pyguard.base.decisions import Decision
+from pyguard.base.events import IterationEvent, Observation
 
 __all__: list[str] = []
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyguard.events import IterationEvent
+from pyguard.base.events import IterationEvent
 from pyguard.otel import semconv as sc
 
 __all__: list[str] = []

@@ -36,9 +36,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyguard.ending import Causes, footer, settle
-from pyguard.errors import InputError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
+from pyguard.base.ending import Causes, footer, settle
+from pyguard.base.errors import InputError
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span, read_spans
 from pyguard.otel.shapes import json_list, normalize

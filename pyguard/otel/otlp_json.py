@@ -23,9 +23,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyguard._extras import require
-from pyguard.errors import InputError, TraceFormatError
-from pyguard.safe_reader import loads, read_source
+from pyguard.base._extras import require
+from pyguard.base.errors import InputError, TraceFormatError
+from pyguard.base.safe_reader import loads, read_source
 
 __all__: list[str] = []
 
@@ -275,7 +275,7 @@ def looks_like_otlp(path: str | os.PathLike[str]) -> bool:
 
 def read_spans(path: str | os.PathLike[str]) -> list[Span]:
     """Every span of an OTLP JSON file (one object, JSON Lines of objects, or an array of objects), read through
-    the safe reader (:mod:`pyguard.safe_reader`: line size, nesting depth, integer size)."""
+    the safe reader (:mod:`pyguard.base.safe_reader`: line size, nesting depth, integer size)."""
     src = read_source(path)
     src.refuse_oversize()
     p = src.name

@@ -36,9 +36,9 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from pyguard.base.safe_reader import loads
 from pyguard.otel import semconv as sc
 from pyguard.otel.otlp_json import Span
-from pyguard.safe_reader import loads
 
 __all__: list[str] = []
 

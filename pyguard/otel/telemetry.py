@@ -20,10 +20,10 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from pyguard._extras import require
-from pyguard.decisions import Decision
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, RunRecord, RunStart
+from pyguard.base._extras import require
+from pyguard.base.decisions import Decision
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, RunRecord, RunStart
 from pyguard.otel.capture import ContentCapture, capture_on_spans
 from pyguard.otel.export import RunSpans, trace_api
 from pyguard.otel.metrics import ClientMetrics

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.result import RunResult
 
 __all__: list[str] = []

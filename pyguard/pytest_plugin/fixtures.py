@@ -1,6 +1,6 @@
 """The JVM fixtures: ``pyguard_jvm``, ``pyguard_guard``, ``pyguard_scripted_model``, ``pyguard_openai_server``.
 
-Everything JVM-side is imported inside the fixtures (from :mod:`pyguard.jvm` and :mod:`pyguard.guard`), so the
+Everything JVM-side is imported inside the fixtures (from :mod:`pyguard.jvm` and :mod:`pyguard.live.guard`), so the
 plugin stays cheap to import and a session that uses none of these fixtures never starts a JVM.
 
 A scenario is a shipped scenario name (``"logistics_incident"``), a dict, or a path to a JSON file; a relative path
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pyguard.errors import JvmError, PyguardError, RunError
+from pyguard.base.errors import JvmError, PyguardError, RunError
 from pyguard.pytest_plugin.guarding import make_test_guard
 
 __all__: list[str] = []
@@ -90,7 +90,7 @@ def pyguard_jvm(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture
 def pyguard_guard(request: pytest.FixtureRequest, pyguard_jvm: Any, pyguard_runs: Any) -> Iterator[Any]:
-    """A ``pyguard.guard.Guard`` for this test, with the policy of the session and the test's pyguard marker; every
+    """A ``pyguard.live.guard.Guard`` for this test, with the policy of the session and the test's pyguard marker; every
     ``RunResult`` it produces is recorded in ``pyguard_runs`` (and kept as a trace if the test fails)."""
 
     guard = make_test_guard(request, pyguard_runs)

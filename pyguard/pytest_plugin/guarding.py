@@ -47,7 +47,7 @@ def build_policy(settings: PluginSettings, args: MarkerArgs) -> PolicyConfig:
 
 
 class TestGuard:
-    """The ``pyguard_guard`` fixture: a ``pyguard.guard.Guard`` for one test.
+    """The ``pyguard_guard`` fixture: a ``pyguard.live.guard.Guard`` for one test.
 
     It runs with the test's policy (:func:`build_policy`), gives runs the marker's ``task_type`` unless they name
     their own, and records every ``RunResult`` it produces in the test's ``pyguard_runs``. Everything else is the
@@ -151,7 +151,7 @@ class _RecordingRun:
 def make_test_guard(request: Any, collector: Any) -> TestGuard:
     """Build the test's guard from the session settings and the test's pyguard marker."""
     # lazy: the plugin loads in every pytest session; the guard (the engine, numpy) only for a test that uses it
-    from pyguard.guard import Guard
+    from pyguard.live.guard import Guard
 
     # lazy: settings() is defined in pyguard.pytest_plugin, which imports this module before defining it
     from pyguard.pytest_plugin import settings

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.errors import RunError
+from pyguard.base.errors import RunError
 from pyguard.pytest_plugin.fixtures import openai_chat_model
 
 __all__: list[str] = []

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.errors import ConfigError, did_you_mean
+from pyguard.base.errors import ConfigError, did_you_mean
 
 __all__: list[str] = []
 

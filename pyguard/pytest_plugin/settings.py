@@ -4,7 +4,7 @@ Every option has an ini twin (``--pyguard-trace-dir`` / ``pyguard_trace_dir``); 
 file, except for the classpath, where both add up (the ini names the project's jars, the command line adds more).
 Relative paths in the ini file are resolved against the ini file's folder, on the command line against the folder
 pytest was started in. Without ``--pyguard-policy`` / ``pyguard_policy`` the policy is the nearest ``pyguard.toml`` or
-``pyproject.toml`` with ``[tool.pyguard]`` from that folder up (:func:`pyguard.config_search.find_config_file`), as
+``pyproject.toml`` with ``[tool.pyguard]`` from that folder up (:func:`pyguard.base.config_search.find_config_file`), as
 the ``pyguard`` commands find theirs.
 """
 
@@ -18,8 +18,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from pyguard.config_search import find_config_file
-from pyguard.errors import ConfigError, JvmError, PyguardError
+from pyguard.base.config_search import find_config_file
+from pyguard.base.errors import ConfigError, JvmError, PyguardError
 
 __all__: list[str] = []
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.decisions import Decision
-from pyguard.events import UNTYPED, RunRecord
+from pyguard.base.decisions import Decision
+from pyguard.base.events import UNTYPED, RunRecord
 from pyguard.report.model import RunView, Thresholds, run_view
 
 if TYPE_CHECKING:

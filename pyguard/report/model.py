@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.decisions import Action, Decision
-from pyguard.events import RunRecord, events_tokens_partial, sum_tokens
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.events import RunRecord, events_tokens_partial, sum_tokens
 
 __all__: list[str] = []
 

@@ -8,7 +8,7 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from pyguard._extras import agg_figure, require
+from pyguard.base._extras import agg_figure, require
 from pyguard.report.model import RunView
 
 __all__: list[str] = []

@@ -5,10 +5,10 @@
     runs = read_parquet("runs.parquet")                                # -> list[TraceRun] (record + decisions)
     for batch in iter_parquet("runs.parquet", batch_size=10_000): ...  # bounded memory
 
-Columns (``RUN_SCHEMA``): the fields of :class:`~pyguard.events.RunStart` and :class:`~pyguard.events.RunEnd`
+Columns (``RUN_SCHEMA``): the fields of :class:`~pyguard.base.events.RunStart` and :class:`~pyguard.base.events.RunEnd`
 flat (``complete`` is False for a run with no footer, whose footer columns are then null), ``events`` (one
-struct per :class:`~pyguard.events.IterationEvent`, tool calls and observations nested) and ``decisions`` (one
-struct per :class:`~pyguard.decisions.Decision`). Free-form dicts (``policy``, ``evidence``) are JSON strings.
+struct per :class:`~pyguard.base.events.IterationEvent`, tool calls and observations nested) and ``decisions`` (one
+struct per :class:`~pyguard.base.decisions.Decision`). Free-form dicts (``policy``, ``evidence``) are JSON strings.
 The summaries behind ``pyguard check`` and ``pyguard calibrate`` read these columns with DuckDB
 (:mod:`pyguard.check.parquet`, :mod:`pyguard.calibrate.parquet`) without building Python objects. Needs the
 ``columnar`` extra (pyarrow).
@@ -23,11 +23,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pyguard._extras import require
-from pyguard.decisions import Decision
-from pyguard.errors import InputError, UnreadableRecord
-from pyguard.events import IterationEvent, RunRecord
-from pyguard.safe_reader import loads
+from pyguard.base._extras import require
+from pyguard.base.decisions import Decision
+from pyguard.base.errors import InputError, UnreadableRecord
+from pyguard.base.events import IterationEvent, RunRecord
+from pyguard.base.safe_reader import loads
 from pyguard.trace.records import TraceRun
 from pyguard.trace.tolerance import SkipLog
 

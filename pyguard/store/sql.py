@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pyguard._extras import require
-from pyguard.events import RunRecord
+from pyguard.base._extras import require
+from pyguard.base.events import RunRecord
 from pyguard.store.parquet import open_parquet, table_to_runs
 
 __all__: list[str] = []
@@ -23,7 +23,7 @@ EVENT_TOKENS = (
     "coalesce(e.total_tokens, CASE WHEN e.input_tokens IS NULL AND e.output_tokens IS NULL THEN NULL "
     "ELSE coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) END)"
 )
-"""Tokens of one model call ``e`` (NULL when unknown), as :attr:`pyguard.events.IterationEvent.tokens` counts them."""
+"""Tokens of one model call ``e`` (NULL when unknown), as :attr:`pyguard.base.events.IterationEvent.tokens` counts them."""
 
 CUT_OFF = "('expired', 'stalled', 'escalated', 'cancelled', 'guard_error')"
 """The outcomes of a run cut off before it ended on its own."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from pyguard._extras import require
+from pyguard.base._extras import require
 from pyguard.store.parquet import run_schema
 
 __all__: list[str] = []

@@ -1,6 +1,6 @@
 """Assertions about guarded runs that read like the questions people ask.
 
-Each helper takes a :class:`pyguard.result.RunResult` (or a finished :class:`pyguard.events.RunRecord`) and raises
+Each helper takes a :class:`pyguard.result.RunResult` (or a finished :class:`pyguard.base.events.RunRecord`) and raises
 an ``AssertionError`` whose message holds the run's trace summary: its outcome and reason, the model calls with the
 tools each asked for, the gain series, the guard's decisions and the repeated action fingerprints. So a failing test
 says *why* the agent did not converge, without opening the trace.
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import InputError
+from pyguard.base.events import Outcome, RunRecord, ToolCall
 from pyguard.engine.fingerprint import fingerprint
-from pyguard.errors import InputError
-from pyguard.events import Outcome, RunRecord, ToolCall
 from pyguard.result import RunResult
 
 __all__: list[str] = []

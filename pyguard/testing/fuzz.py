@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pyguard._extras import require
-from pyguard.errors import InputError
+from pyguard.base._extras import require
+from pyguard.base.errors import InputError
 from pyguard.jvm.scenario_lint import ToolParam, ToolSpec
 
 __all__: list[str] = []

@@ -22,8 +22,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pyguard.errors import InputError
-from pyguard.events import IterationEvent
+from pyguard.base.errors import InputError
+from pyguard.base.events import IterationEvent
 from pyguard.testing.synthetic_kinds import (
     KINDS,
     LEGITIMATE_KINDS,

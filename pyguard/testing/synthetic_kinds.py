@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pyguard.events import IterationEvent, Observation, ToolCall
+from pyguard.base.events import IterationEvent, Observation, ToolCall
 
 __all__: list[str] = []
 

@@ -12,9 +12,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from pyguard import safe_reader
-from pyguard.errors import TraceFormatError, UnreadableRecord
-from pyguard.safe_reader import TOO_LARGE, loads, oversize_error
+from pyguard.base import safe_reader
+from pyguard.base.errors import TraceFormatError, UnreadableRecord
+from pyguard.base.safe_reader import TOO_LARGE, loads, oversize_error
 from pyguard.trace.tolerance import SkipLog
 
 __all__: list[str] = []

@@ -18,8 +18,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pyguard.ending import Causes, footer, settle
-from pyguard.events import IterationEvent, RunEnd
+from pyguard.base.ending import Causes, footer, settle
+from pyguard.base.events import IterationEvent, RunEnd
 
 __all__: list[str] = []
 

@@ -7,7 +7,7 @@ import os
 import warnings
 from pathlib import Path
 
-from pyguard.errors import TraceFormatError
+from pyguard.base.errors import TraceFormatError
 from pyguard.trace.records import TraceWarning
 
 __all__: list[str] = []

@@ -1,6 +1,6 @@
 """A record over the per-record limit is written as a window, never refused.
 
-One trace line may hold at most :data:`pyguard.safe_reader.MAX_LINE_BYTES` (64 MiB): readers refuse longer lines
+One trace line may hold at most :data:`pyguard.base.safe_reader.MAX_LINE_BYTES` (64 MiB): readers refuse longer lines
 before parsing them. The sensor already sends a tool result over 131,072 characters as its window
 (:mod:`pyguard.engine.window`), but one response can still make a longer record: 200 parallel tool results of 131,072
 CJK characters each are 78 MB of UTF-8. Such a record is written with each of its long strings cut to the same

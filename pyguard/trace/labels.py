@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pyguard.errors import InputError
-from pyguard.safe_reader import check_depth, loads, read_source
+from pyguard.base.errors import InputError
+from pyguard.base.safe_reader import check_depth, loads, read_source
 
 __all__: list[str] = []
 
@@ -153,7 +153,7 @@ def load_labels(source: str | os.PathLike[str] | Mapping[str, Any] | None) -> La
 
 
 def _read(path: Path) -> str:
-    """A labels file through the safe reader (:mod:`pyguard.safe_reader`): no line over the limit."""
+    """A labels file through the safe reader (:mod:`pyguard.base.safe_reader`): no line over the limit."""
     if not path.exists():
         raise InputError(f"cannot read labels file {str(path)!r}: no such file; pass a JSON file of labels")
     src = read_source(path)

@@ -17,7 +17,7 @@ terminal tool (``finish``, ``submit``, a purchase, a hand-off: see :mod:`pyguard
 Tolerance: with a non-strict :class:`~pyguard.trace.tolerance.SkipLog`, a message with an unknown role (such as
 mini-swe-agent's ``exit``) is skipped and counted, and a run that cannot be read (no assistant message, a bad
 task type or label, ...) is skipped and counted; the other runs load. Without a log (or a strict one) the first
-problem raises :class:`~pyguard.errors.UnreadableRecord` (an InputError) naming the run.
+problem raises :class:`~pyguard.base.errors.UnreadableRecord` (an InputError) naming the run.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import os
 from pathlib import Path
 from typing import Any, Unpack
 
-from pyguard.errors import InputError, UnreadableRecord
-from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
-from pyguard.safe_reader import read_source
+from pyguard.base.errors import InputError, UnreadableRecord
+from pyguard.base.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
+from pyguard.base.safe_reader import read_source
 from pyguard.trace.containers import text_runs
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
@@ -246,7 +246,7 @@ def openai_run_to_record(
 ) -> RunRecord:
     """Convert one OpenAI-format run object into a :class:`RunRecord`.
 
-    Raises :class:`~pyguard.errors.UnreadableRecord` (an InputError) naming the run when it cannot be read. A
+    Raises :class:`~pyguard.base.errors.UnreadableRecord` (an InputError) naming the run when it cannot be read. A
     message with an unknown role is skipped and counted in a tolerant ``log`` (without one it raises).
     """
     name = _run_name(index, obj)

@@ -30,8 +30,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from pyguard.config_search import read_toml_safely
-from pyguard.errors import ConfigError
+from pyguard.base.config_search import read_toml_safely
+from pyguard.base.errors import ConfigError
 from pyguard.trace.records import TraceWarning
 
 __all__: list[str] = []

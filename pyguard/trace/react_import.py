@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterable
 from typing import Any, TypeGuard, Unpack
 
-from pyguard.errors import UnreadableRecord
-from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
+from pyguard.base.errors import UnreadableRecord
+from pyguard.base.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.containers import text_runs
 from pyguard.trace.ending import build_end
 from pyguard.trace.run_parser import ImportOptions

@@ -1,6 +1,6 @@
 """Read pyguard traces: strict per line, honest about runs that never ended.
 
-- A line that is not a whole, valid record raises :class:`~pyguard.errors.TraceFormatError` naming the file
+- A line that is not a whole, valid record raises :class:`~pyguard.base.errors.TraceFormatError` naming the file
   and the line number. Nothing is half-loaded: a record either validates completely or the read fails.
 - The exceptions are the marks of a write that did not complete, each making its run *incomplete* (a
   :class:`~pyguard.trace.records.TraceWarning` says why, :attr:`TraceRun.damage` keeps it): the *last* line of a file
@@ -11,8 +11,8 @@
   summary is a header and a footer), or says the writer lost records (``evidence["trace_error"]``). An incomplete run keeps its whole records before the damage and has no footer.
 - A run with no ``run_end`` footer is returned with ``record.end = None`` (:attr:`TraceRun.complete` is
   False): never dropped, never taken for a success.
-- Hostile input gets a :class:`~pyguard.errors.TraceFormatError`, never a traceback: a line longer than
-  :data:`~pyguard.safe_reader.MAX_LINE_BYTES` (refused before it is parsed), JSON nested too deep, an integer
+- Hostile input gets a :class:`~pyguard.base.errors.TraceFormatError`, never a traceback: a line longer than
+  :data:`~pyguard.base.safe_reader.MAX_LINE_BYTES` (refused before it is parsed), JSON nested too deep, an integer
   too long to convert, NaN or infinity, a negative count, a string where a number belongs; a FIFO or a device is
   refused by name (reading one could block forever).
 """
@@ -30,11 +30,11 @@ from typing import IO
 
 from pydantic import BaseModel, ValidationError
 
-from pyguard import safe_reader
-from pyguard.decisions import Decision
-from pyguard.errors import TraceFormatError
-from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
-from pyguard.safe_reader import loads, oversize_error
+from pyguard.base import safe_reader
+from pyguard.base.decisions import Decision
+from pyguard.base.errors import TraceFormatError
+from pyguard.base.events import IterationEvent, RunEnd, RunRecord, RunStart
+from pyguard.base.safe_reader import loads, oversize_error
 from pyguard.trace.policy_file import full_policy
 from pyguard.trace.records import FORMAT_VERSION, RECORD_TYPES, TraceFile, TraceRun, TraceWarning
 
@@ -81,7 +81,7 @@ def iter_lines(
     """Yield ``(line_number, raw_line_without_newline, ended_with_newline)`` for every non-blank line of a file
     (or of ``bytes`` already read from a stream).
 
-    A line longer than ``max_bytes`` (default :data:`pyguard.safe_reader.MAX_LINE_BYTES`) raises
+    A line longer than ``max_bytes`` (default :data:`pyguard.base.safe_reader.MAX_LINE_BYTES`) raises
     :class:`TraceFormatError` without being read whole."""
     max_bytes = safe_reader.MAX_LINE_BYTES if max_bytes is None else max_bytes
     if isinstance(path, bytes):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pyguard.decisions import Decision
-from pyguard.events import RunRecord
+from pyguard.base.decisions import Decision
+from pyguard.base.events import RunRecord
 
 __all__: list[str] = []
 

@@ -2,7 +2,7 @@
 container importer shares (:class:`RunParser`: a file's run objects in, run records out).
 
 A container importer (mini-swe-agent, SWE-agent, BFCL, MedAgentBench, τ²-bench) knows how to turn *one* run object
-into a :class:`~pyguard.events.RunRecord`; a :class:`RunParser` does the rest the same way for all of them: it finds
+into a :class:`~pyguard.base.events.RunRecord`; a :class:`RunParser` does the rest the same way for all of them: it finds
 the run objects in each parsed object of a file (``runs_of``), names them when the format names runs by instance
 (``by_instance``: :func:`~pyguard.trace.tolerance.records_by_instance`), converts each, and skips and counts the ones
 that cannot be read in the skip log (strict when none is given: the first bad run raises).
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypedDict, Unpack
 
-from pyguard.errors import UnreadableRecord
-from pyguard.events import RunRecord
+from pyguard.base.errors import UnreadableRecord
+from pyguard.base.events import RunRecord
 from pyguard.trace.labels import Labels
 from pyguard.trace.tolerance import SkipLog, records_by_instance
 
@@ -44,7 +44,7 @@ class RunParser:
     :func:`~pyguard.trace.containers.parse_container`) into run records.
 
     ``to_record(obj, source=, labels=, terminal_tools=)`` converts one run object (with ``run_id=`` too when
-    ``by_instance``) and raises :class:`~pyguard.errors.UnreadableRecord` for one it cannot read.
+    ``by_instance``) and raises :class:`~pyguard.base.errors.UnreadableRecord` for one it cannot read.
     """
 
     to_record: Callable[..., RunRecord]

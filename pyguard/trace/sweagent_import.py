@@ -19,8 +19,8 @@ import json
 import re
 from typing import Any
 
-from pyguard.errors import UnreadableRecord
-from pyguard.events import RunRecord, RunStart, ToolCall
+from pyguard.base.errors import UnreadableRecord
+from pyguard.base.events import RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.react_import import events_from_steps

@@ -33,8 +33,8 @@ import re
 from pathlib import PurePath
 from typing import Any
 
-from pyguard.errors import UnreadableRecord
-from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
+from pyguard.base.errors import UnreadableRecord
+from pyguard.base.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.trace.ending import build_end
 from pyguard.trace.labels import Labels
 from pyguard.trace.run_parser import RunParser

@@ -1,7 +1,7 @@
 """Tolerant reading of messy recordings: skip what cannot be read, count it per reason, keep going.
 
 Every importer reports a record it cannot read (a run with no assistant message, a message with an unknown
-role, a bad task type, a line that is not JSON) by raising or noting a :class:`~pyguard.errors.UnreadableRecord`
+role, a bad task type, a line that is not JSON) by raising or noting a :class:`~pyguard.base.errors.UnreadableRecord`
 with a short ``reason``. A :class:`SkipLog` decides what happens: in strict mode it raises the error (the old
 behaviour: the first bad record fails the load); otherwise it counts the reason, keeps the first few messages
 as examples, and loading goes on. :class:`LoadResult` is what :func:`pyguard.loading.load_runs` returns: the
@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from pyguard.errors import UnreadableRecord
-from pyguard.events import RunRecord
+from pyguard.base.errors import UnreadableRecord
+from pyguard.base.events import RunRecord
 
 __all__: list[str] = []
 

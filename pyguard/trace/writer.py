@@ -7,7 +7,7 @@ the reader skips that torn line and reports the run as incomplete. A write that 
 is cut back off the file at once, so no partial line is ever followed by another record.
 
 The writer refuses records that would make the trace unreadable (an iteration of a run never started, an iteration
-index out of order, a record after the footer). A record longer than :data:`~pyguard.safe_reader.MAX_LINE_BYTES` is
+index out of order, a record after the footer). A record longer than :data:`~pyguard.base.safe_reader.MAX_LINE_BYTES` is
 written with its long strings cut to windows stating their whole size (:mod:`pyguard.trace.fit`), never refused.
 
 A *tolerant* writer (``tolerant=True``, what the Guard uses) never raises once its run has started: the first record
@@ -34,10 +34,10 @@ from typing import BinaryIO
 
 from pydantic import BaseModel
 
-from pyguard import safe_reader
-from pyguard.decisions import Decision
-from pyguard.errors import TraceFormatError
-from pyguard.events import IterationEvent, RunEnd, RunRecord, RunStart
+from pyguard.base import safe_reader
+from pyguard.base.decisions import Decision
+from pyguard.base.errors import TraceFormatError
+from pyguard.base.events import IterationEvent, RunEnd, RunRecord, RunStart
 from pyguard.trace.files import open_safely
 from pyguard.trace.fit import fit_record
 from pyguard.trace.policy_file import compact_policy

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pyguard._extras import require
+from pyguard.base._extras import require
 from pyguard.tune.models import Figures, Interval
 from pyguard.tune.simulate import Counts, RunSet
 

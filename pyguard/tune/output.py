@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pyguard._extras import agg_figure, require
+from pyguard.base._extras import agg_figure, require
 from pyguard.engine import PolicyConfig
 from pyguard.tune.models import Figures, Interval, TuneResult
 

@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import RunRecord
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.events import RunRecord
 from pyguard.replay import RecordedClock, replay_runs
 from pyguard.tune.shared import SharedReading, reading_key
 from pyguard.tune.space import apply_engine

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pyguard.base.errors import PyguardError
+from pyguard.base.events import IterationEvent, Observation
 from pyguard.engine.config import PolicyConfig
 from pyguard.engine.results import Pending, ResultReader
 from pyguard.engine.session import RunSession
 from pyguard.engine.steps import ActionResult
-from pyguard.errors import PyguardError
-from pyguard.events import IterationEvent, Observation
 
 __all__: list[str] = []
 

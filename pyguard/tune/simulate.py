@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pyguard.base.events import RunRecord
 from pyguard.engine.actions import classify_action
-from pyguard.events import RunRecord
 from pyguard.replay import event_tokens, recorded_success
 from pyguard.tune.probe import KIND_EARN, KIND_POLL, KIND_REFLECT, Probe
 from pyguard.tune.space import Budget

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from pyguard.base.errors import ConfigError
 from pyguard.engine.config import PolicyConfig, TaskTypeConfig
-from pyguard.errors import ConfigError
 
 __all__: list[str] = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from pyguard.events import Outcome, RunEnd, RunRecord, RunStart
+from pyguard.base.events import Outcome, RunEnd, RunRecord, RunStart
 from pyguard.testing.synthetic import RunBuilder, generate, productive_calls, sentence
 
 __all__: list[str] = []

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from pyguard.errors import InputError
-from pyguard.events import RunRecord
+from pyguard.base.errors import InputError
+from pyguard.base.events import RunRecord
 from pyguard.replay import recorded_success
 from pyguard.tune.figures import figures, scipy_stats, task_folds
 from pyguard.tune.models import Figures, TuneOptions, TuneResult, TypeResult

@@ -42,7 +42,7 @@ def test_scripted_model_takes_its_latency(jvm):
     and a bad value is refused with the value named."""
     import time
 
-    from pyguard.errors import InputError
+    from pyguard.base.errors import InputError
     from pyguard.jvm import build_agent, run_built, scripted_model
 
     model = scripted_model({"name": "slow", "latency_ms": [30, 40], "turns": [{"answer": "done"}]})

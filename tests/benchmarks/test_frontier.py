@@ -227,7 +227,7 @@ def test_success_needs_every_key_and_a_succeeded_outcome():
 
 
 def test_bad_mix_is_a_config_error():
-    from pyguard.errors import ConfigError
+    from pyguard.base.errors import ConfigError
 
     with pytest.raises(ConfigError, match="sum"):
         wl.WorkloadSpec(mix={wl.TaskKind.CONVERGE: 0.5})
@@ -251,8 +251,8 @@ def _steps(k: int) -> dict:
 def test_static_cap_means_answer_by_model_call_n(jvm, cap):
     """maxToolCallingRoundTrips(N): a task answering at model call N succeeds; one answering at N+1 does not, although
     LangChain4j made that call (its answer is discarded): a capped run costs N+1 model calls."""
-    from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import run_unguarded
 
     fits = run_unguarded("aiservices", scripted_model(_steps(cap - 1)), "t", max_tool_calling_round_trips=cap)
     assert fits.outcome.value == "succeeded" and fits.model_calls == cap and fits.answer == "done"
@@ -270,8 +270,8 @@ def test_every_kind_plays_as_generated_through_aiservices(jvm):
     answers where its loop starts (after what it tries on a reflection); the looping task itself never answers alone."""
     from suites.frontier import answers_of
 
-    from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import run_unguarded
 
     for kind in wl.TaskKind:
         t = _of(kind.value)[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from pyguard.guard import Guard, GuardedRun
+from pyguard.live.guard import Guard, GuardedRun
 
 cancelled = threading.Event()
 _cancel = GuardedRun.cancel
@@ -74,7 +74,7 @@ elif mode == "calibrate":
     # finishes and is written); the runs not started are not run.
     import signal
 
-    import pyguard.live_calibration as live
+    import pyguard.live.calibration as live
     from pyguard.cli import main
     from pyguard.jvm import start_jvm
 

@@ -17,8 +17,8 @@ import threading
 import jpype
 from jpype import JImplements, JOverride
 
-from pyguard.guard import Guard
 from pyguard.jvm import load_scenario, scripted_model, start_jvm
+from pyguard.live.guard import Guard
 
 start_jvm()
 mode, trace_dir = sys.argv[1], sys.argv[2]

@@ -17,9 +17,9 @@ import json
 import sys
 from typing import Any
 
-from pyguard.guard import Guard
 from pyguard.jvm import build_agent, jclass, load_scenario, run_built, start_jvm
 from pyguard.jvm.agents import scripted_model
+from pyguard.live.guard import Guard
 from pyguard.otel import GuardTelemetry
 from pyguard.otel import semconv as sc
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pyguard.engine import EscalationConfig, PolicyConfig
 from pyguard.escalation import EscalationHandle
-from pyguard.guard import Guard
 from pyguard.jvm import scripted_model, start_jvm
 from pyguard.jvm.streaming import scripted_streaming_model
+from pyguard.live.guard import Guard
 
 handle_file, scenario_file, trace_dir, message = sys.argv[1:5]
 streaming = len(sys.argv) > 5 and sys.argv[5] == "streaming"

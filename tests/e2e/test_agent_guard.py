@@ -12,11 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 import jpype
 import pytest
 
-from pyguard.agent_guard import UNFINISHED_TURN
-from pyguard.agent_options import AgentOptions
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.agent_options import AgentOptions
+from pyguard.base.events import Outcome
 from pyguard.jvm import load_scenario, scripted_model, tool_set
+from pyguard.live.agent_guard import UNFINISHED_TURN
+from pyguard.live.guard import Guard
 
 TASK = "Where is order 12345?"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import jpype
 import pytest
 
+from pyguard.base.events import Outcome
 from pyguard.engine import PolicyConfig
 from pyguard.engine.config import ToolLimitConfig
 from pyguard.engine.conversation_limits import ConversationLimits
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.live.guard import Guard
 
 pytestmark = pytest.mark.jvm
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import jpype
 import pytest
 
+from pyguard.base.events import Outcome
 from pyguard.engine import PolicyConfig
-from pyguard.events import Outcome
-from pyguard.guard import Guard, run_unguarded
 from pyguard.jvm import build_agent, load_scenario, run_built, scripted_model
+from pyguard.live.guard import Guard, run_unguarded
 from pyguard.loading import load_runs
 from pyguard.trace import read_trace
 

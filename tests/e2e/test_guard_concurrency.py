@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.events import Outcome
 from pyguard.jvm import load_scenario
+from pyguard.live.guard import Guard
 from pyguard.trace import read_trace
 
 SCENARIOS = ["logistics_incident", "convergent", "polling", "pagination", "oscillating", "divergent"]

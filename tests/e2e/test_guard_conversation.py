@@ -8,10 +8,10 @@ the result carry the turn.
 
 from __future__ import annotations
 
+from pyguard.base.events import Outcome, turn_starts
 from pyguard.engine import PolicyConfig
-from pyguard.events import Outcome, turn_starts
-from pyguard.guard import Guard
 from pyguard.jvm import load_scenario, scripted_model
+from pyguard.live.guard import Guard
 from pyguard.trace import read_trace
 
 

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.agent_options import AgentOptions
+from pyguard.base.agent_options import AgentOptions
+from pyguard.base.errors import HandleError
+from pyguard.base.events import Outcome
 from pyguard.engine import EscalationConfig, PolicyConfig
-from pyguard.errors import HandleError
 from pyguard.escalation import AgentRef, EscalationHandle
-from pyguard.events import Outcome
-from pyguard.guard import Guard
 from pyguard.jvm import scripted_model
 from pyguard.jvm.streaming import scripted_streaming_model
+from pyguard.live.guard import Guard
 from pyguard.trace import read_trace
 
 TASK = "Where is order 12345?"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from pyguard.base.events import IterationEvent, Observation
 from pyguard.cli import main
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.window import WINDOW_CHARS, observed_text
-from pyguard.events import IterationEvent, Observation
-from pyguard.guard import Guard
 from pyguard.jvm import scripted_model
+from pyguard.live.guard import Guard
 from pyguard.loading import load_runs
 
 SIZE = 300_000  # the scenario tool ``size`` returns "x" * SIZE

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.agent_options import AgentOptions
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
-from pyguard.guard import Guard, run_unguarded
+from pyguard.base.agent_options import AgentOptions
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.jvm import run_agent, scripted_model
-from pyguard.nested import SubAgent, run_nested, run_nested_unguarded
+from pyguard.live.guard import Guard, run_unguarded
+from pyguard.live.nested import SubAgent, run_nested, run_nested_unguarded
 
 TASK = "Where is order 12345?"
 

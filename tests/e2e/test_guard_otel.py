@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
-from pyguard.events import Outcome  # noqa: E402
-from pyguard.guard import Guard  # noqa: E402
+from pyguard.base.events import Outcome  # noqa: E402
 from pyguard.jvm import load_scenario  # noqa: E402
+from pyguard.live.guard import Guard  # noqa: E402
 from pyguard.loading import load_runs  # noqa: E402
 from pyguard.otel import GuardTelemetry, import_otlp  # noqa: E402
 from pyguard.otel import semconv as sc

@@ -11,10 +11,10 @@ import threading
 
 import pytest
 
-from pyguard.errors import RunError
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.errors import RunError
+from pyguard.base.events import Outcome
 from pyguard.jvm import scripted_model
+from pyguard.live.guard import Guard
 from pyguard.loading import load_runs
 from pyguard.trace import read_trace, trace_file_name
 
@@ -31,7 +31,7 @@ class _HangingSession:
         if event.index == self._at:
             self._entered.set()
             self._release.wait()
-            from pyguard.decisions import Action, Decision
+            from pyguard.base.decisions import Action, Decision
 
             self._inner.observe(event)
             # a late STOP must never be applied or recorded
@@ -155,7 +155,7 @@ def test_after_the_hung_engine_returns_no_callback_thread_stays_busy(jvm):
 
 
 def test_guard_has_a_default_callback_deadline():
-    from pyguard.guard import DEFAULT_CALLBACK_TIMEOUT_MS
+    from pyguard.live.guard import DEFAULT_CALLBACK_TIMEOUT_MS
 
     assert Guard().callback_timeout_ms == DEFAULT_CALLBACK_TIMEOUT_MS > 0
     assert Guard(callback_timeout_ms=0).callback_timeout_ms == 0

@@ -5,11 +5,11 @@ a stop never leaves a half-written answer reported as a success."""
 
 from __future__ import annotations
 
-from pyguard.decisions import Action
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.decisions import Action
+from pyguard.base.events import Outcome
 from pyguard.jvm import load_scenario, scripted_model, start_openai_server
 from pyguard.jvm.streaming import openai_streaming_chat_model, scripted_streaming_model
+from pyguard.live.guard import Guard
 from pyguard.trace import read_trace
 
 TASK = "Where is order 12345? Tell me its shipment status."

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import RunError
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.errors import RunError
+from pyguard.base.events import Outcome
 from pyguard.jvm import scripted_model
+from pyguard.live.guard import Guard
 from pyguard.loading import load_runs
 from pyguard.trace import read_trace, trace_file_name
 from pyguard.trace.records import TraceWarning
@@ -174,7 +174,7 @@ def test_a_record_over_the_limit_changes_no_decision(jvm, tmp_path, monkeypatch)
     both = {"tool_calls": [{"name": "dump", "arguments": {}}, {"name": "dump", "arguments": {}}]}
     scenario = {"name": "big", "seed": 1, "toolset": "scenario", "tools": [size_tool], "turns": [both] * 40}
     alone = _guard().run("aiservices", scripted_model(scenario), "dump it")
-    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 200_000)
+    monkeypatch.setattr("pyguard.base.safe_reader.MAX_LINE_BYTES", 200_000)
     traced = _guard(trace_dir=tmp_path).run("aiservices", scripted_model(scenario), "dump it", run_id="big")
     assert traced.trace_error is None
     assert (traced.outcome, traced.model_calls, _decisions(traced)) == (

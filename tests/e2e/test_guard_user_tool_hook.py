@@ -7,10 +7,10 @@ from __future__ import annotations
 import jpype
 import pytest
 
-from pyguard.errors import RunError
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.errors import RunError
+from pyguard.base.events import Outcome
 from pyguard.jvm import load_scenario, scripted_model
+from pyguard.live.guard import Guard
 
 TASK = "Where is order 12345?"
 

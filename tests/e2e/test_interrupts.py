@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.events import Outcome
+from pyguard.base.events import Outcome
 from pyguard.loading import load_runs
 
 TARGET = Path(__file__).with_name("interrupt_target.py")

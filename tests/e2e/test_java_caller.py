@@ -12,9 +12,9 @@ import jpype
 import pytest
 
 import pyguard.jvm
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.events import Outcome
 from pyguard.jvm import load_scenario, scripted_model
+from pyguard.live.guard import Guard
 
 pytestmark = pytest.mark.jvm
 # Every guard here decides on the agent's thread (callback_timeout_ms=0): under load a decision can miss the 10 s

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.base.events import Outcome
 from pyguard.engine.tree import TreeLimits
-from pyguard.events import Outcome
-from pyguard.guard import Guard
 from pyguard.jvm import scripted_model
+from pyguard.live.guard import Guard
+from pyguard.live.nested import RECOVERY_PREFIX, SubAgent, run_nested, run_nested_unguarded, run_tree
 from pyguard.loading import load_runs
-from pyguard.nested import RECOVERY_PREFIX, SubAgent, run_nested, run_nested_unguarded, run_tree
 
 TASK = "Where is order 12345? Tell the customer."
 
@@ -147,7 +147,7 @@ def test_your_own_supervisor_built_with_agentic_services_is_guarded_the_same_way
     with AgenticServices.agentBuilder on run.agent_tree().childModel(...) and .listener(run.agent_tree())."""
     import jpype
 
-    from pyguard.nested import start_tree
+    from pyguard.live.nested import start_tree
 
     AgenticServices = jpype.JClass("dev.langchain4j.agentic.AgenticServices")
     Worker = jpype.JClass("dev.pyguard.bridge.nested.SubAgent")  # your own @Agent interface in real code

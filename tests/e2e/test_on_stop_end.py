@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.base.events import Outcome
 from pyguard.engine import CapsConfig, PolicyConfig
 from pyguard.engine.config import TaskTypeConfig
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.live.guard import Guard
 from tests.e2e.test_user_agent_counts import TASK, stuck_model, user  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.jvm

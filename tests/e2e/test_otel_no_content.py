@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
-from pyguard.events import Outcome  # noqa: E402
-from pyguard.guard import Guard  # noqa: E402
+from pyguard.base.events import Outcome  # noqa: E402
+from pyguard.live.guard import Guard  # noqa: E402
 from pyguard.otel import GuardTelemetry  # noqa: E402
 
 MARK = "QZXV"

@@ -28,8 +28,8 @@ if importlib.util.find_spec("phoenix") is None:  # not imported here: Phoenix is
         "Arize Phoenix is not installed: pip install 'pyguard[phoenix]' (make setup does)", allow_module_level=True
     )
 
-from pyguard.guard import Guard  # noqa: E402
 from pyguard.jvm import load_scenario  # noqa: E402
+from pyguard.live.guard import Guard  # noqa: E402
 from pyguard.otel import GuardTelemetry  # noqa: E402
 from pyguard.otel import semconv as sc
 

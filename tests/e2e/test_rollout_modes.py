@@ -8,12 +8,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.cli import main
 from pyguard.engine import PolicyConfig
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
-from pyguard.guard import Guard
 from pyguard.jvm import load_scenario, scripted_model
+from pyguard.live.guard import Guard
 from pyguard.loading import load_runs
 
 TASK = "Where is order 12345?"

@@ -10,11 +10,11 @@ from pathlib import Path
 import jpype
 import pytest
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.engine import CapsConfig, PolicyConfig
 from pyguard.engine.config import ToolLimitConfig
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.live.guard import Guard
 
 pytestmark = pytest.mark.jvm
 

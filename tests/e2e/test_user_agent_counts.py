@@ -10,10 +10,10 @@ from pathlib import Path
 import jpype
 import pytest
 
+from pyguard.base.events import Outcome
 from pyguard.engine import CapsConfig, PolicyConfig
-from pyguard.events import Outcome
-from pyguard.guard import Guard
 from pyguard.jvm import scripted_model
+from pyguard.live.guard import Guard
 
 pytestmark = pytest.mark.jvm
 # Every guard here decides on the agent's thread (callback_timeout_ms=0): under load a decision can miss the 10 s

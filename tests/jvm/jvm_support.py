@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pyguard.decisions import Action, Decision
-from pyguard.events import IterationEvent, Outcome
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.events import IterationEvent, Outcome
 
 
 def stop_at(index: int, *, outcome: Outcome = Outcome.STALLED, rule: str = "test_rule", reason: str = "test stop"):

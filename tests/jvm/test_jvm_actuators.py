@@ -7,8 +7,8 @@ import threading
 import pytest
 from jvm_support import STYLES, reflect_at, stop_at
 
-from pyguard.errors import ConfigError, RunError
-from pyguard.events import Outcome
+from pyguard.base.errors import ConfigError, RunError
+from pyguard.base.events import Outcome
 from pyguard.jvm import GuardStopped, build_agent, guard_model, run_agent, run_built, scripted_model
 
 

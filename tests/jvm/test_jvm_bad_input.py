@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.base.events import IterationEvent, sum_tokens
 from pyguard.engine.window import WINDOW_CHARS
-from pyguard.events import IterationEvent, sum_tokens
 from pyguard.jvm import run_agent, scripted_model
 
 
@@ -122,7 +122,7 @@ def test_non_utf8_bytes_in_a_tool_output(jvm):
 
 
 def test_invalid_scenarios_are_input_errors(jvm):
-    from pyguard.errors import InputError
+    from pyguard.base.errors import InputError
 
     with pytest.raises(InputError, match="unknown scenario 'nope'"):
         scripted_model("nope")

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from pyguard.errors import JvmError
+from pyguard.base.errors import JvmError
 
 
 def run_py(code: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -36,7 +36,7 @@ def test_no_jdk_found():
     out = run_py(
         """
         from pyguard.jvm import start_jvm
-        from pyguard.errors import JvmError
+        from pyguard.base.errors import JvmError
         try:
             start_jvm()
         except JvmError as e:
@@ -58,7 +58,7 @@ def test_jars_not_built_gives_the_build_command(tmp_path):
     out = run_py(
         """
         from pyguard.jvm import start_jvm
-        from pyguard.errors import JvmError
+        from pyguard.base.errors import JvmError
         try:
             start_jvm()
         except JvmError as e:
@@ -75,7 +75,7 @@ def test_jvm_started_elsewhere_without_the_jars():
         import jpype
         jpype.startJVM()
         from pyguard.jvm import start_jvm
-        from pyguard.errors import JvmError
+        from pyguard.base.errors import JvmError
         try:
             start_jvm()
         except JvmError as e:
@@ -142,8 +142,8 @@ def test_after_shutdown_the_jvm_cannot_restart_and_says_so():
     r = run_py(
         """
         import jpype
-        from pyguard.errors import JvmError
-        from pyguard.guard import Guard
+        from pyguard.base.errors import JvmError
+        from pyguard.live.guard import Guard
         from pyguard.jvm import start_jvm
         start_jvm()
         jpype.shutdownJVM()

@@ -7,11 +7,11 @@ from __future__ import annotations
 import jpype
 import pytest
 
-from pyguard.ending import Ending
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.ending import Ending
+from pyguard.base.events import Outcome
 from pyguard.jvm import build_agent, guard_model, run_built, scripted_model
 from pyguard.jvm.ending import ending_of_exception
+from pyguard.live.guard import Guard
 
 
 def test_a_stop_without_an_outcome_is_a_guard_failure_and_the_fail_safe_ends_the_run(jvm):
@@ -66,7 +66,7 @@ def test_the_run_counters_cross_once_and_agree_with_java(jvm):
 
 
 def test_an_unguarded_run_and_a_guarded_one_end_through_the_same_mapping(jvm):
-    from pyguard.guard import run_unguarded
+    from pyguard.live.guard import run_unguarded
 
     unguarded = run_unguarded("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
     assert unguarded.outcome is Outcome.EXPIRED
@@ -100,7 +100,7 @@ def test_the_fail_safe_default_without_a_policy_lives_in_java_only(jvm):
 
 
 def test_the_agent_loop_cap_under_its_old_name_still_caps_the_loop(jvm):
-    from pyguard.guard import run_unguarded
+    from pyguard.live.guard import run_unguarded
 
     with pytest.warns(DeprecationWarning, match="max_loop_iterations"):
         old = run_unguarded("executor", scripted_model("divergent"), "why?", max_iterations=3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jvm_support import STYLES
 
-from pyguard.events import IterationEvent, sum_tokens
+from pyguard.base.events import IterationEvent, sum_tokens
 from pyguard.jvm import run_agent, scripted_model
 
 

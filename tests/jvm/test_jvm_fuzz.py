@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from pyguard.cli import main
 from pyguard.engine import PolicyConfig
-from pyguard.fuzzing import AgentFuzzer
-from pyguard.guard import Guard
 from pyguard.jvm import jclass, scripted_model
+from pyguard.live.fuzzing import AgentFuzzer
+from pyguard.live.guard import Guard
 
 TOOLS = "dev.pyguard.bridge.demo.LogisticsTools"
 LOOKUPS = ("get_shipment_status", "get_carrier_eta")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from jvm_support import stop_at
 
-from pyguard.events import Outcome
+from pyguard.base.events import Outcome
 from pyguard.jvm import run_agent, scripted_model
 
 

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from jvm_support import STYLES, reflect_at, stop_at
 
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, sum_tokens
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, sum_tokens
 from pyguard.jvm import run_agent, start_openai_server
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.guard import Guard
 from pyguard.jvm import scripted_model
 from pyguard.jvm.recording import Recording
 from pyguard.jvm.server import openai_chat_model, start_openai_server
+from pyguard.live.guard import Guard
 
 TASK = "Order 12345 is late. Why, and what can we do about it?"
 

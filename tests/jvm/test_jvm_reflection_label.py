@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from pyguard.engine.reflection import HEADER
-from pyguard.guard import Guard
 from pyguard.jvm import load_scenario
+from pyguard.live.guard import Guard
 
 TASK = "Where is order 12345?"
 

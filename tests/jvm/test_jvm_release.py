@@ -12,11 +12,11 @@ import weakref
 
 import pytest
 
-from pyguard.ending import Ending
+from pyguard.base.ending import Ending
+from pyguard.base.errors import RunError
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.errors import RunError
-from pyguard.guard import Guard, GuardedRun
 from pyguard.jvm import build_agent, guard_model, run_built, scripted_model
+from pyguard.live.guard import Guard, GuardedRun
 
 
 def test_run_built_frees_the_runs_python_state_while_java_still_holds_the_guarded_model(jvm):

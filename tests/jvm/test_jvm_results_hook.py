@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.decisions import Action, Decision
-from pyguard.events import Observation, Outcome
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.events import Observation, Outcome
 from pyguard.jvm import build_agent, guard_model, run_built, scripted_model
 
 
@@ -58,8 +58,8 @@ def test_without_a_results_judge_the_results_wait_for_the_next_event(jvm):
 @pytest.mark.parametrize("style", ["aiservices", "executor"])
 def test_a_guard_judging_results_early_stops_the_incident_one_call_sooner(jvm, style):
     from pyguard.engine import PolicyConfig
-    from pyguard.guard import Guard
     from pyguard.jvm import load_scenario
+    from pyguard.live.guard import Guard
 
     task = "Where is order 12345? Tell me its status."
     stubborn = dict(load_scenario("logistics_incident"))  # an agent that never reacts to a reflection

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.jvm import load_scenario, run_agent, scenario_names, scripted_model
 
 
@@ -100,7 +100,7 @@ def test_a_conversation_is_one_run_of_several_chat_calls(jvm):
 
 
 def test_a_conversation_needs_the_aiservices_style(jvm):
-    from pyguard.errors import ConfigError
+    from pyguard.base.errors import ConfigError
 
     with pytest.raises(ConfigError, match="aiservices"):
         run_agent("executor", scripted_model("support_conversation"), ["a", "b"], guard=False)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.jvm
 TARGET = """
 import signal, sys, threading
 {before}
-from pyguard.guard import Guard
+from pyguard.live.guard import Guard
 from pyguard.jvm import start_jvm
 
 start_jvm()

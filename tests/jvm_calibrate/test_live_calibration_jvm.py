@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import pyguard.live_calibration as live
+import pyguard.live.calibration as live
 from pyguard.cli import main
 from pyguard.loading import load_runs
 

@@ -9,9 +9,9 @@ import re
 import numpy as np
 import pytest
 
+from pyguard.base.events import Outcome
 from pyguard.calibrate import RunArrays, RunStatus, calibrate_arrays, make_config
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
-from pyguard.events import Outcome
 
 
 def _report(successes_at: int, horizon: int = 12):
@@ -36,8 +36,8 @@ def _round_trips(report) -> int:  # noqa: ANN001
 @pytest.mark.jvm
 @pytest.mark.parametrize("n_star", [2, 4, 7])
 def test_the_snippets_round_trips_give_n_star_model_calls(jvm, n_star: int) -> None:  # noqa: ANN001
-    from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import run_unguarded
 
     report = _report(n_star)
     rounds = _round_trips(report)
@@ -52,8 +52,8 @@ def test_the_snippets_round_trips_give_n_star_model_calls(jvm, n_star: int) -> N
 def test_the_named_alternative_keeps_the_answer_at_call_n_star(jvm) -> None:  # noqa: ANN001
     """ "convergent" answers at model call 4: with N* = 4 the snippet's setting (3) discards that answer, as its
     comment says (c(3) = 0), and the alternative it names, maxToolCallingRoundTrips(4), keeps it."""
-    from pyguard.guard import run_unguarded
     from pyguard.jvm import scripted_model
+    from pyguard.live.guard import run_unguarded
 
     report = _report(4)
     assert _round_trips(report) == 3

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pyguard.decisions import Action, Decision
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.result import RunResult
 
 __all__ = ["make_result", "MAKE_RESULT_SOURCE"]

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from plugin_runs import make_result
 
-from pyguard.errors import InputError
-from pyguard.events import ToolCall
+from pyguard.base.errors import InputError
+from pyguard.base.events import ToolCall
 from pyguard.testing import (
     action_fingerprint,
     assert_answer_contains,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.pytest_plugin.reporting import SessionRuns, run_stats
 from pyguard.result import RunResult
 

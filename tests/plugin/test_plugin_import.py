@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-HEAVY = ("jpype", "_jpype", "pyguard.jvm", "pyguard.guard", "pyguard.engine", "numpy", "testcontainers", "docker")
+HEAVY = ("jpype", "_jpype", "pyguard.jvm", "pyguard.live.guard", "pyguard.engine", "numpy", "testcontainers", "docker")
 
 
 def test_importing_the_plugin_imports_no_jvm_engine_or_containers():

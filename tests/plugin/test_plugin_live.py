@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from pyguard.errors import RunError
+from pyguard.base.errors import RunError
 from pyguard.pytest_plugin.live import LiveModel, docker_unavailable_reason, start_live_model
 
 LIVE_TEST = """

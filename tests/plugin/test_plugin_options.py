@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import JvmError
+from pyguard.base.errors import JvmError
 from pyguard.pytest_plugin.settings import DEFAULT_LIVE_IMAGE, DEFAULT_LIVE_MODEL, PluginSettings
 
 SHOW_SETTINGS = """

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pyguard.base.errors import ConfigError
 from pyguard.engine import PolicyConfig
-from pyguard.errors import ConfigError
 from pyguard.pytest_plugin.guarding import build_policy, deep_merge
 from pyguard.pytest_plugin.marker import MarkerArgs, parse_marker_kwargs
 from pyguard.pytest_plugin.settings import PluginSettings

@@ -75,17 +75,17 @@ def test_a_run_that_raised_is_still_recorded():
 
 
 class OptionsGuard(FakeGuard):
-    """Settles the agent options as Guard.run does (pyguard.agent_options), and hands back the task type it got."""
+    """Settles the agent options as Guard.run does (pyguard.base.agent_options), and hands back the task type it got."""
 
     def run(self, style, model, task, *, options=None, **keywords):
-        from pyguard.agent_options import agent_options
+        from pyguard.base.agent_options import agent_options
 
         settled = agent_options("Guard.run", options, keywords)
         return make_result(["done"], task_type=settled.task_type, run_id=f"run-{settled.task_type}")
 
 
 def test_the_marker_task_type_goes_to_runs_that_name_none_in_keywords_or_options():
-    from pyguard.agent_options import AgentOptions
+    from pyguard.base.agent_options import AgentOptions
 
     guard = TestGuard(OptionsGuard(), RunCollector(), task_type="lookup")
     assert guard.run("executor", None, "x").task_type == "lookup"

@@ -13,10 +13,10 @@ from typing import get_type_hints
 
 import pytest
 
-from pyguard.agent_options import DEPRECATED, OPTIONS, AgentKeywords, AgentOptions, agent_options
-from pyguard.errors import ConfigError, HandleError
+from pyguard.base.agent_options import DEPRECATED, OPTIONS, AgentKeywords, AgentOptions, agent_options
+from pyguard.base.errors import ConfigError, HandleError
+from pyguard.base.limits import DEFAULT_LOOP_ITERATIONS, JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, NESTED_ROUND_TRIPS
 from pyguard.escalation import AgentRef, EscalationHandle
-from pyguard.limits import DEFAULT_LOOP_ITERATIONS, JAVA_INT_MAX, LANGCHAIN4J_ROUND_TRIPS, NESTED_ROUND_TRIPS
 
 OLD_HANDLE = Path(__file__).resolve().parents[1] / "data" / "escalation" / "handle_fac33e1.json"
 """A handle written by main's code at fac33e1, before AgentOptions (system message, 25 round trips, streaming)."""
@@ -143,16 +143,16 @@ def test_the_keywords_type_lists_every_option_and_the_old_names():
 @pytest.mark.parametrize(
     "function",
     [
-        "pyguard.guard:Guard.run",
-        "pyguard.guard:Guard.run_streaming",
-        "pyguard.guard:Guard.agent",
-        "pyguard.guard:Guard.attach",
-        "pyguard.guard:Guard.resume",
-        "pyguard.guard:run_unguarded",
+        "pyguard.live.guard:Guard.run",
+        "pyguard.live.guard:Guard.run_streaming",
+        "pyguard.live.guard:Guard.agent",
+        "pyguard.live.guard:Guard.attach",
+        "pyguard.live.guard:Guard.resume",
+        "pyguard.live.guard:run_unguarded",
         "pyguard.jvm.agents:build_agent",
         "pyguard.jvm.agents:run_agent",
-        "pyguard.nested:run_nested",
-        "pyguard.nested:run_nested_unguarded",
+        "pyguard.live.nested:run_nested",
+        "pyguard.live.nested:run_nested_unguarded",
     ],
 )
 def test_no_public_function_declares_an_agent_option_itself(function):
@@ -166,7 +166,7 @@ def test_no_public_function_declares_an_agent_option_itself(function):
     params = inspect.signature(target).parameters
     assert "options" in params and any(p.kind is p.VAR_KEYWORD for p in params.values())
     declared = set(params) & (set(OPTIONS) | set(DEPRECATED))
-    if module == "pyguard.nested":
+    if module == "pyguard.live.nested":
         declared.discard(
             "max_iterations"
         )  # a loop system's own iterations (LangChain4j's loopBuilder), not the agent's

@@ -35,8 +35,8 @@ def test_release_drops_the_policy_keeps_the_record_and_refuses_later_events() ->
 
 
 def test_results_are_judged_by_the_results_function_and_refused_when_malformed():
-    from pyguard.decisions import Action, Decision
-    from pyguard.events import Outcome
+    from pyguard.base.decisions import Action, Decision
+    from pyguard.base.events import Outcome
     from pyguard.jvm.callback import CallbackAdapter
 
     seen = []

@@ -1,4 +1,4 @@
-"""Issue 24: the causes of a run's ending are declared once, as pyguard.ending.Causes: finish_arguments returns it,
+"""Issue 24: the causes of a run's ending are declared once, as pyguard.base.ending.Causes: finish_arguments returns it,
 settle, end_from_events, RunSession.finish and GuardedRun._finish take it. RunSession.finish still takes the causes
 as keywords, read into the type in one place (Causes.of)."""
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from pyguard.ending import Causes, settle
+from pyguard.base.ending import Causes, settle
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def test_a_bad_value_is_refused_naming_it():
 
 
 def test_something_else_than_causes_positionally_is_refused():
-    with pytest.raises(ConfigError, match=r"RunSession.finish: 'done' is not a pyguard.ending.Causes"):
+    with pytest.raises(ConfigError, match=r"RunSession.finish: 'done' is not a pyguard.base.ending.Causes"):
         session().finish("done")
 
 

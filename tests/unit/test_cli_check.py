@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 import pyguard.cli.check as cli_check
+from pyguard.base.events import Outcome, RunEnd
 from pyguard.check.synthetic import synth_runs
 from pyguard.cli import main
-from pyguard.events import Outcome, RunEnd
 from pyguard.trace import write_runs
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "recordings"

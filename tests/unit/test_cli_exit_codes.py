@@ -12,10 +12,7 @@ from click.testing import CliRunner
 import pyguard.cli._runs as cli_runs
 import pyguard.cli.demo as cli_demo
 import pyguard.cli.tune as cli_tune
-from pyguard.check.synthetic import synth_runs
-from pyguard.cli import main
-from pyguard.cli.exit_codes import EPILOG, ExitCode, exit_code_for
-from pyguard.errors import (
+from pyguard.base.errors import (
     BudgetError,
     ConfigError,
     InputError,
@@ -24,6 +21,9 @@ from pyguard.errors import (
     RunError,
     TraceFormatError,
 )
+from pyguard.check.synthetic import synth_runs
+from pyguard.cli import main
+from pyguard.cli.exit_codes import EPILOG, ExitCode, exit_code_for
 from pyguard.trace import write_runs
 
 TRACE = Path(__file__).parents[1] / "data" / "recordings" / "pyguard_trace.jsonl"

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pyguard.base.config_search import find_config_file
+from pyguard.base.errors import ConfigError
 from pyguard.check.synthetic import synth_runs
 from pyguard.cli import main
-from pyguard.config_search import find_config_file
 from pyguard.engine import PolicyConfig
-from pyguard.errors import ConfigError
 from pyguard.trace import write_runs
 
 TRACE = Path(__file__).parents[1] / "data" / "recordings" / "pyguard_trace.jsonl"

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
+from pyguard.base.errors import HandleError, RunError
+from pyguard.base.events import IterationEvent, Observation, Outcome, ToolCall
 from pyguard.engine import EscalationConfig, Policy, PolicyConfig
-from pyguard.errors import HandleError, RunError
 from pyguard.escalation import AgentRef, EscalationHandle, resumed_run_id
-from pyguard.events import IterationEvent, Observation, Outcome, ToolCall
-from pyguard.resumption import rebuild
+from pyguard.live.resumption import rebuild
 
 
 def _lookup(i: int) -> IterationEvent:

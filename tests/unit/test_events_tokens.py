@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.base.ending import EndNotes, Settled, footer
+from pyguard.base.ending import token_totals as usage_totals
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.calibrate.runs import iteration_tokens
 from pyguard.check.outcomes import run_tokens
-from pyguard.ending import EndNotes, Settled, footer
-from pyguard.ending import token_totals as usage_totals
 from pyguard.engine.usage import UsageTracker
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import event_tokens
 from pyguard.result import RunResult
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyguard.events import IterationEvent, Observation, ToolCall, turn_starts
+from pyguard.base.events import IterationEvent, Observation, ToolCall, turn_starts
 
 
 def _event(index: int, *, tool: bool, user: bool = False) -> IterationEvent:
@@ -37,7 +37,7 @@ def test_the_first_decision_of_a_later_turn_tells_java_where_the_turn_began():
     """The Java fail-safe counts per user turn once Python says where a turn began (``turn_start``)."""
     import json
 
-    from pyguard.decisions import Action, Decision
+    from pyguard.base.decisions import Action, Decision
     from pyguard.jvm.callback import CallbackAdapter
 
     decisions = iter(

@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from pyguard._extras import EXTRAS, require
-from pyguard.errors import ConfigError, MissingExtraError
+from pyguard.base._extras import EXTRAS, require
+from pyguard.base.errors import ConfigError, MissingExtraError
 
 
 def test_importing_pyguard_loads_no_extra():
     code = (
         "import sys, pyguard, pyguard.otel, pyguard.store, pyguard.parallel, pyguard.trace, pyguard.cli.replay, "
-        "pyguard.cli.check, pyguard.cli.calibrate, pyguard.guard; "
+        "pyguard.cli.check, pyguard.cli.calibrate, pyguard.live.guard; "
         "print(sorted(m for m in ('pyarrow', 'duckdb', 'ray', 'opentelemetry') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

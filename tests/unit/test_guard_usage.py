@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.ending import Causes
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, Observation, ToolCall
-from pyguard.guard import Guard
+from pyguard.base.ending import Causes
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, Observation, ToolCall
+from pyguard.live.guard import Guard
 
 
 def _event(index: int, tokens: int | None, final: bool = False) -> IterationEvent:

@@ -1,4 +1,4 @@
-"""One model of a run's limits (issue 13): each default has one home (pyguard.limits, the engine's config, Java's
+"""One model of a run's limits (issue 13): each default has one home (pyguard.base.limits, the engine's config, Java's
 GuardConfig), the fail-safe margin is named and counts the run's own cap on model calls, and ``max_iterations`` means
 one thing (the pytest marker's cap on model calls) while the agent loop's cap is ``max_loop_iterations`` (its old name:
 tests/unit/test_agent_options.py)."""
@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.agent_options import AgentOptions
-from pyguard.engine import CapsConfig, PolicyConfig
-from pyguard.engine.config import TaskTypeConfig
-from pyguard.errors import ConfigError
-from pyguard.guard import Guard
-from pyguard.limits import (
+from pyguard.base.agent_options import AgentOptions
+from pyguard.base.errors import ConfigError
+from pyguard.base.limits import (
     DEFAULT_LOOP_ITERATIONS,
     FAIL_SAFE_MARGIN,
     JAVA_INT_MAX,
@@ -20,6 +17,9 @@ from pyguard.limits import (
     fail_safe_cap,
     guard_ceiling,
 )
+from pyguard.engine import CapsConfig, PolicyConfig
+from pyguard.engine.config import TaskTypeConfig
+from pyguard.live.guard import Guard
 
 
 def test_the_fail_safe_sits_the_margin_above_the_most_the_policy_allows_in_a_turn():
@@ -57,11 +57,11 @@ def test_the_java_fail_safe_has_its_own_name_and_the_old_one_warns():
 
 def test_max_iterations_names_no_agent_loop():
     """max_iterations means the pytest marker's cap only: no entry point takes it as a parameter of its own (the agent
-    loops' cap is max_loop_iterations, whose defaults live in pyguard.limits)."""
+    loops' cap is max_loop_iterations, whose defaults live in pyguard.base.limits)."""
     import inspect
 
     from pyguard.jvm.nested import build_system
-    from pyguard.nested import run_nested, run_nested_unguarded
+    from pyguard.live.nested import run_nested, run_nested_unguarded
 
     for fn in (run_nested, run_nested_unguarded, build_system, Guard.__init__):
         assert "max_iterations" not in inspect.signature(fn).parameters, fn.__name__

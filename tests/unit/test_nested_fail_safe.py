@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from pyguard.base.limits import FAIL_SAFE_MARGIN
 from pyguard.engine.tree import BudgetNode, Spend, TreeLimits
-from pyguard.guard import Guard
-from pyguard.limits import FAIL_SAFE_MARGIN
-from pyguard.nested import NestedRun
+from pyguard.live.guard import Guard
+from pyguard.live.nested import NestedRun
 
 
 def run_in_tree(limits: TreeLimits | None, guard: Guard | None = None) -> NestedRun:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.events import token_count
+from pyguard.base.events import token_count
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def error_classes_outside_the_hierarchy(root: Path) -> list[str]:
-    """Exception classes defined under ``root``'s ``pyguard/`` that derive from none of pyguard.errors' classes
+    """Exception classes defined under ``root``'s ``pyguard/`` that derive from none of pyguard.base.errors' classes
     (followed through the classes defined in pyguard, by name). Warnings and click's own exceptions are not errors."""
     bases: dict[str, list[str]] = {}
     where: dict[str, str] = {}
@@ -24,7 +24,7 @@ def error_classes_outside_the_hierarchy(root: Path) -> list[str]:
                 names = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
                 bases[node.name] = names
                 where[node.name] = f"{path.relative_to(root).as_posix()}:{node.lineno}"
-    home = {n for n, w in where.items() if w.startswith("pyguard/errors.py:")}
+    home = {n for n, w in where.items() if w.startswith("pyguard/base/errors.py:")}
 
     def roots(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
         if name in home or name not in bases or name in seen:
@@ -38,13 +38,13 @@ def error_classes_outside_the_hierarchy(root: Path) -> list[str]:
 
 
 def test_every_error_is_in_the_one_hierarchy():
-    # row "errors": pyguard/errors.py holds the one hierarchy; an exception class elsewhere derives from it
+    # row "errors": pyguard/base/errors.py holds the one hierarchy; an exception class elsewhere derives from it
     assert error_classes_outside_the_hierarchy(ROOT) == []
 
 
 def test_the_error_check_sees_one(tmp_path):
-    (tmp_path / "pyguard").mkdir()
-    (tmp_path / "pyguard" / "errors.py").write_text("class PyguardError(Exception): ...\n")
+    (tmp_path / "pyguard" / "base").mkdir(parents=True)
+    (tmp_path / "pyguard" / "base" / "errors.py").write_text("class PyguardError(Exception): ...\n")
     (tmp_path / "pyguard" / "a.py").write_text(
         "class Mine(ValueError): ...\nclass Fine(PyguardError): ...\nclass W(UserWarning): ...\n"
     )

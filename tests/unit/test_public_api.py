@@ -26,7 +26,7 @@ def test_the_guard_its_policy_and_its_result_import_from_pyguard_without_jpype()
     out = _run("""
         import json, sys
         import pyguard
-        loaded_at_import = sorted(m for m in ("pyguard.guard", "pyguard.engine", "numpy") if m in sys.modules)
+        loaded_at_import = sorted(m for m in ("pyguard.live.guard", "pyguard.engine", "numpy") if m in sys.modules)
         from pyguard import Guard, PolicyConfig, RunResult
         print(json.dumps({
             "jpype": sorted(m for m in sys.modules if m.split(".")[0] in ("jpype", "_jpype")),
@@ -36,7 +36,7 @@ def test_the_guard_its_policy_and_its_result_import_from_pyguard_without_jpype()
     """)
     assert out["jpype"] == []
     assert out["loaded_at_import"] == []  # import pyguard itself loads neither the guard nor the engine
-    assert out["names"] == ["pyguard.guard", "pyguard.engine.config", "pyguard.result"]
+    assert out["names"] == ["pyguard.live.guard", "pyguard.engine.config", "pyguard.result"]
 
 
 @pytest.mark.parametrize("name", pyguard.__all__)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.loading import load_runs
 from pyguard.replay import REFLECTION_NOTE, ReplayReport, recorded_success, replay_run, replay_runs
 from pyguard.trace import parse_openai_runs

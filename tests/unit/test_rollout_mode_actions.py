@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.decisions import Action, Decision
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
-from pyguard.guard import Guard
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
+from pyguard.live.guard import Guard
 
 STOP = Decision(
     action=Action.STOP, reason="looping", rule="repeat_no_gain", outcome=Outcome.STALLED, iteration=5, turn=1

@@ -1,6 +1,6 @@
 """One run lifecycle (issues 13, 24): how an agent ended (pyguard.jvm.ending) maps to the run's causes in one place
-(pyguard.ending.finish_arguments), one precedence settles them (pyguard.ending.settle, the engine's too), and the
-footer of a run the engine did not finish is built in one place (pyguard.ending.end_from_events), the same for an
+(pyguard.base.ending.finish_arguments), one precedence settles them (pyguard.base.ending.settle, the engine's too), and the
+footer of a run the engine did not finish is built in one place (pyguard.base.ending.end_from_events), the same for an
 unguarded run and for a guarded one whose engine gave up."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
-from pyguard.events import IterationEvent, Outcome, ToolCall
+from pyguard.base.ending import Causes, Ending, RunEnding, end_from_events, finish_arguments
+from pyguard.base.events import IterationEvent, Outcome, ToolCall
 from pyguard.jvm.agents import AgentStyle, BridgeResult, BridgeRunStats
 from pyguard.jvm.ending import ending_of_exception, ending_of_result, ending_of_value
 
@@ -119,7 +119,7 @@ def test_the_footer_without_the_engine(kwargs, outcome, reason):
 
 
 def test_the_guard_calls_no_java_class_itself():
-    source = (Path(__file__).resolve().parents[2] / "pyguard/guard.py").read_text()
+    source = (Path(__file__).resolve().parents[2] / "pyguard/live/guard.py").read_text()
     for java in ("jclass", "import jpype", "dev.pyguard.bridge", "findIn", ".delegate()", ".sensor()"):
         assert java not in source, java
 
@@ -137,7 +137,7 @@ _CAUSES = {
 @pytest.mark.parametrize("mask", range(1 << len(_CAUSES)))
 def test_the_engine_and_the_footer_without_it_settle_every_mix_of_causes_alike(mask, verified):
     """Issue 24: the engine checked guard_error before cancelled, end_from_events the reverse (while its docstring
-    said it followed the engine). Both now call pyguard.ending.settle: for every mix of causes they agree. Changed:
+    said it followed the engine). Both now call pyguard.base.ending.settle: for every mix of causes they agree. Changed:
     end_from_events(cancelled=True, guard_error=...) is guard_error now (no caller passes both)."""
     from pyguard.engine import Policy, PolicyConfig
 

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from pyguard.interrupts import run_interruptibly
+from pyguard.live.interrupts import run_interruptibly
 
 NEVER = 60.0  # a failure bound, not a wait: every test returns as soon as the code under test acts
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "pyguard"
-ENTRY_POINTS = ["guard.py", "conversation.py", "agent_guard.py", "nested.py", "escalation.py"]
+ENTRY_POINTS = ["live/guard.py", "live/conversation.py", "live/agent_guard.py", "live/nested.py", "escalation.py"]
 STEPS = {"interruptible", "abandon", "finish_bridge", "run_interruptibly"}
-"""The lifecycle's own steps: only pyguard/run.py calls them."""
+"""The lifecycle's own steps: only pyguard/live/run.py calls them."""
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)
@@ -27,4 +27,4 @@ def test_an_entry_point_runs_its_agent_only_through_the_one_lifecycle(name):
 
 def test_the_lifecycle_is_one_method_every_entry_point_uses():
     users = [n for n in ENTRY_POINTS if ".drive(" in (ROOT / n).read_text(encoding="utf-8")]
-    assert set(users) >= {"guard.py", "conversation.py", "agent_guard.py", "nested.py"}
+    assert set(users) >= {"live/guard.py", "live/conversation.py", "live/agent_guard.py", "live/nested.py"}

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pyguard.base.errors import ConfigError, HandleError, InputError
+from pyguard.base.safe_reader import MAX_DEPTH, load_toml_text, toml_nesting
 from pyguard.check.baseline import read_baseline
 from pyguard.cli import main
 from pyguard.engine import PolicyConfig
-from pyguard.errors import ConfigError, HandleError, InputError
 from pyguard.escalation import EscalationHandle
 from pyguard.jvm.scenarios import load_scenario
-from pyguard.live_calibration.tasks import load_tasks
-from pyguard.safe_reader import MAX_DEPTH, load_toml_text, toml_nesting
+from pyguard.live.calibration.tasks import load_tasks
 from pyguard.trace.labels import load_labels
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "recordings"
@@ -58,7 +58,7 @@ def test_a_policy_with_a_huge_integer_or_over_the_size_limit_is_refused(tmp_path
     path.write_text("base_budget = " + "9" * 5_000 + "\n")
     with pytest.raises(ConfigError, match="an integer is longer than the limit of 4300 digits"):
         PolicyConfig.from_toml(path)
-    monkeypatch.setattr("pyguard.safe_reader.MAX_FILE_BYTES", 1_000)
+    monkeypatch.setattr("pyguard.base.safe_reader.MAX_FILE_BYTES", 1_000)
     path.write_text("base_budget = 8\n" + "# padding\n" * 200)
     with pytest.raises(ConfigError, match=r"policy\.toml' is larger than the limit of 1000 bytes"):
         PolicyConfig.from_toml(path)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyguard.ending import TokenTotals, token_totals, tree_totals
+from pyguard.base.ending import TokenTotals, token_totals, tree_totals
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.engine.tree import BudgetNode, TreeLimits
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
-from pyguard.nested import UnguardedTree
+from pyguard.live.nested import UnguardedTree
 from pyguard.otel import import_otlp
 from pyguard.replay import replay_run, replay_runs
 from pyguard.result import RunResult

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from pyguard.fuzzing import AgentFuzzer
+from pyguard.live.fuzzing import AgentFuzzer
 
 LOOKUPS = ("get_shipment_status", "get_carrier_incidents")
 WEAK = {

@@ -8,13 +8,13 @@ import math
 import numpy as np
 import pytest
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import UNTYPED
 from pyguard.calibrate import RunArrays, RunStatus, calibrate_arrays, calibrate_runs, make_config
 from pyguard.calibrate.report import report_json, write_report
 from pyguard.calibrate.snippet import java_identifier, java_snippet, properties_snippet, toml_snippet
 from pyguard.calibrate.synthetic import SyntheticType, sample_runs, to_records
 from pyguard.engine.config import PolicyConfig
-from pyguard.errors import InputError
-from pyguard.events import UNTYPED
 
 CONFIG = make_config(failure_cost=1.0, price_per_1k_tokens=0.01, bootstrap=50)
 

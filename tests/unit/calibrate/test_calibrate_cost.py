@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pyguard.base.errors import InputError
 from pyguard.calibrate import aalen_johansen
 from pyguard.calibrate.cost import argmin_first, expected_cost, iteration_token_curve, token_unit_cost
 from pyguard.calibrate.tokens import run_token_totals, token_axis, token_expected_cost
-from pyguard.errors import InputError
 
 
 def test_token_curve_observed_where_supported_and_linear_beyond() -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import turn_starts
 from pyguard.calibrate import calibrate_runs, make_config
 from pyguard.calibrate.report import plot_cost, plot_success, report_json, write_report
 from pyguard.calibrate.snippet import java_snippet, properties_snippet, toml_snippet
-from pyguard.errors import InputError
-from pyguard.events import turn_starts
 from pyguard.loading import load_runs
 
 FIXTURE = Path(__file__).parents[2] / "data" / "mixed_runs.jsonl"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.calibrate import UNTYPED, RunAccumulator, RunArrays, RunStatus, extract_runs, run_status
 from pyguard.calibrate.runs import iteration_tokens
-from pyguard.errors import InputError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
 
 def _run(

@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
+from pyguard.base.errors import InputError
 from pyguard.calibrate import RunArrays, RunStatus, calibrate_arrays, make_config
 from pyguard.calibrate.report import report_json, report_table
 from pyguard.calibrate.table import table_cells
 from pyguard.calibrate.units import format_cost
 from pyguard.cli import main
-from pyguard.errors import InputError
 
 
 def _arrays(with_tokens: bool, names: tuple[str, ...] = ("lookup",), runs: int = 120) -> RunArrays:

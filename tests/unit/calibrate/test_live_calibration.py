@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from pyguard.base.ending import verdict
+from pyguard.base.errors import InputError, RunError
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.calibrate import calibrate_runs, make_config
 from pyguard.calibrate.runs import RunStatus, run_status
-from pyguard.ending import verdict
-from pyguard.errors import InputError, RunError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
-from pyguard.live_calibration import (
+from pyguard.live.calibration import (
     LiveTask,
     PlannedRun,
     completed_runs,

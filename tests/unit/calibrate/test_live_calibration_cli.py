@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from test_live_calibration import TASKS, Spy
 
-import pyguard.live_calibration as live
+import pyguard.live.calibration as live
 from pyguard.cli import main
 
 

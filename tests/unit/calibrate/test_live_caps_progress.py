@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 from test_live_calibration import TASKS, fake_record
 
-import pyguard.live_calibration as live
+import pyguard.live.calibration as live
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.cli import main
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
-from pyguard.live_calibration import PlannedRun, agent_caps, parse_tasks
-from pyguard.live_calibration.pool import execute
+from pyguard.live.calibration import PlannedRun, agent_caps, parse_tasks
+from pyguard.live.calibration.pool import execute
 
 ROUND_TRIPS = 7
 EXCEEDED = (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.errors import InputError
-from pyguard.live_calibration import PlannedRun, parse_tasks
-from pyguard.live_calibration.runners import DEFAULT_ENV_MODEL, env_model_settings
+from pyguard.base.errors import InputError
+from pyguard.live.calibration import PlannedRun, parse_tasks
+from pyguard.live.calibration.runners import DEFAULT_ENV_MODEL, env_model_settings
 
 FACTORY = {"class": "com.acme.Agents", "method": "create"}
 

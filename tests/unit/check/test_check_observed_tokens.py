@@ -8,9 +8,9 @@ import json
 
 from click.testing import CliRunner
 
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.check import resolve_runs, summarize
 from pyguard.cli import main
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.trace import write_runs
 
 

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.check import check_runs, facts_from_footer, needs_replay, replay_outcomes, resolve_runs
 from pyguard.check.outcomes import run_tokens
-from pyguard.errors import InputError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 
 
 def _recording(rid, k, label=True, censored=False, task_type="lookup"):

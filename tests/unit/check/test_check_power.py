@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
+from pyguard.base.events import Outcome
 from pyguard.check import GateConfig, evaluate, summarize
 from pyguard.check.stats import detectable_rate, detectable_ratio, runs_needed
 from pyguard.check.summary import RunFacts
-from pyguard.events import Outcome
 
 
 def facts(iterations, tokens, expired: int = 0, task_type: str = "lookup") -> list[RunFacts]:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.check import GateConfig, evaluate, summarize
 from pyguard.check.stats import (
     detectable_rate,
@@ -22,7 +23,6 @@ from pyguard.check.stats import (
 )
 from pyguard.check.summary import RunFacts
 from pyguard.cli import main
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.trace import write_runs
 
 BASE_TOKENS = [900, 1000, 1100, 950, 1050, 1200, 800, 1000, 980, 1020]

@@ -3,6 +3,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import Outcome
 from pyguard.check import (
     ALL_TASKS,
     UNTYPED,
@@ -14,8 +16,6 @@ from pyguard.check import (
     summarize,
     write_baseline,
 )
-from pyguard.errors import InputError
-from pyguard.events import Outcome
 
 
 def _facts():

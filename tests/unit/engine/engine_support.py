@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from pyguard.base.events import IterationEvent, Observation, RunRecord, ToolCall
 from pyguard.engine import Policy
-from pyguard.events import IterationEvent, Observation, RunRecord, ToolCall
 
 
 class FakeClock:

@@ -35,10 +35,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from masking_reference import mask_fields, mask_tokens
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import Observation
 from pyguard.engine import CapsConfig, NoveltyConfig, Policy, PolicyConfig, StallConfig
 from pyguard.engine.novelty import mask_volatile, prepare_text
-from pyguard.events import Observation
 from pyguard.testing.synthetic import LabelledRun, labelled_set, logistics_incident
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "decisions_golden.json"

@@ -1,5 +1,7 @@
 import pytest
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, Outcome, ToolCall
 from pyguard.engine.caps import (
     CostCap,
     IdenticalActionCap,
@@ -12,8 +14,6 @@ from pyguard.engine.conditions import AllOf, AnyOf, FunctionCondition, RunState
 from pyguard.engine.config import CapsConfig, Price
 from pyguard.engine.stop import build_condition
 from pyguard.engine.usage import UsageState, UsageTracker
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, Outcome, ToolCall
 
 
 def at(usage: UsageState) -> RunState:

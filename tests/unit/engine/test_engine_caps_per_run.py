@@ -10,11 +10,11 @@ import threading
 
 import pytest
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, Outcome, ToolCall
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.caps import ModelCallCap
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, Outcome, ToolCall
 
 
 class HeavyStreakCap(StopCondition):

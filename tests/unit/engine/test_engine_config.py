@@ -1,5 +1,6 @@
 import pytest
 
+from pyguard.base.errors import ConfigError
 from pyguard.engine.config import (
     BudgetSettings,
     CapsConfig,
@@ -11,7 +12,6 @@ from pyguard.engine.config import (
     StallConfig,
     TaskTypeConfig,
 )
-from pyguard.errors import ConfigError
 
 FULL = PolicyConfig(
     base_budget=5,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.limits import JAVA_INT_MAX
 from pyguard.engine import PolicyConfig
-from pyguard.errors import ConfigError
-from pyguard.limits import JAVA_INT_MAX
 
 
 @pytest.mark.parametrize(

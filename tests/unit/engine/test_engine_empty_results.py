@@ -7,7 +7,7 @@ from engine_support import Script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import BudgetError, ConfigError
+from pyguard.base.events import Outcome
 from pyguard.engine import EscalationConfig, Policy, PolicyConfig, TaskTypeConfig
-from pyguard.errors import BudgetError, ConfigError
-from pyguard.events import Outcome
 
 
 def _loop(session, script: Script, n: int):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine import Policy
 from pyguard.engine.actions import classify_action
 from pyguard.engine.fingerprint import fingerprint

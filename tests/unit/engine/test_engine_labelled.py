@@ -3,10 +3,10 @@
 import pytest
 from engine_support import run_until_stop
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import InputError
+from pyguard.base.events import Outcome
 from pyguard.engine.actions import classify_action
-from pyguard.errors import InputError
-from pyguard.events import Outcome
 from pyguard.testing.synthetic import KINDS, LEGITIMATE_KINDS, LOOP_KINDS, generate, labelled_set, logistics_incident
 
 SEEDS = range(6)

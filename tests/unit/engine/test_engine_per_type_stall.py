@@ -2,7 +2,7 @@
 
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.config import StallConfig, TaskTypeConfig
 

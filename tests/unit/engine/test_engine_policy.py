@@ -3,11 +3,11 @@ import json
 import pytest
 from engine_support import FakeClock, Script, run_until_stop
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import BudgetError
+from pyguard.base.events import IterationEvent, Outcome
 from pyguard.engine import CapsConfig, EscalationConfig, Policy, PolicyConfig, TaskTypeConfig
 from pyguard.engine.caps import ModelCallCap
-from pyguard.errors import BudgetError
-from pyguard.events import IterationEvent, Outcome
 from pyguard.testing.synthetic import generate, logistics_incident
 
 

@@ -6,9 +6,9 @@ from engine_support import FakeClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import IterationEvent, Observation, Outcome, ToolCall
 from pyguard.engine import CapsConfig, Policy, PolicyConfig
-from pyguard.events import IterationEvent, Observation, Outcome, ToolCall
 
 TOOLS = ["get_status", "search", "list_page"]
 ARGS = ['{"id": "12345"}', '{"id": "SO-12345"}', '{"page": 1}', '{"page": 2}', '{"q": "x"}', "{}", "not json"]

@@ -10,9 +10,9 @@ import random
 
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import IterationEvent, Observation, opens_turn
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.events import IterationEvent, Observation, opens_turn
 
 
 def _run(events, config=None):
@@ -49,7 +49,7 @@ def test_a_user_message_after_an_answer_opens_a_new_turn():
     assert opens_turn(first, again)
     assert not opens_turn(None, again)
     not_final = first.model_copy(
-        update={"tool_calls": (__import__("pyguard.events", fromlist=["ToolCall"]).ToolCall(name="t"),)}
+        update={"tool_calls": (__import__("pyguard.base.events", fromlist=["ToolCall"]).ToolCall(name="t"),)}
     )
     assert not opens_turn(not_final, again)
     assert not opens_turn(tool, IterationEvent(run_id="r", index=2))

@@ -5,7 +5,7 @@ import json
 import pytest
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint

@@ -12,7 +12,7 @@ import json
 import pytest
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine import Policy, PolicyConfig, StallConfig
 from pyguard.engine.waits import is_pending_result, is_wait
 

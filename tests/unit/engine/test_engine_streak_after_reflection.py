@@ -5,13 +5,13 @@ import json
 import pytest
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import ConfigError
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import fingerprint
 from pyguard.engine.stall import StallDetector
 from pyguard.engine.steps import ActionResult, Step
-from pyguard.errors import ConfigError
 
 
 def rules(decisions):

@@ -9,9 +9,9 @@ import tracemalloc
 import pytest
 
 import pyguard.engine.results as results_module
+from pyguard.base.events import IterationEvent, Observation, ToolCall
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.window import EDGE_CHARS, WINDOW_CHARS, observed_text
-from pyguard.events import IterationEvent, Observation, ToolCall
 
 MARKER_MAX = 200  # the line standing for the left-out middle
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 
 

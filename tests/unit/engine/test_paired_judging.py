@@ -7,9 +7,9 @@ import json
 
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import IterationEvent
 from pyguard.engine import Policy, PolicyConfig
-from pyguard.events import IterationEvent
 
 
 def _drive(events: list[IterationEvent], config: PolicyConfig | None = None, paired: bool = True):
@@ -127,7 +127,7 @@ def test_an_a_b_oscillation_is_caught_within_two_cycles():
 
 
 def test_replay_judges_results_before_the_next_call_when_the_policy_says_so():
-    from pyguard.events import Outcome, RunEnd, RunRecord, RunStart
+    from pyguard.base.events import Outcome, RunEnd, RunRecord, RunStart
     from pyguard.replay import replay_run
 
     events = _same_status(8)

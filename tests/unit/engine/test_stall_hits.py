@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.events import Outcome
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.conditions import RunState, StallSubject, StopCondition, StopHit
 from pyguard.engine.stall_report import stall_hit
 from pyguard.engine.stop import Stalled, TokenCap
 from pyguard.engine.usage import UsageState
-from pyguard.events import Outcome
 
 
 def test_a_repeat_is_a_stalled_hit_with_its_subject_and_the_decision_serialises_it():

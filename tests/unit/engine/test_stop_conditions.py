@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pyguard.base.decisions import Action
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.cli import main
-from pyguard.decisions import Action
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.stop import (
     AllOf,
@@ -33,8 +35,6 @@ from pyguard.engine.stop import (
 )
 from pyguard.engine.stop_config import AnyOfConfig
 from pyguard.engine.usage import UsageState
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_runs
 from pyguard.trace import TraceWriter, read_trace
 

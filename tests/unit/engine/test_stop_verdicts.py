@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.engine import PolicyConfig
 from pyguard.engine.conditions import AnyOf, RunState, StallSubject, StopCondition, StopHit
 from pyguard.engine.stall_report import stall_hit
 from pyguard.engine.stop import HardCap, IterationBudget, ModelCallCap, Stalled, policy_condition
 from pyguard.engine.usage import UsageState
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
 
 CYCLE = stall_hit("cycle", "A, B, A, B", {"times": 3}, StallSubject(4, "a", ("a()",), ("x", "y")))
 FUTILE = stall_hit("fruitless_attempts", "tests unchanged", {"attempts": 6}, StallSubject(4), Action.REFLECT)

@@ -10,13 +10,13 @@ import typing
 import pytest
 from engine_support import Script
 
-from pyguard.decisions import Action
+from pyguard.base.decisions import Action
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import Outcome
 from pyguard.engine import EscalationConfig, Policy, PolicyConfig, TaskTypeConfig
 from pyguard.engine.conditions import RunState, StopCondition, StopHit
 from pyguard.engine.stop import TokenCap, build_condition
 from pyguard.engine.stop_config import StopConfig, TokensConfig
-from pyguard.errors import ConfigError
-from pyguard.events import Outcome
 
 
 def _kinds() -> list[type]:

@@ -3,10 +3,10 @@ message where the recording has the tool's result, and the replayed run counts t
 
 from __future__ import annotations
 
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.engine import CapsConfig, PolicyConfig
 from pyguard.engine.config import ToolLimitConfig
 from pyguard.engine.tool_limit_replay import blocked_result, replayed_events
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_run, replay_runs
 
 

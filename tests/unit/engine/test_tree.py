@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from pyguard.base.errors import ConfigError
+from pyguard.base.events import IterationEvent, Outcome, RunRecord, RunStart
 from pyguard.engine.config import Price
 from pyguard.engine.tree import BudgetNode, Spend, TreeLimits, event_cost
-from pyguard.errors import ConfigError
-from pyguard.events import IterationEvent, Outcome, RunRecord, RunStart
-from pyguard.nested import run_tree, supervisor_invocation
+from pyguard.live.nested import run_tree, supervisor_invocation
 
 
 class Clock:

@@ -15,10 +15,10 @@ from opentelemetry import trace  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 
+from pyguard.base.errors import MissingExtraError  # noqa: E402
+from pyguard.base.events import RunStart  # noqa: E402
 from pyguard.cli import main  # noqa: E402
 from pyguard.engine import Policy  # noqa: E402
-from pyguard.errors import MissingExtraError  # noqa: E402
-from pyguard.events import RunStart  # noqa: E402
 from pyguard.otel import GuardTelemetry, export_runs, import_otlp, traceparent  # noqa: E402
 from pyguard.otel import semconv as sc
 from pyguard.replay import replay_runs  # noqa: E402
@@ -155,7 +155,7 @@ def test_the_global_provider_is_used_by_default(monkeypatch):
 def test_file_export_round_trips_through_import_and_replay(tmp_path):
     records, ends = [], []
     for lr in labelled_set(range(2)):
-        from pyguard.events import RunEnd, RunRecord
+        from pyguard.base.events import RunEnd, RunRecord
 
         record = RunRecord(start=RunStart(run_id=lr.name, task_type=lr.kind), events=list(lr.events))
         replayed = replay_runs([record]).runs[0]
@@ -191,7 +191,7 @@ def test_file_export_round_trips_through_import_and_replay(tmp_path):
 
 def test_without_content_the_tool_calls_still_come_back(tmp_path):
     lr = generate("convergent", 1)
-    from pyguard.events import RunRecord
+    from pyguard.base.events import RunRecord
 
     record = RunRecord(start=RunStart(run_id="c", task_type="t"), events=list(lr.events))
     path = tmp_path / "s.jsonl"

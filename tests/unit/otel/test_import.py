@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pyguard.base.errors import InputError, TraceFormatError
+from pyguard.base.events import Outcome
 from pyguard.check import check_runs, policy_replayer
 from pyguard.cli import main
-from pyguard.errors import InputError, TraceFormatError
-from pyguard.events import Outcome
 from pyguard.loading import detect_format, load_runs
 from pyguard.otel import import_otlp, read_spans
 

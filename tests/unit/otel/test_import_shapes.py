@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pyguard.events import Outcome
+from pyguard.base.events import Outcome
 from pyguard.otel import import_otlp
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"

@@ -13,9 +13,9 @@ from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
 from opentelemetry.trace import StatusCode  # noqa: E402
 
+from pyguard.base.errors import ConfigError  # noqa: E402
+from pyguard.base.events import Observation, RunStart, ToolCall  # noqa: E402
 from pyguard.engine import Policy  # noqa: E402
-from pyguard.errors import ConfigError  # noqa: E402
-from pyguard.events import Observation, RunStart, ToolCall  # noqa: E402
 from pyguard.otel import GuardTelemetry, traceparent  # noqa: E402
 from pyguard.otel import semconv as sc
 from pyguard.otel.capture import capture_on_spans, content_capture_default  # noqa: E402

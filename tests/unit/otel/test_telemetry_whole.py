@@ -21,7 +21,7 @@ pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest  # noqa: E402
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
 
-from pyguard.errors import ConfigError  # noqa: E402
+from pyguard.base.errors import ConfigError  # noqa: E402
 from pyguard.otel import GuardTelemetry  # noqa: E402
 from pyguard.otel import semconv as sc  # noqa: E402
 from pyguard.otel.otlp_json import read_spans  # noqa: E402

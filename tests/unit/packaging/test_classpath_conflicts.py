@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import JvmError
+from pyguard.base.errors import JvmError
 from pyguard.jvm.classpath import (
     USER_FIRST_ENV,
     find_conflicts,

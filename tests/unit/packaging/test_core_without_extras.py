@@ -73,7 +73,7 @@ def test_the_stats_and_plot_features_name_their_extra(tmp_path):
         import json
         from click.testing import CliRunner
         from pyguard.cli import main
-        from pyguard.errors import MissingExtraError
+        from pyguard.base.errors import MissingExtraError
         from pyguard.check.stats import proportion_increase_test
         out = {{}}
         try:

@@ -15,10 +15,10 @@ def test_every_java_entry_point_before_start_jvm_says_what_to_call_first():
     code = textwrap.dedent(
         """
         import json
-        from pyguard.guard import Guard
+        from pyguard.live.guard import Guard
         from pyguard import jvm
         from pyguard.jvm import callback
-        from pyguard.errors import JvmError
+        from pyguard.base.errors import JvmError
 
         calls = {
             "jclass": lambda: jvm.jclass("java.lang.String"),

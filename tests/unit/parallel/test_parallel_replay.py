@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
+from pyguard.base.errors import ConfigError, MissingExtraError
+from pyguard.base.events import RunEnd, RunRecord, RunStart
 from pyguard.engine import PolicyConfig
-from pyguard.errors import ConfigError, MissingExtraError
-from pyguard.events import RunEnd, RunRecord, RunStart
 from pyguard.parallel import parallel_map, replay_parallel
 from pyguard.replay import replay_runs
 from pyguard.testing.synthetic import labelled_set

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyguard.decisions import Decision
+from pyguard.base.decisions import Decision
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.engine import Policy
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
 from pyguard.testing.synthetic import labelled_set
 from pyguard.trace import import_openai
 

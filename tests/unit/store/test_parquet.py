@@ -9,8 +9,8 @@ from store_support import guarded_runs, mixed_runs
 
 pytest.importorskip("pyarrow")
 
-from pyguard.errors import InputError, MissingExtraError  # noqa: E402
-from pyguard.events import Observation, RunRecord, RunStart  # noqa: E402
+from pyguard.base.errors import InputError, MissingExtraError  # noqa: E402
+from pyguard.base.events import Observation, RunRecord, RunStart  # noqa: E402
 from pyguard.loading import detect_format, load_runs  # noqa: E402
 from pyguard.store import read_parquet, run_schema, write_parquet  # noqa: E402
 from pyguard.store.synthetic import synthetic_table  # noqa: E402
@@ -68,8 +68,8 @@ def test_a_directory_may_hold_parquet_and_jsonl(tmp_path):
 
 def test_the_schema_has_a_column_for_every_model_field():
     """A field added to the pyguard models must get its column (else it would be dropped silently)."""
-    from pyguard.decisions import Decision
-    from pyguard.events import IterationEvent, Observation, RunEnd, RunStart, ToolCall
+    from pyguard.base.decisions import Decision
+    from pyguard.base.events import IterationEvent, Observation, RunEnd, RunStart, ToolCall
 
     schema = run_schema()
     struct = lambda t: {f.name for f in t}  # noqa: E731

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("pyarrow")
 
-from pyguard.events import Outcome, RunEnd, RunRecord, RunStart  # noqa: E402
+from pyguard.base.events import Outcome, RunEnd, RunRecord, RunStart  # noqa: E402
 from pyguard.store import read_parquet, write_parquet  # noqa: E402
 from pyguard.store.parquet import table_to_runs  # noqa: E402
 

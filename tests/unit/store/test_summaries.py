@@ -12,6 +12,8 @@ from store_support import guarded_runs, mixed_runs
 pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")
 
+from pyguard.base.errors import InputError  # noqa: E402
+from pyguard.base.events import RunRecord, RunStart  # noqa: E402
 from pyguard.calibrate import calibrate_runs, extract_runs, make_config  # noqa: E402
 from pyguard.calibrate.parquet import calibrate_parquet, calibration_arrays  # noqa: E402
 from pyguard.check import GateConfig, check_runs, policy_replayer  # noqa: E402
@@ -19,8 +21,6 @@ from pyguard.check.outcomes import resolve_runs  # noqa: E402
 from pyguard.check.parquet import check_parquet, check_summary  # noqa: E402
 from pyguard.check.summary import summarize  # noqa: E402
 from pyguard.cli import main  # noqa: E402
-from pyguard.errors import InputError  # noqa: E402
-from pyguard.events import RunRecord, RunStart  # noqa: E402
 from pyguard.store import read_parquet, write_parquet  # noqa: E402
 from pyguard.store.synthetic import synthetic_table  # noqa: E402
 from pyguard.trace import write_runs  # noqa: E402

@@ -3,8 +3,8 @@ engine when they arrive, with the next call), so an identical repeat shows no ga
 
 from __future__ import annotations
 
+from pyguard.base.events import IterationEvent, Observation, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.engine import Policy
-from pyguard.events import IterationEvent, Observation, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.result import RunResult
 from pyguard.testing.assertions import describe_run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.testing.recording import scenario_from_calls
 
 

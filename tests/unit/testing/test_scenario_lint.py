@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.testing.scenario_lint import ScenarioLintError, ToolParam, ToolSpec, check_scenario, lint_scenario
 
 TOOLS = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.loading import detect_format, load_runs
 from pyguard.trace import load_labels
 

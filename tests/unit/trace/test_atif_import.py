@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import UnreadableRecord
+from pyguard.base.errors import UnreadableRecord
 from pyguard.loading import detect_format, load_runs
 from pyguard.trace.atif_import import is_atif_run, parse_atif
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import UnreadableRecord
+from pyguard.base.errors import UnreadableRecord
 from pyguard.loading import detect_format, load_runs
 from pyguard.trace.intercode_import import is_intercode_run, parse_intercode
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import InputError, TraceFormatError
+from pyguard.base.errors import InputError, TraceFormatError
 from pyguard.loading import detect_format, load_runs, load_traces
 
 RECORDINGS = Path(__file__).parents[2] / "data" / "recordings"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import TraceFormatError, UnreadableRecord
+from pyguard.base.errors import TraceFormatError, UnreadableRecord
 from pyguard.loading import detect_format, load_runs
 from pyguard.trace.medagent_import import is_medagent_run, parse_medagent
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import InputError, TraceFormatError
-from pyguard.events import Outcome
+from pyguard.base.errors import InputError, TraceFormatError
+from pyguard.base.events import Outcome
 from pyguard.loading import load_runs
 from pyguard.trace import import_openai, parse_openai_runs
 

@@ -9,8 +9,8 @@ import warnings
 
 import pytest
 
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunStart, ToolCall
 from pyguard.engine import PolicyConfig
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunStart, ToolCall
 from pyguard.loading import load_runs
 from pyguard.replay import replay_runs
 from pyguard.trace import read_trace

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import UnreadableRecord
+from pyguard.base.errors import UnreadableRecord
 from pyguard.loading import detect_format, load_runs
 from pyguard.trace.textworld_import import command_of, is_textworld_run, parse_textworld
 from pyguard.trace.tolerance import SkipLog

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.errors import InputError
+from pyguard.base.errors import InputError
 from pyguard.loading import load_runs
 
 ANSWER = {"role": "assistant", "content": "done"}

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyguard.decisions import Action, Decision
-from pyguard.errors import InputError, TraceFormatError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.errors import InputError, TraceFormatError
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.loading import load_runs
 from pyguard.trace import FORMAT_VERSION, TraceWriter, read_trace, write_runs
 from pyguard.trace.records import TraceWarning
@@ -325,7 +325,7 @@ def test_process_killed_mid_run_leaves_a_readable_prefix(tmp_path: Path) -> None
     path = tmp_path / "killed.jsonl"
     child = (
         "import sys\n"
-        "from pyguard.events import IterationEvent, RunStart\n"
+        "from pyguard.base.events import IterationEvent, RunStart\n"
         "from pyguard.trace import TraceWriter\n"
         f"w = TraceWriter({str(path)!r})\n"
         "w.start(RunStart(run_id='k'))\n"

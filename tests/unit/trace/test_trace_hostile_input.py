@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pyguard.base.errors import TraceFormatError
 from pyguard.cli import main
-from pyguard.errors import TraceFormatError
 from pyguard.loading import load_runs
 from pyguard.trace import read_trace
 
@@ -49,7 +49,7 @@ def test_hostile_input_is_a_clear_error_with_exit_2(tmp_path, monkeypatch, comma
     """A pyguard trace is strict: the hostile line is an error naming the file (exit 2). A recording is read
     tolerantly (messy real logs): the hostile record is skipped and counted, the others are used (exit 0), and
     ``--strict`` makes it the error. Never a traceback either way, whether ``--format`` is given or detected."""
-    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 2000)
+    monkeypatch.setattr("pyguard.base.safe_reader.MAX_LINE_BYTES", 2000)
     path = tmp_path / "runs.jsonl"
     path.write_text(_hostile(kind, fmt))
     args = [*COMMANDS[command], str(path), *(["--format", fmt] if given else [])]
@@ -90,7 +90,7 @@ def test_a_file_of_nothing_but_hostile_input_is_refused_naming_file_and_limit(
     (RecursionError, ValueError) in replay, calibrate and check. Now every path refuses it with exit 2 and a
     message naming the file and the limit."""
     if kind == "huge_line":
-        monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 2000)
+        monkeypatch.setattr("pyguard.base.safe_reader.MAX_LINE_BYTES", 2000)
     path = tmp_path / "hostile.jsonl"
     path.write_text(_only_hostile(kind))
     argv = [*COMMANDS[command], str(path), *(["--format", fmt] if fmt else [])]
@@ -107,7 +107,7 @@ def test_an_over_size_line_is_never_held_whole(tmp_path, monkeypatch):
     import tracemalloc
 
     limit = 1 << 20
-    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", limit)
+    monkeypatch.setattr("pyguard.base.safe_reader.MAX_LINE_BYTES", limit)
     path = tmp_path / "big.jsonl"
     with path.open("w") as f:
         f.write('{"messages": [{"role": "user", "content": "')
@@ -128,9 +128,9 @@ def test_an_over_size_line_is_never_held_whole(tmp_path, monkeypatch):
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_fifo_is_named_as_a_fifo(tmp_path, command, monkeypatch):
     """A FIFO nobody writes to: given up after the wait (shortened here), named as a FIFO, never a hang."""
-    import pyguard.safe_reader
+    import pyguard.base.safe_reader
 
-    monkeypatch.setattr(pyguard.safe_reader, "FIFO_WAIT_S", 0.05)
+    monkeypatch.setattr(pyguard.base.safe_reader, "FIFO_WAIT_S", 0.05)
     fifo = tmp_path / "runs.jsonl"
     os.mkfifo(fifo)
     result = CliRunner().invoke(main, [*COMMANDS[command], str(fifo)])

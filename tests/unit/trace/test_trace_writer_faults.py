@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pyguard.decisions import Action, Decision
-from pyguard.errors import TraceFormatError
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunStart, ToolCall
+from pyguard.base.decisions import Action, Decision
+from pyguard.base.errors import TraceFormatError
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunStart, ToolCall
 from pyguard.loading import load_runs
 from pyguard.trace import read_trace
 from pyguard.trace.records import TraceWarning
@@ -114,7 +114,7 @@ def test_a_header_that_cannot_be_written_leaves_no_file_behind_and_names_it(tmp_
 
 
 def test_a_record_over_the_limit_is_written_as_windows_stating_their_whole_size(tmp_path, monkeypatch):
-    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 20_000)
+    monkeypatch.setattr("pyguard.base.safe_reader.MAX_LINE_BYTES", 20_000)
     path = tmp_path / "t.jsonl"
     big = "数据" * 6_000  # 12,000 characters, 36,000 bytes of UTF-8
     event = IterationEvent(
@@ -141,7 +141,7 @@ def test_a_record_over_the_limit_is_written_as_windows_stating_their_whole_size(
 
 
 def test_a_record_that_cannot_fit_at_all_degrades_a_tolerant_trace(tmp_path, monkeypatch):
-    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 2_000)
+    monkeypatch.setattr("pyguard.base.safe_reader.MAX_LINE_BYTES", 2_000)
     path = tmp_path / "t.jsonl"
     many = IterationEvent(
         run_id="r", index=1, tool_calls=tuple(ToolCall(id=f"c{i}", name="t", arguments="x" * 600) for i in range(50))

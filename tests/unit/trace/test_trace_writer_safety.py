@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from pyguard.errors import TraceFormatError
-from pyguard.events import IterationEvent, Outcome, RunEnd, RunStart
+from pyguard.base.errors import TraceFormatError
+from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunStart
 from pyguard.trace import TraceWriter, read_trace
 from pyguard.trace.records import TraceWarning
 
@@ -68,7 +68,7 @@ def test_appending_after_a_torn_line_repairs_the_file(tmp_path):
 
 
 def test_a_record_over_the_limit_is_written_as_a_window_and_one_that_cannot_fit_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr("pyguard.safe_reader.MAX_LINE_BYTES", 2_000)
+    monkeypatch.setattr("pyguard.base.safe_reader.MAX_LINE_BYTES", 2_000)
     with TraceWriter(tmp_path / "t.jsonl") as w:
         w.start(RunStart(run_id="r1"))
         w.iteration(IterationEvent(run_id="r1", index=1, text="x" * 10_000))  # cut to a window, never refused
@@ -80,6 +80,6 @@ def test_a_record_over_the_limit_is_written_as_a_window_and_one_that_cannot_fit_
 
 
 def _calls(n: int):
-    from pyguard.events import ToolCall
+    from pyguard.base.events import ToolCall
 
     return [ToolCall(id=f"c{i}", name="t", arguments="y" * 600) for i in range(n)]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from pyguard.base.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.engine.window import WINDOW_CHARS, observed_text
-from pyguard.events import IterationEvent, Observation, RunRecord, RunStart, ToolCall
 from pyguard.loading import load_runs
 from pyguard.replay import replay_run
 from pyguard.trace import write_runs

@@ -34,7 +34,7 @@ def test_tune_writes_a_policy_that_replay_and_guard_read(runs_file, tmp_path):
     config = PolicyConfig.from_toml(out)
     assert config == PolicyConfig.model_validate(data["policy"])
     assert set(config.task_types) == {"lookup", "ops", "research"}
-    from pyguard.guard import Guard
+    from pyguard.live.guard import Guard
     from pyguard.pytest_plugin.guarding import build_policy
     from pyguard.pytest_plugin.marker import MarkerArgs
     from pyguard.pytest_plugin.settings import PluginSettings

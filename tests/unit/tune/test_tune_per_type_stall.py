@@ -75,8 +75,8 @@ def test_build_policy_writes_a_whole_stall_table_and_the_reflections_of_a_type()
 def test_a_starting_policy_with_per_type_stall_tables_is_refused():
     import pytest
 
+    from pyguard.base.errors import InputError
     from pyguard.engine.config import StallConfig, TaskTypeConfig
-    from pyguard.errors import InputError
     from pyguard.tune import TuneOptions, tune
 
     base = PolicyConfig(task_types={"lookup": TaskTypeConfig(stall=StallConfig(low_gain_streak=2))})

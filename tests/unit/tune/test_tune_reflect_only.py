@@ -5,9 +5,9 @@ import json
 
 from click.testing import CliRunner
 
+from pyguard.base.events import Outcome, RunEnd, RunRecord
 from pyguard.cli import main
 from pyguard.engine import PolicyConfig
-from pyguard.events import Outcome, RunEnd, RunRecord
 from pyguard.replay import replay_run
 from pyguard.testing.synthetic import generate
 from pyguard.trace import write_runs

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from pyguard.base.events import Outcome, RunEnd, RunRecord
 from pyguard.engine import PolicyConfig
-from pyguard.events import Outcome, RunEnd, RunRecord
 from pyguard.testing.synthetic import generate
 from pyguard.tune import TuneOptions, tune
 from pyguard.tune.probe import probe_config, probe_run

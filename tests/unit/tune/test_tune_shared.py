@@ -4,9 +4,9 @@ tune chooses, are those of one engine pass per candidate reading everything itse
 import numpy as np
 import pytest
 
+from pyguard.base.errors import PyguardError
+from pyguard.base.events import Observation, RunRecord, RunStart
 from pyguard.engine import PolicyConfig
-from pyguard.errors import PyguardError
-from pyguard.events import Observation, RunRecord, RunStart
 from pyguard.testing.synthetic import KINDS, generate
 from pyguard.tune import SearchSpace, TuneOptions, tune
 from pyguard.tune.probe import Prober, probe_config, probe_policy, probe_run

@@ -6,8 +6,8 @@ import random
 import numpy as np
 import pytest
 
+from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.engine import PolicyConfig
-from pyguard.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.replay import replay_run
 from pyguard.testing.synthetic import KINDS, generate
 from pyguard.tune.probe import probe_config, probe_run

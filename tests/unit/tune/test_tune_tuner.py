@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from pyguard.base.errors import InputError
+from pyguard.base.events import Outcome, RunEnd, RunRecord
 from pyguard.engine import PolicyConfig
-from pyguard.errors import InputError
-from pyguard.events import Outcome, RunEnd, RunRecord
 from pyguard.testing.synthetic import generate
 from pyguard.tune import TuneOptions, task_folds, tune
 from pyguard.tune.space import budget_of

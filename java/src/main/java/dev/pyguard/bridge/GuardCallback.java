@@ -4,7 +4,7 @@ package dev.pyguard.bridge;
  * The one crossing from Java to the guard (Python implements this with JPype's {@code @JImplements}).
  *
  * <p>Called once per model call of a run with the iteration event serialised as one JSON object (the fields of
- * {@code pyguard.events.IterationEvent}). Returns the decision as a short JSON object, for example
+ * {@code pyguard.base.events.IterationEvent}). Returns the decision as a short JSON object, for example
  * {@code {"action":"continue"}}, {@code {"action":"reflect","reflection":"..."}} or
  * {@code {"action":"stop","outcome":"stalled","reason":"...","rule":"..."}} (a stop must say its outcome: Java
  * holds no default).

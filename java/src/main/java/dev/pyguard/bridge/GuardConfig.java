@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param maxModelCalls     the Java fail-safe: at most this many model calls per user turn (the whole run when the
  *                          guard never reports a turn), whatever Python does ({@link #DEFAULT_MAX_MODEL_CALLS} by
  *                          default; {@code Integer.MAX_VALUE} disables it). A Python {@code Guard} sets it from its
- *                          policy ({@code pyguard.limits.fail_safe_cap}); the table of every limit is in
+ *                          policy ({@code pyguard.base.limits.fail_safe_cap}); the table of every limit is in
  *                          docs/architecture.md, "Which limit stops my run"
  * @param callbackTimeoutMs when positive, the callback runs on a pool thread and a reply later than this counts as a
  *                          failure (the run goes on); when 0, the callback runs on the calling thread (cheaper)

@@ -14,7 +14,7 @@ import java.util.Set;
  *
  * @param runId        the run's id (its trace is {@code <runId>.jsonl})
  * @param outcome      {@code succeeded}, {@code failed}, {@code expired}, {@code stalled}, {@code escalated},
- *                     {@code cancelled} or {@code guard_error} (Python's {@code pyguard.events.Outcome})
+ *                     {@code cancelled} or {@code guard_error} (Python's {@code pyguard.base.events.Outcome})
  * @param rule         the rule that ended the run (e.g. {@code stall:repeat}, {@code cap:total_tokens},
  *                     {@code agent_cap}, {@code failsafe_cap}), or null
  * @param reason       why it ended, in words ({@code ""} when it answered)

@@ -31,7 +31,7 @@ import java.util.function.Consumer;
 
 /**
  * The sensor: a LangChain4j {@link ChatModelListener} that turns every model call of one run into one iteration
- * event (a JSON object with exactly the fields of {@code pyguard.events.IterationEvent}), hands it to the
+ * event (a JSON object with exactly the fields of {@code pyguard.base.events.IterationEvent}), hands it to the
  * {@link GuardCallback} and passes the parsed decision to its sink (the owning {@link GuardedChatModel}).
  *
  * <p>Observations of an event are the messages of the call's request after the last {@link AiMessage}: tool results
@@ -140,7 +140,7 @@ public final class GuardSensor implements ChatModelListener {
                     : request != null && request.parameters() != null ? request.parameters().modelName() : null;
             g.writeStringField("model", model);
             // The counts as the provider reported them (a negative one is no count): what a call's tokens are, and
-            // what a missing count means, is defined once, in Python (pyguard.events.IterationEvent.tokens).
+            // what a missing count means, is defined once, in Python (pyguard.base.events.IterationEvent.tokens).
             TokenUsage usage = response == null ? null : response.tokenUsage();
             writeInt(g, "input_tokens", nonNegative(usage == null ? null : usage.inputTokenCount()));
             writeInt(g, "output_tokens", nonNegative(usage == null ? null : usage.outputTokenCount()));

@@ -4,7 +4,7 @@ package dev.pyguard.bridge;
  * Thrown by {@link GuardedChatModel} (before a model call, or before a tool of the last response runs) to end a run:
  * either because the guard decided to stop, or because the Java fail-safe cap was reached.
  *
- * <p>It carries the run's outcome (a {@code pyguard.events.Outcome} value such as {@code stalled}, {@code expired},
+ * <p>It carries the run's outcome (a {@code pyguard.base.events.Outcome} value such as {@code stalled}, {@code expired},
  * {@code guard_error}), the reason and rule, and the counts at the moment of the stop. LangChain4j loops may wrap it;
  * {@link #findIn(Throwable)} digs it out of a cause chain.
  */

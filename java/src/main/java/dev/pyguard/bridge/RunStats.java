@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A snapshot of one run's counters. Tokens are not here: Python counts them from the run's events, with the one
- * definition of a call's tokens ({@code pyguard.events.IterationEvent.tokens}).
+ * definition of a call's tokens ({@code pyguard.base.events.IterationEvent.tokens}).
  *
  * <p>{@link #toJson()} is the one way these counters reach Python ({@code pyguard.jvm.BridgeRunStats}, same field names).
  *
