@@ -320,10 +320,10 @@ def freeze_startup() -> int:
     to leave that out of full collections too; ``gc.unfreeze()`` undoes it."""
     import gc
 
-    from pyguard.engine import PolicyConfig
+    from pyguard.engine import PolicyConfig, shingles
     from pyguard.engine.novelty import make_estimator
 
-    # one text long enough to load the kernel now (pyguard.engine.shingles: _LOAD_FROM_CHARS)
+    shingles.backend()  # the kernel now, built or read and run once (a run would load it on a thread of its own)
     make_estimator(PolicyConfig().novelty).observe(" ".join(f"warm-up {k}" for k in range(800)))
     gc.collect()
     gc.freeze()
