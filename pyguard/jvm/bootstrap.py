@@ -314,8 +314,9 @@ def _give_python_its_signal_defaults() -> list[str]:
 
 
 def freeze_startup() -> int:
-    """Load what every guarded run uses (the engine and its compiled novelty kernel, which otherwise loads at the
-    64th text), collect, and ``gc.freeze()`` everything alive: :func:`start_jvm` with ``freeze_gc=True``. Returns
+    """Load what every guarded run uses (the engine and its compiled novelty kernel, which a run otherwise loads on a
+    thread of its own from its first long or 64th text), collect, and ``gc.freeze()`` everything alive:
+    :func:`start_jvm` with ``freeze_gc=True``. Returns
     the number of objects frozen (``gc.get_freeze_count()``). Call it again after your application's own start-up
     to leave that out of full collections too; ``gc.unfreeze()`` undoes it."""
     import gc
