@@ -27,9 +27,9 @@ from pyguard.base._extras import require
 from pyguard.base.errors import ConfigError
 from pyguard.base.events import RunRecord
 from pyguard.engine import PolicyConfig
-from pyguard.loading import load_runs
+from pyguard.loading import load_runs, reads_columns
 from pyguard.replay import ReplayReport, ReplayRun, replay_runs, summarise
-from pyguard.store.parquet import is_parquet, iter_parquet
+from pyguard.store.parquet import iter_parquet
 
 __all__: list[str] = []
 
@@ -125,7 +125,7 @@ def replay_parallel(
     if isinstance(runs, str | os.PathLike):
         path = str(runs)
         options = {k: v for k, v in (load_options or {}).items() if v not in (None, False)}
-        if is_parquet(path) and not options:
+        if reads_columns(path, **options):
             pq = require("pyarrow.parquet", extra="columnar", feature="Parquet traces")
             groups = list(range(pq.ParquetFile(path).num_row_groups))
             parts = max(1, (n or 1) * chunks_per_worker)

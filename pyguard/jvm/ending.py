@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pyguard.base.ending import Ending, RunEnding, TokenTotals, tree_totals
-from pyguard.base.events import Outcome
+from pyguard.base.events import Outcome, token_count
 from pyguard.jvm._java import jclass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -192,11 +192,11 @@ def ending_of_wrap_up(wrap: WrapUpRecord, ending: RunEnding) -> RunEnding:
 
 def wrap_up_totals(wrap: WrapUpRecord) -> TokenTotals | None:
     """The wrap-up call's tokens as its provider reported them (None: no usage reported)."""
-    known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
-    total = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) if known else None)
+    total = token_count(wrap.total_tokens, wrap.input_tokens, wrap.output_tokens)
     if total is None:
         return None
-    return TokenTotals(wrap.input_tokens, wrap.output_tokens, total, len(known) < 2 and wrap.total_tokens is None)
+    complete = wrap.total_tokens is not None or (wrap.input_tokens is not None and wrap.output_tokens is not None)
+    return TokenTotals(wrap.input_tokens, wrap.output_tokens, total, not complete)
 
 
 def billed_tokens(
