@@ -27,7 +27,7 @@ from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
 from pyguard.jvm import run_built
 from pyguard.jvm.streaming import conversation_agent, is_streaming_model
 from pyguard.live.resumption import rebuild
-from pyguard.live.run import GuardedRun, RunHost, recorded_task
+from pyguard.live.run import GuardedRun, RunHost
 from pyguard.result import RunResult
 from pyguard.trace.writer import trace_file_name
 
@@ -64,7 +64,7 @@ trips)."""
 
 
 def run_chat(
-    guard: ConversationHost,
+    run: GuardedRun,
     model: Any,
     task: str | Sequence[str],
     options: AgentOptions,
@@ -72,13 +72,11 @@ def run_chat(
     on_partial: PartialFn | None = None,
     agent: str | None = None,
 ) -> RunResult:
-    """Run ``task`` on pyguard's AiServices agent around ``model`` (a ``ChatModel``, or a ``StreamingChatModel``: then
-    the agent's method returns a ``TokenStream``, and ``on_partial`` gets each text chunk) with ``options`` (its
-    :data:`STREAMING_OPTIONS`). Never raises for the run itself. An escalated run's result carries its
-    :class:`EscalationHandle`; ``agent`` names the agent in it."""
-    run = guard.start_run(
-        task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style="aiservices"
-    )
+    """Run ``task`` in ``run`` (started by its guard, :meth:`pyguard.live.guard.Guard.start_run`) on pyguard's
+    AiServices agent around ``model`` (a ``ChatModel``, or a ``StreamingChatModel``: then the agent's method returns a
+    ``TokenStream``, and ``on_partial`` gets each text chunk) with ``options`` (its :data:`STREAMING_OPTIONS`). Never
+    raises for the run itself. An escalated run's result carries its :class:`EscalationHandle`; ``agent`` names the
+    agent in it."""
     ref = AgentRef(streaming=_streams(model), name=agent, options=options)
     return _run(run, model, task, ref, options, on_partial=on_partial, memory_json=None, chain=None)
 

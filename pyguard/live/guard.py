@@ -232,11 +232,11 @@ class Guard:
         ``max_loop_iterations`` and ``max_tool_calling_round_trips`` (:mod:`pyguard.base.limits`; ``max_iterations`` is
         the deprecated name of the first), ``exit_when_answer_contains``, ``system_message``."""
         options = agent_options("Guard.run", options, keywords)
-        if str(style) == "aiservices":  # pyguard's AiServices agent keeps its conversation: escalations can resume
-            return run_chat(self, model, task, options)
         run = self.start_run(
             task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style=str(style)
         )
+        if str(style) == "aiservices":  # pyguard's AiServices agent keeps its conversation: escalations can resume
+            return run_chat(run, model, task, options)
         return run.drive(
             lambda agent: run_built(agent, task, run.guarded),
             build=lambda: build_agent(style, run.guarded_model(model), options=options),
@@ -260,7 +260,10 @@ class Guard:
         :class:`pyguard.escalation.EscalationHandle` (``agent`` names the agent in it). See
         :mod:`pyguard.live.conversation`."""
         options = agent_options("Guard.run_streaming", options, keywords, uses=STREAMING_OPTIONS)
-        return run_chat(self, model, task, options, on_partial=on_partial, agent=agent)
+        run = self.start_run(
+            task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style="aiservices"
+        )
+        return run_chat(run, model, task, options, on_partial=on_partial, agent=agent)
 
     def resume(
         self,
