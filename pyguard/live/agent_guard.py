@@ -337,7 +337,7 @@ class ConversationRun(GuardedRun):
         stop recorded as the run's decision)."""
         guarded = self.guarded
         if self._conversation_tools is not None:  # the run's limits (set as it was wrapped) within its conversation's
-            limit_run_tools(guarded.java, {}, stop_message(self.guard))
+            limit_run_tools(guarded.java, {}, stop_message(self.guard), self.mode)
             guarded.java.toolLimits().within(self._conversation_tools)
         hit = self.conversation.exhausted()
         if hit is None:
@@ -374,5 +374,5 @@ class ConversationRun(GuardedRun):
         evidence["conversation"] = summary
         if self._conversation_tools is not None and self._guarded is not None:
             limits = dict((evidence.get("tool_limits") or {}).get("limits") or {})
-            evidence["tool_limits"] = {"limits": limits, "blocked": self._guarded.blocked_tools()}
+            evidence["tool_limits"] = self._tool_limit_counts(limits)
         return replace(notes, evidence=evidence)

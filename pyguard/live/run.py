@@ -242,8 +242,10 @@ class GuardedRun(RunFinisher):
                 raise
             if self.wraps_up:
                 set_up_stops(self, self._guarded)
-            if self.guard.config.caps.tool_limits:  # with their exits; an exit end's stop message
-                limit_run_tools(self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
+            if self.guard.config.caps.tool_limits:  # with their exits, an exit end's stop message, the run's mode
+                limit_run_tools(
+                    self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard), self.mode
+                )
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):
