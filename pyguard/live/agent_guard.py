@@ -350,6 +350,9 @@ class ConversationRun(GuardedRun):
             self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
+            if self.mode != "enforce":  # observe and reflect never stop a run: the stop is recorded, the turn runs
+                self.observed_stop = decision
+                return
         guarded.request_stop(Outcome.EXPIRED, hit.message, hit.rule)
 
     def observe(self, event: Any) -> Decision | None:
@@ -368,7 +371,8 @@ class ConversationRun(GuardedRun):
         summary["turn"] = self.turn_in_conversation
         stop = self.spent_before or self.session.stopped
         if stop is not None and (stop.rule or "").startswith(RULE):
-            summary["stopped_by"] = stop.rule
+            # observe and reflect did not stop the turn: the budget's stop is what would have happened
+            summary["stopped_by" if self.mode == "enforce" else "would_stop_by"] = stop.rule
             if self.spent_before is not None:
                 summary["spent_before_turn"] = True
         evidence["conversation"] = summary

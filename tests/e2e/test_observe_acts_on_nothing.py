@@ -94,3 +94,29 @@ def test_reflect_blocks_the_call_but_never_stops_the_run(mailer):
     assert answer.split(" | ")[3].startswith("[pyguard] not run: the limit of 2 calls of send_email per run")
     assert result.outcome is Outcome.SUCCEEDED and result.tool_calls_blocked == {"send_email": 1}
     assert result.evidence["observed_stop"]["rule"] == "tool_limit:send_email"
+
+
+def test_observe_lets_a_spent_conversation_go_on_and_records_the_stop(jvm):
+    """A conversation budget is an actuator too: in observe mode a turn of a spent conversation still runs (its model
+    calls made), and the stop the budget would have made before its first call is recorded as its observed stop."""
+    if not (CLASSES / "dev" / "usercode" / "Helpdesk.class").exists():
+        pytest.skip("no java/target/test-classes/dev/usercode: build the Java side (mvn package)")
+    URL = jpype.JClass("java.net.URL")
+    loader = jpype.JClass("java.net.URLClassLoader")(
+        [URL(CLASSES.as_uri() + "/")], jpype.JClass("java.lang.Thread").currentThread().getContextClassLoader()
+    )
+    desk = jpype.JClass("dev.usercode.Helpdesk", loader=loader)
+    mailer = jpype.JClass("dev.usercode.Mailer", loader=loader)
+    provider = desk.Provider()
+    ag = Guard(PolicyConfig(mode="observe", conversation=ConversationLimits(max_model_calls=2))).attach(provider)
+    agent = desk.create(ag.model, ag.tools(mailer.Tools()), ag.before_tool_execution(), ag.memory_ids())
+    first = str(agent.chat("alice", "Where is order 12345?"))  # 2 calls: the budget is spent at its end
+    second = str(agent.chat("alice", "And now?"))
+    one, two = ag.results
+    assert first.startswith("Answer #1") and second.startswith("Answer #2"), (first, second)
+    assert int(provider.calls()) == 4 and two.model_calls == 2  # the second turn made its calls
+    assert one.outcome is two.outcome is Outcome.SUCCEEDED
+    assert two.evidence["observed_stop"]["rule"] == "conversation_budget:model_calls", two.evidence
+    assert two.evidence["observed_stop"]["mode"] == "observe"
+    conv = two.evidence["conversation"]  # the budget did not stop the turn: it would have
+    assert "stopped_by" not in conv and conv["would_stop_by"] == "conversation_budget:model_calls", conv
