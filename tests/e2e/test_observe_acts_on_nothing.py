@@ -1,8 +1,9 @@
-"""Observe mode acts on none of the guard's decisions (README, "Rolling out"): a per-tool limit is no exception. In
-observe mode a call over its tool's limit runs, the run is not stopped whatever the limit's exit, and the footer
-records what the limit would have done (``evidence.tool_limits.would_block``, and for an exit ``end``/``error`` the
-stop as ``evidence.observed_stop``). On a user's own AiServices agent (``dev.usercode.Mailer``: three mails, a lookup,
-then an answer quoting every tool result), loaded from ``java/target/test-classes``."""
+"""Observe mode acts on none of the guard's decisions (README, "Rolling out"), and the actuators outside the engine are
+no exception. In observe mode a call over its tool's limit runs, a spent conversation's turn runs, a run tree over its
+budget goes on, and no run is stopped; the footer records what each would have done (``evidence.tool_limits.would_block``;
+the stop as ``evidence.observed_stop``). Reflect blocks a tool call but never stops. On users' own AiServices agents
+(``dev.usercode.Mailer``: three mails, a lookup, then an answer quoting every tool result; ``dev.usercode.Helpdesk``),
+loaded from ``java/target/test-classes``, and LangChain4j's agentic workflows and supervisor."""
 
 from __future__ import annotations
 
@@ -120,3 +121,62 @@ def test_observe_lets_a_spent_conversation_go_on_and_records_the_stop(jvm):
     assert two.evidence["observed_stop"]["mode"] == "observe"
     conv = two.evidence["conversation"]  # the budget did not stop the turn: it would have
     assert "stopped_by" not in conv and conv["would_stop_by"] == "conversation_budget:model_calls", conv
+
+
+def _workflow():
+    from pyguard.jvm import scripted_model
+    from pyguard.live.nested import SubAgent
+
+    return [
+        SubAgent("notifier", scripted_model("nested_notifier")),
+        SubAgent("tracker", scripted_model("nested_tracker_stuck")),
+    ]
+
+
+def test_observe_lets_a_tree_over_its_budget_go_on_and_records_the_stop(jvm):
+    """A run tree's budget is an actuator too (tests/e2e/test_nested.py: enforced, this tree ends expired at 5 calls
+    with the tracker stopped at the remainder): observed, the tracker runs to its own end and the stop is recorded."""
+    from pyguard.engine.tree import TreeLimits
+    from pyguard.live.nested import run_nested
+
+    task = "Where is order 12345? Tell the customer."
+    result = run_nested(Guard(mode="observe"), "sequence", task, _workflow(), limits=TreeLimits(model_calls=5))
+    notifier, tracker = result.children
+    assert result.outcome is Outcome.SUCCEEDED and tracker.outcome is Outcome.SUCCEEDED, result.summary()
+    assert result.tree_model_calls > 5 and tracker.model_calls > 3
+    assert tracker.evidence["observed_stop"]["rule"] == "tree_budget:model_calls"
+    assert tracker.evidence["observed_stop"]["iteration"] == 3  # where enforcing stopped it
+    assert result.evidence["observed_stop"]["rule"] == "tree_budget:model_calls"
+
+
+def test_observe_cancels_no_sub_agent_of_a_supervisor_it_would_have_stopped(jvm):
+    from pyguard.jvm import scripted_model
+    from pyguard.live.nested import SubAgent, run_nested, run_nested_unguarded
+
+    def agents():
+        return [
+            SubAgent("notifier", scripted_model("nested_notifier"), description="Sends messages to the customer"),
+            SubAgent("tracker", scripted_model("nested_tracker_stuck"), description="Finds where an order is"),
+        ]
+
+    task = "Where is order 12345? Tell the customer."
+    unguarded = run_nested_unguarded("supervisor", task, agents(), planner=scripted_model("nested_planner_stuck"))
+    observed = run_nested(
+        Guard(mode="observe"), "supervisor", task, agents(), planner=scripted_model("nested_planner_stuck")
+    )
+    assert observed.evidence["observed_stop"]["outcome"] in ("stalled", "expired")  # enforcing would have stopped it
+    assert [c.outcome for c in observed.children if c.outcome is Outcome.CANCELLED] == []
+    assert observed.tree_model_calls == unguarded.model_calls, (observed.summary(), unguarded.model_calls)
+
+
+def test_observe_holds_no_child_to_the_trees_remainder_by_the_java_fail_safe(jvm):
+    """Enforced, a child's Java fail-safe is the tree's remainder plus a margin; observed, the tree stops nothing, so a
+    child left 1 call of a 3-call tree makes every call it makes under a roomy tree."""
+    from pyguard.engine.tree import TreeLimits
+    from pyguard.live.nested import run_nested
+
+    task = "Where is order 12345? Tell the customer."
+    roomy = run_nested(Guard(mode="observe"), "sequence", task, _workflow(), limits=TreeLimits(model_calls=100))
+    tight = run_nested(Guard(mode="observe"), "sequence", task, _workflow(), limits=TreeLimits(model_calls=3))
+    assert tight.children[1].model_calls == roomy.children[1].model_calls > 1 + 5, tight.summary()
+    assert tight.children[1].outcome is roomy.children[1].outcome is Outcome.SUCCEEDED
