@@ -316,6 +316,8 @@ class ConversationRun(GuardedRun):
     """One user turn of an attached agent, charged to its conversation (:mod:`pyguard.live.conversations`): its engine
     session judges the policy's stop condition OR the conversation's ``[conversation]`` budget."""
 
+    in_conversation = True
+
     def __init__(self, guard: RunHost, *, conversation: ConversationEntry, **run: Any) -> None:
         super().__init__(guard, **run)
         self.conversation = conversation.ledger

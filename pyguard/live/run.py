@@ -39,6 +39,7 @@ from pyguard.live.run_host import (
     Verifier,
     new_run_id,
     recorded_task,
+    tell_no_conversation,
 )
 from pyguard.result import RunResult
 from pyguard.trace.policy_file import dumped_policy
@@ -66,6 +67,8 @@ class GuardedRun(RunFinisher):
 
     wraps_up = True
     """With the guard's ``on_stop="answer"``, a stop of this run is answered by a wrap-up (run trees: no)."""
+    in_conversation = False
+    """A turn of a kept conversation (an attached agent's): ``[conversation]`` budgets hold for it."""
 
     def __init__(
         self,
@@ -80,6 +83,8 @@ class GuardedRun(RunFinisher):
         self.guard = guard
         self.run_id = run_id
         self.task_type = task_type
+        if not self.in_conversation:
+            tell_no_conversation(guard, run_id)
         self.session = guard.policy.new_run(run_id, task_type)
         self.start = RunStart(
             run_id=run_id,
