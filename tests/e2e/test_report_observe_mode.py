@@ -72,3 +72,24 @@ def test_an_observed_runs_summary_says_nothing_was_sent_or_stopped(jvm, tmp_path
     enforced = _stubborn_run("enforce", tmp_path / "enforced")
     assert enforced.mode == "enforce" and "  reflections after iterations: [3]" in enforced.summary()
     assert "would have" not in enforced.summary()
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize(("mode", "reflect", "stop"), [("observe", "allow", "allow"), ("reflect", "modify", "modify")])
+def test_guardrail_spans_say_what_was_enforced_in_each_mode(jvm, mode, reflect, stop):
+    """``gen_ai.guardrail.action.type`` is what the caller enforced: in observe mode nothing (``allow``), in reflect
+    mode a reflection, also where a stop was decided (``modify``); the verdict stays the guard's (warn, deny)."""
+    pytest.importorskip("opentelemetry.sdk")
+    from pyguard.otel import GuardTelemetry
+    from pyguard.otel import semconv as sc
+
+    telemetry, exporter = GuardTelemetry.in_memory()
+    scenario = dict(load_scenario("logistics_incident"))
+    scenario["on_reflection"] = {**scenario["on_reflection"], "recover_probability": 0.0}
+    guard = Guard(mode=mode, telemetry=telemetry)
+    guard.run("aiservices", scripted_model(scenario, seed=3), "Where is order 12345?", max_tool_calling_round_trips=12)
+    spans = [s.attributes for s in exporter.get_finished_spans()]
+    rails = [a for a in spans if a.get(sc.OPERATION_NAME) == sc.OP_RUN_GUARDRAIL]
+    telemetry.shutdown()
+    seen = {(a[sc.GUARDRAIL_VERDICT_TYPE], a[sc.GUARDRAIL_ACTION_TYPE]) for a in rails}
+    assert seen == {("warn", reflect), ("deny", stop)}, seen
