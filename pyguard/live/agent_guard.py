@@ -353,7 +353,7 @@ class ConversationRun(GuardedRun):
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
             if self.mode != "enforce":  # observe and reflect never stop a run: the stop is recorded, the turn runs
-                self.observed_stop = decision
+                self.observed_stop = decision.model_copy(update={"iteration": 0})  # before its first model call
                 return
         guarded.request_stop(Outcome.EXPIRED, hit.message, hit.rule)
 

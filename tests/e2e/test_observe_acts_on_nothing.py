@@ -119,6 +119,11 @@ def test_observe_lets_a_spent_conversation_go_on_and_records_the_stop(jvm):
     assert one.outcome is two.outcome is Outcome.SUCCEEDED
     assert two.evidence["observed_stop"]["rule"] == "conversation_budget:model_calls", two.evidence
     assert two.evidence["observed_stop"]["mode"] == "observe"
+    assert two.evidence["observed_stop"]["iteration"] == 0  # enforced, the turn makes no model call
+    from pyguard.check.outcomes import facts_from_footer
+
+    facts = facts_from_footer(two.record)  # pyguard check counts the turn as the stop it would have been
+    assert facts.outcome is Outcome.EXPIRED, facts
     conv = two.evidence["conversation"]  # the budget did not stop the turn: it would have
     assert "stopped_by" not in conv and conv["would_stop_by"] == "conversation_budget:model_calls", conv
 
