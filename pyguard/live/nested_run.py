@@ -184,7 +184,7 @@ class NestedRun(GuardedRun):
         if self.mode != "enforce":  # observe and reflect never stop a run: the tree's stop is recorded, not made
             with self._lock:
                 if self.observed_stop is None:
-                    last = self.events[-1].index if self.events else None
+                    last = self.events[-1].index if self.events else 0  # 0: before its first model call
                     self.observed_stop = Decision(
                         action=Action.STOP, reason=reason, rule=rule, outcome=outcome, iteration=last
                     )

@@ -185,3 +185,16 @@ def test_observe_holds_no_child_to_the_trees_remainder_by_the_java_fail_safe(jvm
     tight = run_nested(Guard(mode="observe"), "sequence", task, _workflow(), limits=TreeLimits(model_calls=3))
     assert tight.children[1].model_calls == roomy.children[1].model_calls > 1 + 5, tight.summary()
     assert tight.children[1].outcome is roomy.children[1].outcome is Outcome.SUCCEEDED
+
+
+def test_observe_records_a_child_the_tree_would_have_stopped_before_its_first_call(jvm):
+    from pyguard.check.outcomes import facts_from_footer
+    from pyguard.engine.tree import TreeLimits
+    from pyguard.live.nested import run_nested
+
+    task = "Where is order 12345? Tell the customer."
+    result = run_nested(Guard(mode="observe"), "sequence", task, _workflow(), limits=TreeLimits(model_calls=2))
+    tracker = result.children[1]  # the notifier spent the tree's 2 calls: enforced, the tracker makes none
+    assert tracker.model_calls > 0 and tracker.outcome is Outcome.SUCCEEDED
+    assert tracker.evidence["observed_stop"]["iteration"] == 0, tracker.evidence["observed_stop"]
+    assert facts_from_footer(tracker.record).outcome is Outcome.EXPIRED  # pyguard check counts the stop
