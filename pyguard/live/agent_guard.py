@@ -306,6 +306,8 @@ class ConversationRun(GuardedRun):
     """One user turn of an attached agent, charged to its conversation (:mod:`pyguard.live.conversations`): its engine
     session judges the policy's stop condition OR the conversation's ``[conversation]`` budget."""
 
+    in_conversation = True
+
     def __init__(self, guard: RunHost, *, conversation: ConversationEntry, **run: Any) -> None:
         super().__init__(guard, **run)
         self.conversation = conversation.ledger
@@ -327,7 +329,7 @@ class ConversationRun(GuardedRun):
         stop recorded as the run's decision)."""
         guarded = self.guarded
         if self._conversation_tools is not None:  # the run's limits (set as it was wrapped) within its conversation's
-            limit_run_tools(guarded.java, {}, stop_message(self.guard))
+            limit_run_tools(guarded.java, {}, stop_message(self.guard), self.mode)
             guarded.java.toolLimits().within(self._conversation_tools)
         hit = self.conversation.exhausted()
         if hit is None:
@@ -340,6 +342,9 @@ class ConversationRun(GuardedRun):
             self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
+            if self.mode != "enforce":  # observe and reflect never stop a run: the stop is recorded, the turn runs
+                self.observed_stop = decision.model_copy(update={"iteration": 0})  # before its first model call
+                return
         guarded.request_stop(Outcome.EXPIRED, hit.message, hit.rule)
 
     def observe(self, event: Any) -> Decision | None:
@@ -358,11 +363,12 @@ class ConversationRun(GuardedRun):
         summary["turn"] = self.turn_in_conversation
         stop = self.spent_before or self.session.stopped
         if stop is not None and (stop.rule or "").startswith(RULE):
-            summary["stopped_by"] = stop.rule
+            # observe and reflect did not stop the turn: the budget's stop is what would have happened
+            summary["stopped_by" if self.mode == "enforce" else "would_stop_by"] = stop.rule
             if self.spent_before is not None:
                 summary["spent_before_turn"] = True
         evidence["conversation"] = summary
         if self._conversation_tools is not None and self._guarded is not None:
             limits = dict((evidence.get("tool_limits") or {}).get("limits") or {})
-            evidence["tool_limits"] = {"limits": limits, "blocked": self._guarded.blocked_tools()}
+            evidence["tool_limits"] = self._tool_limit_counts(limits)
         return replace(notes, evidence=evidence)

@@ -300,7 +300,7 @@ class RunSpans:
             kind=self._trace.SpanKind.INTERNAL,
             attributes=_clean(
                 {
-                    **guardrail_attributes(d, iteration),
+                    **guardrail_attributes(d, iteration, (self.start.policy or {}).get("mode")),
                     sc.PG_REASON: self._text(d.reason or None),
                     sc.GUARDRAIL_VERDICT_REASON: self._text(d.reason or None),
                 }

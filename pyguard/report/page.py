@@ -135,8 +135,16 @@ def _evidence(mark: GuardMark) -> str:
     return "".join(parts)
 
 
-def _mark(mark: GuardMark) -> str:
+_NOT_ACTED = {
+    "observe": "observe mode: not acted on, the run went on",
+    "reflect": "reflect mode: one more reflection sent instead, the run went on",
+}
+
+
+def _mark(mark: GuardMark, mode: str = "enforce") -> str:
     what = "reflected" if mark.action == "reflect" else f"stopped ({mark.outcome or '?'})"
+    if mode == "observe" or (mode == "reflect" and mark.action != "reflect"):
+        what = f"would have {what} ({_NOT_ACTED[mode]})"
     head = f"after call {mark.iteration}: {what}, rule {escape(mark.rule or 'not recorded')}"
     reason = f"<div>{escape(mark.reason)}</div>" if mark.reason else ""
     return (
@@ -192,7 +200,7 @@ def _run_section(view: RunView) -> str:
         f"<h3>run {escape(view.run_id)}</h3><p>{facts}</p>"
         f'<p class="meta">decisions: {escape(_SOURCE[view.source])}</p>{extra}'
         + (timeline_svg(view) if view.calls else "")
-        + "".join(_mark(m) for m in view.marks)
+        + "".join(_mark(m, view.mode) for m in view.marks)
         + _calls_table(view)
         + "</section>"
     )
