@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard.base.decisions import Decision
 from pyguard.base.ending import TokenTotals, token_totals, tree_totals
+from pyguard.base.errors import InputError
 from pyguard.base.events import Outcome, RunEnd, RunRecord
 from pyguard.escalation import EscalationHandle
 
@@ -43,8 +44,6 @@ class RunResult(BaseModel):
     @classmethod
     def from_record(cls, record: RunRecord, **kwargs) -> RunResult:
         if record.end is None:
-            from pyguard.base.errors import InputError
-
             raise InputError(f"run {record.run_id!r} has no run_end footer: it is incomplete and has no outcome")
         return cls(record=record, **kwargs)
 

@@ -33,8 +33,10 @@ from pyguard.base.errors import RunError
 from pyguard.base.events import Outcome
 from pyguard.engine.conditions import StopHit
 from pyguard.engine.conversation_budget import RULE
-from pyguard.jvm.ending import raise_if_stopped
-from pyguard.jvm.tool_limits import limit_run_tools
+from pyguard.jvm import run_built
+from pyguard.jvm.ending import ending_of_exception, ending_of_value, java_outcome, raise_if_stopped
+from pyguard.jvm.lifetime import agent_guarded_model
+from pyguard.jvm.tool_limits import limit_run_tools, limited_tools, memory_ids
 from pyguard.live.conversations import (
     Conversation,
     ConversationEntry,
@@ -81,8 +83,6 @@ class AgentGuard:
         on_result: ResultFn | None = None,
         keep_results: int = 1000,
     ) -> None:
-        from pyguard.jvm.lifetime import agent_guarded_model
-
         options = options if options is not None else AgentOptions()
         self.host = host
         self.task_type = options.task_type
@@ -118,8 +118,6 @@ class AgentGuard:
         """Your tool objects (``@Tool`` methods) as a Java ``Map<ToolSpecification, ToolExecutor>`` for your builder's
         ``.tools(map)``: each call keeps the policy's per-tool limits (``[caps.tool_limits]``) of the run serving the
         calling thread; a call over its tool's limit is not run and the model reads why."""
-        from pyguard.jvm.tool_limits import limited_tools
-
         return limited_tools(self.java, objects)
 
     def memory_ids(self) -> Any:
@@ -127,8 +125,6 @@ class AgentGuard:
         .chatRequestTransformer(hook)``: it tells the guard which chat memory each model call serves (the request goes
         on unchanged), so the ``[conversation]`` budgets hold per memory id. Without it, a conversation is a thread."""
         if self._memory_ids is None:
-            from pyguard.jvm.tool_limits import memory_ids
-
             self._memory_ids = memory_ids()
         return self._memory_ids.hook()
 
@@ -201,8 +197,6 @@ class AgentGuard:
     def _record(self, run: GuardedRun, result: RunResult) -> None:
         """A run of this agent ended (its :attr:`GuardedRun.on_end`, however it ended): it is no longer open, its
         result is the latest, and Java's outcome listeners hear it (a run Java is ending hears it as the reply)."""
-        from pyguard.jvm.ending import java_outcome
-
         with self._lock:
             self._open.pop(run.run_id, None)
             self._results.append(result)
@@ -221,8 +215,6 @@ class AgentGuard:
     def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> Any:
         """Java ended a run of this agent (the model answered, a call or hook threw, the turn ended outside the
         model, or a watched call returned): end it, and return its Java ``GuardOutcome`` (None: no such open run)."""
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value, java_outcome
-
         with self._lock:
             run = self._open.get(run_id)
             if run is None:
@@ -295,8 +287,6 @@ class GuardedAgent:
         outcome says how it ended. Under ``on_stop="raise"`` a stop raises Java's ``GuardStopException``
         (``pyguard.jvm.GuardStopException``) once the run has ended (its result is ``agent_guard.results[-1]``), as
         an attached agent's ``chat()`` does; nothing else about the run raises."""
-        from pyguard.jvm import run_built
-
         ag = self.agent_guard
         run = ag.new_run(recorded_task(task))
 

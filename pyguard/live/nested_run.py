@@ -17,6 +17,7 @@ from pyguard.base.decisions import Action, Decision
 from pyguard.base.errors import RunError
 from pyguard.base.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
 from pyguard.base.limits import FAIL_SAFE_MARGIN
+from pyguard.base.safe_reader import loads
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.jvm.nested import agent_tree
 from pyguard.live.run import GuardedRun, Reads, RunHost
@@ -43,7 +44,7 @@ def supervisor_invocation(text: str | None) -> tuple[str, str] | None:
     if start < 0 or end <= start:
         return None
     try:
-        obj = json.loads(text[start : end + 1])
+        obj = loads(text[start : end + 1], source="a supervisor's response")  # the one safe reader: depth, integers
     except ValueError:
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("agentName"), str):
@@ -324,7 +325,7 @@ class NestedRun(GuardedRun):
 
 def _request_of(inputs_json: str) -> str | None:
     try:
-        inputs = json.loads(inputs_json)
+        inputs = loads(inputs_json, source="an agent invocation's inputs")
     except ValueError:
         return inputs_json
     if isinstance(inputs, dict) and isinstance(inputs.get("request"), str):

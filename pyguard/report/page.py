@@ -7,6 +7,7 @@ import json
 from html import escape
 from typing import Any
 
+from pyguard.base.events import UNTYPED
 from pyguard.report.build import ReportData
 from pyguard.report.model import GuardMark, RunView
 from pyguard.report.plots import OUTCOME_COLOURS, outcome_mix_svg, timeline_svg
@@ -183,7 +184,7 @@ def _run_section(view: RunView) -> str:
     if view.wrap_up_tokens is not None:
         tokens += f", plus {view.wrap_up_tokens:,} in the wrap-up call"
     facts = (
-        f"{_outcome(view.outcome)} · task type {escape(view.task_type or '(untyped)')} · {view.model_calls:,} model "
+        f"{_outcome(view.outcome)} · task type {escape(view.task_type or UNTYPED)} · {view.model_calls:,} model "
         f"calls · {view.tool_calls:,} tool calls · tokens {tokens}"
     )
     extra = ""
