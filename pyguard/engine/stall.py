@@ -40,6 +40,7 @@ from pyguard.engine.same_answer import SameAnswer
 from pyguard.engine.stall_report import StallReport, attempts_hit, polling_hit, repeat_hit
 from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.streaks import ErrorStorm, LowGainStreak
+from pyguard.engine.waits import takes_turns
 from pyguard.engine.writes import WriteLedger
 
 __all__: list[str] = []
@@ -294,7 +295,11 @@ class StallDetector:
             and cfg.polling_allowance
             and (
                 barely
-                or (r.raw_key is not None and last.raw_key not in (None, r.raw_key))
+                or (
+                    r.raw_key is not None
+                    and last.raw_key not in (None, r.raw_key)
+                    and not takes_turns(self._history, self._repeats, r.action, last.requested_at, r.requested_at)
+                )
                 or (cfg.waits_make_polls and (r.wait or r.pending or last.waits < self._waits))
             )
         ):

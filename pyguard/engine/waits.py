@@ -1,6 +1,9 @@
 """Waiting: which actions wait (a tool that sleeps or waits, by name, argument or ``[tools] wait_tools``) and which
 results say "not yet" (a pending status). Identical reads with a wait between them, or identical reads that say
-"pending", are polls, not a loop (:mod:`pyguard.engine.stall`): they wait within the polling allowance.
+"pending", are polls, not a loop (:mod:`pyguard.engine.stall`): they wait within the polling allowance. A read whose
+result changed only in volatile fields (a timestamp, a request id) is a poll when it re-samples one thing; when it takes
+turns with other reads that came back unchanged too (A, B, A, B: :func:`takes_turns`), the run is going round a
+cycle, and the volatile fields are no sign of waiting.
 
 Tool descriptions do not reach the engine (events carry names and arguments); a tool whose description says it
 waits but whose name does not is named in ``[tools] wait_tools``.
@@ -9,10 +12,11 @@ waits but whose name does not is named in ``[tools] wait_tools``.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from functools import lru_cache
 
 from pyguard.engine.actions import name_words
+from pyguard.engine.fingerprint import ActionFingerprint
 from pyguard.engine.tool_json import tool_json
 
 __all__: list[str] = []
@@ -67,3 +71,24 @@ def is_pending_result(prepared: str) -> bool:
     """True when a short result (its prepared text) reports a state that is not final yet: pending, queued, in
     progress, running, not ready, try again later. An identical repeat of such a result is a poll."""
     return len(prepared) <= _PENDING_MAX_CHARS and _PENDING.search(prepared) is not None
+
+
+def takes_turns(
+    history: Iterable[tuple[int, ActionFingerprint]],
+    repeats: Collection[tuple[int, str]],
+    action: ActionFingerprint | None,
+    since: int | None,
+    at: int | None,
+) -> bool:
+    """True when ``action``, requested at iterations ``since`` and ``at``, took turns with other actions: some were
+    requested in the iterations between (``history``: (iteration, action) in order), and every one of them repeated
+    an earlier action (``repeats``: (iteration, exact id)). A read re-sampled in a row (a poll) does not take turns;
+    nor does one with a new action between (other work)."""
+    if action is None or since is None or at is None:
+        return False
+    between = [
+        (it, b.exact_id)
+        for it, b in history
+        if since < it < at and b.exact_id != action.exact_id and b.norm_id != action.norm_id
+    ]
+    return bool(between) and all(k in repeats for k in between)
