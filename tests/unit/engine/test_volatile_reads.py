@@ -1,6 +1,7 @@
 """A read whose result changes only in volatile fields (a timestamp, a request id) is a poll when it re-samples one
 thing; when it takes turns with other reads that came back unchanged too (A, B, A, B), it is a cycle
-(:func:`pyguard.engine.waits.takes_turns`), judged late (with the next call) and early (before it)."""
+(:func:`pyguard.engine.waits.takes_turns`); a poll nothing marks as one (no wait, no "pending") earns one reflection
+(``unmarked_poll``), never a stop by itself. Judged late (with the next call) and early (before it)."""
 
 from __future__ import annotations
 
@@ -60,12 +61,29 @@ def test_an_ab_oscillation_with_stamped_results_is_a_cycle_within_two_cycles(ear
     assert first_call <= (6 if early else 7)  # judged early: at call 6's results at the latest (two cycles from 3)
 
 
-def test_a_single_read_resampled_with_stamped_results_is_still_a_poll():
+@pytest.mark.parametrize("early", [False, True])
+def test_an_unmarked_poll_earns_one_reflection_and_is_still_a_poll(early):
+    """The same read, only its stamps changing, nothing saying "pending" and no wait between: one reflection at the
+    third read, then polls within the allowance (no stop, no second reflection) until the result changes."""
     sc = Script()
     status = json.dumps({"job_id": "J-7", "state": "ACTIVE", "shards": 4})
+    events = [sc.step(("get_job", {"id": "J-7"}, _stamped(status, k))) for k in range(8)]
+    events.append(sc.step(("get_job", {"id": "J-7"}, json.dumps({"job_id": "J-7", "state": "COMPLETE", "rows": 9}))))
+    events.append(sc.answer())
+    decisions = _drive(events, early=early)
+    assert _flags(decisions) == [(3 if early else 4, "unmarked_poll")]  # the third read's result
+    assert not any(d.stops for d in decisions)
+    reflection = next(d for d in decisions if d.action is Action.REFLECT)
+    assert "wait between reads" in reflection.reason or "wait between reads" in (reflection.reflection or "")
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_a_marked_poll_earns_no_reflection(early):
+    """The same stamped read saying "pending": a poll within the allowance, as before."""
+    sc = Script()
+    status = json.dumps({"job_id": "J-7", "status": "PENDING"})
     events = [*(sc.step(("get_job", {"id": "J-7"}, _stamped(status, k))) for k in range(8)), sc.answer()]
-    for early in (False, True):
-        assert _flags(_drive(events, early=early)) == []
+    assert _flags(_drive(events, early=early)) == []
 
 
 def test_a_stamped_read_between_new_work_is_not_a_cycle():
