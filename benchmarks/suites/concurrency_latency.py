@@ -20,7 +20,9 @@ long-running service; docs/performance.md). Per level:
 - ``gc_full_collections`` / ``gc_full_pause_ms``: Python's full collections during the phase and their summed pause;
 - ``leaks``: guarded runs whose events are not exactly their own (must be 0).
 
-``PYGUARD_BENCH_FREEZE_GC=1`` starts the JVM with ``start_jvm(freeze_gc=True)`` as a long-running service would.
+The JVM starts with ``start_jvm()``'s default, which freezes the start-up (since 2026-12-02: the guarded phase is
+then what a user gets without asking); ``PYGUARD_BENCH_FREEZE_GC=0`` starts it with ``freeze_gc=False`` (the
+collector left alone, the default before), ``=1`` with ``freeze_gc=True``.
 """
 
 from __future__ import annotations
