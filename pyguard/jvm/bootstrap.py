@@ -319,7 +319,7 @@ def _give_python_its_signal_defaults() -> list[str]:
 
 def freeze_startup() -> int:
     """Load what every guarded run uses (the engine and its compiled novelty kernel, which a run otherwise loads on a
-    thread of its own from its first long or 64th text), collect, and ``gc.freeze()`` everything alive: what
+    thread of its own once numpy has scored enough text to pay for it), collect, and ``gc.freeze()`` everything alive: what
     :func:`start_jvm` does at the JVM's first start (unless ``freeze_gc=False``). Returns
     the number of objects frozen (``gc.get_freeze_count()``). Call it again after your application's own start-up
     to leave that out of full collections too; ``gc.unfreeze()`` undoes it."""
