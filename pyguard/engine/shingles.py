@@ -161,13 +161,13 @@ _backend: str | None = None
 _saved = 0.0
 _loading = threading.Lock()
 _loader: threading.Thread | None = None  # the thread loading the kernel, once per process
-_LOAD_COST_S = 0.75
-_SAVED_PER_TEXT_S = 15e-6
+_LOAD_COST_S = 0.4
+_SAVED_PER_TEXT_S = 20e-6
 _SAVED_PER_CHAR_S = 25e-9
 """Loading the kernel costs a process 0.6-0.9 s of CPU once; a text the kernel scores instead of numpy saves about
 ``_SAVED_PER_TEXT_S`` plus ``_SAVED_PER_CHAR_S`` a character. The load starts, on a thread of its own, once the
-texts numpy scored would have saved ``_LOAD_COST_S`` (a short replay never pays for numba; docs/performance.md);
-numpy scores texts (the same results) until the kernel is ready, so no decision waits for a compiler."""
+texts numpy scored would have saved ``_LOAD_COST_S`` (half the load's cost: a short replay never pays for numba, a
+long one loses at most that; docs/performance.md); numpy scores texts (the same results) until the kernel is ready."""
 _BUCKET_KEYS = 128
 """Keys per bucket the kernel aims at: a bucket's hash set (8 KB) and its slices of the filter generations stay in
 the L1 cache (on a 100 KB text, one-off timing 2026-11-30, texts interleaved: 1024 keys ~1.2 ms, 256 ~1.1 ms,
