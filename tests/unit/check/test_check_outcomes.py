@@ -184,3 +184,20 @@ def test_a_finished_recording_ends_as_it_says():
     assert got == [Outcome.FAILED, Outcome.EXPIRED, Outcome.SUCCEEDED, Outcome.STALLED, Outcome.SUCCEEDED]
     assert finished_end(cut).reason == "the recorded agent was cut off by its own cap"
     assert [finished_end(r).iterations for r in (cut, torn)] == [3, 2]
+
+
+def test_a_stop_before_any_usage_leaves_the_tokens_unknown(tmp_path):
+    # the calls the policy lets happen reported no usage, later ones did: unknown (None), never 0
+    from pyguard.check import policy_replayer
+
+    rec = _recording("late", 9)
+    rec = RunRecord(
+        start=rec.start,
+        events=[e.model_copy(update={"input_tokens": None, "output_tokens": None}) for e in rec.events[:5]]
+        + rec.events[5:],
+        end=rec.end,
+    )
+    config = tmp_path / "pyguard.toml"
+    config.write_text("[caps]\nmax_model_calls = 4\n")
+    (f,) = resolve_runs([rec], "openai", lambda: policy_replayer(config))
+    assert (f.outcome, f.iterations, f.tokens) == (Outcome.EXPIRED, 4, None)
