@@ -131,7 +131,7 @@ def test_nothing_new_over_a_long_window_stops_an_agent_whose_revisits_are_expect
     _, ds = _drive(_walk_back_and_forth(80, None))
     flags = _flags(ds)
     assert ds[-1].stops and ds[-1].rule == "nothing_new", flags
-    # the late signal: its own reflection first (the turn's reflections went to cycles), then the stop one call later
+    # the late signal: a reflection first, then the stop one call later (nothing new came after it)
     assert flags[-2][1:] == ("reflect", "nothing_new") and flags[-1][0] == flags[-2][0] + 1, flags
     assert ds[-1].iteration > nothing_new.WINDOW_CALLS
     assert ds[-1].evidence["signal"]["kind"] == "second"
