@@ -609,6 +609,12 @@ ENTRIES = (
         real_replay_loso,
         real_replay_loso_row,
     ),
+    Entry(
+        "real_replay-loso-early",
+        "the same leave-one-source-out, with a call's results judged before the next call",
+        real_replay_loso,
+        real_replay_loso_row,
+    ),
     Entry("tune-real", "`pyguard tune` on the recorded sources, held out", tune_real, tune_real_row),
     Entry("frontier", "the dynamic guard against every static cap, on a scripted workload", frontier, frontier_row),
     Entry("detection", "the stall detector on labelled sequences", detection, detection_row),

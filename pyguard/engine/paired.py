@@ -76,13 +76,13 @@ def _judge_results(session: RunSession, i: int, report: StallReport) -> Decision
     session.stalls.extend(found)
     reflected = session._reflected
     revisits = session._shape.revisits_expected
-    stoppers = [] if revisits else persisting(reflected.at, reflected.findings, i, found)
+    stoppers = persisting(reflected.at, reflected.findings, i, found, revisits=revisits)
     limit = MAX_REFLECTIONS if session.settings.max_reflections else 0
     if not limit and not revisits:  # no reflections at all: a finding that may stop stops at once
         stoppers = [h for h in found if h.action is Action.STOP]
     if stoppers:
         stalls, reflecting = stoppers, False
-    elif found and may_reflect(reflected.count, reflected.at, i, limit):
+    elif found and may_reflect(reflected.count, reflected.at, i, limit, found, reflected.rules):
         stalls, reflecting = found, True
     else:
         stalls, reflecting = [], False

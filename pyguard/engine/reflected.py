@@ -86,6 +86,8 @@ class TurnReflections:
         self.findings: list[StopHit] = []
         """The findings of the last reflection (what a second signal is compared with)."""
         self.tried_new = False
+        self.rules: set[str] = set()
+        """The rules of every finding reflected on in this turn."""
 
     def judge(
         self,
@@ -126,6 +128,7 @@ class TurnReflections:
         self.count += 1
         self.at = i
         self.findings = list(stalls)
+        self.rules.update(h.rule for h in stalls)
         # actions requested in this same response came after the fruitless ones: they may change the world
         self.tried_new = bool(actions) and not detector.all_fruitless(actions)
         detector.rearm()

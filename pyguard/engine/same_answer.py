@@ -2,7 +2,10 @@
 
 A result whose template (:mod:`pyguard.engine.templates`: echoed arguments, numbers and ids masked) matches an
 earlier result of the same tool for another request says the same thing about a different request (a rephrased
-lookup failing again): it brings no new information, wherever it falls in the turn. ``same_answer_streak`` such
+lookup failing again): it brings no new information, wherever it falls in the turn. A structured result with no
+template (rows, a record, a list: nothing in it tied to the request) that is neither an error nor empty counts when
+it is the very same data as an earlier answer to another request (its prepared text: volatile tokens and echoes masked): a reworded query returning the rows it
+returned before (``[(143,)]`` to four spellings of one filter). ``same_answer_streak`` such
 results since the run's last real progress (a result that brought something new, a write of new content: the stall
 detector's progress count) are a stall; other results in between (a "No results" from another tool, a dull re-read)
 do not reset the count, progress does. The hit is waited for once when the model's request takes a value a flagged
@@ -21,6 +24,8 @@ from pyguard.engine.steps import ActionResult
 
 __all__: list[str] = []
 
+_DATA_OPENS = ("[", "{", "(")
+"""How a structured result (rows, a record, a list) opens; prose is judged by its template alone."""
 _MIN_SUGGESTION = 4
 """Shortest argument value (characters) that counts as taken from a result's suggestions."""
 
@@ -53,10 +58,15 @@ class SameAnswer:
             self._progress = progress
             self._count = 1
             self.suggested = False
-        if r.template is None or (r.write and not r.is_error) or not self.config.failure_templates:
+        template = r.template
+        if template is None and not r.is_error and not r.empty and r.text.lstrip()[:1] in _DATA_OPENS:
+            # no part of it tied to the request: the very same data (rows, a record; echoes and volatile tokens
+            # masked) answering a reworded request is the same answer too (three queries, one count)
+            template = "=" + r.result_key
+        if template is None or (r.write and not r.is_error) or not self.config.failure_templates:
             # a write's receipt says "done"; a write that failed changed nothing and is judged like a read
             return False, None
-        first = self._templates.setdefault((a.tool, r.template), a.exact_id)
+        first = self._templates.setdefault((a.tool, template), a.exact_id)
         if first == a.exact_id:
             return False, None
         self._count += 1
@@ -71,7 +81,7 @@ class SameAnswer:
             r,
             f"{a.tool} gave the same answer to {count} different requests (the last: {a.short(80)}) since anything "
             "new came in: rewording the request does not change what it returns.",
-            {"requests": count, "template": r.template},
+            {"requests": count, "template": template},
         )
 
     def follow_suggestions(

@@ -13,7 +13,8 @@ them). Rules:
 - ``fruitless_attempts``: a check re-run after new writes returning the very same result ``max_fruitless_attempts``
   times; ``polling_limit``: a read re-sampled past its polling allowance (both here);
 - ``error_storm`` and ``low_gain_streak`` (:mod:`pyguard.engine.streaks`), ``same_answer``
-  (:mod:`pyguard.engine.same_answer`); which writes are new attempts: :mod:`pyguard.engine.writes`.
+  (:mod:`pyguard.engine.same_answer`), ``nothing_new`` (:mod:`pyguard.engine.nothing_new`); which writes are new
+  attempts: :mod:`pyguard.engine.writes`.
 
 An *empty* result (:func:`pyguard.engine.result_kinds.is_empty_result`: only an empty container, or a short no-data
 phrase such as "No matching records found.") scores zero gain, even the first time it is seen
@@ -36,6 +37,7 @@ from pyguard.base.decisions import Action
 from pyguard.engine.conditions import StopHit
 from pyguard.engine.config import StallConfig
 from pyguard.engine.fingerprint import ActionFingerprint
+from pyguard.engine.nothing_new import NothingNew
 from pyguard.engine.same_answer import SameAnswer
 from pyguard.engine.stall_report import StallReport, attempts_hit, polling_hit, repeat_hit
 from pyguard.engine.steps import ActionResult, Step
@@ -94,6 +96,7 @@ class StallDetector:
         self._errors = ErrorStorm(self.config)
         self._low_gain = LowGainStreak(self.config)
         self._same_answer = SameAnswer(self.config)
+        self._nothing_new = NothingNew()
         self._deferred = False  # the last iteration's low-gain streak hit waited for a new attempt's result
         self._progress = 0  # results so far that brought something (see _Last.progress)
         self._seen: dict[str, set[str]] = {}  # exact id -> every result key its results had
@@ -147,6 +150,9 @@ class StallDetector:
                     storm = self._errors.observe(iteration, r)
                     if storm is not None:
                         stalls.append(storm)
+        late = self._nothing_new.observe(iteration, results)
+        if late is not None:
+            stalls.append(late)
         if gains:
             gain = max(gains)
         else:

@@ -48,3 +48,26 @@ def test_real_progress_in_between_starts_the_count_again():
     events += [_miss(sc, "Scat singer"), _no_result(sc, 1)]
     s, ds = _run([*events, sc.answer()])
     assert not [d for d in ds if d.rule == "same_answer"], [(d.iteration, d.rule) for d in ds if d.rule]
+
+
+def _queries(text: str, n: int = 4):
+    sc = Script()
+    spellings = ["LIKE '%Republic%'", "REGEXP '[rR]epublic'", "RLIKE 'public$'", "IN (SELECT f FROM republics)"]
+    events = [sc.step(("sql", {"command": "SHOW TABLES"}, "[('city',), ('country',)]"))]
+    for where in spellings[:n]:
+        events.append(sc.step(("sql", {"command": f"SELECT COUNT(*) FROM country WHERE GovernmentForm {where}"}, text)))
+    return [*events, sc.answer("143")]
+
+
+def test_the_same_rows_for_reworded_queries_are_the_same_answer():
+    # four spellings of one filter, one count: the rows say nothing the first query did not
+    _, ds = _run(_queries("[(143,)]"))
+    flagged = [(d.iteration, d.rule) for d in ds if d.action is not Action.CONTINUE]
+    assert flagged and flagged[0][1] == "same_answer", flagged
+    assert ds[[d.iteration for d in ds].index(flagged[0][0])].evidence["flags"][0]["requests"] == 3
+
+
+def test_the_same_prose_for_reworded_requests_is_left_to_its_template():
+    # a prose message with nothing tied to the request is a dull result (a low-information streak), not an answer
+    _, ds = _run(_queries("Query OK: one value returned."))
+    assert not any(d.rule == "same_answer" for d in ds), [(d.iteration, d.rule) for d in ds]

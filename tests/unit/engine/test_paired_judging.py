@@ -9,7 +9,7 @@ from engine_support import Script
 
 from pyguard.base.decisions import Action
 from pyguard.base.events import IterationEvent
-from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine import Policy, PolicyConfig, nothing_new
 
 
 def _drive(events: list[IterationEvent], config: PolicyConfig | None = None, paired: bool = True):
@@ -104,13 +104,43 @@ def _grid_run(steps: int) -> list[IterationEvent]:
 
 
 def test_an_agent_that_revisits_states_as_it_goes_is_reflected_on_not_stopped():
-    events = _grid_run(40)
+    events = _grid_run(30)  # shorter than the nothing_new window (a longer stretch of nothing new: the test below)
     _, ds = _drive(events)
     assert not any(d.stops for d in ds), _flags(ds)
     # the same run judged like any other (the shape not read) is stopped
     cfg = PolicyConfig.model_validate({"stall": {"read_run_shape": False}})
     _, ds = _drive(events, cfg)
     assert any(d.stops for d in ds)
+
+
+def _walk_back_and_forth(calls: int, new_every: int | None) -> list[IterationEvent]:
+    """An environment-step agent: one act tool, four moves, three rooms visited over and over, and (``new_every``) a
+    room never seen before every so many calls."""
+    sc = Script(task="Cook the meal.")
+    moves = ["north", "south", "east", "west"]
+    rooms = ["a hall", "a corridor", "a kitchen"]
+    events = []
+    for k in range(calls):
+        room = f"room {k}" if new_every and k % new_every == 0 else rooms[k % 3]
+        events.append(sc.step(("act", {"command": moves[k % 4]}, f"You are in {room}. Exits lead everywhere.")))
+    events.append(sc.answer("Done."))
+    return events
+
+
+def test_nothing_new_over_a_long_window_stops_an_agent_whose_revisits_are_expected():
+    _, ds = _drive(_walk_back_and_forth(80, None))
+    flags = _flags(ds)
+    assert ds[-1].stops and ds[-1].rule == "nothing_new", flags
+    # the late signal: a reflection first, then the stop one call later (nothing new came after it)
+    assert flags[-2][1:] == ("reflect", "nothing_new") and flags[-1][0] == flags[-2][0] + 1, flags
+    assert ds[-1].iteration > nothing_new.WINDOW_CALLS
+    assert ds[-1].evidence["signal"]["kind"] == "second"
+
+
+def test_an_agent_that_finds_something_new_now_and_then_is_not_stopped_by_nothing_new():
+    _, ds = _drive(_walk_back_and_forth(80, 11))  # a new room every 11 calls: 3 or more in any window of 35
+    assert not any(d.stops for d in ds), _flags(ds)
+    assert not any(d.rule == "nothing_new" for d in ds)
 
 
 def test_an_a_b_oscillation_is_caught_within_two_cycles():
