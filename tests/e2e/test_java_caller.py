@@ -42,6 +42,11 @@ def stuck_model():
     return scripted_model(scenario, seed=3)
 
 
+def informative_model():
+    """A provider that learns something new with every lookup (no stall before its sixth call): a cap ends its turns."""
+    return scripted_model(Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json")
+
+
 def answering_model():
     """A provider that looks the order up once, then answers."""
     scenario = dict(load_scenario("convergent"))
@@ -119,8 +124,9 @@ def test_on_stop_answer_through_guard_agent_still_returns_the_result(user):
 
 @pytest.mark.parametrize("java", [False, True])
 def test_a_watched_agent_not_told_its_cap_records_each_turn_as_itself(user, java):
-    # LangChain4j's cap of 2 round trips ends each turn (3 model calls) before the guard's stall would (at call 4)
-    ag, d = desk(user, Guard(callback_timeout_ms=0), round_trips=2, told=False, watch=True)
+    # LangChain4j's cap of 2 round trips ends each turn (3 model calls); the agent learns something new with every
+    # call, so no stall comes first
+    ag, d = desk(user, Guard(callback_timeout_ms=0), round_trips=2, told=False, watch=True, model=informative_model())
     _, UserAgents = user
     agent = ag.watch(UserAgents.create(ag.model, ag.before_tool_execution(), 2))
     for turn in range(2):
