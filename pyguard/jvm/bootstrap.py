@@ -199,6 +199,48 @@ def _has_bridge() -> bool:
         return False
 
 
+def _adopt_running_jvm(extra: tuple[str, ...], jvm_args: Sequence[str]) -> JvmInfo:
+    """The JVM someone else started in this process, if it has pyguard's bridge jars."""
+    import jpype  # lazy: jpype only once a JVM is wanted (import pyguard.jvm stays JVM-free)
+
+    if not _has_bridge():
+        raise JvmError(
+            "A JVM was already started in this process without pyguard's bridge jars "
+            f"({_PROBE_CLASS} is not on its classpath). Call pyguard.jvm.start_jvm() before anything else "
+            "starts the JVM, or add the jars from pyguard.jvm.bridge_jars() to that JVM's classpath."
+        )
+    return JvmInfo(Path(os.environ.get("JAVA_HOME", "")), Path(jpype.getDefaultJVMPath()), extra, tuple(jvm_args))
+
+
+def _launch(
+    extra: tuple[str, ...], jvm_args: Sequence[str], java_home: str | os.PathLike[str] | None, user_first: bool
+) -> tuple[Path, Path, tuple[str, ...], list[Conflict]]:
+    """Start the JVM: a JDK found, the classpath ordered (conflicts warned about), slf4j quiet, Ctrl-C left to
+    Python. Returns the JDK's home, its libjvm, the classpath and the conflicts on it."""
+    import jpype  # lazy: jpype only once a JVM is wanted (import pyguard.jvm stays JVM-free)
+
+    for p in extra:
+        if not Path(p).exists():
+            raise JvmError(f"classpath entry {p} does not exist; pass existing jar files or directories")
+    home, lib = find_java_home(java_home)
+    cp, conflicts = order_classpath(tuple(str(j) for j in bridge_jars()), extra, user_first)
+    for conflict in conflicts:
+        warnings.warn(conflict.message(), ClasspathConflictWarning, stacklevel=3)  # start_jvm's caller
+    args = list(jvm_args)
+    if not any(a.startswith("-Dslf4j.internal.verbosity") for a in args):
+        args.append("-Dslf4j.internal.verbosity=ERROR")  # silence "No SLF4J providers" (LangChain4j logs via slf4j)
+    try:
+        # interrupt=False: Ctrl-C reaches Python (KeyboardInterrupt: runs cancelled, traces closed), not the JVM's exit
+        jpype.startJVM(str(lib), *args, classpath=list(cp), convertStrings=False, interrupt=False)
+    except OSError as e:
+        if "restart" in str(e).lower() or _STARTED is not None:
+            raise JvmError(JVM_SHUT_DOWN) from None
+        raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
+    except Exception as e:  # pragma: no cover - depends on the machine
+        raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
+    return home, lib, cp, conflicts
+
+
 def start_jvm(
     classpath: Sequence[str | os.PathLike[str]] = (),
     jvm_args: Sequence[str] = (),
@@ -244,35 +286,9 @@ def start_jvm(
         import jpype
 
         if jpype.isJVMStarted():
-            if not _has_bridge():
-                raise JvmError(
-                    "A JVM was already started in this process without pyguard's bridge jars "
-                    f"({_PROBE_CLASS} is not on its classpath). Call pyguard.jvm.start_jvm() before anything else "
-                    "starts the JVM, or add the jars from pyguard.jvm.bridge_jars() to that JVM's classpath."
-                )
-            _STARTED = JvmInfo(
-                Path(os.environ.get("JAVA_HOME", "")), Path(jpype.getDefaultJVMPath()), extra, tuple(jvm_args)
-            )
+            _STARTED = _adopt_running_jvm(extra, jvm_args)
             return _STARTED
-        for p in extra:
-            if not Path(p).exists():
-                raise JvmError(f"classpath entry {p} does not exist; pass existing jar files or directories")
-        home, lib = find_java_home(java_home)
-        cp, conflicts = order_classpath(tuple(str(j) for j in bridge_jars()), extra, user_first)
-        for conflict in conflicts:
-            warnings.warn(conflict.message(), ClasspathConflictWarning, stacklevel=2)
-        args = list(jvm_args)
-        if not any(a.startswith("-Dslf4j.internal.verbosity") for a in args):
-            args.append("-Dslf4j.internal.verbosity=ERROR")  # silence "No SLF4J providers" (LangChain4j logs via slf4j)
-        try:
-            # interrupt=False: Ctrl-C reaches Python (KeyboardInterrupt: runs cancelled, traces closed), not the JVM's exit
-            jpype.startJVM(str(lib), *args, classpath=list(cp), convertStrings=False, interrupt=False)
-        except OSError as e:
-            if "restart" in str(e).lower() or _STARTED is not None:
-                raise JvmError(JVM_SHUT_DOWN) from None
-            raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
-        except Exception as e:  # pragma: no cover - depends on the machine
-            raise JvmError(f"the JVM at {lib} failed to start with args {list(jvm_args)}: {e}") from e
+        home, lib, cp, conflicts = _launch(extra, jvm_args, java_home, user_first)
         if not _has_bridge():  # pragma: no cover - a broken jar directory
             raise JvmError(
                 f"the JVM started but {_PROBE_CLASS} is missing from {jars_dir()}; rebuild with `{BUILD_COMMAND}`"
