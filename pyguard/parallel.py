@@ -21,15 +21,15 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pyguard.base._extras import require
 from pyguard.base.errors import ConfigError
 from pyguard.base.events import RunRecord
-from pyguard.replay import ReplayReport, ReplayRun, summarise
-
-if TYPE_CHECKING:
-    from pyguard.engine import PolicyConfig
+from pyguard.engine import PolicyConfig
+from pyguard.loading import load_runs, reads_columns
+from pyguard.replay import ReplayReport, ReplayRun, replay_runs, summarise
+from pyguard.store.parquet import iter_parquet
 
 __all__: list[str] = []
 
@@ -86,13 +86,8 @@ def parallel_map(
 def _replay_chunk(payload: tuple[str, Any, dict | None, bool]) -> list[ReplayRun]:
     """One worker's share: ("records", [RunRecord...]) or ("parquet", (path, [row group...])), replayed through
     the policy (given as its dumped config)."""
-    from pyguard.engine import PolicyConfig
-    from pyguard.replay import replay_runs
-
     kind, data, config, keep = payload
     if kind == "parquet":
-        from pyguard.store.parquet import iter_parquet
-
         path, groups = data
         records = [run.record for batch in iter_parquet(path, row_groups=groups) for run in batch]
     else:
@@ -128,11 +123,9 @@ def replay_parallel(
     dumped = config.model_dump(mode="json") if config is not None else None
     n = workers or (default_workers() if backend != "ray" else 0)
     if isinstance(runs, str | os.PathLike):
-        from pyguard.store.parquet import is_parquet
-
         path = str(runs)
         options = {k: v for k, v in (load_options or {}).items() if v not in (None, False)}
-        if is_parquet(path) and not options:
+        if reads_columns(path, **options):
             pq = require("pyarrow.parquet", extra="columnar", feature="Parquet traces")
             groups = list(range(pq.ParquetFile(path).num_row_groups))
             parts = max(1, (n or 1) * chunks_per_worker)
@@ -143,8 +136,6 @@ def replay_parallel(
             )
             replayed = [r for chunk in results for r in chunk]
             return ReplayReport(runs=replayed, summary=summarise(replayed))
-        from pyguard.loading import load_runs
-
         runs = load_runs(path, **options)
     records = list(runs)
     if backend == "processes" and workers is None and len(records) < _MIN_PARALLEL_RUNS:

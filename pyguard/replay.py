@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.base.decisions import Action, Decision
 from pyguard.base.ending import Causes, Settled, footer, token_totals, verdict
 from pyguard.base.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
+from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.paired import judged_before_next
+from pyguard.engine.stop import with_recorded_stop
 from pyguard.engine.tool_limit_replay import replayed_events
-
-if TYPE_CHECKING:
-    from pyguard.engine import Policy, PolicyConfig
 
 __all__: list[str] = []
 
@@ -173,8 +171,6 @@ class _Replayer:
     condition), unless the replay's config sets its own."""
 
     def __init__(self, config: PolicyConfig | None) -> None:
-        from pyguard.engine import Policy, PolicyConfig
-
         self.clock = RecordedClock()
         self.policy = Policy(config if config is not None else PolicyConfig(), clock=self.clock)
         self._recorded: dict[str, Policy] = {}
@@ -182,9 +178,6 @@ class _Replayer:
         """The calls of the run last decided that a per-tool ``continue`` limit blocked, by tool."""
 
     def _policy_for(self, record: RunRecord) -> Policy:
-        from pyguard.engine import Policy
-        from pyguard.engine.stop import with_recorded_stop
-
         header = record.start.policy
         if not header or header.get("stop") is None or self.policy.config.stop is not None:
             return self.policy

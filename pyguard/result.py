@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from pyguard.base.decisions import Decision
 from pyguard.base.ending import TokenTotals, token_totals, tree_totals
+from pyguard.base.errors import InputError
 from pyguard.base.events import Outcome, RunEnd, RunRecord
 from pyguard.escalation import EscalationHandle
 
@@ -43,8 +44,6 @@ class RunResult(BaseModel):
     @classmethod
     def from_record(cls, record: RunRecord, **kwargs) -> RunResult:
         if record.end is None:
-            from pyguard.base.errors import InputError
-
             raise InputError(f"run {record.run_id!r} has no run_end footer: it is incomplete and has no outcome")
         return cls(record=record, **kwargs)
 
@@ -163,8 +162,15 @@ class RunResult(BaseModel):
 
     @property
     def reflections(self) -> list[int]:
-        """Iterations after which the guard injected a reflection."""
+        """Iterations after which the guard decided a reflection: injected, except in observe mode (then only
+        recorded: :attr:`mode`)."""
         return [d.iteration for d in self.decisions if d.action.value == "reflect" and d.iteration is not None]
+
+    @property
+    def mode(self) -> str:
+        """The guard's mode for this run as its trace header's policy records it (``enforce`` when not recorded)."""
+        mode = (self.record.start.policy or {}).get("mode")
+        return mode if mode in ("observe", "reflect") else "enforce"
 
     def action_counts(self) -> Counter[str]:
         """How often each exact action (tool name + raw arguments) was requested."""
@@ -181,8 +187,16 @@ class RunResult(BaseModel):
             lines.append(
                 "  gains: " + " ".join(f"{g:.2f}" for g in self.gains[:40]) + (" ..." if len(self.gains) > 40 else "")
             )
+        observing = self.mode == "observe"
         if self.reflections:
-            lines.append(f"  reflections after iterations: {self.reflections}")
+            sent = "reflections the guard would have sent (observe mode)" if observing else "reflections"
+            lines.append(f"  {sent} after iterations: {self.reflections}")
+        stop = self.end.evidence.get("observed_stop")
+        if isinstance(stop, dict):
+            lines.append(
+                f"  would have stopped after call {stop.get('iteration')} ({stop.get('outcome')}, rule "
+                f"{stop.get('rule')}): {self.mode} mode, the run went on"
+            )
         repeated = [(a, n) for a, n in self.action_counts().most_common(5) if n > 1]
         for action, n in repeated:
             lines.append(f"  repeated {n}x: {action[:160]}")

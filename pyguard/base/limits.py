@@ -35,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from pyguard.base.errors import ConfigError
+
 
 class PolicyLimits(Protocol):
     """What the limits read of a policy (:class:`pyguard.engine.PolicyConfig` is one): typed here, so this module,
@@ -108,8 +110,6 @@ def renamed_limit(where: str, old: str, old_value: Any, new: str, new_value: Any
     if old_value is None:
         return new_value
     if new_value is not None:
-        from pyguard.base.errors import ConfigError
-
         raise ConfigError(f"{where}: give {new}={new_value!r} or its deprecated name {old}={old_value!r}, not both")
     import warnings
 

@@ -164,7 +164,7 @@ def _no_cap(
     return (
         f"no cap pays off at failure cost d = {d:g}: every cap N costs at least d in expectation (the cost of "
         f"not running the agent); a cap starts to pay off above d = {break_even:,.4g} (then N = {n_be}), or "
-        f"with calls below {d / break_even:.2f}x their cost, or a higher success rate"
+        f"with calls below {d / break_even:.2g}x their cost, or a higher success rate"
     ), break_even
 
 

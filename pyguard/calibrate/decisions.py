@@ -91,7 +91,8 @@ def _statement(x: Decision, d: float, unit: str, what: str) -> str:
         )
     half = "no cap" if x.n_star_half_cost is None else f"N* = {x.n_star_half_cost}"
     double = "no cap" if x.n_star_double_cost is None else f"N* = {x.n_star_double_cost}"
-    out.append(f"at half the failure cost ({money(d / 2)}) {half}, at double ({money(d * 2)}) {double}")
+    # the failure cost as the user gave it, halved or doubled: never rounded as a token count (half of 1 is 0.5)
+    out.append(f"at half the failure cost ({d / 2:,.6g}) {half}, at double ({d * 2:,.6g}) {double}")
     text = "; ".join(out)
     if x.not_running_cheaper:
         text = (

@@ -77,6 +77,13 @@ def agent_cap_warning(task_type: str, round_trips: int, runs: int, calibration_c
     """The warning naming the agent's own ``maxToolCallingRoundTrips``: the model calls it allows, below the
     calibration's cap or not, and how to see past it."""
     calls = round_trips + 1
+    if calibration_cap is not None and round_trips >= calibration_cap:  # the cap pyguard's own agents run under
+        return (
+            f"task type {task_type!r}: the calibration's cap ({calibration_cap}: the task file's cap, or --cap) ended "
+            f"{runs} runs at {calls} model calls, as the maxToolCallingRoundTrips({round_trips}) of pyguard's agent "
+            f"(LangChain4j); c(n) past {calls} is unknown. To see past it, raise the cap and run again with a new "
+            "--traces dir"
+        )
     below = (
         f", below the calibration's cap of {calibration_cap} model calls (--cap)"
         if calibration_cap is not None and calls < calibration_cap

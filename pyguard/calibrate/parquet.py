@@ -87,7 +87,8 @@ def calibration_arrays(path: str | os.PathLike[str]) -> RunArrays:
     """The :class:`pyguard.calibrate.RunArrays` of a Parquet file, computed by DuckDB with the rules of
     :mod:`pyguard.calibrate.runs`: one unit per user turn (:func:`pyguard.base.events.opens_turn`: the previous call
     answered and a user message arrived), the last turn taking the run's status (:func:`run_status`), earlier
-    turns successes; task type: the run's, else its first call's, else ``default``; recorded usage only."""
+    turns successes; task type: the run's, else its first call's, else ``(untyped)``
+    (:data:`pyguard.base.events.UNTYPED`, as the JSON Lines path names it); recorded usage only."""
     con = connect(path)
     try:
         for table in (_TURNS, _PER_RUN, _UNITS):

@@ -25,7 +25,7 @@ from pyguard.base.errors import InputError
 from pyguard.check.gate import GateConfig, GateReport, evaluate
 from pyguard.check.outcomes import Replayer, facts_from_footer, replay_outcomes
 from pyguard.check.summary import ALL_TASKS, UNTYPED, RunFacts, RunSetSummary, TaskTypeFigures
-from pyguard.store.sql import EVENT_TOKENS, IMPORTED, OBSERVED, connect, first_row, records_where
+from pyguard.store.sql import IMPORTED, OBSERVED, RUN_TOKENS, connect, first_row, records_where
 
 __all__: list[str] = []
 
@@ -33,7 +33,6 @@ _IN_PYTHON = f"({IMPORTED}) OR ({OBSERVED})"
 
 
 def _facts_sql(where: str) -> str:
-    tokens = f"list_sum(list_transform(events, lambda e: {EVENT_TOKENS}))"
     return f"""
         SELECT run_id, task_type,
                CASE WHEN success_label IS TRUE AND (outcome IN ('succeeded', 'failed')
@@ -41,10 +40,7 @@ def _facts_sql(where: str) -> str:
                     WHEN success_label IS FALSE AND outcome = 'succeeded' THEN 'failed'
                     ELSE outcome END AS outcome,
                CASE WHEN coalesce(iterations, 0) > 0 THEN iterations ELSE len(events) END AS iterations,
-               coalesce(total_tokens,
-                        CASE WHEN input_tokens IS NOT NULL AND output_tokens IS NOT NULL
-                             THEN input_tokens + output_tokens END,
-                        {tokens}) AS tokens,
+               {RUN_TOKENS} AS tokens,
                false AS replayed, false AS observed, CAST(NULL AS BIGINT) AS tokens_saved
         FROM runs WHERE {where}"""
 

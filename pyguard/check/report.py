@@ -54,10 +54,23 @@ def _detects(c: CheckResult) -> str:
     return shown + ("!" if c.detects_large is False else "")
 
 
+def _relative(c: CheckResult) -> bool:
+    """The all-runs token check compares tokens per run relative to each run's task type's baseline median (the
+    gate's pooled comparison), not tokens: its figures read as ``1.254×``."""
+    return c.name == "baseline.tokens" and c.task_type == ALL_TASKS
+
+
+def _value(c: CheckResult, x: float | None) -> str:
+    return f"{x:.3f}×" if _relative(c) and x is not None else _figure(x, _is_rate(c))
+
+
 def _against(c: CheckResult) -> str:
     if c.kind == "threshold":
         return f"≤ {_figure(c.threshold, _is_rate(c))}"
-    return f"baseline {_figure(c.baseline, _is_rate(c))}"
+    return f"baseline {_value(c, c.baseline)}"
+
+
+RELATIVE_NOTE = "tokens of all runs: per run, × its task type's baseline median (1.000× = that median)"
 
 
 def observed_line(s: RunSetSummary) -> str | None:
@@ -194,7 +207,7 @@ def markdown(report: GateReport) -> str:
         ]
         for c in report.failures:
             lines.append(
-                f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
+                f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_value(c, c.value)} | "
                 f"{_against(c)} | {_p(c.p_value)} ({_p(c.p_adjusted)}) | {_md_cell(c.message)} |"
             )
         lines.append("")
@@ -208,10 +221,12 @@ def markdown(report: GateReport) -> str:
         ]
         for c in passed:
             lines.append(
-                f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_figure(c.value, _is_rate(c))} | "
+                f"| `{c.name}` | {_md_cell(_group_label(c.task_type))} | {_value(c, c.value)} | "
                 f"{_against(c)} | {_p(c.p_adjusted)} | {_detects(c)} |"
             )
         lines += ["", "</details>", ""]
+    if any(_relative(c) for c in report.checks):
+        lines += [f"_{RELATIVE_NOTE}_", ""]
     lines += _md_summary(s)
     if report.notes:
         lines += [""] + [f"- {_md_cell(n)}" for n in report.notes]
@@ -313,7 +328,7 @@ def render(report: GateReport, console: Console) -> None:
             "checks",
             caption="n: the runs the figure rests on (tokens: runs with usage), current / "
             "baseline; p adj.: Holm-adjusted p-value (the raw one is in --json); detects: the smallest change seen with 80% power (!: not a change "
-            "of the size that matters)",
+            "of the size that matters)" + ("; " + RELATIVE_NOTE if any(_relative(c) for c in report.checks) else ""),
         )
         checks.add_column("", no_wrap=True)
         checks.add_column("check", overflow="fold", min_width=10)
@@ -326,7 +341,7 @@ def render(report: GateReport, console: Console) -> None:
                 "[green]pass[/]" if c.passed else "[bold red]FAIL[/]",
                 escape(c.name.removeprefix("baseline.") if c.kind == "baseline" else c.name),
                 escape(_group_label(c.task_type)),
-                _figure(c.value, _is_rate(c)),
+                _value(c, c.value),
                 _against(c),
                 n,
                 _p(c.p_adjusted),

@@ -45,6 +45,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 def _show_trace_warnings() -> None:
+    # lazy: the CLI's start-up (`pyguard --help`) loads no command's dependencies: the trace records (and the
+    # engine under them) load once a command runs
     from pyguard.trace.records import TraceWarning
 
     default = warnings.showwarning

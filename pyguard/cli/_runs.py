@@ -27,8 +27,7 @@ from typing import Any, TypeVar
 import click
 
 from pyguard.base.errors import InputError
-from pyguard.loading import FORMATS, load_runs
-from pyguard.store.parquet import is_parquet
+from pyguard.loading import FORMATS, load_runs, reads_columns
 from pyguard.trace import LoadResult
 
 __all__: list[str] = []
@@ -121,11 +120,6 @@ def via_columns(path: str | Path, fmt: str | None, columnar: Callable[[], T], lo
 
 def columnar_shortcut(path: str | Path, fmt: str | None) -> bool:
     """True when RUNS is a Parquet file read with no load option (``--strict``, ``--terminal-tools``, ``--labels``):
-    the command may then read its columns directly. With an option it must use :func:`load_cli_runs`, which applies
-    it (an option is never silently ignored)."""
-    import os
-
-    if fmt not in (None, "parquet") or not os.path.isfile(str(path)) or not is_parquet(str(path)):
-        return False
-    o = _opts()
-    return not (o.get("strict") or o.get("terminal_tools") is not None or o.get("labels") is not None)
+    the command may then read its columns directly (:func:`pyguard.loading.reads_columns`). With an option it must
+    use :func:`load_cli_runs`, which applies it (an option is never silently ignored)."""
+    return reads_columns(path, fmt, **_opts())

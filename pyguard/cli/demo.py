@@ -60,6 +60,7 @@ def _side(result: RunResult) -> dict[str, Any]:
 def run_demo(*, seed: int | None = None, over_http: bool = False, trace_dir: str | None = None) -> dict[str, Any]:
     """The demo's three runs (unguarded; guarded; guarded with an agent that ignores the reflection);
     returns the ``--json`` object."""
+    # lazy: the guard and the JVM edge load once the demo runs, not for `pyguard demo --help`
     from pyguard.jvm import load_scenario, scripted_model, start_jvm, start_openai_server
     from pyguard.live.guard import Guard, run_unguarded
 

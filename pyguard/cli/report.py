@@ -22,9 +22,13 @@ from pathlib import Path
 import click
 
 from pyguard.base.errors import InputError, PyguardError
+from pyguard.base.safe_reader import is_stream
 from pyguard.cli._policy import config_option, load_policy
 from pyguard.cli._runs import RUNS_PATH, load_cli_runs, runs_options
 from pyguard.cli.exit_codes import fail
+from pyguard.loading import load_traces
+from pyguard.otel.capture import capture_on_spans
+from pyguard.report import build_data, calibrate_figures, check_figures, render_page
 
 __all__: list[str] = []
 
@@ -32,8 +36,6 @@ __all__: list[str] = []
 def _recorded_decisions(runs: str, fmt: str | None) -> dict[str, list]:
     """Run id -> the guard's decisions its trace recorded (the loader's runs carry none); read once more, its
     warnings already printed by the first read."""
-    from pyguard.loading import load_traces
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         files = load_traces(runs, fmt)
@@ -43,8 +45,6 @@ def _recorded_decisions(runs: str, fmt: str | None) -> dict[str, list]:
 @contextlib.contextmanager
 def _readable_twice(runs: str) -> Iterator[str]:
     """``runs`` itself, or for a stream (``-``, a pipe) a temporary copy: the runs and their decisions are two reads."""
-    from pyguard.base.safe_reader import is_stream
-
     if not is_stream(runs):
         yield runs
         return
@@ -62,8 +62,6 @@ def _readable_twice(runs: str) -> Iterator[str]:
 def _content(flag: bool | None) -> bool:
     if flag is not None:
         return flag
-    from pyguard.otel.capture import capture_on_spans
-
     return capture_on_spans(None)
 
 
@@ -115,8 +113,6 @@ def report(
 ) -> None:
     """Write recorded runs as one HTML page: per run its calls' information gain, tokens and budget, and where the
     guard reflected and stopped; for the set the outcome mix per task type."""
-    from pyguard.report import build_data, calibrate_figures, check_figures, render_page
-
     try:
         if price_per_1k_tokens is not None and failure_cost is None:
             raise InputError("--price-per-1k-tokens applies to the calibration: give --failure-cost D with it")

@@ -69,6 +69,6 @@ def check(scenarios: tuple[Path, ...], tools: tuple[str, ...], classpath: tuple[
                 click.echo(f"  {problem}")
         else:
             click.echo(f"{path}: ok")
-    names = ", ".join(s.name for s in specs)
+    names = ", ".join(sorted(s.name for s in specs))  # by name: Java lists methods in no fixed order
     click.echo(f"{len(loaded) - bad} of {len(loaded)} scenario(s) fit the tools ({names})")
     raise SystemExit(ExitCode.FAILED if bad else ExitCode.OK)

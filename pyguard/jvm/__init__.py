@@ -18,6 +18,7 @@ ended, read from a Java result or exception).
 from typing import Any
 
 from pyguard.base.ending import Ending, RunEnding
+from pyguard.jvm import agents
 from pyguard.jvm._java import jclass
 from pyguard.jvm.agents import (
     BridgeResult,
@@ -36,6 +37,7 @@ from pyguard.jvm.agents import (
 from pyguard.jvm.bootstrap import JvmInfo, bridge_jars, find_java_home, freeze_startup, jvm_started, start_jvm
 from pyguard.jvm.callback import CallbackAdapter
 from pyguard.jvm.classpath import ClasspathConflictWarning
+from pyguard.jvm.ending import guard_stop_class
 from pyguard.jvm.scenarios import load_scenario, scenario_names
 from pyguard.jvm.server import LocalServer, openai_chat_model, start_openai_server
 
@@ -77,11 +79,7 @@ def __getattr__(name: str) -> Any:
     raises when the guard stops it under ``on_stop="raise"`` (``except pyguard.jvm.GuardStopException as stop:``,
     then ``stop.outcome()``, ``stop.rule()``, ``stop.reason()``, ``stop.runId()``)."""
     if name == "GuardStopException":
-        from pyguard.jvm.ending import guard_stop_class
-
         return guard_stop_class()
     if name == "DEFAULT_MAX_MODEL_CALLS":
-        from pyguard.jvm import agents
-
         return agents.DEFAULT_MAX_MODEL_CALLS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

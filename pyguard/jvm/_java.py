@@ -6,6 +6,7 @@ from functools import cache
 from typing import Any
 
 from pyguard.base.errors import ConfigError, InputError
+from pyguard.jvm.bootstrap import check_jvm
 
 __all__: list[str] = []
 
@@ -13,8 +14,6 @@ __all__: list[str] = []
 def jclass(name: str) -> Any:
     """The Java class ``name``; :class:`JvmError` saying what to call first when the JVM is not running (where
     ``jpype.JClass`` raises a bare ``JVMNotRunning``), or that it cannot restart when it was shut down."""
-    from pyguard.jvm.bootstrap import check_jvm
-
     check_jvm()
     return _jclass(name)
 

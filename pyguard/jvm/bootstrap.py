@@ -337,6 +337,7 @@ def freeze_startup() -> int:
     to leave that out of full collections too; ``gc.unfreeze()`` undoes it."""
     import gc
 
+    # lazy: the JVM edge loads no engine at import; freeze_startup loads it on purpose, to freeze it
     from pyguard.engine import PolicyConfig, shingles
     from pyguard.engine.novelty import make_estimator
 

@@ -114,10 +114,18 @@ class WrapUpRecord(BaseModel):
 
 
 class GuardStopped(RunError):
-    """A guarded run was stopped (by the guard or the Java fail-safe). ``.result`` has the outcome and counts."""
+    """Python's error for a stopped run of the low-level bridge: raised only by :meth:`BridgeResult.raise_for_status`
+    (a :class:`BridgeResult` comes from :func:`pyguard.jvm.run_agent` / :func:`pyguard.jvm.run_built`), when you ask
+    for it. ``.result`` has the outcome and counts. It is not what a guarded agent's call raises: under
+    ``on_stop="raise"`` that is Java's ``dev.pyguard.bridge.GuardStopException`` (``pyguard.jvm.GuardStopException``
+    from Python), and ``Guard.run`` returns a ``RunResult`` whose ``outcome`` says how the run ended."""
 
     def __init__(self, result: BridgeResult) -> None:
+        outcome = result.outcome.value if result.outcome else "?"
+        by = "the Java fail-safe cap" if result.fail_safe else "the guard"
         super().__init__(
-            f"run {result.run_id} stopped ({result.outcome.value if result.outcome else '?'}, rule {result.rule}): {result.reason}"
+            f"run {result.run_id} was stopped by {by} ({outcome}, rule {result.rule}): {result.reason}. Raised by "
+            "BridgeResult.raise_for_status(): the run's outcome and counts are on this error's .result; to handle a "
+            'stop without an exception, check result.status == "stopped" instead of calling raise_for_status()'
         )
         self.result = result

@@ -25,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.base.decisions import Action, Decision
 from pyguard.base.events import IterationEvent, Observation
+from pyguard.jvm._java import jclass
+from pyguard.jvm.bootstrap import check_jvm
 
 __all__: list[str] = []
 
@@ -180,16 +182,12 @@ _PROXY_CLASSES: dict[bool, Any] = {}
 
 
 def _java_error() -> Any:
-    from pyguard.jvm._java import jclass
-
     return jclass("java.lang.IllegalStateException")
 
 
 def _proxy_class(*, results: bool = False) -> Any:
     if not _PROXY_CLASSES:
         from jpype import JImplements, JOverride
-
-        from pyguard.jvm.bootstrap import check_jvm
 
         check_jvm()  # JvmError saying what to call first, not JPype's bare JVMNotRunning
 

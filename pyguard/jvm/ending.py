@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pyguard.base.ending import Ending, RunEnding, TokenTotals, tree_totals
-from pyguard.base.events import Outcome
+from pyguard.base.events import Outcome, token_count
+from pyguard.jvm._java import jclass
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.jvm.agents import BridgeResult, WrapUpRecord
@@ -75,8 +76,6 @@ def _guard_stop_in(exc: BaseException) -> Any:
     """The ``GuardStopException`` in ``exc``'s cause chain, or None (None too for a Python exception)."""
     if not hasattr(exc, "getClass"):
         return None
-    from pyguard.jvm._java import jclass
-
     try:
         return jclass("dev.pyguard.bridge.GuardStopException").findIn(exc)
     except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
@@ -88,8 +87,6 @@ def _agent_cap_in(exc: BaseException) -> bool:
     trips (maxToolCallingRoundTrips)"), in its cause chain."""
     if not hasattr(exc, "getClass"):
         return False
-    from pyguard.jvm._java import jclass
-
     try:
         return bool(jclass("dev.pyguard.bridge.AgentGuardedChatModel").agentCapEnded(exc))
     except Exception:  # pragma: no cover - defensive: classification must not hide the run's end
@@ -105,8 +102,6 @@ def guard_stop_class() -> Any:
     """Java's ``dev.pyguard.bridge.GuardStopException`` (a ``RuntimeException``), as JPype's class: what an agent's
     call raises when the guard stops it under ``on_stop="raise"`` (attach, ``GuardedRun.call``, ``Guard.agent``);
     ``except`` it from Python. Needs the JVM started (:func:`pyguard.jvm.start_jvm`)."""
-    from pyguard.jvm._java import jclass
-
     return jclass("dev.pyguard.bridge.GuardStopException")
 
 
@@ -136,8 +131,6 @@ def raise_if_stopped(run: Any, raised: BaseException | None = None) -> None:
 def java_outcome(result: Any) -> Any:
     """A Java ``GuardOutcome`` (how the turn ended, for the Java code that holds the agent) from a
     :class:`pyguard.result.RunResult`."""
-    from pyguard.jvm._java import jclass
-
     rule = result.evidence.get("rule")
     tokens = result.total_tokens
     return jclass("dev.pyguard.bridge.GuardOutcome")(
@@ -159,8 +152,6 @@ def interrupted(exc: BaseException) -> bool:
         return True
     if not hasattr(exc, "getClass"):
         return False
-    from pyguard.jvm._java import jclass
-
     seen = 0
     cause: Any = exc
     while cause is not None and seen < 32:
@@ -201,11 +192,11 @@ def ending_of_wrap_up(wrap: WrapUpRecord, ending: RunEnding) -> RunEnding:
 
 def wrap_up_totals(wrap: WrapUpRecord) -> TokenTotals | None:
     """The wrap-up call's tokens as its provider reported them (None: no usage reported)."""
-    known = [t for t in (wrap.input_tokens, wrap.output_tokens) if t is not None]
-    total = wrap.total_tokens if wrap.total_tokens is not None else (sum(known) if known else None)
+    total = token_count(wrap.total_tokens, wrap.input_tokens, wrap.output_tokens)
     if total is None:
         return None
-    return TokenTotals(wrap.input_tokens, wrap.output_tokens, total, len(known) < 2 and wrap.total_tokens is None)
+    complete = wrap.total_tokens is not None or (wrap.input_tokens is not None and wrap.output_tokens is not None)
+    return TokenTotals(wrap.input_tokens, wrap.output_tokens, total, not complete)
 
 
 def billed_tokens(

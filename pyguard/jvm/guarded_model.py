@@ -74,6 +74,14 @@ class GuardedModel:
             return {}
         return {str(k): int(v) for k, v in json.loads(str(self.java.toolLimits().blockedJson())).items()}
 
+    def tool_limit_would_stop(self) -> dict[str, Any] | None:
+        """In observe or reflect mode: the stop a tool limit with exit ``end``/``error`` would have made (``iteration``,
+        ``rule``, ``reason``, ``exit``), or None."""
+        if not hasattr(self.java, "toolLimits"):
+            return None
+        raw = self.java.toolLimits().wouldStopJson()
+        return None if raw is None else dict(json.loads(str(raw)))
+
     def wrap_up(self) -> WrapUpRecord | None:
         """The wrap-up made during the run (the agent got its answer), or None."""
         raw = self.java.wrapUpJson() if hasattr(self.java, "wrapUpJson") else None

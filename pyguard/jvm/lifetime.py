@@ -25,6 +25,12 @@ def agent_guarded_model(model: Any, open_run: OpenRun, end_run: EndRun) -> Any:
     """A Java ``AgentGuardedChatModel`` around ``model`` (any LangChain4j ``ChatModel``) whose runs ``open_run`` opens
     and ``end_run`` hears the end of."""
     check_jvm()
+    if isinstance(model, jclass("dev.langchain4j.model.chat.StreamingChatModel")):
+        raise ConfigError(
+            f"attach takes a ChatModel, got the StreamingChatModel {type(model).__name__}: a streaming agent cannot be "
+            "attached; guard each streamed run with guard.start_run() and run.wrap_streaming(model) (docs/streaming.md"
+            "; [caps] hold per run, [conversation] budgets do not), or attach a blocking ChatModel"
+        )
     if not isinstance(model, jclass("dev.langchain4j.model.chat.ChatModel")):
         raise ConfigError(
             "model must be a Java LangChain4j ChatModel (scripted_model(...), openai_chat_model(...) or your own), "

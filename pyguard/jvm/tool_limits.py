@@ -25,12 +25,17 @@ def limited_tools(tool_guard: Any, objects: Sequence[Any]) -> Any:
     return cls.wrapObjects(tool_guard, *objects)
 
 
-def limit_run_tools(guarded: Any, limits: Mapping[str, ToolLimitConfig], stop_message: str | None) -> None:
+def limit_run_tools(
+    guarded: Any, limits: Mapping[str, ToolLimitConfig], stop_message: str | None, mode: str = "enforce"
+) -> None:
     """Set a run's per-tool limits, with their exits, on its Java ``GuardedChatModel`` (``guarded``); ``stop_message``
-    is what an exit ``end`` ends the run with when the run's own ``on_stop`` is not ``end``."""
-    if not limits and stop_message is None:
+    is what an exit ``end`` ends the run with when the run's own ``on_stop`` is not ``end``. ``mode`` is the run's
+    (``PolicyConfig.mode``): ``observe`` lets a refused call run and only counts it, ``reflect`` blocks it but never
+    stops the run; neither stops the run for an exit ``end``/``error`` (Java records the stop it would have made)."""
+    if not limits and stop_message is None and mode == "enforce":
         return
     java_limits = guarded.toolLimits()
+    java_limits.mode(mode)
     for tool, limit in sorted(limits.items()):
         java_limits.limit(tool, int(limit.limit), limit.exit)
     if stop_message is not None:

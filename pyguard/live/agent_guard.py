@@ -33,8 +33,10 @@ from pyguard.base.errors import RunError
 from pyguard.base.events import Outcome
 from pyguard.engine.conditions import StopHit
 from pyguard.engine.conversation_budget import RULE
-from pyguard.jvm.ending import raise_if_stopped
-from pyguard.jvm.tool_limits import limit_run_tools
+from pyguard.jvm import run_built
+from pyguard.jvm.ending import ending_of_exception, ending_of_value, java_outcome, raise_if_stopped
+from pyguard.jvm.lifetime import agent_guarded_model
+from pyguard.jvm.tool_limits import limit_run_tools, limited_tools, memory_ids
 from pyguard.live.conversations import (
     Conversation,
     ConversationEntry,
@@ -81,8 +83,6 @@ class AgentGuard:
         on_result: ResultFn | None = None,
         keep_results: int = 1000,
     ) -> None:
-        from pyguard.jvm.lifetime import agent_guarded_model
-
         options = options if options is not None else AgentOptions()
         self.host = host
         self.task_type = options.task_type
@@ -118,8 +118,6 @@ class AgentGuard:
         """Your tool objects (``@Tool`` methods) as a Java ``Map<ToolSpecification, ToolExecutor>`` for your builder's
         ``.tools(map)``: each call keeps the policy's per-tool limits (``[caps.tool_limits]``) of the run serving the
         calling thread; a call over its tool's limit is not run and the model reads why."""
-        from pyguard.jvm.tool_limits import limited_tools
-
         return limited_tools(self.java, objects)
 
     def memory_ids(self) -> Any:
@@ -127,8 +125,6 @@ class AgentGuard:
         .chatRequestTransformer(hook)``: it tells the guard which chat memory each model call serves (the request goes
         on unchanged), so the ``[conversation]`` budgets hold per memory id. Without it, a conversation is a thread."""
         if self._memory_ids is None:
-            from pyguard.jvm.tool_limits import memory_ids
-
             self._memory_ids = memory_ids()
         return self._memory_ids.hook()
 
@@ -201,8 +197,6 @@ class AgentGuard:
     def _record(self, run: GuardedRun, result: RunResult) -> None:
         """A run of this agent ended (its :attr:`GuardedRun.on_end`, however it ended): it is no longer open, its
         result is the latest, and Java's outcome listeners hear it (a run Java is ending hears it as the reply)."""
-        from pyguard.jvm.ending import java_outcome
-
         with self._lock:
             self._open.pop(run.run_id, None)
             self._results.append(result)
@@ -221,8 +215,6 @@ class AgentGuard:
     def _end_implicit(self, run_id: str, answer: str | None, error: BaseException | None) -> Any:
         """Java ended a run of this agent (the model answered, a call or hook threw, the turn ended outside the
         model, or a watched call returned): end it, and return its Java ``GuardOutcome`` (None: no such open run)."""
-        from pyguard.jvm.ending import ending_of_exception, ending_of_value, java_outcome
-
         with self._lock:
             run = self._open.get(run_id)
             if run is None:
@@ -295,8 +287,6 @@ class GuardedAgent:
         outcome says how it ended. Under ``on_stop="raise"`` a stop raises Java's ``GuardStopException``
         (``pyguard.jvm.GuardStopException``) once the run has ended (its result is ``agent_guard.results[-1]``), as
         an attached agent's ``chat()`` does; nothing else about the run raises."""
-        from pyguard.jvm import run_built
-
         ag = self.agent_guard
         run = ag.new_run(recorded_task(task))
 
@@ -315,6 +305,8 @@ class GuardedAgent:
 class ConversationRun(GuardedRun):
     """One user turn of an attached agent, charged to its conversation (:mod:`pyguard.live.conversations`): its engine
     session judges the policy's stop condition OR the conversation's ``[conversation]`` budget."""
+
+    in_conversation = True
 
     def __init__(self, guard: RunHost, *, conversation: ConversationEntry, **run: Any) -> None:
         super().__init__(guard, **run)
@@ -337,7 +329,7 @@ class ConversationRun(GuardedRun):
         stop recorded as the run's decision)."""
         guarded = self.guarded
         if self._conversation_tools is not None:  # the run's limits (set as it was wrapped) within its conversation's
-            limit_run_tools(guarded.java, {}, stop_message(self.guard))
+            limit_run_tools(guarded.java, {}, stop_message(self.guard), self.mode)
             guarded.java.toolLimits().within(self._conversation_tools)
         hit = self.conversation.exhausted()
         if hit is None:
@@ -350,6 +342,9 @@ class ConversationRun(GuardedRun):
             self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
+            if self.mode != "enforce":  # observe and reflect never stop a run: the stop is recorded, the turn runs
+                self.observed_stop = decision.model_copy(update={"iteration": 0})  # before its first model call
+                return
         guarded.request_stop(Outcome.EXPIRED, hit.message, hit.rule)
 
     def observe(self, event: Any) -> Decision | None:
@@ -368,11 +363,12 @@ class ConversationRun(GuardedRun):
         summary["turn"] = self.turn_in_conversation
         stop = self.spent_before or self.session.stopped
         if stop is not None and (stop.rule or "").startswith(RULE):
-            summary["stopped_by"] = stop.rule
+            # observe and reflect did not stop the turn: the budget's stop is what would have happened
+            summary["stopped_by" if self.mode == "enforce" else "would_stop_by"] = stop.rule
             if self.spent_before is not None:
                 summary["spent_before_turn"] = True
         evidence["conversation"] = summary
         if self._conversation_tools is not None and self._guarded is not None:
             limits = dict((evidence.get("tool_limits") or {}).get("limits") or {})
-            evidence["tool_limits"] = {"limits": limits, "blocked": self._guarded.blocked_tools()}
+            evidence["tool_limits"] = self._tool_limit_counts(limits)
         return replace(notes, evidence=evidence)

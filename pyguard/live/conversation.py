@@ -24,9 +24,12 @@ from pyguard.base.decisions import Decision
 from pyguard.base.errors import HandleError
 from pyguard.base.events import IterationEvent, Observation, Outcome
 from pyguard.escalation import AgentRef, EscalationHandle, ResumePoint
+from pyguard.jvm import run_built
+from pyguard.jvm.streaming import conversation_agent, is_streaming_model
 from pyguard.live.resumption import rebuild
 from pyguard.live.run import GuardedRun, RunHost
 from pyguard.result import RunResult
+from pyguard.trace.writer import trace_file_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyguard.engine import RunSession
@@ -61,7 +64,7 @@ trips)."""
 
 
 def run_chat(
-    guard: ConversationHost,
+    run: GuardedRun,
     model: Any,
     task: str | Sequence[str],
     options: AgentOptions,
@@ -69,15 +72,11 @@ def run_chat(
     on_partial: PartialFn | None = None,
     agent: str | None = None,
 ) -> RunResult:
-    """Run ``task`` on pyguard's AiServices agent around ``model`` (a ``ChatModel``, or a ``StreamingChatModel``: then
-    the agent's method returns a ``TokenStream``, and ``on_partial`` gets each text chunk) with ``options`` (its
-    :data:`STREAMING_OPTIONS`). Never raises for the run itself. An escalated run's result carries its
-    :class:`EscalationHandle`; ``agent`` names the agent in it."""
-    from pyguard.live.run import recorded_task
-
-    run = guard.start_run(
-        task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style="aiservices"
-    )
+    """Run ``task`` in ``run`` (started by its guard, :meth:`pyguard.live.guard.Guard.start_run`) on pyguard's
+    AiServices agent around ``model`` (a ``ChatModel``, or a ``StreamingChatModel``: then the agent's method returns a
+    ``TokenStream``, and ``on_partial`` gets each text chunk) with ``options`` (its :data:`STREAMING_OPTIONS`). Never
+    raises for the run itself. An escalated run's result carries its :class:`EscalationHandle`; ``agent`` names the
+    agent in it."""
     ref = AgentRef(streaming=_streams(model), name=agent, options=options)
     return _run(run, model, task, ref, options, on_partial=on_partial, memory_json=None, chain=None)
 
@@ -118,8 +117,6 @@ def resume_run(
                 "resume from the handle of that run's latest escalation instead"
             )
     if guard.trace_dir is not None:
-        from pyguard.trace.writer import trace_file_name
-
         done = guard.trace_dir / trace_file_name(new_id)
         if done.exists():
             raise HandleError(
@@ -143,8 +140,6 @@ def resume_run(
 
 
 def _streams(model: Any) -> bool:
-    from pyguard.jvm.streaming import is_streaming_model
-
     return is_streaming_model(model)
 
 
@@ -159,9 +154,6 @@ def _run(
     memory_json: str | None,
     chain: tuple[EscalationHandle, ResumePoint] | None,
 ) -> RunResult:
-    from pyguard.jvm import run_built
-    from pyguard.jvm.streaming import conversation_agent
-
     run.agent_round_trips = options.round_trips()  # its end gets the wrap-up too (on_stop="answer")
     built: list[Any] = []
 

@@ -36,14 +36,17 @@ from pyguard.base.ending import end_from_events, finish_arguments
 from pyguard.base.errors import ConfigError
 from pyguard.base.events import IterationEvent, RunRecord, RunStart
 from pyguard.base.limits import fail_safe_cap, renamed_limit
+from pyguard.engine import Policy, PolicyConfig
+from pyguard.jvm import build_agent, run_agent, run_built, scripted_model, start_openai_server
+from pyguard.jvm.ending import ending_of_result
+from pyguard.live.agent_guard import AgentGuard, GuardedAgent
+from pyguard.live.conversation import STREAMING_OPTIONS, resume_run, run_chat
 from pyguard.live.guard_settings import AGENT_OPTIONS, ATTACH_OPTIONS, check_guard_settings, with_mode
 from pyguard.live.run import ActiveRuns, GuardedRun, OnStop, Verifier, new_run_id, recorded_task
 from pyguard.result import RunResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pyguard.engine import Policy, PolicyConfig
     from pyguard.engine.config import Mode
-    from pyguard.live.agent_guard import AgentGuard, GuardedAgent
 
 __all__: list[str] = []
 
@@ -109,8 +112,6 @@ class Guard:
         stop_message: str | None = None,
         stop_message_content: bool = True,
     ) -> None:
-        from pyguard.engine import Policy, PolicyConfig
-
         if config is not None and not isinstance(config, PolicyConfig):
             raise ConfigError(f"config must be a pyguard.engine.PolicyConfig, not {type(config).__name__}")
         if mode is not None:
@@ -155,8 +156,6 @@ class Guard:
     @classmethod
     def from_toml(cls, path: str | Path, **kwargs: Any) -> Guard:
         """A guard whose policy comes from a TOML file or a pyproject.toml's ``[tool.pyguard]``."""
-        from pyguard.engine import PolicyConfig
-
         return cls(PolicyConfig.from_toml(path), **kwargs)
 
     # -- runs ----------------------------------------------------------------------------------------------------
@@ -190,8 +189,6 @@ class Guard:
         your agent's ``maxToolCallingRoundTrips``, so that its end gets the wrap-up answer too (``round_trips`` is
         its deprecated name). Java code holding the agent reads each call's end from ``.model``
         (``lastOutcome()``, outcome listeners); ``.watch(agent)`` ends each call's run with the call, cap told or not."""
-        from pyguard.live.agent_guard import AgentGuard
-
         options = agent_options("Guard.attach", options, keywords, uses=ATTACH_OPTIONS)
         return AgentGuard(self, model, options, agent_style=agent_style, on_result=on_result)
 
@@ -209,9 +206,6 @@ class Guard:
         :class:`RunResult`. ``options`` (:class:`pyguard.AgentOptions`) or keywords, as for :meth:`run` but no
         ``run_id`` (each run gets its own). The aiservices agent keeps no conversation between calls (a fresh chat
         memory per run)."""
-        from pyguard.jvm import build_agent
-        from pyguard.live.agent_guard import AgentGuard, GuardedAgent
-
         options = agent_options("Guard.agent", options, keywords, uses=AGENT_OPTIONS)
         # the wrap-up at the agent's own cap: pyguard knows it for its AiServices agent
         round_trips = options.round_trips() if str(style) == "aiservices" else None
@@ -237,15 +231,12 @@ class Guard:
         ``tools`` (see :func:`pyguard.jvm.tool_set`), ``task_type``, ``run_id``, the agent's own loop caps
         ``max_loop_iterations`` and ``max_tool_calling_round_trips`` (:mod:`pyguard.base.limits`; ``max_iterations`` is
         the deprecated name of the first), ``exit_when_answer_contains``, ``system_message``."""
-        from pyguard.jvm import build_agent, run_built
-        from pyguard.live.conversation import run_chat
-
         options = agent_options("Guard.run", options, keywords)
-        if str(style) == "aiservices":  # pyguard's AiServices agent keeps its conversation: escalations can resume
-            return run_chat(self, model, task, options)
         run = self.start_run(
             task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style=str(style)
         )
+        if str(style) == "aiservices":  # pyguard's AiServices agent keeps its conversation: escalations can resume
+            return run_chat(run, model, task, options)
         return run.drive(
             lambda agent: run_built(agent, task, run.guarded),
             build=lambda: build_agent(style, run.guarded_model(model), options=options),
@@ -268,10 +259,11 @@ class Guard:
         ``max_tool_calling_round_trips``, ``system_message``. An escalated run's result carries a resumable
         :class:`pyguard.escalation.EscalationHandle` (``agent`` names the agent in it). See
         :mod:`pyguard.live.conversation`."""
-        from pyguard.live.conversation import STREAMING_OPTIONS, run_chat
-
         options = agent_options("Guard.run_streaming", options, keywords, uses=STREAMING_OPTIONS)
-        return run_chat(self, model, task, options, on_partial=on_partial, agent=agent)
+        run = self.start_run(
+            task=recorded_task(task), task_type=options.task_type, run_id=options.run_id, agent_style="aiservices"
+        )
+        return run_chat(run, model, task, options, on_partial=on_partial, agent=agent)
 
     def resume(
         self,
@@ -289,8 +281,6 @@ class Guard:
         option, as a keyword or in ``options``; the handle keeps the rest), with the ``resume_budget`` of this guard's
         policy. Raises :class:`pyguard.base.errors.HandleError` for a bad or stale handle. See
         :func:`pyguard.live.conversation.resume_run`."""
-        from pyguard.live.conversation import resume_run
-
         options = agent_options("Guard.resume", options, keywords, uses=("tools",))
         return resume_run(self, handle, message, model, tools=options.tools, on_partial=on_partial, agent=agent)
 
@@ -325,8 +315,6 @@ class Guard:
 
         ``over_http=True`` serves the scenario from the local OpenAI-compatible server and drives it with
         LangChain4j's real ``OpenAiChatModel`` (token usage then arrives through HTTP ``usage``)."""
-        from pyguard.jvm import scripted_model, start_openai_server
-
         if over_http:
             with start_openai_server(scenario, seed=seed) as server:
                 return self.run(
@@ -367,9 +355,6 @@ def run_unguarded(
     (:class:`pyguard.AgentOptions`) or keywords, as for :meth:`Guard.run`.
 
     Its outcome is honest too: an answer is ``succeeded``, the agent's own cap is ``expired``, an error ``failed``."""
-    from pyguard.jvm import run_agent
-    from pyguard.jvm.ending import ending_of_result
-
     options = agent_options("run_unguarded", options, keywords)
     run_id = options.run_id or new_run_id()
     options = options.model_copy(update={"run_id": run_id})

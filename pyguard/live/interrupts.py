@@ -20,6 +20,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from pyguard.jvm._java import detach_thread
+
 __all__: list[str] = []
 
 POLL_S = 0.05
@@ -67,8 +69,6 @@ def run_interruptibly(
     done = threading.Event()
 
     def work() -> None:
-        from pyguard.jvm._java import detach_thread
-
         guarded.wait()
         try:
             if not box.get("skip"):

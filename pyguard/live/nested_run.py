@@ -13,15 +13,16 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from pyguard.base.decisions import Action, Decision
 from pyguard.base.errors import RunError
 from pyguard.base.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
 from pyguard.base.limits import FAIL_SAFE_MARGIN
+from pyguard.base.safe_reader import loads
 from pyguard.engine.tree import BudgetNode, TreeLimits
 from pyguard.jvm.nested import agent_tree
 from pyguard.live.run import GuardedRun, Reads, RunHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pyguard.base.decisions import Decision
     from pyguard.result import RunResult
 
 __all__: list[str] = []
@@ -43,7 +44,7 @@ def supervisor_invocation(text: str | None) -> tuple[str, str] | None:
     if start < 0 or end <= start:
         return None
     try:
-        obj = json.loads(text[start : end + 1])
+        obj = loads(text[start : end + 1], source="a supervisor's response")  # the one safe reader: depth, integers
     except ValueError:
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("agentName"), str):
@@ -101,8 +102,11 @@ class NestedRun(GuardedRun):
 
     def fail_safe_calls(self) -> int:
         """The Java fail-safe of a run in a tree holds it to the model calls its budget has left too (plus the named
-        margin, :data:`pyguard.base.limits.FAIL_SAFE_MARGIN`), so the tree's remainder holds even if Python fails."""
+        margin, :data:`pyguard.base.limits.FAIL_SAFE_MARGIN`), so the tree's remainder holds even if Python fails. In
+        observe or reflect mode the tree's budget stops nothing, so the guard's own fail-safe only."""
         own = super().fail_safe_calls()
+        if self.mode != "enforce":
+            return own
         left = self.budget.remaining().model_calls
         return own if left is None else max(1, min(own, left + FAIL_SAFE_MARGIN))
 
@@ -140,6 +144,8 @@ class NestedRun(GuardedRun):
     ) -> Decision | None:
         """One step of a workflow: a sub-agent invocation (its tool call), or its end (``agent_name`` None: the answer).
         Steps are taken one at a time (a parallel workflow's invocations too), so the trace stays in order."""
+        if self.mode != "enforce":
+            self.stopping()  # records the tree's stop this step would have been refused for (observe, reflect)
         with self._tree_lock:
             results = tuple(self._pending)
             self._pending.clear()
@@ -176,6 +182,14 @@ class NestedRun(GuardedRun):
         return super().drive(run_workflow, build=build, reads=reads)
 
     def _impose(self, outcome: Outcome, reason: str, rule: str) -> None:
+        if self.mode != "enforce":  # observe and reflect never stop a run: the tree's stop is recorded, not made
+            with self._lock:
+                if self.observed_stop is None:
+                    last = self.events[-1].index if self.events else 0  # 0: before its first model call
+                    self.observed_stop = Decision(
+                        action=Action.STOP, reason=reason, rule=rule, outcome=outcome, iteration=last
+                    )
+            return
         with self._tree_lock:
             if self._imposed is None:
                 self._imposed = (outcome, reason, rule)
@@ -183,7 +197,13 @@ class NestedRun(GuardedRun):
             self._guarded.request_stop(outcome, reason, rule)
 
     def stopping(self) -> tuple[Outcome, str, str] | None:
-        """Why this run takes no more steps (its engine stopped it, the tree did, or an ancestor is stopping), or None."""
+        """Why this run takes no more steps (its engine stopped it, the tree did, or an ancestor is stopping), or None.
+        In observe or reflect mode always None: a stop is only recorded (the tree's by :meth:`_impose`)."""
+        if self.mode != "enforce":
+            hit = self.budget.exhausted()
+            if hit is not None:
+                self._impose(Outcome.EXPIRED, hit.message, hit.rule)
+            return None
         stop = self.session.stopped
         if stop is not None:
             return Outcome(stop.outcome or Outcome.STALLED), stop.reason, stop.rule or "stop"
@@ -305,7 +325,7 @@ class NestedRun(GuardedRun):
 
 def _request_of(inputs_json: str) -> str | None:
     try:
-        inputs = json.loads(inputs_json)
+        inputs = loads(inputs_json, source="an agent invocation's inputs")
     except ValueError:
         return inputs_json
     if isinstance(inputs, dict) and isinstance(inputs.get("request"), str):

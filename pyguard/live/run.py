@@ -39,6 +39,7 @@ from pyguard.live.run_host import (
     Verifier,
     new_run_id,
     recorded_task,
+    tell_no_conversation,
 )
 from pyguard.result import RunResult
 from pyguard.trace.policy_file import dumped_policy
@@ -66,6 +67,8 @@ class GuardedRun(RunFinisher):
 
     wraps_up = True
     """With the guard's ``on_stop="answer"``, a stop of this run is answered by a wrap-up (run trees: no)."""
+    in_conversation = False
+    """A turn of a kept conversation (an attached agent's): ``[conversation]`` budgets hold for it."""
 
     def __init__(
         self,
@@ -80,6 +83,8 @@ class GuardedRun(RunFinisher):
         self.guard = guard
         self.run_id = run_id
         self.task_type = task_type
+        if not self.in_conversation:
+            tell_no_conversation(guard, run_id)
         self.session = guard.policy.new_run(run_id, task_type)
         self.start = RunStart(
             run_id=run_id,
@@ -244,8 +249,10 @@ class GuardedRun(RunFinisher):
                 raise
             if self.wraps_up:
                 set_up_stops(self, self._guarded)
-            if self.guard.config.caps.tool_limits:  # with their exits; an exit end's stop message
-                limit_run_tools(self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard))
+            if self.guard.config.caps.tool_limits:  # with their exits, an exit end's stop message, the run's mode
+                limit_run_tools(
+                    self._guarded.java, self.guard.config.caps.tool_limits, stop_message(self.guard), self.mode
+                )
             if self._cancelled is not None:  # cancel() came before wrap(): the run is stopped before its first call
                 self._guarded.request_stop(Outcome.CANCELLED, self._cancelled, "cancel")
         elif not self._guarded.wraps(model):

@@ -210,10 +210,8 @@ class RunFinisher:
             executed = self._guarded.stats().tool_executions
         evidence = self._observed()
         if self.guard.config.caps.tool_limits and self._guarded is not None:
-            evidence["tool_limits"] = {
-                "limits": {t: c.limit for t, c in sorted(self.guard.config.caps.tool_limits.items())},
-                "blocked": self._guarded.blocked_tools(),
-            }
+            limits = {t: c.limit for t, c in sorted(self.guard.config.caps.tool_limits.items())}
+            evidence["tool_limits"] = self._tool_limit_counts(limits)
         if self._cancelled is not None and self.session.stopped is not None and self.observed_stop is None:
             # cancelled after the engine's stop (a Ctrl-C during the wrap-up): the stop stays the outcome, said here
             evidence["cancelled_after_stop"] = self._cancelled
@@ -228,10 +226,23 @@ class RunFinisher:
             evidence=evidence,
         )
 
+    def _tool_limit_counts(self, limits: dict[str, int]) -> dict[str, Any]:
+        """The footer's ``evidence["tool_limits"]``: the limits and the calls they blocked; in observe mode nothing
+        is blocked (the calls ran) and the calls a limit refused are ``would_block``."""
+        refused = {} if self._guarded is None else self._guarded.blocked_tools()
+        if self.mode == "observe":
+            return {"limits": limits, "blocked": {}, "would_block": refused}
+        return {"limits": limits, "blocked": refused}
+
     def _observed(self) -> dict[str, Any]:
         """In observe or reflect mode: the footer's ``evidence["observed_stop"]``, the stop the guard did not act on
-        (``pyguard check`` counts the run as that stop; the outcome says how the run really ended)."""
+        (``pyguard check`` counts the run as that stop; the outcome says how the run really ended): the engine's, or
+        a tool limit's with exit ``end``/``error`` (Java's ``ToolLimits``) when that came first."""
         stop = self.observed_stop
+        limited = None if self.mode == "enforce" or self._guarded is None else self._guarded.tool_limit_would_stop()
+        # a stop with no iteration came before the run's first call (a spent conversation): nothing came before it
+        if limited is not None and (stop is None or (stop.iteration or 0) > int(limited["iteration"])):
+            return {"observed_stop": {"mode": self.mode, "outcome": Outcome.EXPIRED.value, **limited}}
         if stop is None:
             return {}
         observed = {

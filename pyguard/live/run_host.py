@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 import uuid
+import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -76,3 +78,32 @@ def recorded_task(task: str | Sequence[str]) -> str | None:
 def new_run_id() -> str:
     """A fresh run id: 12 random hexadecimal characters."""
     return uuid.uuid4().hex[:12]
+
+
+_TOLD_NO_CONVERSATION: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The guards that said once that their ``[conversation]`` budgets do not hold for a run outside a conversation."""
+
+
+def tell_no_conversation(guard: RunHost, run_id: str) -> None:
+    """Warn once per guard when its policy sets ``[conversation]`` limits and run ``run_id`` is not a turn of a kept
+    conversation (``start_run``, ``Guard.run``, ``Guard.run_streaming``, a run tree): no conversation budget holds for
+    it, and nothing else would tell the user so."""
+    limits = guard.config.conversation
+    if not limits.enabled:
+        return
+    try:
+        if guard in _TOLD_NO_CONVERSATION:
+            return
+        _TOLD_NO_CONVERSATION.add(guard)
+    except TypeError:  # a host that cannot be weakly referenced: said every time
+        pass
+    named = sorted(limits.model_dump(exclude_none=True, exclude={"tool_limits"}))
+    named += ["tool_limits"] if limits.tool_limits else []
+    warnings.warn(
+        f"[conversation] {', '.join(named)} hold across the chat() calls of an attached agent only (Guard.attach, "
+        f"Guard.agent): run {run_id!r} (start_run, Guard.run, Guard.run_streaming or a run tree) is one run, not a "
+        "conversation, so no conversation budget holds for it. Attach your ChatModel agent to keep conversations, or "
+        "set the per-run limits in [caps] (max_model_calls, max_tokens, tool_limits, ...) for such runs.",
+        UserWarning,
+        stacklevel=4,
+    )

@@ -35,6 +35,7 @@ from pyguard.base.errors import InputError, UnreadableRecord
 from pyguard.base.safe_reader import is_stream, read_source
 from pyguard.loading.formats import BY_NAME, FORMAT_TABLE, FORMATS, Recording, detect_file, detect_text
 from pyguard.loading.stored import apply_options
+from pyguard.store.parquet import is_parquet
 from pyguard.trace.ending import normalise_tool_names
 from pyguard.trace.labels import Labels, load_labels
 from pyguard.trace.records import TraceFile
@@ -43,6 +44,17 @@ from pyguard.trace.tolerance import LoadResult, SkipLog
 __all__: list[str] = []
 
 _SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", *(s for f in FORMAT_TABLE for s in f.suffixes))
+
+
+def reads_columns(path: str | os.PathLike[str], format: str | None = None, **options: Any) -> bool:
+    """Whether ``path`` may be read by its columns (DuckDB, or workers on its row groups) instead of through
+    :func:`load_runs`: a regular file in Parquet (``format`` None or ``"parquet"``) read with none of
+    :func:`load_runs`' ``options`` (``strict``, ``terminal_tools``, ``labels``; None or False is none), which only
+    :func:`load_runs` applies. The one choice of that path: the CLI (``pyguard.cli._runs.via_columns``) and
+    ``pyguard.parallel.replay_parallel`` ask it."""
+    if format not in (None, "parquet") or not os.path.isfile(str(path)) or not is_parquet(str(path)):
+        return False
+    return all(v is None or v is False for v in options.values())
 
 
 def detect_format(path: str | os.PathLike[str]) -> str | None:

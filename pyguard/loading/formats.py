@@ -175,7 +175,9 @@ FORMAT_TABLE: tuple[Format, ...] = (
 FORMATS: tuple[str, ...] = tuple(f.name for f in FORMAT_TABLE)
 BY_NAME: dict[str, Format] = {f.name: f for f in FORMAT_TABLE}
 _RUN_CHECKS = sorted((f for f in FORMAT_TABLE if f.run_check is not None), key=lambda f: -f.specificity)
-_FORMAT_HINT = "pass format= one of " + ", ".join(repr(f) for f in FORMATS)
+_FORMAT_HINT = "name the format (--format on the command line, format= in load_runs): one of " + ", ".join(
+    repr(f) for f in FORMATS
+)
 
 
 def _kind_of(obj: Any) -> str | None:

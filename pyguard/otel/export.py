@@ -307,7 +307,8 @@ class RunSpans:
 
     def _guardrail(self, ctx: Any, d: Decision, iteration: int, at_ms: float) -> None:
         reason = self._text(d.reason or None)
-        guardrail_span(self.tracer, self._trace.SpanKind.INTERNAL, ctx, d, iteration, _ns(at_ms), reason)
+        mode = (self.start.policy or {}).get("mode")
+        guardrail_span(self.tracer, self._trace.SpanKind.INTERNAL, ctx, d, iteration, _ns(at_ms), reason, mode)
 
     def _flush_tools(self, observations: Sequence[Observation], *, until_ms: float, ctx: Any) -> None:
         """The execute_tool spans of the previous model call's tool calls, now that their results arrived."""

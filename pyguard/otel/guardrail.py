@@ -10,7 +10,8 @@ three ways at once, because no one spelling is read everywhere yet:
   ``gen_ai.guardrail.target.type=output`` with ``gen_ai.guardrail.target.subtype=llm`` (the guard judges the model's
   response), ``gen_ai.guardrail.verdict.type`` ``warn`` for a reflection and ``deny`` for a stop,
   ``gen_ai.guardrail.action.type`` what the caller enforced (``modify`` for a reflection: the next request carries
-  it; ``block`` for a stop), ``gen_ai.guardrail.security.policy.rule.id`` the rule, and
+  it; ``block`` for a stop; in observe mode ``allow``, in reflect mode a stop's ``modify``: :func:`enforced_action`),
+  ``gen_ai.guardrail.security.policy.rule.id`` the rule, and
   ``gen_ai.guardrail.verdict.reason`` the decision's reason (content capture permitting);
 - OpenInference's ``openinference.span.kind=GUARDRAIL`` with ``output.value`` ``"<action> <rule>"``: Arize Phoenix
   shows the span as a guardrail with that output;
@@ -48,7 +49,17 @@ def is_intervention(decision: Decision) -> bool:
     return decision.action in DECISION_TYPES
 
 
-def guardrail_attributes(decision: Decision, iteration: int) -> dict[str, Any]:
+def enforced_action(decision: Decision, mode: str | None) -> str:
+    """``gen_ai.guardrail.action.type``: what the caller enforced in the guard's ``mode`` (``PolicyConfig.mode``):
+    observe enforced nothing (``allow``), reflect sends a reflection where it would stop (``modify``)."""
+    if mode == "observe":
+        return "allow"
+    if mode == "reflect" and decision.action is Action.STOP:
+        return "modify"
+    return ACTION_TYPES.get(decision.action, "allow")
+
+
+def guardrail_attributes(decision: Decision, iteration: int, mode: str | None = None) -> dict[str, Any]:
     action = decision.action.value
     attrs: dict[str, Any] = {
         sc.OPERATION_NAME: sc.OP_RUN_GUARDRAIL,
@@ -56,7 +67,7 @@ def guardrail_attributes(decision: Decision, iteration: int) -> dict[str, Any]:
         sc.GUARDRAIL_TARGET_TYPE: "output",
         sc.GUARDRAIL_TARGET_SUBTYPE: "llm",
         sc.GUARDRAIL_VERDICT_TYPE: DECISION_TYPES.get(decision.action, "allow"),
-        sc.GUARDRAIL_ACTION_TYPE: ACTION_TYPES.get(decision.action, "allow"),
+        sc.GUARDRAIL_ACTION_TYPE: enforced_action(decision, mode),
         sc.OPENINFERENCE_SPAN_KIND: "GUARDRAIL",
         sc.LANGFUSE_OBSERVATION_TYPE: "guardrail",
         sc.PG_ACTION: action,
@@ -72,10 +83,22 @@ def guardrail_attributes(decision: Decision, iteration: int) -> dict[str, Any]:
 
 
 def guardrail_span(
-    tracer: Any, kind: Any, ctx: Any, decision: Decision, iteration: int, at_ns: int, reason: str | None
+    tracer: Any,
+    kind: Any,
+    ctx: Any,
+    decision: Decision,
+    iteration: int,
+    at_ns: int,
+    reason: str | None,
+    mode: str | None = None,
 ) -> None:
-    """A guard's decision as a zero-length ``run_guardrail`` span at ``at_ns`` (``reason`` as the export shows it)."""
-    attrs = {**guardrail_attributes(decision, iteration), sc.PG_REASON: reason, sc.GUARDRAIL_VERDICT_REASON: reason}
+    """A guard's decision as a zero-length ``run_guardrail`` span at ``at_ns`` (``reason`` as the export shows it;
+    ``mode``: the run's, :func:`guardrail_attributes`)."""
+    attrs = {
+        **guardrail_attributes(decision, iteration, mode),
+        sc.PG_REASON: reason,
+        sc.GUARDRAIL_VERDICT_REASON: reason,
+    }
     span = tracer.start_span(
         f"{sc.OP_RUN_GUARDRAIL} pyguard",
         context=ctx,

@@ -10,7 +10,6 @@ carries it), else to the report's sections.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pyguard.base.errors import InputError
+from pyguard.base.safe_reader import loads
 from pyguard.result import RunResult
 
 __all__: list[str] = []
@@ -108,7 +108,7 @@ def remove_earlier_traces(trace_dir: Path) -> int:
     for path in sorted(trace_dir.glob("*.jsonl")) if trace_dir.is_dir() else []:
         try:
             with path.open("rb") as fh:
-                first = json.loads(fh.readline(1 << 20) or b"null")
+                first = loads(fh.readline(1 << 20) or b"null", source=str(path))  # the one safe reader
         except (OSError, ValueError):
             continue
         if isinstance(first, dict) and first.get("type") == "run_start":

@@ -6,16 +6,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from pyguard.base.decisions import Decision
 from pyguard.base.events import UNTYPED, RunRecord
+from pyguard.calibrate import calibrate_runs, make_config
+from pyguard.check import check_runs, policy_replayer, report_dict
+from pyguard.engine import PolicyConfig
+from pyguard.replay import replay_run
 from pyguard.report.model import RunView, Thresholds, run_view
-
-if TYPE_CHECKING:
-    from pyguard.engine import PolicyConfig
 
 __all__: list[str] = []
 
@@ -51,8 +52,6 @@ def outcome_mix(records: Sequence[RunRecord]) -> dict[str, dict[str, int]]:
 
 
 def _default_thresholds(config: PolicyConfig | None) -> Thresholds:
-    from pyguard.engine import PolicyConfig
-
     cfg = config if config is not None else PolicyConfig()
     return Thresholds(earn_threshold=cfg.earn_threshold, low_gain_threshold=cfg.stall.low_gain_threshold)
 
@@ -64,8 +63,6 @@ def _view(
         return run_view(record, recorded, "recorded", fallback, content=content)
     if not record.events:
         return run_view(record, [], "none", fallback, content=content)
-    from pyguard.replay import replay_run
-
     replayed = replay_run(record, config)
     return run_view(record, replayed.decisions, "replayed", fallback, content=content, replay_stop_at=replayed.stop_at)
 
@@ -104,8 +101,6 @@ def check_figures(records: Sequence[RunRecord], config_path: str | Path | None) 
     """``pyguard check``'s figures for these runs, with no thresholds and no baseline (:func:`pyguard.check.check_runs`;
     recordings replayed through the policy in ``config_path``): per task type the outcome rates, iterations p50/p95,
     tokens per run."""
-    from pyguard.check import check_runs, policy_replayer, report_dict
-
     data = report_dict(check_runs(list(records), make_replayer=lambda: policy_replayer(config_path)))
     return {key: data[key] for key in ("runs", "replayed", "observed", "groups", "notes") if key in data}
 
@@ -129,8 +124,6 @@ _CALIBRATE_KEYS = (
 def calibrate_figures(records: Sequence[RunRecord], failure_cost: float, price: float | None) -> dict[str, Any]:
     """``pyguard calibrate``'s recommendation per task type (:func:`pyguard.calibrate.calibrate_runs`): N* with its
     interval, the success rate and expected cost there; the task types it skipped and why."""
-    from pyguard.calibrate import calibrate_runs, make_config
-
     report = calibrate_runs(list(records), make_config(failure_cost=failure_cost, price_per_1k_tokens=price))
     data = report.model_dump(mode="json")
     return {

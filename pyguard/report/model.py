@@ -93,6 +93,14 @@ class RunView(_Model):
     """Where the answer came from (``RunEnd.answer_source``: model, wrap_up, salvaged)."""
     task: str | None = None
     """Only with content capture."""
+    mode: Literal["observe", "reflect", "enforce"] = "enforce"
+    """The recording guard's mode (its trace header's policy): in ``observe`` it acted on no decision, in ``reflect``
+    on its reflections only, so a stop mark is what it would have done."""
+
+
+def _mode(record: RunRecord, source: str) -> Literal["observe", "reflect", "enforce"]:
+    mode = (record.start.policy or {}).get("mode") if source == "recorded" else None
+    return mode if mode in ("observe", "reflect") else "enforce"
 
 
 def thresholds_of(policy: dict | None, fallback: Thresholds) -> Thresholds:
@@ -218,4 +226,5 @@ def run_view(
         answer=end.answer if content and end is not None else None,
         answer_source=end.answer_source if end is not None else None,
         task=record.start.task if content else None,
+        mode=_mode(record, source),
     )

@@ -7,6 +7,7 @@ import json
 from html import escape
 from typing import Any
 
+from pyguard.base.events import UNTYPED
 from pyguard.report.build import ReportData
 from pyguard.report.model import GuardMark, RunView
 from pyguard.report.plots import OUTCOME_COLOURS, outcome_mix_svg, timeline_svg
@@ -134,8 +135,16 @@ def _evidence(mark: GuardMark) -> str:
     return "".join(parts)
 
 
-def _mark(mark: GuardMark) -> str:
+_NOT_ACTED = {
+    "observe": "observe mode: not acted on, the run went on",
+    "reflect": "reflect mode: one more reflection sent instead, the run went on",
+}
+
+
+def _mark(mark: GuardMark, mode: str = "enforce") -> str:
     what = "reflected" if mark.action == "reflect" else f"stopped ({mark.outcome or '?'})"
+    if mode == "observe" or (mode == "reflect" and mark.action != "reflect"):
+        what = f"would have {what} ({_NOT_ACTED[mode]})"
     head = f"after call {mark.iteration}: {what}, rule {escape(mark.rule or 'not recorded')}"
     reason = f"<div>{escape(mark.reason)}</div>" if mark.reason else ""
     return (
@@ -175,7 +184,7 @@ def _run_section(view: RunView) -> str:
     if view.wrap_up_tokens is not None:
         tokens += f", plus {view.wrap_up_tokens:,} in the wrap-up call"
     facts = (
-        f"{_outcome(view.outcome)} · task type {escape(view.task_type or '(untyped)')} · {view.model_calls:,} model "
+        f"{_outcome(view.outcome)} · task type {escape(view.task_type or UNTYPED)} · {view.model_calls:,} model "
         f"calls · {view.tool_calls:,} tool calls · tokens {tokens}"
     )
     extra = ""
@@ -191,7 +200,7 @@ def _run_section(view: RunView) -> str:
         f"<h3>run {escape(view.run_id)}</h3><p>{facts}</p>"
         f'<p class="meta">decisions: {escape(_SOURCE[view.source])}</p>{extra}'
         + (timeline_svg(view) if view.calls else "")
-        + "".join(_mark(m) for m in view.marks)
+        + "".join(_mark(m, view.mode) for m in view.marks)
         + _calls_table(view)
         + "</section>"
     )

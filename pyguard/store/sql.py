@@ -19,11 +19,22 @@ from pyguard.store.parquet import open_parquet, table_to_runs
 
 __all__: list[str] = []
 
-EVENT_TOKENS = (
-    "coalesce(e.total_tokens, CASE WHEN e.input_tokens IS NULL AND e.output_tokens IS NULL THEN NULL "
-    "ELSE coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) END)"
-)
+
+def token_count_sql(prefix: str = "") -> str:
+    """:func:`pyguard.base.events.token_count` in SQL, over the columns ``total_tokens``, ``input_tokens`` and
+    ``output_tokens`` (each after ``prefix``): the total when reported, else input + output of those reported, else
+    NULL (unknown, never 0)."""
+    return (
+        f"coalesce({prefix}total_tokens, CASE WHEN {prefix}input_tokens IS NULL AND {prefix}output_tokens IS NULL"
+        f" THEN NULL ELSE coalesce({prefix}input_tokens, 0) + coalesce({prefix}output_tokens, 0) END)"
+    )
+
+
+EVENT_TOKENS = token_count_sql("e.")
 """Tokens of one model call ``e`` (NULL when unknown), as :attr:`pyguard.base.events.IterationEvent.tokens` counts them."""
+RUN_TOKENS = f"coalesce({token_count_sql()}, list_sum(list_transform(events, lambda e: {EVENT_TOKENS})))"
+"""Tokens of one run (a row of the runs table), as :attr:`pyguard.base.events.RunRecord.tokens` counts them: its
+footer's count, else the sum over its calls that reported usage, else NULL."""
 
 CUT_OFF = "('expired', 'stalled', 'escalated', 'cancelled', 'guard_error')"
 """The outcomes of a run cut off before it ended on its own."""

@@ -79,19 +79,19 @@ def _table(
     *,
     task_types: Sequence[str] = ("lookup", "triage", "refund"),
     loop_share: float = 0.25,
-    max_iterations: int = 24,
+    longest_run: int = 24,
 ) -> Any:
     pa = require("pyarrow", extra="columnar", feature="synthetic Parquet runs")
 
     rng = np.random.default_rng(seed)  # drawn in one order: the calls' shape, their latencies, the runs' types
-    calls = _draw_calls(rng, n, first, loop_share, max_iterations)
+    calls = _draw_calls(rng, n, first, loop_share, longest_run)
     events = _events(pa, rng, calls)
     return _runs(pa, rng, calls, events, task_types)
 
 
-def _draw_calls(rng: np.random.Generator, n: int, first: int, loop_share: float, max_iterations: int) -> _Calls:
+def _draw_calls(rng: np.random.Generator, n: int, first: int, loop_share: float, longest_run: int) -> _Calls:
     loops = rng.random(n) < loop_share
-    iters = np.where(loops, rng.integers(6, max_iterations + 1, n), 1 + rng.geometric(0.22, n)).clip(1, max_iterations)
+    iters = np.where(loops, rng.integers(6, longest_run + 1, n), 1 + rng.geometric(0.22, n)).clip(1, longest_run)
     loop_from = np.where(loops, rng.integers(2, 5, n), iters + 1)  # first looping call (1-based)
     cut = loops & (rng.random(n) < 0.5)  # cut off while still asking for a tool
     offsets = np.concatenate([[0], np.cumsum(iters)]).astype(np.int32)

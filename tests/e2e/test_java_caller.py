@@ -6,52 +6,21 @@ with the call, LangChain4j's own round-trip cap included, without the guard bein
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import jpype
 import pytest
 
 import pyguard.jvm
 from pyguard.base.events import Outcome
-from pyguard.jvm import load_scenario, scripted_model
 from pyguard.live.guard import Guard
+from tests.e2e._agents import TASK, answering_model, informative_model, stuck_model, user_classes
 
 pytestmark = pytest.mark.jvm
 # Every guard here decides on the agent's thread (callback_timeout_ms=0): under load a decision can miss the 10 s
 # callback deadline, and the Java fail-safe then stops the run guard_error; these tests count stops, not deadlines.
 
-CLASSES = Path(__file__).resolve().parents[2] / "java" / "target" / "test-classes"
-TASK = "Where is order 12345?"
-
 
 @pytest.fixture(scope="module")
 def user(jvm):
-    if not (CLASSES / "dev" / "usercode" / "Desk.class").exists():
-        pytest.skip("no java/target/test-classes/dev/usercode/Desk.class: build the Java side (mvn package)")
-    URL = jpype.JClass("java.net.URL")
-    loader = jpype.JClass("java.net.URLClassLoader")(
-        [URL(CLASSES.as_uri() + "/")], jpype.JClass("java.lang.Thread").currentThread().getContextClassLoader()
-    )
-    return jpype.JClass("dev.usercode.Desk", loader=loader), jpype.JClass("dev.usercode.UserAgents", loader=loader)
-
-
-def stuck_model():
-    """A provider stuck on one lookup (the logistics scenario, never recovering)."""
-    scenario = dict(load_scenario("logistics_incident"))
-    scenario["on_reflection"] = {**scenario["on_reflection"], "recover_probability": 0.0}
-    return scripted_model(scenario, seed=3)
-
-
-def informative_model():
-    """A provider that learns something new with every lookup (no stall before its sixth call): a cap ends its turns."""
-    return scripted_model(Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json")
-
-
-def answering_model():
-    """A provider that looks the order up once, then answers."""
-    scenario = dict(load_scenario("convergent"))
-    scenario["turns"] = [scenario["turns"][0], {"answer": "Order 12345 is in transit."}]
-    return scripted_model(scenario, seed=1)
+    return user_classes("Desk", "UserAgents")
 
 
 def desk(user, guard, *, round_trips=100, told=True, watch=False, model=None):

@@ -10,7 +10,7 @@ from pyguard.base.events import Outcome
 from pyguard.engine import CapsConfig, PolicyConfig
 from pyguard.engine.config import TaskTypeConfig
 from pyguard.live.guard import Guard
-from tests.e2e.test_user_agent_counts import TASK, stuck_model, user  # noqa: F401  (the fixture)
+from tests.e2e._agents import TASK, counting_agent, stuck_model, user_classes
 
 pytestmark = pytest.mark.jvm
 # Every guard here decides on the agent's thread (callback_timeout_ms=0): under load a decision can miss the 10 s
@@ -20,15 +20,13 @@ FOUND = "Order 12345: in transit, last scan Memphis hub."
 """What the user's tool returns: the run's last tool result, which the default stop message quotes."""
 
 
-def attached(user, guard, task_type=None):  # noqa: F811
-    Counting, UserAgents = user
-    counting = Counting(stuck_model())
-    ag = guard.attach(counting, max_tool_calling_round_trips=100, task_type=task_type)
-    return counting, ag, UserAgents.create(ag.model, ag.before_tool_execution(), 100)
+@pytest.fixture(scope="module")
+def user(jvm):
+    return user_classes("CountingChatModel", "UserAgents")
 
 
-def test_end_returns_the_stop_message_and_makes_no_model_call_after_the_stop(user):  # noqa: F811
-    counting, ag, agent = attached(user, Guard(on_stop="end", callback_timeout_ms=0))
+def test_end_returns_the_stop_message_and_makes_no_model_call_after_the_stop(user):
+    counting, ag, agent = counting_agent(user, Guard(on_stop="end", callback_timeout_ms=0))
     answer = str(agent.chat(TASK))
     result = ag.results[-1]
     assert result.outcome is Outcome.STALLED, result.summary()
@@ -42,34 +40,34 @@ def test_end_returns_the_stop_message_and_makes_no_model_call_after_the_stop(use
     assert result.record.end.evidence["wrap_up"]["status"] == "stop_message"
 
 
-def test_the_message_is_configurable_and_content_can_be_left_out(user):  # noqa: F811
+def test_the_message_is_configurable_and_content_can_be_left_out(user):
     guard = Guard(
         on_stop="end",
         stop_message="Stopped: {outcome}/{rule}. Found: {found}",
         stop_message_content=False,
         callback_timeout_ms=0,
     )
-    counting, ag, agent = attached(user, guard)
+    counting, ag, agent = counting_agent(user, guard)
     answer = str(agent.chat(TASK))
     result = ag.results[-1]
     assert answer == f"Stopped: stalled/{result.evidence.get('rule')}. Found: (not shown: stop_message_content=False)"
     assert FOUND not in answer and int(counting.calls()) == result.model_calls
 
 
-def test_on_stop_is_set_per_task_type_in_the_policy(user):  # noqa: F811
+def test_on_stop_is_set_per_task_type_in_the_policy(user):
     policy = PolicyConfig(task_types={"lookup": TaskTypeConfig(on_stop="end")})
-    counting, ag, agent = attached(user, Guard(policy, callback_timeout_ms=0), task_type="lookup")
+    counting, ag, agent = counting_agent(user, Guard(policy, callback_timeout_ms=0), task_type="lookup")
     agent.chat(TASK)
     assert ag.results[-1].answer_source == "stop_message" and int(counting.calls()) == ag.results[-1].model_calls
-    counting, ag, agent = attached(
+    counting, ag, agent = counting_agent(
         user, Guard(policy, callback_timeout_ms=0)
     )  # no task type: the policy's on_stop, "answer"
     agent.chat(TASK)
     assert ag.results[-1].answer_source == "wrap_up" and int(counting.calls()) == ag.results[-1].model_calls + 1
 
 
-def test_a_cap_stop_ends_with_the_message_too(user):  # noqa: F811
-    counting, ag, agent = attached(
+def test_a_cap_stop_ends_with_the_message_too(user):
+    counting, ag, agent = counting_agent(
         # crossed by the 2nd call (about 470 tokens each), before the stuck lookup's stall (a stop at the 3rd call)
         user,
         Guard(PolicyConfig(caps=CapsConfig(max_total_tokens=600)), on_stop="end", callback_timeout_ms=0),
@@ -81,7 +79,7 @@ def test_a_cap_stop_ends_with_the_message_too(user):  # noqa: F811
     assert int(counting.calls()) == result.model_calls
 
 
-def test_start_run_call_returns_the_stop_message(user):  # noqa: F811
+def test_start_run_call_returns_the_stop_message(user):
     Counting, UserAgents = user
     counting = Counting(stuck_model())
     with Guard(on_stop="end", callback_timeout_ms=0).start_run(task=TASK) as run:
@@ -91,8 +89,8 @@ def test_start_run_call_returns_the_stop_message(user):  # noqa: F811
     assert int(counting.calls()) == run.result.model_calls
 
 
-def test_a_stop_judged_before_the_next_call_ends_with_the_message_too(user):  # noqa: F811
-    counting, ag, agent = attached(
+def test_a_stop_judged_before_the_next_call_ends_with_the_message_too(user):
+    counting, ag, agent = counting_agent(
         user, Guard(PolicyConfig(judge_results_early=True), on_stop="end", callback_timeout_ms=0)
     )
     answer = str(agent.chat(TASK))

@@ -5,9 +5,6 @@ result), loaded from ``java/target/test-classes``."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import jpype
 import pytest
 
 from pyguard.base.errors import ConfigError
@@ -15,22 +12,17 @@ from pyguard.base.events import Outcome
 from pyguard.engine import CapsConfig, PolicyConfig
 from pyguard.engine.config import ToolLimitConfig
 from pyguard.live.guard import Guard
+from tests.e2e._agents import user_classes
 
 pytestmark = pytest.mark.jvm
 
-CLASSES = Path(__file__).resolve().parents[2] / "java" / "target" / "test-classes"
 LIMITED = PolicyConfig(caps=CapsConfig(tool_limits={"send_email": ToolLimitConfig(limit=2)}))
 
 
 @pytest.fixture(scope="module")
 def mailer(jvm):
-    if not (CLASSES / "dev" / "usercode" / "Mailer.class").exists():
-        pytest.skip("no java/target/test-classes/dev/usercode: build the Java side (mvn package)")
-    URL = jpype.JClass("java.net.URL")
-    loader = jpype.JClass("java.net.URLClassLoader")(
-        [URL(CLASSES.as_uri() + "/")], jpype.JClass("java.lang.Thread").currentThread().getContextClassLoader()
-    )
-    return jpype.JClass("dev.usercode.Mailer", loader=loader)
+    (mailer,) = user_classes("Mailer")
+    return mailer
 
 
 def test_the_third_send_email_is_blocked_and_the_run_goes_on_to_answer(mailer):

@@ -1,61 +1,29 @@
 """Issue 32: what a user reads is what happened, checked against the user's own count. The agent is written apart
 from pyguard (``dev.usercode``: an AiServices agent, its tool and factory, and a decorating ``CountingChatModel``
-that sums what the provider billed; Java test classes, loaded here from ``java/target/test-classes``), guarded the
+that sums what the provider billed; Java test classes: ``tests/e2e/_agents.py``), guarded the
 README's way (``guard.attach``, its tool hook)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import jpype
 import pytest
 
 from pyguard.base.events import Outcome
 from pyguard.engine import CapsConfig, PolicyConfig
-from pyguard.jvm import scripted_model
 from pyguard.live.guard import Guard
+from tests.e2e._agents import TASK, counting_agent, user_classes
 
 pytestmark = pytest.mark.jvm
 # Every guard here decides on the agent's thread (callback_timeout_ms=0): under load a decision can miss the 10 s
 # callback deadline, and the Java fail-safe then stops the run guard_error; these tests count stops, not deadlines.
 
-CLASSES = Path(__file__).resolve().parents[2] / "java" / "target" / "test-classes"
-TASK = "Where is order 12345?"
-
 
 @pytest.fixture(scope="module")
 def user(jvm):
-    if not (CLASSES / "dev" / "usercode" / "UserAgents.class").exists():
-        pytest.skip("no java/target/test-classes/dev/usercode: build the Java side (mvn package)")
-    URL = jpype.JClass("java.net.URL")
-    loader = jpype.JClass("java.net.URLClassLoader")(
-        [URL(CLASSES.as_uri() + "/")], jpype.JClass("java.lang.Thread").currentThread().getContextClassLoader()
-    )
-    return (
-        jpype.JClass("dev.usercode.CountingChatModel", loader=loader),
-        jpype.JClass("dev.usercode.UserAgents", loader=loader),
-    )
-
-
-def stuck_model():
-    """A provider stuck on one lookup (the logistics scenario, never recovering), with token usage."""
-    from pyguard.jvm import load_scenario
-
-    scenario = dict(load_scenario("logistics_incident"))
-    scenario["on_reflection"] = {**scenario["on_reflection"], "recover_probability": 0.0}
-    return scripted_model(scenario, seed=3)
-
-
-def attached(user, guard, *, round_trips=100, told=True):
-    Counting, UserAgents = user
-    counting = Counting(stuck_model())
-    ag = guard.attach(counting, max_tool_calling_round_trips=round_trips if told else None)
-    agent = UserAgents.create(ag.model, ag.before_tool_execution(), round_trips)
-    return counting, ag, agent
+    return user_classes("CountingChatModel", "UserAgents")
 
 
 def test_the_token_total_is_what_the_provider_billed_wrap_up_included(user):
-    counting, ag, agent = attached(user, Guard(callback_timeout_ms=0))
+    counting, ag, agent = counting_agent(user, Guard(callback_timeout_ms=0))
     answer = str(agent.chat(TASK))
     result = ag.results[-1]
     assert result.outcome is Outcome.STALLED, result.summary()
@@ -70,7 +38,7 @@ def test_the_token_total_is_what_the_provider_billed_wrap_up_included(user):
 def test_a_token_cap_holds_no_model_call_after_it_is_crossed(user):
     # crossed by the 2nd call (about 470 tokens each), before the stuck lookup's stall (a stop at the 3rd call)
     cap = 600
-    counting, ag, agent = attached(
+    counting, ag, agent = counting_agent(
         user, Guard(PolicyConfig(caps=CapsConfig(max_total_tokens=cap)), callback_timeout_ms=0)
     )
     try:
@@ -90,7 +58,7 @@ def test_a_token_cap_holds_no_model_call_after_it_is_crossed(user):
 @pytest.mark.parametrize("on_stop", ["answer", "raise"])
 def test_a_turn_ended_by_the_agents_own_cap_is_recorded_as_itself(user, on_stop):
     # a cap of 2 round trips ends each turn at its 2nd call, before the stuck lookup's stall (a stop at the 3rd)
-    counting, ag, agent = attached(user, Guard(on_stop=on_stop, callback_timeout_ms=0), round_trips=2)
+    counting, ag, agent = counting_agent(user, Guard(on_stop=on_stop, callback_timeout_ms=0), round_trips=2)
     for turn in range(2):
         message = f"{TASK} (turn {turn})"
         if on_stop == "raise":

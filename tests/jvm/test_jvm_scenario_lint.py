@@ -62,7 +62,7 @@ def test_the_check_command_names_the_parameter_and_exits_1(jvm, tmp_path: Path):
     assert lines[0] == f"{bad}: 2 tool call(s) the agent's tools would not accept"
     assert "unknown argument 'orderID' (did you mean 'orderId'?)" in lines[1]
     assert lines[3] == f"{good}: ok"
-    assert lines[4].startswith("1 of 2 scenario(s) fit the tools (get_shipment_status, ")
+    assert lines[4] == "1 of 2 scenario(s) fit the tools (get_carrier_eta, get_shipment_status, open_support_ticket)"
     assert CliRunner().invoke(main, ["scenario", "check", str(good), "--tools", TOOLS]).exit_code == 0
 
 

@@ -23,6 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * calling thread ({@link ToolGuard#currentRun}) whether it may run ({@link #admit}); a run's limits may sit
  * {@link #within} its conversation's, and a call runs only within both. Python sets the limits
  * ({@code [caps.tool_limits]}, {@code [conversation.tool_limits]}) and reads what was blocked ({@link #blockedJson}).
+ * A run's {@link #mode} is its guard's: {@code enforce} as above; {@code reflect} blocks but never stops the run (an
+ * exit {@code end} or {@code error} acts as {@code continue}); {@code observe} acts on nothing: the call runs, and the
+ * refusal is only counted ({@link #blockedJson}: the calls that would have been blocked) with the stop an exit
+ * {@code end}/{@code error} would have made ({@link #wouldStopJson}).
  */
 public final class ToolLimits {
 
@@ -31,6 +35,9 @@ public final class ToolLimits {
 
     /** The exit behaviours of a limit. */
     public static final Set<String> EXITS = Set.of("continue", "end", "error");
+
+    /** The guard's modes ({@code PolicyConfig.mode}): how a run acts on a refusal. */
+    public static final Set<String> MODES = Set.of("enforce", "reflect", "observe");
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -56,6 +63,9 @@ public final class ToolLimits {
     private final Map<String, AtomicInteger> blocked = new ConcurrentHashMap<>();
     private volatile ToolLimits outer;
     private volatile String stopMessage;
+    private volatile String mode = "enforce";
+    private volatile Refusal wouldStop;
+    private volatile int wouldStopAt;
 
     /** A run's limits. */
     public ToolLimits() { this("run"); }
@@ -84,6 +94,41 @@ public final class ToolLimits {
     public void stopMessage(String template) { this.stopMessage = template; }
 
     public String stopMessage() { return stopMessage; }
+
+    /** How the run acts on a refusal: {@code enforce} (the default), {@code reflect} or {@code observe}. */
+    public void mode(String mode) {
+        if (!MODES.contains(mode)) {
+            throw new IllegalArgumentException("the mode of tool limits must be enforce, reflect or observe, got " + mode);
+        }
+        this.mode = mode;
+    }
+
+    public String mode() { return mode; }
+
+    /** In observe or reflect mode: the first refusal whose exit would have stopped the run, at model call {@code at}. */
+    void wouldStop(Refusal refusal, int at) {
+        synchronized (this) {
+            if (wouldStop == null) {
+                wouldStop = refusal;
+                wouldStopAt = at;
+            }
+        }
+    }
+
+    /**
+     * The stop a limit with exit {@code end} or {@code error} would have made in observe or reflect mode, as JSON
+     * ({@code {"iteration": 3, "rule": "tool_limit:send_email", "reason": "...", "exit": "end"}}), or null.
+     */
+    public String wouldStopJson() {
+        Refusal r = wouldStop;
+        if (r == null) return null;
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("iteration", wouldStopAt);
+        o.put("rule", r.rule());
+        o.put("reason", r.reason());
+        o.put("exit", r.exit());
+        return o.toString();
+    }
 
     /** Null when a call of {@code tool} may run (counted), else the result the model gets instead (counted blocked). */
     public String admit(String tool) {
@@ -126,6 +171,7 @@ public final class ToolLimits {
     public void reset() {
         admitted.clear();
         blocked.clear();
+        wouldStop = null;
     }
 
     public boolean isEmpty() { return limits.isEmpty(); }
@@ -145,18 +191,23 @@ public final class ToolLimits {
     /**
      * {@code tools}' executors, each asking the run serving the calling thread ({@code guard.currentRun()}) before it
      * runs: build your AiServices agent with {@code .tools(map)} instead of {@code .tools(objects)}. A call refused by
-     * a limit with exit {@code end} or {@code error} stops its run ({@link GuardedChatModel#stopForToolLimit}).
+     * a limit with exit {@code end} or {@code error} stops its run ({@link GuardedChatModel#stopForToolLimit}). In
+     * the run's {@link #mode} {@code observe} a refused call runs all the same (the refusal only counted), and in
+     * {@code reflect} it is blocked; in neither does a limit stop the run (the stop is recorded: {@link #wouldStopJson}).
      */
     public static Map<ToolSpecification, ToolExecutor> wrap(ToolGuard guard, ToolSet tools) {
         Map<ToolSpecification, ToolExecutor> out = new LinkedHashMap<>();
         tools.asMap().forEach((spec, inner) -> out.put(spec, (request, memoryId) -> {
             GuardedChatModel run = guard.currentRun();
-            Refusal refused = run == null ? null : run.toolLimits().check(request.name());
+            ToolLimits limits = run == null ? null : run.toolLimits();
+            Refusal refused = limits == null ? null : limits.check(request.name());
             if (refused == null) return inner.execute(request, memoryId);
+            boolean enforce = "enforce".equals(limits.mode());
             if (!"continue".equals(refused.exit())) {
-                run.stopForToolLimit(refused.exit(), run.toolLimits().stopMessage(), refused.reason(), refused.rule());
+                if (enforce) run.stopForToolLimit(refused.exit(), limits.stopMessage(), refused.reason(), refused.rule());
+                else limits.wouldStop(refused, run.modelCalls());
             }
-            return refused.message();
+            return "observe".equals(limits.mode()) ? inner.execute(request, memoryId) : refused.message();
         }));
         return out;
     }

@@ -44,4 +44,22 @@ class ToolLimitsTest {
                 () -> new ToolLimits().limit("send_email", 2, "sometimes"));
         assertTrue(e.getMessage().contains("sometimes"), e.getMessage());
     }
+
+    @Test
+    void aBadModeIsNamedAndTheFirstWouldBeStopIsKept() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ToolLimits().mode("dry"));
+        assertTrue(e.getMessage().contains("dry") && e.getMessage().contains("observe"), e.getMessage());
+        ToolLimits limits = new ToolLimits();
+        limits.mode("observe");
+        assertEquals("observe", limits.mode());
+        assertNull(limits.wouldStopJson());
+        limits.limit("send_email", 1, "end");
+        limits.check("send_email");
+        limits.wouldStop(limits.check("send_email"), 3);
+        limits.wouldStop(limits.check("send_email"), 4);  // only the first would-be stop is the run's
+        String json = limits.wouldStopJson();
+        assertTrue(json.contains("\"iteration\":3") && json.contains("\"rule\":\"tool_limit:send_email\""), json);
+        limits.reset();
+        assertNull(limits.wouldStopJson());
+    }
 }
