@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from pyguard.base.decisions import Action, Decision
-from pyguard.base.ending import Causes, Settled, footer, token_totals, verdict
+from pyguard.base.ending import Causes, Settled, footer, settle, token_totals, verdict
 from pyguard.base.events import UNTYPED, IterationEvent, Outcome, RunEnd, RunRecord
 from pyguard.engine import Policy, PolicyConfig
 from pyguard.engine.paired import judged_before_next
@@ -284,6 +284,46 @@ def recorded_success(record: RunRecord) -> bool | None:
     (cancelled and guard errors are unknown); None for an unlabelled recording or a run with no footer
     (:func:`pyguard.base.ending.verdict`)."""
     return verdict(record.end).success
+
+
+def guarded_end(record: RunRecord, replayed: ReplayRun) -> RunEnd:
+    """The one end of ``record`` under the policy that replayed it as ``replayed`` (what ``pyguard check`` counts):
+    the stop's footer, settled by the engine, when the policy stops it; else :func:`finished_end`."""
+    if replayed.stop_at is not None and replayed.end is not None:
+        return replayed.end
+    return finished_end(record)
+
+
+def finished_end(record: RunRecord) -> RunEnd:
+    """The footer of a recorded run a policy lets finish: its own settled outcome as :func:`pyguard.base.ending.verdict`
+    reads it (a stop, a failure, a cut-off its writer settled) stands; a run that finished (or has no footer: replayed
+    as far as it goes) is settled by :func:`pyguard.base.ending.settle` from what the recording says: labelled
+    successful (a final tool call ends such a run), labelled failed, cut off by its own cap with no label
+    (``censored``: expired), else ended on its own."""
+    end, read = record.end, verdict(record.end)
+    if end is None:
+        return footer(
+            record.run_id, record.events, settle(Causes(ended="no footer: replayed as far as the recording goes"))
+        )
+    if read.outcome is end.outcome and read.outcome is not Outcome.SUCCEEDED:
+        settled = Settled(end.outcome, end.reason)
+    else:
+        label = end.success_label
+        causes = Causes(
+            ended="the recorded run ended on its own",
+            expired="the recorded agent was cut off by its own cap" if end.censored and label is None else None,
+            failed="recorded as failed" if label is False else None,
+        )
+        settled = settle(causes)
+    return footer(
+        record.run_id,
+        record.events,
+        settled,
+        answer=end.answer,
+        censored=end.censored,
+        evidence=dict(end.evidence),
+        success_label=end.success_label,
+    )
 
 
 def _group(runs: Iterable[ReplayRun], g: ReplayTotals | None = None) -> ReplayTotals:

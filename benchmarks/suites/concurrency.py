@@ -22,8 +22,9 @@ GuardedChatModel and its own session of pyguard's engine (``pyguard.engine.Polic
 - ``unguarded_iterations_per_s``: the same agents on the bare scripted model (no guard at all): the ceiling the Java
   side of an iteration (AiServices, the scripted model, tools) and the per-run Python around it leave on this machine.
 
-``PYGUARD_BENCH_FREEZE_GC=1`` starts the JVM with ``start_jvm(freeze_gc=True)`` (start-up frozen before any level;
-``startup_frozen`` in the result says how many objects): every column then measures a process that opted in.
+The JVM starts with ``start_jvm()``'s default, which freezes the start-up before any level (``startup_frozen`` in
+the result says how many objects); ``PYGUARD_BENCH_FREEZE_GC=0`` starts it with ``freeze_gc=False`` (the collector
+left alone, pyguard's default before 2026-12-02), ``=1`` with ``freeze_gc=True``.
 """
 
 from __future__ import annotations
@@ -64,11 +65,12 @@ def scenario(calls: int = CALLS, latency_ms: tuple[int, int] | None = None) -> d
 
 
 def start() -> int:
-    """Start the JVM (``PYGUARD_BENCH_FREEZE_GC=1``: with its start-up frozen, as a long-running service would);
-    returns how many objects that froze."""
+    """Start the JVM with ``start_jvm()``'s default (``PYGUARD_BENCH_FREEZE_GC=0``: ``freeze_gc=False``, ``=1``:
+    ``freeze_gc=True``); returns how many objects that froze."""
     from pyguard.jvm import start_jvm
 
-    start_jvm(freeze_gc=os.environ.get("PYGUARD_BENCH_FREEZE_GC", "0") == "1")
+    asked = os.environ.get("PYGUARD_BENCH_FREEZE_GC", "").strip()
+    start_jvm(freeze_gc=None if asked not in ("0", "1") else asked == "1")
     return gc.get_freeze_count()
 
 

@@ -7,9 +7,9 @@ playing ``runs`` real LangChain4j AiServices runs of a 10-call scenario (every r
 run finish) on a scripted model that takes ``latency_ms`` per call (the scenario's ``latency_ms``: the Java thread
 sleeps as it would waiting on a real model; 500 ms each call, then 500-1000 ms drawn per call). The same agents run
 three times in the same process, one phase after the other: **unguarded** (the bare scripted model), **guarded**
-(each run its own GuardedChatModel and engine session, ``pyguard.engine.Policy`` with the default config) and
-guarded with the collector's start-up **frozen** (``gc.freeze()``, as ``start_jvm(freeze_gc=True)`` does for a
-long-running service; docs/performance.md). Per level:
+(each run its own GuardedChatModel and engine session, ``pyguard.engine.Policy`` with the default config, the
+collector as the JVM's start left it) and guarded with everything alive after the warm-up **frozen** too
+(``gc.freeze()``; docs/performance.md). Per level:
 
 - ``guard_us``: p50 / p99 / max of the guard's callback round trip as Java sees it, over every model call (the JPype
   crossing, waiting for the GIL among 64 threads, parsing, the engine's decision, the reply): what the guard adds
@@ -20,7 +20,9 @@ long-running service; docs/performance.md). Per level:
 - ``gc_full_collections`` / ``gc_full_pause_ms``: Python's full collections during the phase and their summed pause;
 - ``leaks``: guarded runs whose events are not exactly their own (must be 0).
 
-``PYGUARD_BENCH_FREEZE_GC=1`` starts the JVM with ``start_jvm(freeze_gc=True)`` as a long-running service would.
+The JVM starts with ``start_jvm()``'s default, which freezes the start-up (since 2026-12-02: the guarded phase is
+then what a user gets without asking); ``PYGUARD_BENCH_FREEZE_GC=0`` starts it with ``freeze_gc=False`` (the
+collector left alone, the default before), ``=1`` with ``freeze_gc=True``.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ def _phase(agents: int, runs: int, model, make_observe, calls: int, stagger_s: f
 
 def measure(*, agents: int, levels: list[tuple[tuple[int, int], int]], calls: int = CALLS, warmup: int = 16) -> dict:
     """``levels``: ((least, most model latency in ms), runs per agent) pairs, each measured unguarded, guarded, and
-    guarded with the collector's start-up frozen."""
+    guarded with everything alive then frozen."""
     from pyguard.jvm import scripted_model
 
     start()

@@ -1,10 +1,12 @@
 """Stall detection quality on labelled synthetic runs: precision, recall, delay, false stops.
 
-``python benchmarks/run.py detection [--quick] [--json]``
+``python benchmarks/run.py detection [--quick] [--json] [--config POLICY.toml]``
 
 Runs: every kind of :mod:`pyguard.testing.synthetic` (4 legitimate, 6 loop kinds) for many seeds (quick 20, full 200),
-each in generated variations, replayed through the default policy (``Policy(PolicyConfig())``). Runs are
-recordings: they do not react to reflections, so a loop keeps looping and shows whether the engine stops it.
+each in generated variations, replayed through the default policy (``Policy(PolicyConfig())``), or the policy in
+``--config``. Runs are recordings: they do not react to reflections, so a loop keeps looping and shows whether the
+engine stops it. With ``judge_results_early`` a call's tool results are judged before the next call, as
+:mod:`pyguard.replay` models it: a flag there counts at the call whose results were judged.
 
 Variations (the headline figures cover the first three):
 - ``plain``: the generator's run;
@@ -31,6 +33,7 @@ from collections.abc import Callable
 from pyguard.base.decisions import Action
 from pyguard.base.events import Observation, Outcome, ToolCall
 from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine.paired import judged_before_next
 from pyguard.testing.synthetic import KINDS, LabelledRun, generate, logistics_incident
 
 HEADLINE = ("plain", "volatile", "parallel")
@@ -126,13 +129,20 @@ VARIATIONS: dict[str, tuple[Callable[[LabelledRun, random.Random], LabelledRun],
 def _replay(run: LabelledRun, policy: Policy) -> dict:
     s = policy.new_run(run.name)
     flag = stop = None
-    for ev in run.events:
-        d = s.observe(ev)
-        stall_stop = d.stops and d.outcome in (Outcome.STALLED, Outcome.ESCALATED)
-        if flag is None and (d.action is Action.REFLECT or stall_stop):
-            flag = (d.iteration, d.rule)
-        if d.stops:
-            stop = (d.iteration, d.rule, d.outcome.value)
+    early = policy.config.judge_results_early
+    events = run.events
+    for k, ev in enumerate(events):
+        decisions = [s.observe(ev)]
+        after = events[k + 1].observations if k + 1 < len(events) else ()
+        if early and not decisions[0].stops and judged_before_next(ev, after):
+            decisions.append(s.observe_results(ev.index, after))
+        for d in decisions:
+            stall_stop = d.stops and d.outcome in (Outcome.STALLED, Outcome.ESCALATED)
+            if flag is None and (d.action is Action.REFLECT or stall_stop):
+                flag = (d.iteration, d.rule)
+            if d.stops:
+                stop = (d.iteration, d.rule, d.outcome.value)
+        if stop is not None:
             break
     return {
         "kind": run.kind,
@@ -169,9 +179,9 @@ def _metrics(rows: list[dict]) -> dict:
     }
 
 
-def run(quick: bool) -> dict:
+def run(quick: bool, config: str | None = None) -> dict:
     seeds = range(20 if quick else 200)
-    policy = Policy(PolicyConfig())
+    policy = Policy(PolicyConfig.from_file(config))
     rows: dict[str, list[dict]] = defaultdict(list)
     for kind, (label, _, _) in KINDS.items():
         for seed in seeds:
@@ -187,6 +197,7 @@ def run(quick: bool) -> dict:
     incident = _replay(logistics_incident(), policy)
     return {
         **_metrics(headline),
+        "config": config,
         "targets": {"recall": ">= 0.95", "mean_delay": "<= 2", "false_stop_rate": "< 0.01"},
         "seeds_per_kind": len(seeds),
         "headline_variations": list(HEADLINE),

@@ -1,6 +1,6 @@
 """The frontier: task success against tokens, pyguard's dynamic policy against every static cap.
 
-``python benchmarks/run.py frontier [--quick] [--json]``
+``python benchmarks/run.py frontier [--quick] [--json] [--config POLICY.toml]``
 
 One workload (:mod:`workload`: 70% legitimate tasks, 30% looping ones, in seven families: the classic six kinds
 (converging with a long tail, polling, pagination; oscillating, diverging, stalling) and one legitimate and one looping
@@ -10,7 +10,8 @@ full 1000) runs through real LangChain4j AiServices around the Java scripted mod
 
 - ``static-N`` (N = 3, 5, 8, 10, 15, 25) and ``langchain4j-default`` (N = 100): unguarded, LangChain4j's
   ``maxToolCallingRoundTrips(N)`` only (:func:`pyguard.live.guard.run_unguarded`);
-- ``dynamic``: ``Guard(PolicyConfig())``, pyguard's default policy (LangChain4j's cap left at 100);
+- ``dynamic``: ``Guard(PolicyConfig())``, pyguard's default policy (LangChain4j's cap left at 100), or the policy
+  in ``--config`` (``PolicyConfig.from_toml``);
 - ``dynamic-no-recovery``: the same policy on the same tasks played by agents that never react to a reflection.
 
 What ``static-N`` means, measured (``tests/benchmarks/test_frontier.py`` checks it): a task succeeds under
@@ -118,12 +119,12 @@ def _static_job(n: int) -> Callable[[Task], dict[str, Any]]:
     return job
 
 
-def _dynamic_job(tag: str) -> Callable[[Task], dict[str, Any]]:
+def _dynamic_job(tag: str, config: str | Path | None = None) -> Callable[[Task], dict[str, Any]]:
     from pyguard.engine import PolicyConfig
     from pyguard.jvm import scripted_model
     from pyguard.live.guard import Guard
 
-    guard = Guard(PolicyConfig())
+    guard = Guard(PolicyConfig.from_file(config))
 
     def job(task: Task) -> dict[str, Any]:
         r = guard.run(
@@ -138,14 +139,17 @@ def _dynamic_job(tag: str) -> Callable[[Task], dict[str, Any]]:
     return job
 
 
-def run_policy(name: str, tasks: list[Task], threads: int = THREADS) -> list[dict[str, Any]]:
-    """One row per task for policy ``name`` (one of :data:`POLICY_NAMES`); the JVM must be started."""
+def run_policy(
+    name: str, tasks: list[Task], threads: int = THREADS, config: str | Path | None = None
+) -> list[dict[str, Any]]:
+    """One row per task for policy ``name`` (one of :data:`POLICY_NAMES`; the dynamic ones with the policy in the
+    TOML file ``config``, None: the default); the JVM must be started."""
     if name.startswith("static-"):
         job = _static_job(int(name.split("-")[1]))
     elif name == "langchain4j-default":
         job = _static_job(DEFAULT_ROUND_TRIPS)
     elif name in ("dynamic", "dynamic-no-recovery"):
-        job = _dynamic_job(name)
+        job = _dynamic_job(name, config)
     else:
         raise ValueError(f"unknown policy {name!r}; use one of {POLICY_NAMES}")
     with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -381,7 +385,12 @@ def _targets(policies: dict[str, dict[str, Any]], floor: int) -> dict[str, Any]:
 
 
 def run(
-    quick: bool = False, *, n_tasks: int | None = None, seed: int | None = None, plot_path: str | Path | None = None
+    quick: bool = False,
+    *,
+    n_tasks: int | None = None,
+    seed: int | None = None,
+    plot_path: str | Path | None = None,
+    config: str | None = None,
 ) -> dict:
     from pyguard.jvm import start_jvm
 
@@ -397,7 +406,7 @@ def run(
     wall: dict[str, float] = {}
     for name in POLICY_NAMES:
         t0 = time.perf_counter()
-        rows = run_policy(name, never if name == "dynamic-no-recovery" else tasks)
+        rows = run_policy(name, never if name == "dynamic-no-recovery" else tasks, config=config)
         wall[name] = round(time.perf_counter() - t0, 2)
         policies[name] = _summary(name, rows)
         if name.startswith("dynamic"):
@@ -405,7 +414,7 @@ def run(
         if name == "langchain4j-default":
             default_rows = rows
     t0 = time.perf_counter()
-    always = run_policy("dynamic", with_recovery(tasks, 1.0))
+    always = run_policy("dynamic", with_recovery(tasks, 1.0), config=config)
     wall["dynamic-always-recovers"] = round(time.perf_counter() - t0, 2)
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
@@ -418,6 +427,7 @@ def run(
         "workload": describe(spec, tasks),
         "seeds": {"workload": spec.seed, "task_seeds": "numpy SeedSequence(workload).spawn(n_tasks + 1)[1:]"},
         "n_tasks": len(tasks),
+        "config": config,
         "agent_style": "aiservices",
         "static_cap_semantics": (
             "static-N = AiServices maxToolCallingRoundTrips(N): success only if the answer comes by "
@@ -432,7 +442,7 @@ def run(
         "dynamic_draw_averaged": averaged,
         "oracle_floor": floor,
         "by_family": _by_family(policies, floor),
-        "waiting": _waiting(spec.seed, WAITING_TASKS // 3 if quick else WAITING_TASKS),
+        "waiting": _waiting(spec.seed, WAITING_TASKS // 3 if quick else WAITING_TASKS, config),
         "wall_s": wall,
         "threads": THREADS,
     }
@@ -443,14 +453,14 @@ def run(
     return result
 
 
-def _waiting(seed: int, n_tasks: int) -> dict[str, Any]:
+def _waiting(seed: int, n_tasks: int, config: str | None = None) -> dict[str, Any]:
     """Issues 22 and 30's scripted families (:mod:`workload_waiting`, :mod:`workload_paging`), run apart from the
     default mix: identical status reads until done (a sleep between them, "pending", or both) and a large JSON result
     paged to its last page, all legitimate: a task the dynamic policy loses that LangChain4j's default finishes is a
     legitimate loss, an answer without the key a premature answer (targets: 0); and an A/B oscillation, looping:
     caught when the guard's first reflection or stop comes within two cycles (four calls) of the loop's start."""
     tasks = generate(WorkloadSpec(n_tasks=n_tasks, seed=seed, mix=dict(WAITING_MIX)))
-    rows = {name: run_policy(name, tasks) for name in ("dynamic", "langchain4j-default")}
+    rows = {name: run_policy(name, tasks, config=config) for name in ("dynamic", "langchain4j-default")}
     out: dict[str, Any] = {"tasks": len(tasks), "by_kind": {}}
     for kind in sorted({t.kind.value for t in tasks}):
         out["by_kind"][kind] = {

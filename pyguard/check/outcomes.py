@@ -11,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pyguard.base.ending import Causes, settle, verdict
+from pyguard.base.ending import verdict
 from pyguard.base.errors import InputError
 from pyguard.base.events import Outcome, RunEnd, RunRecord, sum_tokens
 from pyguard.check.summary import ALL_TASKS, RunFacts
 from pyguard.engine import PolicyConfig
-from pyguard.replay import replay_runs
+from pyguard.replay import guarded_end, replay_runs
 
 __all__: list[str] = []
 
 Replayer = Callable[[Sequence[RunRecord]], Sequence[RunEnd]]
-"""Replays runs through a policy and returns one RunEnd per run, in order."""
+"""Replays runs through a policy and returns one settled RunEnd per run, in order: the footer each would have had
+under the policy (:func:`pyguard.replay.guarded_end`)."""
 
 
 def needs_replay(run: RunRecord, fmt: str | None) -> bool:
@@ -99,12 +100,9 @@ def _observed_stop(end: RunEnd) -> tuple[Outcome, int] | None:
 
 
 def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFacts]:
-    """Facts of recordings replayed through a policy: where the policy would stop them, and how.
-
-    A replayed run the policy lets finish keeps what the recording says: its success label when it has one (a run
-    labelled successful that ends in a final tool call is SUCCEEDED), else a replayed SUCCEEDED becomes EXPIRED
-    when the recording was cut off (``censored``).
-    """
+    """Facts of recordings replayed through a policy: where the policy would stop them, and how, as the replayer
+    settled each run's end (:func:`pyguard.replay.guarded_end`: a run the policy lets finish keeps what the recording
+    says); read here, never re-decided."""
     for run in runs:
         _check_task_type(run)
     ends = list(replayer(runs))
@@ -112,35 +110,19 @@ def replay_outcomes(runs: Sequence[RunRecord], replayer: Replayer) -> list[RunFa
         raise InputError(f"the replay returned {len(ends)} outcomes for {len(runs)} runs")
     facts = []
     for run, end in zip(runs, ends, strict=False):
-        outcome = end.outcome
-        if outcome is Outcome.SUCCEEDED and run.end is not None:
-            outcome = _finished_as_recorded(run.end)
         iterations = end.iterations or len(run.events)
         tokens = end.total_tokens if end.total_tokens is not None else run_tokens(run, iterations)
         facts.append(
             RunFacts(
                 run_id=run.run_id,
                 task_type=run.task_type,
-                outcome=outcome,
+                outcome=end.outcome,
                 iterations=iterations,
                 tokens=tokens,
                 replayed=True,
             )
         )
     return facts
-
-
-def _finished_as_recorded(recorded: RunEnd) -> Outcome:
-    """The outcome of a recording the policy lets finish, settled by :func:`pyguard.base.ending.settle` from what the
-    recording says: labelled successful (a final tool call ends such a run), else cut off by its own cap
-    (``censored``: expired), else labelled failed, else succeeded."""
-    label = recorded.success_label
-    causes = Causes(
-        ended="the recorded run ended on its own",
-        expired="the recorded agent was cut off by its own cap" if recorded.censored and label is not True else None,
-        failed="recorded as failed" if label is False else None,
-    )
-    return settle(causes).outcome
 
 
 def resolve_runs(
@@ -176,25 +158,6 @@ def policy_replayer(config_path: str | Path | None) -> Replayer:
 
     def replay(runs: Sequence[RunRecord]) -> list[RunEnd]:
         report = replay_runs(list(runs), config)
-        return [_as_run_end(record, r) for record, r in zip(runs, report.runs, strict=False)]
+        return [guarded_end(record, r) for record, r in zip(runs, report.runs, strict=False)]
 
     return replay
-
-
-def _as_run_end(record: RunRecord, replayed: object) -> RunEnd:
-    """A replayed run as the footer it would have had: the stop's outcome and its call count, or, when the
-    policy lets it run to the end, the recorded outcome (see :func:`replay_outcomes`)."""
-    stop_at = getattr(replayed, "stop_at", None)
-    if stop_at is not None:
-        outcome = getattr(replayed, "outcome", None) or Outcome.STALLED
-        tokens, saved = getattr(replayed, "tokens", None), getattr(replayed, "tokens_saved", None)
-        total = tokens - saved if tokens is not None and saved is not None else None
-        return RunEnd(
-            run_id=record.run_id,
-            outcome=outcome,
-            iterations=stop_at,
-            total_tokens=total,
-            reason=getattr(replayed, "reason", None) or "",
-        )
-    recorded = verdict(record.end).outcome or Outcome.SUCCEEDED
-    return RunEnd(run_id=record.run_id, outcome=recorded, iterations=len(record.events))

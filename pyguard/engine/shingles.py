@@ -15,11 +15,9 @@ The specification, which every implementation follows:
   (if any) from the previous one are *new*: they are added to the current generation and returned, with the number
   of distinct keys.
 
-:func:`score_batch` runs the compiled kernel when numba is installed (``pip install pyguard[fast]``) unless the
-environment sets ``PYGUARD_NUMBA=0``; otherwise numpy. Both give the same counts, the same new keys (as a set: their
-order differs) and the same filter words: ``tests/unit/engine/test_engine_shingles.py`` holds them to each other.
-The kernel releases the GIL while it runs.
-"""
+:func:`score_batch` runs the compiled kernel (it releases the GIL) when numba is installed (``pyguard[fast]``),
+unless ``PYGUARD_NUMBA=0``; otherwise numpy. Both give the same counts, new keys (as a set) and filter words
+(``tests/unit/engine/test_engine_shingles.py`` holds them to each other)."""
 
 from __future__ import annotations
 
@@ -160,14 +158,16 @@ def thread_scratch() -> Scratch:
 _kernel: Callable[..., Any] | None = None
 _adder: Callable[..., Any] | None = None
 _backend: str | None = None
-_calls = 0
+_saved = 0.0
 _loading = threading.Lock()
-_loader: threading.Thread | None = None  # the thread loading the kernel in the background, once per process
-_LOAD_AFTER_CALLS = 64
-_LOAD_FROM_CHARS = 4096
-"""Loading the kernel takes 0.5-5 s once per process (importing numba, reading or building its machine code): it
-starts at a process's first text of ``_LOAD_FROM_CHARS`` characters or its ``_LOAD_AFTER_CALLS``-th text, on a thread
-of its own; numpy scores texts (the same results) until it is ready, so no decision waits for a compiler."""
+_loader: threading.Thread | None = None  # the thread loading the kernel, once per process
+_LOAD_COST_S = 0.4
+_SAVED_PER_TEXT_S = 20e-6
+_SAVED_PER_CHAR_S = 25e-9
+"""Loading the kernel costs a process 0.6-0.9 s of CPU once; a text the kernel scores instead of numpy saves about
+``_SAVED_PER_TEXT_S`` plus ``_SAVED_PER_CHAR_S`` a character. The load starts, on a thread of its own, once the
+texts numpy scored would have saved ``_LOAD_COST_S`` (half the load's cost: a short replay never pays for numba, a
+long one loses at most that; docs/performance.md); numpy scores texts (the same results) until the kernel is ready."""
 _BUCKET_KEYS = 128
 """Keys per bucket the kernel aims at: a bucket's hash set (8 KB) and its slices of the filter generations stay in
 the L1 cache (on a 100 KB text, one-off timing 2026-11-30, texts interleaved: 1024 keys ~1.2 ms, 256 ~1.1 ms,
@@ -351,13 +351,13 @@ def score_batch(
     scratch: Scratch,
 ) -> tuple[int, np.ndarray]:
     """The batch step (see the module docstring): (number of distinct keys, the new keys); the new keys are added
-    to ``current``. Compiled when numba is installed (and loaded: see :data:`_LOAD_FROM_CHARS`), else
+    to ``current``. Compiled when numba is installed (and loaded: see :data:`_LOAD_COST_S`), else
     :func:`score_batch_numpy`. The new keys returned by the kernel live in ``scratch``: use them before the next
     call."""
-    global _calls
+    global _saved
     if _backend is None and _loader is None:
-        _calls += 1
-        if _calls >= _LOAD_AFTER_CALLS or len(prepared) >= _LOAD_FROM_CHARS:
+        _saved += _SAVED_PER_TEXT_S + len(prepared) * _SAVED_PER_CHAR_S  # (threads racing here only delay the load)
+        if _saved >= _LOAD_COST_S:
             _load_in_background()
     kernel = _kernel
     if kernel is None:

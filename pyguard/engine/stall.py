@@ -40,6 +40,7 @@ from pyguard.engine.same_answer import SameAnswer
 from pyguard.engine.stall_report import StallReport, attempts_hit, polling_hit, repeat_hit
 from pyguard.engine.steps import ActionResult, Step
 from pyguard.engine.streaks import ErrorStorm, LowGainStreak
+from pyguard.engine.waits import UNMARKED_POLLS, takes_turns, unmarked_poll_hit
 from pyguard.engine.writes import WriteLedger
 
 __all__: list[str] = []
@@ -99,6 +100,7 @@ class StallDetector:
         self._waits = 0  # waits so far (see _Last.waits)
         self._step_writes = 0
         self._step_polls = 0
+        self._unmarked_poll = False  # the run's one unmarked_poll reflection was earned
         self.fruitless: set[str] = set()
         """Fingerprint digests (exact and normalised) of actions found fruitless so far."""
 
@@ -294,7 +296,11 @@ class StallDetector:
             and cfg.polling_allowance
             and (
                 barely
-                or (r.raw_key is not None and last.raw_key not in (None, r.raw_key))
+                or (
+                    r.raw_key is not None
+                    and last.raw_key not in (None, r.raw_key)
+                    and not takes_turns(self._history, self._repeats, r.action, last.requested_at, r.requested_at)
+                )
                 or (cfg.waits_make_polls and (r.wait or r.pending or last.waits < self._waits))
             )
         ):
@@ -317,6 +323,10 @@ class StallDetector:
                 hit = polling_hit(iteration, r, polls, entry.poll_chars, cfg)
             else:
                 self._step_polls += 1
+                marked = barely or r.wait or r.pending or last.waits < self._waits
+                if polls == UNMARKED_POLLS and not marked and not self._unmarked_poll:
+                    self._unmarked_poll = True  # once per run: a reflection, never a stop by itself
+                    hit = unmarked_poll_hit(iteration, r, polls)
         elif cfg.cycle_progress and last.progress < self._progress:
             # the same result again, but something in the cycle since brought new content (a write with new
             # content, a check whose output changed, a new result): the run's state did not repeat (a cleanup

@@ -52,8 +52,8 @@ def decide(
     ):
         outcome = Outcome.ESCALATED
     found = evidence(session, stalls, limits, usage)
-    return Decision(
-        action=Action.STOP,
+    return Decision.built(
+        Action.STOP,
         reason=reason,
         rule=hit.rule,
         outcome=outcome,
@@ -77,8 +77,8 @@ def _reflect(
     and sent with the next model call."""
     session._reflected.record(i, stalls, actions, session._detector)
     text = build_reflection(stalls, remaining_calls=session.budget - i, config=session.config.reflection)
-    return Decision(
-        action=Action.REFLECT,
+    return Decision.built(
+        Action.REFLECT,
         reason=hit.message,
         rule=hit.rule,
         reflection=text,
@@ -91,8 +91,8 @@ def _reflect(
 
 def continued(session: RunSession, i: int, gain: float, reason: str = "") -> Decision:
     """Go on after call ``i`` (``reason``: why, when it is not plain)."""
-    return Decision(
-        action=Action.CONTINUE,
+    return Decision.built(
+        Action.CONTINUE,
         reason=reason,
         iteration=i,
         turn=session.turn,

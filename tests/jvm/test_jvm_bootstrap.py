@@ -161,20 +161,40 @@ def test_after_shutdown_the_jvm_cannot_restart_and_says_so():
     assert "JVMNotRunning" not in r.stdout + r.stderr
 
 
-def test_freeze_gc_is_opt_in_and_leaves_startup_out_of_full_collections():
+def test_the_first_start_freezes_the_startup_out_of_full_collections_once():
     out = run_py("""
         import gc, json
         from pyguard.jvm import start_jvm, run_agent, scripted_model
         start_jvm()
-        plain = gc.get_freeze_count()
-        start_jvm(freeze_gc=True)  # on the running JVM: freezes now
         frozen = gc.get_freeze_count()
+        kept = [[] for _ in range(5000)]  # made after the start: a later start_jvm() must not freeze them
+        start_jvm()
+        again = gc.get_freeze_count()
         res = run_agent("aiservices", scripted_model("convergent"), "Where is order 34567?", callback=lambda e: None)
         gc.collect()
-        print(json.dumps({"plain": plain, "frozen": frozen, "tracked": len(gc.get_objects()), "status": res.status}))
+        print(json.dumps({"frozen": frozen, "again": again, "tracked": len(gc.get_objects()), "status": res.status}))
     """)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["plain"] == 0, "start_jvm() changed the collector without being asked"
     assert got["frozen"] > 20_000 and got["tracked"] < got["frozen"] / 10, got
+    assert got["again"] == got["frozen"], "a second start_jvm() froze again"
     assert got["status"] == "answered"
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_freeze_gc_false_or_the_environment_leaves_the_collector_alone_until_asked(how):
+    out = run_py(
+        f"""
+        import gc, json
+        from pyguard.jvm import start_jvm
+        start_jvm({"freeze_gc=False" if how == "argument" else ""})
+        plain = gc.get_freeze_count()
+        start_jvm(freeze_gc=True)  # on the running JVM: freezes now
+        print(json.dumps({{"plain": plain, "frozen": gc.get_freeze_count()}}))
+    """,
+        env={"PYGUARD_FREEZE_GC": "0"} if how == "environment" else None,
+    )
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["plain"] == 0, "the collector was frozen although the caller said not to"
+    assert got["frozen"] > 20_000, got

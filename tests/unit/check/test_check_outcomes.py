@@ -8,6 +8,7 @@ from pyguard.base.errors import InputError
 from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.check import check_runs, facts_from_footer, needs_replay, replay_outcomes, resolve_runs
 from pyguard.check.outcomes import run_tokens
+from pyguard.replay import finished_end
 
 
 def _recording(rid, k, label=True, censored=False, task_type="lookup"):
@@ -35,7 +36,8 @@ def _recording(rid, k, label=True, censored=False, task_type="lookup"):
 
 
 def stop_after(limit, outcome=Outcome.STALLED):
-    """A fake policy: stops any run longer than ``limit`` calls after call ``limit``; others finish."""
+    """A fake policy: stops any run longer than ``limit`` calls after call ``limit``; others finish, their end settled
+    as replay settles a finished recording (:func:`pyguard.replay.finished_end`)."""
 
     def replay(runs):
         out = []
@@ -43,7 +45,7 @@ def stop_after(limit, outcome=Outcome.STALLED):
             if len(r.events) > limit:
                 out.append(RunEnd(run_id=r.run_id, outcome=outcome, iterations=limit))
             else:
-                out.append(RunEnd(run_id=r.run_id, outcome=Outcome.SUCCEEDED, iterations=len(r.events)))
+                out.append(finished_end(r))
         return out
 
     return replay
@@ -159,19 +161,43 @@ def test_the_real_replay_agrees_with_replay_runs():
             assert (f.outcome, f.iterations) == (run.end.outcome, len(run.events))
 
 
-def test_a_stop_in_the_replay_becomes_the_runs_outcome(monkeypatch):
-    import pyguard.check.outcomes
-    import pyguard.replay
+def test_a_stop_in_the_replay_becomes_the_runs_outcome(tmp_path):
     from pyguard.check import policy_replayer
 
-    rec = _recording("long", 9)
+    config = tmp_path / "pyguard.toml"
+    config.write_text("[caps]\nmax_model_calls = 4\n")
+    (f,) = resolve_runs([_recording("long", 9)], "openai", lambda: policy_replayer(config))
+    assert (f.outcome, f.iterations, f.tokens) == (Outcome.EXPIRED, 4, 440)
 
-    def fake_replay_runs(runs, config=None):
-        run = pyguard.replay.replay_run(runs[0], config).model_copy(
-            update={"stop_at": 4, "outcome": Outcome.STALLED, "tokens": 990, "tokens_saved": 550}
-        )
-        return pyguard.replay.ReplayReport(runs=[run], summary=pyguard.replay.summarise([run]))
 
-    monkeypatch.setattr(pyguard.check.outcomes, "replay_runs", fake_replay_runs)
-    (f,) = resolve_runs([rec], "openai", lambda: policy_replayer(None))
-    assert (f.outcome, f.iterations, f.tokens) == (Outcome.STALLED, 4, 440)
+def test_a_finished_recording_ends_as_it_says():
+    # the policy lets each run finish: replay settles its end from the recording, check only reads it
+    def end(rec, **update):
+        return RunRecord(start=rec.start, events=rec.events, end=rec.end.model_copy(update=update))
+
+    labelled_failed = end(_recording("f", 3, label=True), success_label=False)  # footer succeeded, label failed
+    cut = end(_recording("c", 3, label=None), censored=True)  # footer succeeded, cut off by its own cap, no label
+    finished = end(_recording("s", 3, censored=True), success_label=True)  # labelled successful: its final tool call
+    stalled = end(_recording("t", 3, label=None), outcome=Outcome.STALLED)  # a stop the footer's writer settled
+    torn = RunRecord(start=RunStart(run_id="n"), events=_recording("n", 2).events)
+    got = [finished_end(r).outcome for r in (labelled_failed, cut, finished, stalled, torn)]
+    assert got == [Outcome.FAILED, Outcome.EXPIRED, Outcome.SUCCEEDED, Outcome.STALLED, Outcome.SUCCEEDED]
+    assert finished_end(cut).reason == "the recorded agent was cut off by its own cap"
+    assert [finished_end(r).iterations for r in (cut, torn)] == [3, 2]
+
+
+def test_a_stop_before_any_usage_leaves_the_tokens_unknown(tmp_path):
+    # the calls the policy lets happen reported no usage, later ones did: unknown (None), never 0
+    from pyguard.check import policy_replayer
+
+    rec = _recording("late", 9)
+    rec = RunRecord(
+        start=rec.start,
+        events=[e.model_copy(update={"input_tokens": None, "output_tokens": None}) for e in rec.events[:5]]
+        + rec.events[5:],
+        end=rec.end,
+    )
+    config = tmp_path / "pyguard.toml"
+    config.write_text("[caps]\nmax_model_calls = 4\n")
+    (f,) = resolve_runs([rec], "openai", lambda: policy_replayer(config))
+    assert (f.outcome, f.iterations, f.tokens) == (Outcome.EXPIRED, 4, None)

@@ -22,7 +22,7 @@ def unloaded(monkeypatch: pytest.MonkeyPatch) -> None:
     if earlier is not None:
         earlier.join(HANG_GUARD_S)
         assert not earlier.is_alive()
-    for name, value in (("_kernel", None), ("_adder", None), ("_backend", None), ("_calls", 0), ("_loader", None)):
+    for name, value in (("_kernel", None), ("_adder", None), ("_backend", None), ("_saved", 0.0), ("_loader", None)):
         monkeypatch.setattr(shingles, name, value)
 
 
@@ -40,8 +40,8 @@ def test_a_long_text_is_scored_while_the_kernel_loads(monkeypatch: pytest.Monkey
         return real_load()
 
     monkeypatch.setattr(shingles, "_load", slow_load)
-    text = "a tool result long enough to start the kernel's load " * 100
-    assert len(text) >= shingles._LOAD_FROM_CHARS
+    text = "a tool result that starts the kernel's load " * 100
+    monkeypatch.setattr(shingles, "_LOAD_COST_S", shingles._SAVED_PER_TEXT_S)  # this one text pays for the load
     words, reference = np.zeros(1 << 10, dtype=np.uint64), np.zeros(1 << 10, dtype=np.uint64)
     try:
         got = shingles.score_batch(text, 5, words, SHIFT, None, SHIFT, Scratch())
@@ -73,7 +73,8 @@ def test_the_load_starts_once(monkeypatch: pytest.MonkeyPatch) -> None:
         assert release.wait(HANG_GUARD_S)
 
     monkeypatch.setattr(shingles, "_load", counted_load)
-    text = "x" * shingles._LOAD_FROM_CHARS
+    monkeypatch.setattr(shingles, "_LOAD_COST_S", shingles._SAVED_PER_TEXT_S)
+    text = "x" * 4096
     try:
         for _ in range(5):
             shingles.score_batch(text, 5, np.zeros(1 << 10, dtype=np.uint64), SHIFT, None, SHIFT, Scratch())
@@ -83,3 +84,22 @@ def test_the_load_starts_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert loader is not None
     loader.join(HANG_GUARD_S)
     assert calls == [1] and shingles._backend == "numpy"  # _load gave nothing: numpy from now on
+
+
+@pytest.mark.usefixtures("unloaded")
+def test_the_load_waits_until_numpy_has_scored_enough_to_pay_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(shingles, "_load", lambda: calls.append(1))  # gives nothing: numpy goes on
+    text = "a short tool result, 40 characters long."
+    saved = shingles._SAVED_PER_TEXT_S + len(text) * shingles._SAVED_PER_CHAR_S
+    before = int(shingles._LOAD_COST_S / saved) - 1  # texts whose estimated saving is still below the load's cost
+    words = np.zeros(1 << 10, dtype=np.uint64)
+    for _ in range(before):
+        shingles.score_batch(text, 5, words, SHIFT, None, SHIFT, Scratch())
+    assert shingles._loader is None and calls == []  # a process that scored little has not paid for numba
+    for _ in range(3):
+        shingles.score_batch(text, 5, words, SHIFT, None, SHIFT, Scratch())
+    loader = shingles._loader
+    assert loader is not None
+    loader.join(HANG_GUARD_S)
+    assert calls == [1] and shingles._backend == "numpy"

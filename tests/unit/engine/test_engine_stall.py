@@ -262,11 +262,12 @@ def test_a_large_page_refetched_with_only_its_footer_changed_spends_the_polling_
     _, ds = run(steps)
     assert rules(ds)[0] == (3, "polling_limit")
     assert ds[2].evidence["flags"][0]["chars"] > 8000
-    # the same page with a larger character allowance is polled like a status check
+    # the same page with a larger character allowance is polled like a status check: nothing marks it as a poll
+    # (no wait, no "pending"), so it earns the run's one unmarked_poll reflection, and no stop
     _, ds = run(
         steps, PolicyConfig(max_reflections=5, hard_cap=100, base_budget=100, stall={"polling_allowance_chars": 50_000})
     )
-    assert rules(ds) == []
+    assert rules(ds) == [(4, "unmarked_poll")] and not any(d.stops for d in ds)
 
 
 def test_small_polls_get_the_whole_count_allowance_within_the_character_allowance():
