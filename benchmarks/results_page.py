@@ -366,11 +366,11 @@ def engine_scaling(r: dict) -> Table:
 # -- one README row per entry: (what, figure) -------------------------------------------------------------------
 
 
-def real_replay_row(r: dict) -> tuple[str, str]:
+def real_replay_row(r: dict, moment: str = "") -> tuple[str, str]:
     runs = sum(s["runs"] for s in r["sources"].values())
     m, w = r["mean"]["pyguard"], r["worst_false_stops"]["pyguard"]
     return (
-        f"recorded runs of {len(r['sources'])} real agents ({runs:,} runs): successful runs stopped early, mean / "
+        f"{moment}recorded runs of {len(r['sources'])} real agents ({runs:,} runs): successful runs stopped early, mean / "
         "worst source (goals ≤ 1% / ≤ 2%); failed runs' tool calls saved (goal ≥ 3.5%); capped runs stopped before "
         "their cap (goal ≥ 55%)",
         f"{_pct(m['false_stop_rate'], 2)} / {_pct(w['false_stop_rate'])}; {_pct(m['failed_calls_saved'])}; "
@@ -596,12 +596,19 @@ class Entry:
 
 
 ENTRIES = (
-    Entry("real_replay", "the policy on public recordings of real agents", real_replay, real_replay_row),
+    Entry(
+        "real_replay",
+        "the policy on public recordings of real agents, as measured when each call's results were judged with the"
+        " next call (judge_results_early = false, the default until 2026-12-02)",
+        real_replay,
+        lambda r: real_replay_row(r, "judged one call late (judge_results_early = false, the earlier default): "),
+    ),
     Entry(
         "real_replay-early",
-        "the same, with a call's results judged before the next call (judge_results_early, off by default)",
+        "the same, with a call's results judged before the next call (judge_results_early, the default since"
+        " 2026-12-02)",
         real_replay,
-        real_replay_row,
+        lambda r: real_replay_row(r, "the default (results judged before the next call): "),
     ),
     Entry(
         "real_replay-loso",

@@ -31,7 +31,7 @@ from pyguard.engine import PolicyConfig
 from pyguard.tune import SearchSpace, TuneOptions, tune
 from pyguard.tune.probe import probe_config, probe_run
 from pyguard.tune.simulate import ProbeTable, RunSet
-from pyguard.tune.space import BUDGET_KEYS, ENGINE_KEYS, Budget, budget_of
+from pyguard.tune.space import BUDGET_KEYS, TOP_KEYS, Budget, budget_of
 from pyguard.tune.synthetic import KNOWN_LONGEST, known_best_cap, known_best_runs, tune_runs
 
 SEEDS = 20
@@ -47,7 +47,7 @@ def _score(records, config: PolicyConfig, runset: RunSet, probes: dict) -> tuple
     """(false-stop rate, failed-run tool calls saved) of ``config`` on ``records`` (exact budget simulation)."""
     start = PolicyConfig()
     stall = {k: v for k, v in config.stall.model_dump().items() if v != getattr(start.stall, k)}
-    stall.update({k: getattr(config, k) for k in ENGINE_KEYS if getattr(config, k) != getattr(start, k)})
+    stall.update({k: getattr(config, k) for k in TOP_KEYS if getattr(config, k) != getattr(start, k)})
     key = tuple(sorted(stall.items()))
     if key not in probes:
         pc = probe_config(PolicyConfig(), stall)

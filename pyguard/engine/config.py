@@ -173,14 +173,14 @@ class PolicyConfig(StrictConfig):
     on_stop: OnStop = "answer"
     """What a live guard does when it stops a run (see :data:`OnStop`); ``Guard(on_stop=...)`` replaces it and the
     task types'."""
-    judge_results_early: bool = False
+    judge_results_early: bool = True
     """Judge each call's tool results before the next call is sent (``RunSession.observe_results``; live, in the
     guarded model's request path; replay, from the next recorded request): a stop then replaces that call instead of
     following it, a reflection answers one stall (:mod:`pyguard.engine.answered`) and a run whose shape says states
     are revisited is reflected on only (:mod:`pyguard.engine.run_shape`). An escalation decided so keeps the results
-    it was judged on in its handle (``EscalationHandle.results``), so ``Guard.resume`` rebuilds it. False, the
-    default for now: the results are judged with the next call's event (``pyguard tune``'s budget simulation models
-    only that moment)."""
+    it was judged on in its handle (``EscalationHandle.results``), so ``Guard.resume`` rebuilds it, and ``pyguard
+    tune``'s budget simulation models the same moment. False: each call's results are judged with the next call's
+    event, one call later, and a stall after ``max_reflections`` reflections stops (the engine before issue 30)."""
     budget_per_turn: bool = True
     """A conversation's budget, stall state and reflections are per turn (a user message after the model's
     answer opens a new turn), as LangChain4j's own cap is per ``chat()`` call; ``caps`` hold across the run."""

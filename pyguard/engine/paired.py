@@ -76,7 +76,8 @@ def _judge_results(session: RunSession, i: int, report: StallReport) -> Decision
     session.stalls.extend(found)
     reflected = session._reflected
     revisits = session._shape.revisits_expected
-    stoppers = persisting(reflected.at, reflected.findings, i, found, revisits=revisits)
+    persists = session.settings.stop_on_repeated_evidence  # off: a reflected stall never stops (reflect-only)
+    stoppers = persisting(reflected.at, reflected.findings, i, found, revisits=revisits) if persists else []
     limit = MAX_REFLECTIONS if session.settings.max_reflections else 0
     if not limit and not revisits:  # no reflections at all: a finding that may stop stops at once
         stoppers = [h for h in found if h.action is Action.STOP]

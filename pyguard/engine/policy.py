@@ -20,6 +20,12 @@ fruitless whose latest result still brought nothing (exactly or normalised), the
 ``fruitless_retry``) instead of paying one more model call to see the same result again. Once it has tried
 something new (an edit before re-running the tests), a repeated action is judged by its result.
 
+That is the flow when each call's results are judged with the next call (``judge_results_early = false``). By
+default they are judged when they exist, before the next call is sent (:mod:`pyguard.engine.paired`): a stop then
+replaces that call, a first stall earns a reflection, and a stop needs that stall to persist right after it
+(:mod:`pyguard.engine.answered`); the response of the next call is judged apart (caps, the budget, a fruitless
+retry).
+
 Defaults and why
 ----------------
 The defaults were chosen on public recordings of real agents (``benchmarks/run.py real_replay``: a coding agent
@@ -76,8 +82,8 @@ again, with the model asking for more of the same, stops in that call; every sta
 (``evidence["signal"]``).
 
 With these defaults the logistics incident (``get_shipment_status`` 7 times identical, then 3 times with the
-``SO-`` prefix) is reflected on after its 3rd model call (the 2nd identical result) and stopped after its 4th,
-when the model asks for the same shipment again: 4 model calls instead of 11.
+``SO-`` prefix) is reflected on before its 3rd model call (on the 2nd identical result) and stopped after its 3rd,
+when the model asks for the same shipment again: 3 model calls instead of 11 (judged one call later, 4).
 """
 
 from __future__ import annotations

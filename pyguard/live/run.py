@@ -191,6 +191,8 @@ class GuardedRun(RunFinisher):
                 self.decisions.append(decision)
             if self._writer is not None:
                 self._writer.decision(self.run_id, decision)
+            if self._spans is not None:
+                self._spans.results(index, decision)
             return self._acted(decision)
 
     def _acted(self, decision: Decision) -> Decision:

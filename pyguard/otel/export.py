@@ -34,7 +34,7 @@ from pyguard.base._extras import require
 from pyguard.base.decisions import Action, Decision
 from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunStart
 from pyguard.otel import semconv as sc
-from pyguard.otel.guardrail import blocked_call_spans, guardrail_attributes, is_intervention
+from pyguard.otel.guardrail import blocked_call_spans, guardrail_span, is_intervention
 from pyguard.otel.messages import error_type as _error_type
 from pyguard.otel.messages import gain as _gain
 from pyguard.otel.messages import input_messages, output_messages
@@ -167,6 +167,18 @@ class RunSpans:
                 exc_info=True,
             )
 
+    def results(self, index: int, decision: Decision) -> None:
+        """A decision on call ``index``'s tool results before the next call (``judge_results_early``) that is not a
+        plain continue: a guardrail span (the call's chat span, ended already, keeps the one on its response)."""
+        try:
+            self.reflections += decision.action is Action.REFLECT and not self.decisions_only
+            if is_intervention(decision):
+                run = None if self.decisions_only else self._run_span
+                ctx = self._context() if run is None else self._trace.set_span_in_context(run)
+                self._guardrail(ctx, decision, index, self._clock_ms())
+        except Exception:  # telemetry must never break a run
+            log.warning("pyguard: could not record a decision of run %r", self.start.run_id, exc_info=True)
+
     def end(self, end: RunEnd | None) -> None:
         """The run's footer (None for a run with no footer: the run span ends with no outcome)."""
         try:
@@ -294,20 +306,9 @@ class RunSpans:
             )
 
     def _guardrail(self, ctx: Any, d: Decision, iteration: int, at_ms: float) -> None:
-        span = self.tracer.start_span(
-            f"{sc.OP_RUN_GUARDRAIL} pyguard",
-            context=ctx,
-            kind=self._trace.SpanKind.INTERNAL,
-            attributes=_clean(
-                {
-                    **guardrail_attributes(d, iteration, (self.start.policy or {}).get("mode")),
-                    sc.PG_REASON: self._text(d.reason or None),
-                    sc.GUARDRAIL_VERDICT_REASON: self._text(d.reason or None),
-                }
-            ),
-            start_time=_ns(at_ms),
-        )
-        span.end(end_time=_ns(at_ms))
+        reason = self._text(d.reason or None)
+        mode = (self.start.policy or {}).get("mode")
+        guardrail_span(self.tracer, self._trace.SpanKind.INTERNAL, ctx, d, iteration, _ns(at_ms), reason, mode)
 
     def _flush_tools(self, observations: Sequence[Observation], *, until_ms: float, ctx: Any) -> None:
         """The execute_tool spans of the previous model call's tool calls, now that their results arrived."""

@@ -82,6 +82,33 @@ def guardrail_attributes(decision: Decision, iteration: int, mode: str | None = 
     return attrs
 
 
+def guardrail_span(
+    tracer: Any,
+    kind: Any,
+    ctx: Any,
+    decision: Decision,
+    iteration: int,
+    at_ns: int,
+    reason: str | None,
+    mode: str | None = None,
+) -> None:
+    """A guard's decision as a zero-length ``run_guardrail`` span at ``at_ns`` (``reason`` as the export shows it;
+    ``mode``: the run's, :func:`guardrail_attributes`)."""
+    attrs = {
+        **guardrail_attributes(decision, iteration, mode),
+        sc.PG_REASON: reason,
+        sc.GUARDRAIL_VERDICT_REASON: reason,
+    }
+    span = tracer.start_span(
+        f"{sc.OP_RUN_GUARDRAIL} pyguard",
+        context=ctx,
+        kind=kind,
+        attributes={k: v for k, v in attrs.items() if v is not None},
+        start_time=at_ns,
+    )
+    span.end(end_time=at_ns)
+
+
 _BLOCKED = re.compile(r"^\[pyguard\] not run: the limit of (\d+) calls? of (.+?) per (run|conversation) is reached")
 """The start of a blocked call's result (Java's ``ToolLimits``: ``BLOCKED`` and the message after it)."""
 

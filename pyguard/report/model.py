@@ -46,7 +46,7 @@ class CallPoint(_Model):
     tools: list[str]
     """The names of the tools it asked for."""
     gain: float | None
-    """The information gain the engine measured for it (None: no decision after it)."""
+    """The information gain the engine measured for the results that arrived in its request (None: not measured)."""
     budget: int | None
     """The iteration budget in force after it."""
     action: str | None
@@ -124,6 +124,33 @@ def _gain(decision: Decision) -> float | None:
     return None
 
 
+def call_gains(record: RunRecord, decisions: list[Decision]) -> dict[int, float]:
+    """The gain of the results that arrived in each call's request, by call: the run's own list when its footer
+    has one for every call (``evidence["gains"]``, one per call read, whichever moment read it), else from the
+    decisions. A call's results judged before the next call (``judge_results_early``: a second decision on the same
+    call) are the next call's request; a response judged alone after them read nothing."""
+    gains = record.end.evidence.get("gains") if record.end is not None else None
+    n = len(record.events)
+    if isinstance(gains, list) and len(gains) >= n and all(isinstance(g, (int, float)) for g in gains[:n]):
+        return {i + 1: float(g) for i, g in enumerate(gains[:n])}
+    out: dict[int, float] = {}
+    seen: dict[int, int] = {}
+    for d in decisions:
+        if d.iteration is None:
+            continue
+        seen[d.iteration] = seen.get(d.iteration, 0) + 1
+        if seen[d.iteration] == 2:  # the call's results, judged before the next call
+            target = d.iteration + 1
+        elif seen.get(d.iteration - 1, 0) >= 2:  # its request's results were judged already
+            continue
+        else:
+            target = d.iteration
+        gain = _gain(d)
+        if gain is not None:
+            out[target] = gain
+    return out
+
+
 def _clean(value: Any, content: bool) -> Any:
     """Evidence as shown: with content everything; without, only names, rule ids, counts and flags."""
     if isinstance(value, dict):
@@ -164,6 +191,7 @@ def run_view(
 ) -> RunView:
     """The report's view of one run, from its record and the decisions after its calls."""
     by_iteration = {d.iteration: d for d in decisions if d.iteration is not None}
+    gains = call_gains(record, decisions)
     calls = []
     for event in record.events:
         d = by_iteration.get(event.index)
@@ -172,7 +200,7 @@ def run_view(
                 index=event.index,
                 tokens=event.tokens,
                 tools=[c.name for c in event.tool_calls],
-                gain=_gain(d) if d is not None else None,
+                gain=gains.get(event.index),
                 budget=d.budget if d is not None else None,
                 action=d.action.value if d is not None else None,
                 rule=d.rule if d is not None else None,

@@ -2,10 +2,12 @@
 
 A **probe pass** replays each run through the policy with one candidate's stall settings and an unlimited budget
 (``base_budget`` 10^6, ``extension`` 0, ``earn_per_iteration`` 0), exactly as :func:`pyguard.replay.replay_run`
-does (fresh session, the recorded clock), and keeps per iteration what the budget rules need: the turn-relative
-index, whether the model answered, reflected, only polled (the budget then rises by exactly 1), the gain, and
-where the engine itself stopped (a stall or a cap, which no budget changes). :mod:`pyguard.tune.simulate` then
-finds where any budget would stop the run without another pass.
+does (fresh session, the recorded clock, and with ``judge_results_early`` the same two moments per call), and
+keeps per decision what the budget rules need: its call and turn-relative index, whether the model answered,
+reflected, only polled (the budget then rises by exactly 1), was judged on its response alone (the results judged
+before it was sent: the budget is checked, nothing is earned), the gain, and where the engine itself stopped (a stall
+or a cap, which no budget changes). :mod:`pyguard.tune.simulate` then finds where any budget would stop the run
+without another pass.
 
 A **replay pass** scores a finished policy with :func:`pyguard.replay.replay_run` itself (the held-out figures).
 
@@ -24,32 +26,38 @@ from typing import Any
 
 import numpy as np
 
-from pyguard.base.decisions import Action
+from pyguard.base.decisions import Action, Decision
 from pyguard.base.events import RunRecord
 from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine.paired import judged_before_next
+from pyguard.engine.session import RunSession
 from pyguard.replay import RecordedClock, replay_runs
 from pyguard.tune.shared import SharedReading, reading_key
 from pyguard.tune.space import apply_engine
 
 __all__: list[str] = []
 
-KIND_EARN, KIND_POLL, KIND_REFLECT, KIND_FINAL, KIND_STOP = 0, 1, 2, 3, 4
-"""Per-iteration kinds of a probe: continue (earns if its gain reaches the threshold), poll, reflect, answer, the
-engine's own stop."""
+KIND_EARN, KIND_POLL, KIND_REFLECT, KIND_FINAL, KIND_STOP, KIND_SPEND = 0, 1, 2, 3, 4, 5
+"""Per-decision kinds of a probe: continue (earns if its gain reaches the threshold), poll, reflect, answer, the
+engine's own stop, and a call's response judged alone (``judge_results_early``: its request's results were judged
+before it was sent, so the budget is checked and nothing is earned)."""
 
 _BIG = 10**6
 
 
 @dataclass(frozen=True)
 class Probe:
-    """One run's probe under one stall setting (arrays over its iterations up to the engine's own stop)."""
+    """One run's probe under one stall setting (arrays over its decisions up to the engine's own stop: one per
+    call, or two with ``judge_results_early``, the response and then the results judged before the next call)."""
 
     stop: int
     """1-based iteration at which the engine stopped by itself (stall or cap); 0 if it never did."""
     k: np.ndarray
-    """Turn-relative 1-based index of each iteration (the budget counts from the start of the turn)."""
+    """Turn-relative 1-based index of each decision's call (the budget counts from the start of the turn)."""
     kind: np.ndarray
     gain: np.ndarray
+    it: np.ndarray
+    """The 1-based call (iteration) of each decision: a stop there is ``stop_at`` of that call."""
 
 
 def probe_config(base: PolicyConfig, stall: dict[str, Any]) -> PolicyConfig:
@@ -73,35 +81,64 @@ def probe_run(
     session = policy.new_run(run_id=record.run_id, task_type=None)
     if reading is not None:
         reading.attach(session)
-    ks: list[int] = []
-    kinds: list[int] = []
-    gains: list[float] = []
-    turn, turn_start, prev_budget, stop = 1, 0, _BIG, 0
-    for i, event in enumerate(record.events, start=1):
+    early = config.judge_results_early
+    points = _Points()
+    events = record.events
+    for i, event in enumerate(events, start=1):
         clock.advance(event)
+        read = len(session.gains)
         d = session.observe(event)
-        assert d.turn is not None and d.budget is not None  # the engine's decisions always carry both
-        if d.turn != turn:
-            turn, turn_start, prev_budget = d.turn, i - 1, i - 1 + _BIG
-        ks.append(i - turn_start)
-        gains.append(session.gains[-1])
-        if d.action is Action.STOP:
-            kinds.append(KIND_STOP)
-            stop = i
+        if points.add(i, d, session, event.is_final, len(session.gains) > read):
             break
-        if d.action is Action.REFLECT:
-            kinds.append(KIND_REFLECT)
-        elif event.is_final:
-            kinds.append(KIND_FINAL)
+        after = events[i].observations if i < len(events) else ()
+        if early and judged_before_next(event, after):  # as replay_run: the results before the next call
+            d = session.observe_results(i, after)
+            if points.add(i, d, session, False, True):
+                break
+    return points.probe()
+
+
+class _Points:
+    """A probe's decisions as they come (:func:`probe_run`)."""
+
+    def __init__(self) -> None:
+        self.ks: list[int] = []
+        self.kinds: list[int] = []
+        self.gains: list[float] = []
+        self.its: list[int] = []
+        self.turn, self.turn_start, self.prev_budget, self.stop = 1, 0, _BIG, 0
+
+    def add(self, i: int, d: Decision, session: RunSession, final: bool, read: bool) -> bool:
+        """Keep decision ``d`` on call ``i`` (``read``: it read results, and so may earn); True when it stops."""
+        assert d.turn is not None and d.budget is not None  # the engine's decisions always carry both
+        if d.turn != self.turn:
+            self.turn, self.turn_start, self.prev_budget = d.turn, i - 1, i - 1 + _BIG
+        self.ks.append(i - self.turn_start)
+        self.its.append(i)
+        self.gains.append(session.gains[-1] if read else 0.0)
+        if d.action is Action.STOP:
+            self.kinds.append(KIND_STOP)
+            self.stop = i
+            return True
+        if final:
+            self.kinds.append(KIND_FINAL)
+        elif not read:
+            self.kinds.append(KIND_SPEND)
+        elif d.action is Action.REFLECT:
+            self.kinds.append(KIND_REFLECT)
         else:
-            kinds.append(KIND_POLL if d.budget - prev_budget == 1 else KIND_EARN)
-        prev_budget = d.budget
-    return Probe(
-        stop=stop,
-        k=np.asarray(ks, dtype=np.int32),
-        kind=np.asarray(kinds, dtype=np.int8),
-        gain=np.asarray(gains, dtype=np.float64),
-    )
+            self.kinds.append(KIND_POLL if d.budget - self.prev_budget == 1 else KIND_EARN)
+        self.prev_budget = d.budget
+        return False
+
+    def probe(self) -> Probe:
+        return Probe(
+            stop=self.stop,
+            k=np.asarray(self.ks, dtype=np.int32),
+            kind=np.asarray(self.kinds, dtype=np.int8),
+            gain=np.asarray(self.gains, dtype=np.float64),
+            it=np.asarray(self.its, dtype=np.int64),
+        )
 
 
 # ---- workers ------------------------------------------------------------------------------------------------------

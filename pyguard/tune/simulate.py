@@ -3,7 +3,10 @@
 The engine's budget rule (:mod:`pyguard.engine.policy`), per turn: the budget starts at ``base_budget``; a
 reflection adds ``extension``; a productive iteration (gain >= ``earn_threshold``) adds ``earn_per_iteration``; a
 poll adds ``max(earn_per_iteration, 1)``; it never exceeds ``hard_cap``; the run stops after iteration k of the turn
-(not an answer) once k >= budget. Increments are never negative, so the capped running sum equals
+(not an answer) once k >= budget. With ``judge_results_early`` a call has two decisions: its response, checked
+against the budget its request's results left (nothing earned), then its results before the next call, which earn
+(or reflect, or poll) and are checked against the new budget; a stop at either is a stop at that call. The probe
+keeps both, so the budget runs over decisions, not calls. Increments are never negative, so the capped running sum equals
 ``min(base + increments so far, hard_cap)``; the stall and cap stops do not depend on the budget. So, with a probe
 (:mod:`pyguard.tune.probe`) of each run, the stop of every budget is a few numpy operations over all iterations at
 once. ``tests/unit/tune`` checks the result against :func:`pyguard.replay.replay_run` for random policies.
@@ -23,7 +26,7 @@ import numpy as np
 from pyguard.base.events import RunRecord
 from pyguard.engine.actions import classify_action
 from pyguard.replay import event_tokens, recorded_success
-from pyguard.tune.probe import KIND_EARN, KIND_POLL, KIND_REFLECT, Probe
+from pyguard.tune.probe import KIND_EARN, KIND_POLL, KIND_REFLECT, KIND_SPEND, Probe
 from pyguard.tune.space import Budget
 
 __all__: list[str] = []
@@ -172,12 +175,13 @@ class ProbeTable:
         self.k = np.concatenate([p.k for p in probes]).astype(np.int64) if probes else np.zeros(0, np.int64)
         self.kind = np.concatenate([p.kind for p in probes]) if probes else np.zeros(0, np.int8)
         self.gain = np.concatenate([p.gain for p in probes]) if probes else np.zeros(0)
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]) if probes else np.zeros(0, np.int64)
-        self.iteration = np.arange(len(self.k)) - np.repeat(starts, lengths) + 1
-        self.eligible = (self.kind == KIND_EARN) | (self.kind == KIND_POLL) | (self.kind == KIND_REFLECT)
-        seg_first = self.k == 1
-        self._seg = np.cumsum(seg_first) - 1
-        self._seg_first = np.flatnonzero(seg_first)
+        self.iteration = np.concatenate([p.it for p in probes]).astype(np.int64) if probes else np.zeros(0, np.int64)
+        self.eligible = np.isin(self.kind, (KIND_EARN, KIND_POLL, KIND_REFLECT, KIND_SPEND))
+        # a turn opens at its first decision: the first of a run, or a first call (k 1) not the previous decision's
+        same = np.zeros(len(self.k), dtype=bool)
+        same[1:] = (self.local[1:] == self.local[:-1]) & (self.iteration[1:] == self.iteration[:-1])
+        self.first = (self.k == 1) & ~same
+        self._segments()
         self.reflections = self._within((self.kind == KIND_REFLECT).astype(np.int64))
         self.polls = self._within((self.kind == KIND_POLL).astype(np.int64))
         self._earned: dict[float, np.ndarray] = {}
@@ -190,13 +194,16 @@ class ProbeTable:
         out.runs = self.runs[mask]
         out.probe_stop = self.probe_stop[mask]
         out.local = new_local[self.local[keep]]
-        for name in ("k", "kind", "gain", "iteration", "eligible", "reflections", "polls"):
+        for name in ("k", "kind", "gain", "iteration", "eligible", "first", "reflections", "polls"):
             setattr(out, name, getattr(self, name)[keep])
-        seg_first = out.k == 1
-        out._seg = np.cumsum(seg_first) - 1
-        out._seg_first = np.flatnonzero(seg_first)
+        out._segments()
         out._earned = {}
         return out
+
+    def _segments(self) -> None:
+        """The turns: each decision's turn (numbered over the table) and where each turn opens."""
+        self._seg = np.cumsum(self.first) - 1
+        self._seg_first = np.flatnonzero(self.first)
 
     def _within(self, x: np.ndarray) -> np.ndarray:
         """Running sum of ``x`` within each turn (inclusive)."""

@@ -38,6 +38,10 @@ STALL_KEYS: tuple[str, ...] = (
 )
 ENGINE_KEYS: tuple[str, ...] = ("max_reflections", "stop_on_fruitless_retry")
 """Top-level policy settings screened with the stall settings (in the lenient direction only)."""
+TOP_KEYS: tuple[str, ...] = (*ENGINE_KEYS, "stop_on_repeated_evidence")
+"""Top-level policy settings a stall candidate may set: :data:`ENGINE_KEYS`, and ``stop_on_repeated_evidence``,
+which only :func:`reflect_only` turns off (with the results judged early, a stall persisting after its reflection
+stops however many reflections are left)."""
 
 
 class Budget(BaseModel):
@@ -132,10 +136,10 @@ def stall_candidates(base: PolicyConfig, space: SearchSpace) -> list[dict[str, A
 
 
 def apply_engine(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """A dumped PolicyConfig with ``overrides`` applied: :data:`ENGINE_KEYS` at the top level, the rest to
+    """A dumped PolicyConfig with ``overrides`` applied: :data:`TOP_KEYS` at the top level, the rest to
     ``[stall]``."""
-    top = {k: v for k, v in overrides.items() if k in ENGINE_KEYS}
-    stall = {k: v for k, v in overrides.items() if k not in ENGINE_KEYS}
+    top = {k: v for k, v in overrides.items() if k in TOP_KEYS}
+    stall = {k: v for k, v in overrides.items() if k not in TOP_KEYS}
     return {**data, **top, "stall": {**data["stall"], **stall}}
 
 
@@ -148,9 +152,9 @@ def build_policy(
     """``base`` with the stall overrides and per-type budgets applied. The budget of type ``None`` (runs with no task
     type) goes to the top level; every other type to ``[task_types.X]``. ``type_stall[X]``: a task type's own stall
     overrides, where they differ from ``stall`` (both relative to ``base``): its ``[stall]`` keys become a whole
-    ``[task_types.X.stall]`` table (``base``'s with them applied) and its :data:`ENGINE_KEYS` the type's own
-    ``max_reflections`` and ``stop_on_fruitless_retry``, so its runs see exactly ``base`` with those overrides (what
-    its probe pass saw). Type ``None`` has no table of its own: when it has its own overrides, they become the top
+    ``[task_types.X.stall]`` table (``base``'s with them applied) and its :data:`TOP_KEYS` the type's own
+    ``max_reflections``, ``stop_on_fruitless_retry`` and ``stop_on_repeated_evidence``, so its runs see exactly
+    ``base`` with those overrides (what its probe pass saw). Type ``None`` has no table of its own: when it has its own overrides, they become the top
     level and every named type that has none of its own gets ``stall`` as its own table."""
     own_types = dict(type_stall or {})
     untyped = own_types.pop(None, None)
@@ -173,7 +177,7 @@ def build_policy(
             continue
         applied = apply_engine(base.model_dump(), own)
         entry = dict(types.get(name) or {})
-        entry.update({k: applied[k] for k in ENGINE_KEYS}, stall=applied["stall"])
+        entry.update({k: applied[k] for k in TOP_KEYS}, stall=applied["stall"])
         types[name] = entry
     data["task_types"] = types
     try:
@@ -191,5 +195,6 @@ def budget_of(config: PolicyConfig, task_type: str | None) -> Budget:
 def reflect_only(cap: int) -> dict[str, Any]:
     """The stall overrides of a reflect-only policy for a hard cap of ``cap`` model calls per turn: every stall is
     reflected on and none stops the run (more reflections allowed than the turn has model calls, no stop on a
-    fruitless retry). With a budget whose ``base_budget`` is the hard cap, only the hard caps stop the run."""
-    return {"max_reflections": cap, "stop_on_fruitless_retry": False}
+    fruitless retry nor on a reflected stall found again). With a budget whose ``base_budget`` is the hard cap, only
+    the hard caps stop the run."""
+    return {"max_reflections": cap, "stop_on_fruitless_retry": False, "stop_on_repeated_evidence": False}

@@ -40,6 +40,12 @@ def stuck_model() -> Any:
     return scripted_model(scenario, seed=3)
 
 
+def informative_model() -> Any:
+    """A provider that learns something new with every lookup (no stall before its sixth call): a cap ends its
+    turns, not a stall (the logistics tools: ``tests/data/scenarios/rounds.json``)."""
+    return scripted_model(Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json")
+
+
 def answering_model() -> Any:
     """A provider that looks the order up once, then answers."""
     scenario = dict(load_scenario("convergent"))

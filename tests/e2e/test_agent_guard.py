@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import jpype
 import pytest
@@ -19,6 +20,8 @@ from pyguard.live.agent_guard import UNFINISHED_TURN
 from pyguard.live.guard import Guard
 
 TASK = "Where is order 12345?"
+ROUNDS = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json"
+"""An agent that learns something new with every call (no stall before its sixth): it reaches a cap."""
 
 
 def stubborn_incident() -> dict:
@@ -98,7 +101,7 @@ def test_concurrent_calls_on_one_agent_are_separate_runs(jvm):
 
 
 def test_the_agents_own_round_trip_cap_ends_the_turn_and_the_next_turn_is_guarded(jvm):
-    scripted = scripted_model(stubborn_incident(), seed=3)
+    scripted = scripted_model(ROUNDS)  # something new with every call: no stall comes before the cap
     agent_guard, agent = attached(Guard(), scripted, round_trips=2)
     with pytest.raises(jpype.JException, match="maxToolCallingRoundTrips"):
         agent.chat("alice", TASK)  # LangChain4j's own cap, before the guard has seen enough to stop

@@ -6,6 +6,7 @@ user believe a conversation budget guards it."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -19,12 +20,14 @@ pytestmark = pytest.mark.jvm
 
 TASK = "Where is order 12345?"
 LIMITED = PolicyConfig(conversation=ConversationLimits(max_model_calls=3))
+ROUNDS = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json"
 
 
 def test_a_streaming_run_says_the_conversation_budget_does_not_hold_for_it(jvm):
     guard = Guard(LIMITED)
     with pytest.warns(UserWarning, match=r"\[conversation\] max_model_calls") as seen:
-        result = guard.run_streaming(scripted_streaming_model("logistics_incident"), TASK, tools="logistics")
+        # an agent that learns something new with every call: no stall ends it before the conversation's 3 calls
+        result = guard.run_streaming(scripted_streaming_model(ROUNDS), TASK, tools="logistics")
     text = str(seen[0].message)
     assert "not a conversation" in text and "attach" in text and "[caps]" in text, text
     assert result.model_calls > 3  # the conversation's 3 calls held nothing: it is one run of no conversation

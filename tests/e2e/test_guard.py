@@ -5,6 +5,7 @@ from __future__ import annotations
 import jpype
 import pytest
 
+from pyguard.base.decisions import Action
 from pyguard.base.events import Outcome
 from pyguard.engine import PolicyConfig
 from pyguard.jvm import build_agent, load_scenario, run_built, scripted_model
@@ -59,7 +60,11 @@ def test_trace_is_written_as_the_run_goes_and_reads_back(jvm, tmp_path):
     assert record.events == result.record.events
     assert record.start.task_type == "lookup"
     [run] = read_trace(result.trace_path).runs
-    assert [d.action for d in run.decisions] == [d.action for d in result.decisions]
+    # the trace holds every decision recorded (a call's results judged before the next call add one that is not a
+    # plain continue); the result keeps one per call, the one on its results replacing the one on its response
+    per_call = {d.iteration: d for d in run.decisions}
+    assert [d.action for d in per_call.values()] == [d.action for d in result.decisions]
+    assert [d.iteration for d in run.decisions] == [1, 2, 2, 3] and run.decisions[2].action is Action.REFLECT
 
 
 def test_agents_own_cap_is_expired_not_succeeded(jvm):

@@ -8,9 +8,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from pyguard.base.decisions import Action
 from pyguard.base.events import IterationEvent, Observation
 from pyguard.cli import main
 from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine.paired import judged_before_next
 from pyguard.engine.window import WINDOW_CHARS, observed_text
 from pyguard.jvm import scripted_model
 from pyguard.live.guard import Guard
@@ -33,8 +35,20 @@ def _scenario() -> dict:
 
 
 def _decide(events: list[IterationEvent]) -> list[tuple]:
+    """The engine's decisions on ``events`` as the live guard records them: each call's response, then its tool
+    results before the next call (a decision on them that is not a plain continue replaces the call's)."""
     session = Policy(PolicyConfig()).new_run(events[0].run_id)
-    return [(d.action, d.rule, d.reason, d.iteration) for d in map(session.observe, events)]
+    out = []
+    for k, event in enumerate(events):
+        d = session.observe(event)
+        after = events[k + 1].observations if k + 1 < len(events) else ()
+        if not d.stops and judged_before_next(event, after):
+            judged = session.observe_results(event.index, after)
+            d = judged if judged.action is not Action.CONTINUE else d
+        out.append((d.action, d.rule, d.reason, d.iteration))
+        if d.stops:
+            break
+    return out
 
 
 def _whole(event: IterationEvent) -> IterationEvent:

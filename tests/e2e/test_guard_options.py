@@ -4,6 +4,8 @@ the round trips from it too."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pyguard.base.agent_options import AgentOptions
@@ -14,14 +16,16 @@ from pyguard.live.guard import Guard, run_unguarded
 from pyguard.live.nested import SubAgent, run_nested, run_nested_unguarded
 
 TASK = "Where is order 12345?"
+ROUNDS = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json"
+"""An agent that learns something new with every call (no stall before its sixth): it reaches a cap."""
 
 
 def test_the_object_and_the_keywords_build_the_same_agent(jvm, tmp_path):
     guard = Guard(trace_dir=tmp_path)
     lookup = AgentOptions(tools="logistics", task_type="lookup", max_tool_calling_round_trips=3)
-    by_object = guard.run("aiservices", scripted_model("oscillating"), TASK, options=lookup, run_id="order-12345")
+    by_object = guard.run("aiservices", scripted_model(ROUNDS), TASK, options=lookup, run_id="order-12345")
     by_keywords = guard.run(
-        "aiservices", scripted_model("oscillating"), TASK, tools="logistics", task_type="lookup",
+        "aiservices", scripted_model(ROUNDS), TASK, tools="logistics", task_type="lookup",
         max_tool_calling_round_trips=3,
     )  # fmt: skip
     assert by_object.run_id == "order-12345" and (tmp_path / "order-12345.jsonl").is_file()  # the keyword won

@@ -43,8 +43,8 @@ def test_a_converging_streaming_run_succeeds_with_the_same_events_as_a_blocking_
 def test_a_looping_streaming_run_is_stopped_stalled_and_never_reported_as_succeeded(jvm):
     result = Guard().run_streaming(scripted_streaming_model(_stubborn()), TASK, tools="logistics")
     assert result.outcome is Outcome.STALLED, result.reason
-    assert result.model_calls == 4  # the unguarded run makes 12
-    assert [d.action for d in result.decisions] == [Action.CONTINUE, Action.CONTINUE, Action.REFLECT, Action.STOP]
+    assert result.model_calls == 3  # the unguarded run makes 12; judged before call 3, the reflection goes into it
+    assert [d.action for d in result.decisions] == [Action.CONTINUE, Action.REFLECT, Action.STOP]
     assert result.answer is None
 
 
@@ -52,7 +52,7 @@ def test_the_reflection_reaches_the_next_streamed_request(jvm):
     # logistics_incident answers with its on_reflection text only when a request carries the guard's reflection
     result = Guard().run_streaming(scripted_streaming_model("logistics_incident"), TASK, tools="logistics")
     assert result.outcome is Outcome.SUCCEEDED
-    assert result.reflections == [3]
+    assert result.reflections == [2]  # on call 2's results, before call 3 is sent
     assert (result.answer or "").startswith("I already have the status, so I will stop re-checking.")
 
 
@@ -87,4 +87,4 @@ def test_openai_streaming_chat_model_over_server_sent_events(jvm):
     with start_openai_server(_stubborn()) as server:
         stuck = Guard().run_streaming(openai_streaming_chat_model(server.base_url), TASK, tools=server)
         requests = server.requests
-    assert stuck.outcome is Outcome.STALLED and stuck.model_calls == 4 and requests == 4
+    assert stuck.outcome is Outcome.STALLED and stuck.model_calls == 3 and requests == 3

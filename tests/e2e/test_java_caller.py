@@ -11,7 +11,7 @@ import pytest
 import pyguard.jvm
 from pyguard.base.events import Outcome
 from pyguard.live.guard import Guard
-from tests.e2e._agents import TASK, answering_model, stuck_model, user_classes
+from tests.e2e._agents import TASK, answering_model, informative_model, stuck_model, user_classes
 
 pytestmark = pytest.mark.jvm
 # Every guard here decides on the agent's thread (callback_timeout_ms=0): under load a decision can miss the 10 s
@@ -93,8 +93,9 @@ def test_on_stop_answer_through_guard_agent_still_returns_the_result(user):
 
 @pytest.mark.parametrize("java", [False, True])
 def test_a_watched_agent_not_told_its_cap_records_each_turn_as_itself(user, java):
-    # LangChain4j's cap of 2 round trips ends each turn (3 model calls) before the guard's stall would (at call 4)
-    ag, d = desk(user, Guard(callback_timeout_ms=0), round_trips=2, told=False, watch=True)
+    # LangChain4j's cap of 2 round trips ends each turn (3 model calls); the agent learns something new with every
+    # call, so no stall comes first
+    ag, d = desk(user, Guard(callback_timeout_ms=0), round_trips=2, told=False, watch=True, model=informative_model())
     _, UserAgents = user
     agent = ag.watch(UserAgents.create(ag.model, ag.before_tool_execution(), 2))
     for turn in range(2):

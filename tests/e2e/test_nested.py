@@ -3,6 +3,8 @@ sub-agents, each invocation a child run; budgets compose down the tree; the tree
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pyguard.base.events import Outcome
@@ -13,6 +15,8 @@ from pyguard.live.nested import RECOVERY_PREFIX, SubAgent, run_nested, run_neste
 from pyguard.loading import load_runs
 
 TASK = "Where is order 12345? Tell the customer."
+ROUNDS = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json"
+"""An agent that learns something new with every call (no stall before its sixth): it reaches a cap."""
 
 
 def agents() -> list[SubAgent]:
@@ -131,7 +135,7 @@ def test_a_workflow_of_two_sub_agents_is_a_run_tree(jvm, tmp_path, kind):
 def test_a_workflow_over_budget_ends_expired_and_the_child_stops_at_the_remainder(jvm):
     workflow = [
         SubAgent("notifier", scripted_model("nested_notifier")),
-        SubAgent("tracker", scripted_model("nested_tracker_stuck")),
+        SubAgent("tracker", scripted_model(ROUNDS)),  # something new with every call: the remainder ends it, no stall
     ]
     result = run_nested(Guard(), "sequence", TASK, workflow, limits=TreeLimits(model_calls=5))
     assert result.outcome is Outcome.EXPIRED, result.summary()

@@ -138,6 +138,23 @@ def _workflow():
     ]
 
 
+def _informative_workflow():
+    """The notifier, then a tracker that learns something new with every call and answers after six: the tree's
+    budget, not a stall, is what enforcing stops it at."""
+    import json
+
+    from pyguard.jvm import scripted_model
+    from pyguard.live.nested import SubAgent
+
+    rounds = json.loads((Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json").read_text())
+    tracker = {k: v for k, v in rounds.items() if k != "loop_from"}
+    tracker["turns"] = [
+        *rounds["turns"],
+        {"answer": "Order 12345 is in transit; its carrier expects it on 2024-03-06."},
+    ]
+    return [SubAgent("notifier", scripted_model("nested_notifier")), SubAgent("tracker", scripted_model(tracker))]
+
+
 def test_observe_lets_a_tree_over_its_budget_go_on_and_records_the_stop(jvm):
     """A run tree's budget is an actuator too (tests/e2e/test_nested.py: enforced, this tree ends expired at 5 calls
     with the tracker stopped at the remainder): observed, the tracker runs to its own end and the stop is recorded."""
@@ -145,7 +162,9 @@ def test_observe_lets_a_tree_over_its_budget_go_on_and_records_the_stop(jvm):
     from pyguard.live.nested import run_nested
 
     task = "Where is order 12345? Tell the customer."
-    result = run_nested(Guard(mode="observe"), "sequence", task, _workflow(), limits=TreeLimits(model_calls=5))
+    result = run_nested(
+        Guard(mode="observe"), "sequence", task, _informative_workflow(), limits=TreeLimits(model_calls=5)
+    )
     notifier, tracker = result.children
     assert result.outcome is Outcome.SUCCEEDED and tracker.outcome is Outcome.SUCCEEDED, result.summary()
     assert result.tree_model_calls > 5 and tracker.model_calls > 3

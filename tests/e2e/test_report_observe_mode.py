@@ -66,11 +66,11 @@ def test_an_observed_runs_summary_says_nothing_was_sent_or_stopped(jvm, tmp_path
     result = _stubborn_run("observe", tmp_path / "traces")
     assert result.mode == "observe"
     text = result.summary()
-    assert "reflections the guard would have sent (observe mode) after iterations: [3]" in text, text
+    assert "reflections the guard would have sent (observe mode) after iterations: [2]" in text, text
     stop = result.record.end.evidence["observed_stop"]
     assert f"would have stopped after call {stop['iteration']} (stalled, rule {stop['rule']})" in text, text
     enforced = _stubborn_run("enforce", tmp_path / "enforced")
-    assert enforced.mode == "enforce" and "  reflections after iterations: [3]" in enforced.summary()
+    assert enforced.mode == "enforce" and "  reflections after iterations: [2]" in enforced.summary()
     assert "would have" not in enforced.summary()
 
 

@@ -4,6 +4,8 @@ run safely."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jpype
 import pytest
 
@@ -12,6 +14,9 @@ from pyguard.base.events import Outcome
 from pyguard.jvm import build_agent, guard_model, run_built, scripted_model
 from pyguard.jvm.ending import ending_of_exception
 from pyguard.live.guard import Guard
+
+ROUNDS = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "rounds.json"
+"""An agent that learns something new with every call (no stall before its sixth): it reaches a cap."""
 
 
 def test_a_stop_without_an_outcome_is_a_guard_failure_and_the_fail_safe_ends_the_run(jvm):
@@ -68,20 +73,20 @@ def test_the_run_counters_cross_once_and_agree_with_java(jvm):
 def test_an_unguarded_run_and_a_guarded_one_end_through_the_same_mapping(jvm):
     from pyguard.live.guard import run_unguarded
 
-    unguarded = run_unguarded("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
+    unguarded = run_unguarded("aiservices", scripted_model(ROUNDS), "x", max_tool_calling_round_trips=3)
     assert unguarded.outcome is Outcome.EXPIRED
     assert unguarded.reason.startswith("the agent's own cap ended the run without an answer (")
     assert unguarded.total_tokens == sum(e.tokens or 0 for e in unguarded.record.events)
     # on_stop="raise": the guard knows the cap, so the cap's last response still asking for tools ends the turn with
     # the guard's exception (LangChain4j would make one more call and throw whatever it answered); same outcome
     raising = Guard(on_stop="raise")
-    guarded = raising.run("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
+    guarded = raising.run("aiservices", scripted_model(ROUNDS), "x", max_tool_calling_round_trips=3)
     assert (
         (guarded.outcome, guarded.model_calls) == (Outcome.EXPIRED, unguarded.model_calls - 1) == (Outcome.EXPIRED, 3)
     )
     assert "the agent's own cap (LangChain4j's maxToolCallingRoundTrips=3) was reached" in guarded.reason
     # answering stops (the default): the cap's last response still asking for tools is answered by the wrap-up
-    answered = Guard().run("aiservices", scripted_model("oscillating"), "x", max_tool_calling_round_trips=3)
+    answered = Guard().run("aiservices", scripted_model(ROUNDS), "x", max_tool_calling_round_trips=3)
     assert (answered.outcome, answered.model_calls, answered.answer_source) == (Outcome.EXPIRED, 3, "wrap_up")
 
 

@@ -64,7 +64,7 @@ def test_a_guard_judging_results_early_stops_the_incident_one_call_sooner(jvm, s
     task = "Where is order 12345? Tell me its status."
     stubborn = dict(load_scenario("logistics_incident"))  # an agent that never reacts to a reflection
     stubborn["on_reflection"] = {**stubborn["on_reflection"], "recover_probability": 0.0}
-    late = Guard(PolicyConfig()).run_scenario(stubborn, task, style=style, seed=0)
+    late = Guard(PolicyConfig(judge_results_early=False)).run_scenario(stubborn, task, style=style, seed=0)
     early = Guard(PolicyConfig(judge_results_early=True)).run_scenario(stubborn, task, style=style, seed=0)
     assert late.outcome is early.outcome is Outcome.STALLED, (late.summary(), early.summary())
     assert early.model_calls == late.model_calls - 1, (late.summary(), early.summary())

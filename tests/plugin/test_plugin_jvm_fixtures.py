@@ -132,7 +132,7 @@ def test_the_marker_caps_model_calls(pyguard_guard):
 
 
 def test_a_failing_run_keeps_its_trace(pyguard_guard):
-    assert_succeeded(pyguard_guard.run_scenario("logistics_incident"), within=3)
+    assert_succeeded(pyguard_guard.run_scenario("logistics_incident"), within=2)  # it answers at call 3
 
 
 def test_own_agent_through_start_run(pyguard_guard, pyguard_scripted_model):
@@ -175,7 +175,7 @@ def test_late_order(pyguard_guard, pyguard_cassette, pyguard_openai_server):
 
     model = pyguard_cassette("cassettes/late.json", live=live)
     result = pyguard_guard.run("aiservices", model, TASK, tools="logistics")
-    assert result.succeeded and result.model_calls == 4
+    assert result.succeeded and result.model_calls == 3
 """
 
 
@@ -188,7 +188,7 @@ def test_a_test_records_against_the_local_server_once_then_replays_offline(pytes
     recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--pyguard-record=once")
     recorded.assert_outcomes(passed=1)
     cassette = json.loads((pytester.path / "cassettes" / "late.json").read_text())
-    assert len(cassette["turns"]) == 4 and all("request_digest" in t for t in cassette["turns"])
+    assert len(cassette["turns"]) == 3 and all("request_digest" in t for t in cassette["turns"])
 
     pytester.makepyfile(test_cassette="LIVE_FORBIDDEN = True\n" + CASSETTE_TEST)
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)  # offline: live() never called

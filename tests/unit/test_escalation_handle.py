@@ -141,5 +141,6 @@ def test_a_handle_written_before_handles_kept_results_still_reads_and_rebuilds()
     raw["digest"] = hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
     old = EscalationHandle.from_json(json.dumps(raw))
     assert old.results is None
-    late = PolicyConfig(escalation=EscalationConfig(on_stall="escalate", resume_budget=3))
+    # such a handle came from a guard that judged each call's results with the next call
+    late = PolicyConfig(judge_results_early=False, escalation=EscalationConfig(on_stall="escalate", resume_budget=3))
     assert rebuild(old, Policy(late), "h1-r1")[2].stopped.outcome is Outcome.ESCALATED

@@ -223,8 +223,11 @@ def test_each_replayed_run_carries_its_guarded_footer_and_decisions() -> None:
     assert (stopped.end.iterations, stopped.end.tool_calls) == (3, 3)
     assert stopped.end.total_tokens == sum(e.total_tokens for e in stopped_rec.events[:3])
     assert stopped.end.evidence["replayed"] is True and stopped.end.success_label is None
-    assert [d.iteration for d in stopped.decisions] == [1, 2, 3]
-    assert kept.end == kept_rec.end and len(kept.decisions) == 2
+    # each call's response, then (before the next call) its tool results; the stop on call 3's response
+    assert [d.iteration for d in stopped.decisions] == [1, 1, 2, 2, 3]
+    assert kept.end == kept_rec.end and [d.iteration for d in kept.decisions] == [1, 1, 2]
+    late = replay_runs([stopped_rec, kept_rec], _capped(3).model_copy(update={"judge_results_early": False})).runs
+    assert [d.iteration for d in late[0].decisions] == [1, 2, 3] and len(late[1].decisions) == 2
     assert "end" not in report.to_dict()["runs"][0] and "decisions" not in report.to_dict()["runs"][0]
 
 

@@ -7,7 +7,8 @@ reflection of every decision that is not a plain CONTINUE, the gains rounded to 
 ``finish()`` gives. A gain that moves in the 4th decimal is fine; a changed decision is a behaviour change.
 
 The corpus: every synthetic kind for many seeds (:func:`pyguard.testing.synthetic.labelled_set`) and the logistics
-incident under the default policy; the same runs with volatile stamps (timestamps, UUIDs, durations) added to
+incident under the default policy (each call's tool results judged before the next call, ``judge_results_early``,
+as the live guard and replay do) and under the same policy with the results judged with the next call; the same runs with volatile stamps (timestamps, UUIDs, durations) added to
 every tool result; runs whose results are padded to 3-70 KB (large texts); and two other configurations (short
 shingles, a small rotating novelty memory, no masking, no normalised repeats; a tight budget with caps).
 
@@ -35,10 +36,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from masking_reference import mask_fields, mask_tokens
 
-from pyguard.base.decisions import Action
+from pyguard.base.decisions import Action, Decision
 from pyguard.base.events import Observation
-from pyguard.engine import CapsConfig, NoveltyConfig, Policy, PolicyConfig, StallConfig
+from pyguard.engine import CapsConfig, NoveltyConfig, Policy, PolicyConfig, RunSession, StallConfig
 from pyguard.engine.novelty import mask_volatile, prepare_text
+from pyguard.engine.paired import judged_before_next
 from pyguard.testing.synthetic import LabelledRun, labelled_set, logistics_incident
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "decisions_golden.json"
@@ -122,6 +124,7 @@ def _cases() -> Iterator[tuple[str, PolicyConfig, list[LabelledRun]]]:
     base = labelled_set(range(20))
     small = [r for r in base if r.seed < 8]
     yield "default", PolicyConfig(), base + [logistics_incident()]
+    yield "late", PolicyConfig(judge_results_early=False), base + [logistics_incident()]
     yield "volatile", PolicyConfig(), [volatile(r) for r in base if r.seed < 10]
     yield "padded", PolicyConfig(), [padded(r) for r in base if r.seed < 2]
     alt = PolicyConfig(
@@ -141,12 +144,26 @@ def _cases() -> Iterator[tuple[str, PolicyConfig, list[LabelledRun]]]:
     yield "tight", tight, small + [volatile(r) for r in small]
 
 
+def _decisions(session: RunSession, run: LabelledRun) -> Iterator[tuple[Decision, bool]]:
+    """The session's decisions on ``run`` as the live guard and replay make them: each call's response, then (with
+    ``judge_results_early``) its tool results before the next call, as the next call's request carries them
+    (``True``: a decision on results); up to the first stop."""
+    events = run.events
+    for k, ev in enumerate(events):
+        d = session.observe(ev)
+        yield d, False
+        after = events[k + 1].observations if k + 1 < len(events) else ()
+        if d.stops or not (session.config.judge_results_early and judged_before_next(ev, after)):
+            continue
+        d = session.observe_results(ev.index, after)
+        yield d, True
+
+
 def record(config: PolicyConfig, run: LabelledRun) -> dict:
-    """What the golden fixture keeps of one run."""
+    """What the golden fixture keeps of one run (a decision on a call's results is marked ``"results"``)."""
     session = Policy(config, clock=lambda: 0.0).new_run(run.name, task_type=None)
     budgets, marked = [], []
-    for ev in run.events:
-        d = session.observe(ev)
+    for d, on_results in _decisions(session, run):
         budgets.append(d.budget)
         if d.action is not Action.CONTINUE or d.rule is not None or d.outcome is not None:
             marked.append(
@@ -156,6 +173,7 @@ def record(config: PolicyConfig, run: LabelledRun) -> dict:
                     d.rule,
                     d.outcome.value if d.outcome else None,
                     _digest(d.reason, d.reflection),
+                    *(["results"] if on_results else []),
                 ]
             )
         if d.stops:
@@ -179,7 +197,7 @@ def golden() -> dict:
     return json.loads(FIXTURE.read_text())
 
 
-@pytest.mark.parametrize("case", ["default", "volatile", "padded", "alt", "tight"])
+@pytest.mark.parametrize("case", ["default", "late", "volatile", "padded", "alt", "tight"])
 def test_decisions_match_the_golden_fixture(golden, case):
     config, runs = next((c, r) for name, c, r in cases() if name == case)
     expected = golden[case]

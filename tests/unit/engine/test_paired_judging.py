@@ -166,7 +166,7 @@ def test_replay_judges_results_before_the_next_call_when_the_policy_says_so():
         events=events,
         end=RunEnd(run_id="r1", outcome=Outcome.FAILED, iterations=len(events), success_label=False),
     )
-    late = replay_run(record)
+    late = replay_run(record, PolicyConfig(judge_results_early=False))
     early = replay_run(record, PolicyConfig(judge_results_early=True))
     assert early.stop_at == 3 and late.stop_at is not None and late.stop_at > early.stop_at
     assert early.reflect_at == [2] and late.reflect_at == [3]

@@ -15,6 +15,7 @@ from pyguard.base.errors import ConfigError
 from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, RunRecord, RunStart, ToolCall
 from pyguard.cli import main
 from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine.paired import judged_before_next
 from pyguard.engine.stop import (
     AllOf,
     AnyOf,
@@ -174,22 +175,27 @@ def test_replay_rebuilds_the_composed_condition_from_the_trace_header(tmp_path: 
     condition = ToolCallCap(4, "search") & (TokenCap(55) | WallClockCap(3600.0))
     config = PolicyConfig(stop=condition)
     events = productive_run("live", 12)
-    # live: the engine driven call by call, as the guard drives it, and the trace the guard writes
+    # live: the engine driven call by call, as the guard drives it (each call's response, then its tool results
+    # before the next call), and the trace the guard writes
     session = Policy(config).new_run("live")
     live = []
-    for e in events:
+    for k, e in enumerate(events):
         live.append(session.observe(e))
+        after = events[k + 1].observations if k + 1 < len(events) else ()
+        if not live[-1].stops and judged_before_next(e, after):
+            live.append(session.observe_results(e.index, after))
         if live[-1].stops:
             break
     end = session.finish()
     # 4 searches are reached at call 4, 55 tokens only at call 6: the AND waits for both
-    assert live[-1].rule == "cap:tool_calls:search" and len(live) == 6
+    assert live[-1].rule == "cap:tool_calls:search" and live[-1].iteration == 6
+    assert len(live) == 11  # calls 1-5 judged twice: their response, then their results before the next call
     path = tmp_path / "live.jsonl"
     with TraceWriter(path) as writer:
         writer.write_run(
             RunRecord(
                 start=RunStart(run_id="live", policy=config.model_dump(mode="json")),
-                events=events[: len(live)],
+                events=events[: live[-1].iteration],
                 end=end,
             ),
             live,

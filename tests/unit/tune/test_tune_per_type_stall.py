@@ -1,6 +1,7 @@
 """Each task type may take its own screened stall setting (``[task_types.X.stall]``), ranked on the same passes."""
 
 import numpy as np
+import pytest
 from test_tune_search import _with_successful_loops, probe_tables
 
 from pyguard.engine import PolicyConfig
@@ -10,11 +11,14 @@ from pyguard.tune.simulate import RunSet
 from pyguard.tune.space import Budget, SearchSpace, budget_of, build_policy
 
 
-def _fit(bound: float):
+def _fit(bound: float, early: bool = False):
     # 3 successful loops, all of type "loopy": the starting stall rules stop them (3/100 > 2%); 4 reflections let
-    # loopy meet the bound, which costs "plain" (no such runs) most of its savings if the setting is shared
+    # loopy meet the bound, which costs "plain" (no such runs) most of its savings if the setting is shared. The
+    # lever is max_reflections, which counts when each call's results are judged with the next call
+    # (judge_results_early = false); judged before it, a stall persisting after its one reflection stops whatever
+    # max_reflections says, and no screened setting spares loopy
     runs = _with_successful_loops(3)
-    base, n = PolicyConfig(), len(runs)
+    base, n = PolicyConfig(judge_results_early=early), len(runs)
     everyone = np.arange(n)
     tables = probe_tables(runs, base)
     type_of = np.zeros(n, dtype=np.int64)
@@ -50,12 +54,14 @@ def test_a_type_keeps_its_own_stall_setting_where_the_shared_one_costs_it_saving
         assert list(stops) == real
 
 
-def test_a_tight_bound_leaves_no_type_its_own_setting():
+@pytest.mark.parametrize("early", [True, False], ids=["results-judged-early", "results-judged-late"])
+def test_a_tight_bound_leaves_no_type_its_own_setting(early):
     # ~100 successes per type cannot certify a choice made on them at 0.5% ((0 + 1) / 102 > 0.5%): one shared setting
     # loopy (3 loops in 100 successes) meets 0.5% under no screened setting: it falls back to reflect-only
-    _, fit, *_ = _fit(0.005)
+    _, fit, *_ = _fit(0.005, early)
     assert {t for t, f in fit.types.items() if f.reflect_only} == {"loopy"}
-    assert fit.type_stall == {"loopy": {"max_reflections": 150, "stop_on_fruitless_retry": False}}
+    reflect_only = {"max_reflections": 150, "stop_on_fruitless_retry": False, "stop_on_repeated_evidence": False}
+    assert fit.type_stall == {"loopy": reflect_only}
 
 
 def test_build_policy_writes_a_whole_stall_table_and_the_reflections_of_a_type():

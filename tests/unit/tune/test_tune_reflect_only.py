@@ -3,6 +3,7 @@ stalls reflect, its hard cap alone stops it), and says so per type; the other ty
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from pyguard.base.events import Outcome, RunEnd, RunRecord
@@ -33,13 +34,24 @@ def _mixed() -> list[RunRecord]:
     return [r for r in known_best_runs(120, seed=3) if r.task_type == "lookup"] + _loops(40)
 
 
-def test_a_type_no_stall_setting_fits_becomes_reflect_only_and_the_others_are_tuned(tiny_space, tmp_path):
+@pytest.mark.parametrize(
+    ("early", "lowest"),
+    # judged before the next call, a stall that persists after its reflection stops however many reflections are
+    # left, so no screened setting spares a successful loop (1); judged with the next call, 4 reflections spare a few
+    [(True, "the lowest is 1)"), (False, "the lowest is 0.85")],
+    ids=["results-judged-early", "results-judged-late"],
+)
+def test_a_type_no_stall_setting_fits_becomes_reflect_only_and_the_others_are_tuned(
+    tiny_space, tmp_path, early, lowest
+):
     # before: InputError "no policy in the search space keeps the false-stop rate of task type 'loopy' within 0.02"
-    result = tune(_mixed(), TuneOptions(space=tiny_space, max_false_stop_rate=0.02, bootstrap=100, min_runs=5))
+    base = PolicyConfig(judge_results_early=early)
+    options = TuneOptions(space=tiny_space, max_false_stop_rate=0.02, bootstrap=100, min_runs=5, base=base)
+    result = tune(_mixed(), options)
     types = {t.task_type: t for t in result.types}
     loopy, lookup = types["loopy"], types["lookup"]
     assert loopy.reflect_only and not lookup.reflect_only
-    assert "no stall setting" in (loopy.note or "") and "the lowest is 0.85" in (loopy.note or "")
+    assert "no stall setting" in (loopy.note or "") and lowest in (loopy.note or "")
     assert any("'loopy'" in w and "reflect-only" in w for w in result.warnings)
     assert loopy.default.false_stop_rate.value == 1.0  # the starting policy stops every successful loop
     assert loopy.held_out is not None and loopy.held_out.false_stop_rate.value == 0.0
@@ -48,7 +60,8 @@ def test_a_type_no_stall_setting_fits_becomes_reflect_only_and_the_others_are_tu
     cap = budget_of(PolicyConfig(), "loopy").hard_cap
     settings = policy.budget_for("loopy")
     assert (settings.base_budget, settings.hard_cap, settings.max_reflections) == (cap, cap, cap)
-    assert settings.stop_on_fruitless_retry is False
+    assert settings.stop_on_fruitless_retry is False and settings.stop_on_repeated_evidence is False
+    assert policy.judge_results_early is early
     assert policy.budget_for("lookup").max_reflections == PolicyConfig().max_reflections
     assert result.verification_mismatches == 0  # the written policy replays as the search simulated it
     loops = [r for r in _mixed() if r.task_type == "loopy"]

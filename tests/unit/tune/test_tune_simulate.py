@@ -10,7 +10,7 @@ from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, Ru
 from pyguard.engine import PolicyConfig
 from pyguard.replay import replay_run
 from pyguard.testing.synthetic import KINDS, generate
-from pyguard.tune.probe import probe_config, probe_run
+from pyguard.tune.probe import KIND_SPEND, probe_config, probe_run
 from pyguard.tune.simulate import ProbeTable, RunSet
 from pyguard.tune.space import Budget, build_policy
 
@@ -44,10 +44,11 @@ def _records() -> list[RunRecord]:
     return out + [_two_turns()]
 
 
-def test_simulation_matches_replay_run():
+@pytest.mark.parametrize("early", [True, False], ids=["results-judged-early", "results-judged-late"])
+def test_simulation_matches_replay_run(early):
     records = _records()
     rng = random.Random(7)
-    base = PolicyConfig()
+    base = PolicyConfig(judge_results_early=early)
     compared = 0
     for _ in range(6):
         stall = {
@@ -74,11 +75,15 @@ def test_simulation_matches_replay_run():
     assert compared > 500
     turns = table.subset(np.asarray([r.run_id == "two-turns" for r in records]))
     assert (turns.k[1:] == 1).any()  # the second turn was reached and counted from its own start
+    assert turns.first.sum() == 2  # two turns, however many decisions each call has
+    # early, a call's response is judged alone (its request's results were judged before it was sent)
+    assert (table.kind == KIND_SPEND).any() == early
 
 
-def test_simulation_matches_replay_with_a_cap_and_turns_off():
+@pytest.mark.parametrize("early", [True, False], ids=["results-judged-early", "results-judged-late"])
+def test_simulation_matches_replay_with_a_cap_and_turns_off(early):
     records = _records()
-    base = PolicyConfig(budget_per_turn=False, caps={"max_tool_calls": 7})
+    base = PolicyConfig(budget_per_turn=False, caps={"max_tool_calls": 7}, judge_results_early=early)
     table = ProbeTable(np.arange(len(records)), [probe_run(r, probe_config(base, {})) for r in records])
     b = Budget(base_budget=5, hard_cap=12, extension=2, earn_threshold=0.2, earn_per_iteration=1)
     real = [replay_run(r, build_policy(base, {}, {"t": b})).stop_at or 0 for r in records]
