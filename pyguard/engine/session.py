@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pyguard.base.decisions import Action, Decision
-from pyguard.base.ending import Causes, EndNotes, Settled, TokenTotals, footer, settle
+from pyguard.base.ending import Causes, EndNotes, Settled, TokenTotals, footer, settle, stop_outcome
 from pyguard.base.errors import BudgetError
 from pyguard.base.events import IterationEvent, Observation, Outcome, RunEnd, opens_turn
 from pyguard.engine import paired, verdicts
@@ -288,7 +288,7 @@ class RunSession:
         }
         stop = None
         if self._stop is not None:
-            stop = (self._stop.outcome or Outcome.EXPIRED, self._stop.reason)
+            stop = (stop_outcome(self._stop.outcome), self._stop.reason)
             evidence = {"rule": self._stop.rule, **self._stop.evidence, "flags": evidence["flags"]}
         settled: Settled = settle(causes, stop=stop)
         usage = self._usage.state

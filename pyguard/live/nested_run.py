@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pyguard.base.decisions import Action, Decision
+from pyguard.base.ending import stop_outcome
 from pyguard.base.errors import RunError
 from pyguard.base.events import IterationEvent, Observation, Outcome, RunRecord, ToolCall
 from pyguard.base.limits import FAIL_SAFE_MARGIN
@@ -206,7 +207,7 @@ class NestedRun(GuardedRun):
             return None
         stop = self.session.stopped
         if stop is not None:
-            return Outcome(stop.outcome or Outcome.STALLED), stop.reason, stop.rule or "stop"
+            return stop_outcome(stop.outcome), stop.reason, stop.rule or "stop"
         if self._imposed is None:
             hit = self.budget.exhausted()
             if hit is not None:

@@ -19,6 +19,7 @@ from pyguard.base.ending import (
     RunEnding,
     end_from_events,
     finish_arguments,
+    stop_outcome,
     token_totals,
 )
 from pyguard.base.events import IterationEvent, Outcome, RunEnd, RunRecord, RunStart
@@ -111,7 +112,7 @@ class RunFinisher:
         if wrap is None and now and not cancelled and ending.ending in (Ending.EXHAUSTED, Ending.STOPPED):
             wrap = guarded.wrap_up_after(
                 WRAP_UP if self.on_stop == "answer" else stop_message(self.guard),
-                (ending.stop_outcome or Outcome.EXPIRED).value,
+                stop_outcome(ending.stop_outcome).value,
                 ending.reason or "the agent's own cap ended the run without an answer",
                 "agent_cap",
             )

@@ -4,7 +4,11 @@ included), and the offline tools only read it. Beside test_one_home.py (one modu
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
+
+from pyguard.base.ending import stop_outcome
+from pyguard.base.events import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,6 +28,18 @@ MAKERS = {
     "pyguard/tune/synthetic.py": "makes synthetic runs: it chooses the outcome of each made-up run",
 }
 """Files that may choose an outcome, and why."""
+
+LIVE = ("pyguard/engine/session.py", "pyguard/live")
+"""The engine's session and the live runs: they settle a run's end (``settle``) and make the stops ``settle`` keeps,
+so they may name the outcome of a stop they make, never pick one for a stop that names none."""
+
+STOPS = {
+    "pyguard/live/agent_guard.py Outcome.CANCELLED": "a conversation's run still open when it closes: cancelled",
+    "pyguard/live/agent_guard.py Outcome.EXPIRED": "the conversation's limits ran out before a turn: a limit's stop",
+    "pyguard/live/nested_run.py Outcome.EXPIRED": "the tree's budget ran out (for this run, a child, a descendant)",
+    "pyguard/live/run.py Outcome.CANCELLED": "cancel(): the stop a user asked for",
+}
+"""Stops the live runs make (outside the engine), each naming its own outcome, and why: ``file Outcome.X``."""
 
 _READS = {"count", "get", "index"}
 """Methods an outcome member is passed to only to be looked up."""
@@ -115,3 +131,44 @@ def test_the_gate_and_the_statistics_settle_no_run():
     readers = ("pyguard/check", "pyguard/calibrate", "pyguard/report", "pyguard/tune")
     assert settle_calls(ROOT, readers) == []
     assert settle_calls(ROOT, ("pyguard/trace",)) != []  # the check sees one
+
+
+def _made_elsewhere(found: list[str]) -> list[str]:
+    return [f for f in found if f"{f.split(':')[0]} {f.split()[1]}" not in STOPS]
+
+
+def fallbacks(root: Path, readers: tuple[str, ...]) -> list[str]:
+    """``path:line`` of each ``x or Outcome.X`` under ``readers``: a fallback outcome for a stop that names none."""
+    files = sorted(p for r in readers for p in ([root / r] if r.endswith(".py") else sorted((root / r).rglob("*.py"))))
+    return [
+        f"{path.relative_to(root).as_posix()}:{node.lineno}"
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.BoolOp)
+        and any(isinstance(v, ast.Attribute) and getattr(v.value, "id", None) == "Outcome" for v in node.values)
+    ]
+
+
+def test_the_session_and_the_live_runs_choose_only_their_own_stops():
+    # a stop that names no outcome gets one rule, in one home (pyguard.base.ending.stop_outcome): no `or Outcome.X`
+    # here (three had one, each a different fallback); the outcomes chosen are the stops the live runs make
+    assert _made_elsewhere(outcomes_chosen(ROOT, LIVE)) == []
+    assert fallbacks(ROOT, LIVE) == []
+    chosen = {f"{f.split(':')[0]} {f.split()[1]}" for f in outcomes_chosen(ROOT, LIVE)}
+    assert chosen == set(STOPS)  # no stale entry in the allow-list
+
+
+def test_the_fallback_check_sees_one(tmp_path):
+    (tmp_path / "pyguard" / "live").mkdir(parents=True)
+    (tmp_path / "pyguard" / "live" / "a.py").write_text("def f(stop):\n    return stop.outcome or Outcome.STALLED\n")
+    assert fallbacks(tmp_path, ("pyguard/live",)) == ["pyguard/live/a.py:2"]
+
+
+def test_a_stop_that_names_no_outcome_expired():
+    # the engine's stops always name their outcome (every stop in the golden corpus does); the one loop that ends
+    # without one is the agent's own cap: a limit ran out
+    golden = json.loads((ROOT / "tests/unit/engine/data/decisions_golden.json").read_text())
+    stops = [m for case in golden.values() for run in case.values() for m in run["x"] if m[1] == "stop"]
+    assert stops and all(m[3] in ("stalled", "expired", "escalated") for m in stops)
+    assert stop_outcome(None) is Outcome.EXPIRED
+    assert [stop_outcome(o) for o in Outcome] == list(Outcome)

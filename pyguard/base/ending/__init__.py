@@ -7,14 +7,14 @@ calibration, the tuner) asks :func:`verdict`. This package sits below the engine
 otel and replay: it needs only the events.
 
 - :mod:`pyguard.base.ending.causes`: :class:`Causes`, what a writer knows about how a run ended (the one declaration);
-- :mod:`pyguard.base.ending.outcome`: how an agent ended (:class:`Ending`, :class:`RunEnding`) and :func:`settle`;
+- :mod:`pyguard.base.ending.outcome`: how an agent ended (:class:`Ending`, :class:`RunEnding`), :func:`settle` and :func:`stop_outcome`;
 - :mod:`pyguard.base.ending.footer`: :func:`footer`, :func:`end_from_events` and :class:`TokenTotals`;
 - :mod:`pyguard.base.ending.verdict`: :func:`verdict`.
 """
 
 from pyguard.base.ending.causes import Causes
 from pyguard.base.ending.footer import EndNotes, TokenTotals, end_from_events, footer, token_totals, tree_totals
-from pyguard.base.ending.outcome import Ending, RunEnding, Settled, finish_arguments, settle
+from pyguard.base.ending.outcome import Ending, RunEnding, Settled, finish_arguments, settle, stop_outcome
 from pyguard.base.ending.verdict import verdict
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "finish_arguments",
     "footer",
     "settle",
+    "stop_outcome",
     "token_totals",
     "tree_totals",
     "verdict",

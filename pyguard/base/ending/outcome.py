@@ -84,6 +84,17 @@ def finish_arguments(ending: RunEnding, agent_style: str | None = None) -> Cause
     return Causes(expired=reason + (" (Java fail-safe)" if ending.fail_safe else ""), answer=salvage)
 
 
+def stop_outcome(outcome: Outcome | None) -> Outcome:
+    """The outcome of a loop that a stop or a cap ended without an answer: the stop's own, when it names one; else
+    ``expired``. The one rule for a stop that names none (the engine, a nested run's tree, a live run's wrap-up
+    use it): the engine's STOP decisions always name theirs (:class:`pyguard.engine.conditions.StopHit` requires
+    one: a limit's ``expired``, a stall's ``stalled``, either ``escalated``), so the only loop that ends without
+    one is the agent's own cap (``Ending.EXHAUSTED``: ``maxToolCallingRoundTrips``, ``maxIterations``), a limit
+    that ran out, as :func:`finish_arguments` reads it too: ``expired``. (A stop *Java* reports without an outcome
+    is the guard's side broken: :func:`finish_arguments` reads it as ``guard_error``, not through this rule.)"""
+    return Outcome.EXPIRED if outcome is None else outcome
+
+
 class Settled(NamedTuple):
     """A run's one outcome and why."""
 
