@@ -189,6 +189,24 @@ class StallConfig(StrictConfig):
     course (one step tool, a small action vocabulary, revisits amid new observations), stalls are reflected on only
     and the budget does not bind (the caps stop the run). False judges such runs like any other: set it for a task
     type (``[task_types.X.stall]``) whose labelled runs show the stall rules safe there."""
+    nothing_new_window: int = Field(default=35, ge=2)
+    """Tool-using calls in a row the ``nothing_new`` rule (:mod:`pyguard.engine.nothing_new`) looks back over: a
+    window this long in which at most ``nothing_new_max_new`` calls brought a result new to the run earns a
+    reflection, and stops the run when the window already holds one (for runs of any shape, those whose states
+    recur included). Long, because productive stretches of an environment-step agent bring little that is new."""
+    nothing_new_max_new: int = Field(default=2, ge=0)
+    """Most calls in the ``nothing_new`` window with a result new to the run for it still to be a stall; below
+    ``nothing_new_window``."""
+
+    @model_validator(mode="after")
+    def _check_nothing_new(self) -> StallConfig:
+        if self.nothing_new_max_new >= self.nothing_new_window:
+            raise ValueError(
+                f"nothing_new_max_new {self.nothing_new_max_new} is not below nothing_new_window "
+                f"{self.nothing_new_window}: every full window would be a stall; lower nothing_new_max_new or raise "
+                "nothing_new_window"
+            )
+        return self
 
 
 class ToolsConfig(StrictConfig):

@@ -3,8 +3,8 @@
 Repeats are no evidence of a loop where the agent revisits states as a matter of course (an agent acting in an
 environment through one step tool: :mod:`pyguard.engine.run_shape`): a navigation agent walks back through rooms it
 has seen, a game's "You can't go that way." comes again. What such an agent's productive stretches still show is
-*something new now and then*: a room, an item, an answer never seen before in the run. ``WINDOW_CALLS`` tool-using
-calls in a row in which at most ``MAX_NEW`` results were new to the run (their prepared text, volatile tokens and
+*something new now and then*: a room, an item, an answer never seen before in the run. ``nothing_new_window``
+tool-using calls in a row (``[stall]``, 35 by default) in which at most ``nothing_new_max_new`` (2) results were new to the run (their prepared text, volatile tokens and
 echoed arguments masked, never seen before in this turn) is the late, safe signal that the run goes round: the hit
 earns a reflection like any stall; it stops the run when the window holds a reflection already (the model read one
 and nothing new came since: :func:`pyguard.engine.answered.persisting`), for runs of any shape.
@@ -22,16 +22,12 @@ from pyguard.engine.steps import ActionResult
 
 __all__: list[str] = []
 
-WINDOW_CALLS = 35
-"""Tool-using calls the window spans."""
-MAX_NEW = 2
-"""Most calls in the window whose results were new to the run."""
-
 
 class NothingNew:
-    """Stateful, one per turn (inside the stall detector): ``observe`` each call's results in order."""
+    """Stateful, one per turn (inside the stall detector): ``observe`` each call's results in order. ``window`` and
+    ``max_new`` are the stall config's ``nothing_new_window`` and ``nothing_new_max_new``."""
 
-    def __init__(self, window: int = WINDOW_CALLS, max_new: int = MAX_NEW) -> None:
+    def __init__(self, window: int, max_new: int) -> None:
         self.window = window
         self.max_new = max_new
         self._seen: set[str] = set()

@@ -96,7 +96,7 @@ class StallDetector:
         self._errors = ErrorStorm(self.config)
         self._low_gain = LowGainStreak(self.config)
         self._same_answer = SameAnswer(self.config)
-        self._nothing_new = NothingNew()
+        self._nothing_new = NothingNew(self.config.nothing_new_window, self.config.nothing_new_max_new)
         self._deferred = False  # the last iteration's low-gain streak hit waited for a new attempt's result
         self._progress = 0  # results so far that brought something (see _Last.progress)
         self._seen: dict[str, set[str]] = {}  # exact id -> every result key its results had

@@ -5,7 +5,7 @@ benchmark suite); the budget rules cost nothing once an engine pass has recorded
 (:mod:`pyguard.tune.simulate`, exact). So:
 
 1. **Stall settings, screened one at a time.** The starting settings and every one-parameter change of them
-   (:func:`pyguard.tune.space.stall_candidates`, ~14 candidates) get one engine pass each over *all* runs. The set is
+   (:func:`pyguard.tune.space.stall_candidates`, ~22 candidates) get one engine pass each over *all* runs. The set is
    fixed in advance, so every cross-validation fold reuses the same passes: k folds cost barely more than one fit.
    The changes that beat the start are then combined into one more candidate (one more pass), kept if it wins.
    That is the shared setting (top-level ``[stall]``); then each named task type may take another of the screened

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pyguard.base.errors import ConfigError
-from pyguard.engine.config import PolicyConfig, TaskTypeConfig
+from pyguard.engine.config import PolicyConfig, StallConfig, TaskTypeConfig
 
 __all__: list[str] = []
 
@@ -35,6 +35,8 @@ STALL_KEYS: tuple[str, ...] = (
     "error_storm_length",
     "polling_allowance",
     "max_fruitless_attempts",
+    "nothing_new_window",
+    "nothing_new_max_new",
 )
 ENGINE_KEYS: tuple[str, ...] = ("max_reflections", "stop_on_fruitless_retry")
 """Top-level policy settings screened with the stall settings (in the lenient direction only)."""
@@ -79,6 +81,8 @@ class SearchSpace(BaseModel):
     error_storm_length: tuple[int, ...] = (2, 3, 4)
     polling_allowance: tuple[int, ...] = (5, 10, 20)
     max_fruitless_attempts: tuple[int, ...] = (4, 6, 10)
+    nothing_new_window: tuple[int, ...] = (20, 35, 50)
+    nothing_new_max_new: tuple[int, ...] = (1, 2, 4)
     max_reflections: tuple[int, ...] = (1, 2, 4)
     stop_on_fruitless_retry: tuple[bool, ...] = (True, False)
 
@@ -108,6 +112,8 @@ class SearchSpace(BaseModel):
             error_storm_length=(3,),
             polling_allowance=(10,),
             max_fruitless_attempts=(6,),
+            nothing_new_window=(35,),
+            nothing_new_max_new=(2,),
             max_reflections=(1,),
             stop_on_fruitless_retry=(True,),
         )
@@ -125,7 +131,7 @@ def stall_candidates(base: PolicyConfig, space: SearchSpace) -> list[dict[str, A
     for key in STALL_KEYS:
         start = getattr(base.stall, key)
         for value in space.values(key, start):
-            if value != start:
+            if value != start and _valid_stall(base, key, value):
                 out.append({key: value})
     for value in space.values("max_reflections", base.max_reflections):
         if value > base.max_reflections:
@@ -133,6 +139,16 @@ def stall_candidates(base: PolicyConfig, space: SearchSpace) -> list[dict[str, A
     if base.stop_on_fruitless_retry and False in space.stop_on_fruitless_retry:
         out.append({"stop_on_fruitless_retry": False})
     return out
+
+
+def _valid_stall(base: PolicyConfig, key: str, value: Any) -> bool:
+    """Whether ``[stall]`` with ``key = value`` is a valid table (e.g. ``nothing_new_max_new`` below the start's
+    ``nothing_new_window``): a candidate that is not is left out, not screened."""
+    try:
+        StallConfig.model_validate({**base.stall.model_dump(), key: value})
+    except ConfigError:
+        return False
+    return True
 
 
 def apply_engine(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

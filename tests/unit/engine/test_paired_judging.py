@@ -9,7 +9,7 @@ from engine_support import Script
 
 from pyguard.base.decisions import Action
 from pyguard.base.events import IterationEvent
-from pyguard.engine import Policy, PolicyConfig, nothing_new
+from pyguard.engine import Policy, PolicyConfig, StallConfig
 
 
 def _drive(events: list[IterationEvent], config: PolicyConfig | None = None, paired: bool = True):
@@ -133,7 +133,7 @@ def test_nothing_new_over_a_long_window_stops_an_agent_whose_revisits_are_expect
     assert ds[-1].stops and ds[-1].rule == "nothing_new", flags
     # the late signal: a reflection first, then the stop one call later (nothing new came after it)
     assert flags[-2][1:] == ("reflect", "nothing_new") and flags[-1][0] == flags[-2][0] + 1, flags
-    assert ds[-1].iteration > nothing_new.WINDOW_CALLS
+    assert ds[-1].iteration > StallConfig().nothing_new_window
     assert ds[-1].evidence["signal"]["kind"] == "second"
 
 

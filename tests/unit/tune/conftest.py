@@ -14,6 +14,8 @@ TINY = SearchSpace(
     error_storm_length=(3,),
     polling_allowance=(10,),
     max_fruitless_attempts=(6,),
+    nothing_new_window=(35,),
+    nothing_new_max_new=(2,),
 )
 """One stall candidate (one engine pass), a small budget grid: tune in a second or two."""
 

@@ -16,6 +16,17 @@ def test_candidates_change_one_setting_and_never_fewer_reflections():
     assert {"low_gain_streak": 4} not in cands and {"low_gain_streak": 2} in cands
 
 
+def test_the_nothing_new_thresholds_are_screened_and_an_invalid_candidate_left_out():
+    cands = stall_candidates(PolicyConfig(), SearchSpace())
+    assert {"nothing_new_window": 20} in cands and {"nothing_new_max_new": 4} in cands
+    assert {"nothing_new_window": 35} not in cands  # the start itself is the {} candidate
+    tight = PolicyConfig(stall={"nothing_new_window": 3, "nothing_new_max_new": 0})
+    values = {c["nothing_new_max_new"] for c in stall_candidates(tight, SearchSpace()) if "nothing_new_max_new" in c}
+    assert values == {1, 2}  # 4 is not below the window of 3: not a valid [stall] table
+    config = build_policy(tight, {"nothing_new_max_new": 2}, {})
+    assert (config.stall.nothing_new_window, config.stall.nothing_new_max_new) == (3, 2)
+
+
 def test_build_policy_puts_budgets_by_type_and_engine_keys_on_top():
     b = Budget(base_budget=3, hard_cap=9, extension=1, earn_threshold=0.3, earn_per_iteration=2)
     config = build_policy(PolicyConfig(), {"low_gain_streak": 2, "max_reflections": 2}, {"lookup": b, None: b})
