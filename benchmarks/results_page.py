@@ -596,29 +596,10 @@ class Entry:
 
 
 ENTRIES = (
-    Entry(
-        "real_replay",
-        "the policy on public recordings of real agents, as measured when each call's results were judged with the"
-        " next call (judge_results_early = false, the default until 2026-12-02)",
-        real_replay,
-        lambda r: real_replay_row(r, "judged one call late (judge_results_early = false, the earlier default): "),
-    ),
-    Entry(
-        "real_replay-early",
-        "the same, with a call's results judged before the next call (judge_results_early, the default since"
-        " 2026-12-02)",
-        real_replay,
-        lambda r: real_replay_row(r, "the default (results judged before the next call): "),
-    ),
+    Entry("real_replay", "the policy on public recordings of real agents", real_replay, real_replay_row),
     Entry(
         "real_replay-loso",
         "the default chosen leave-one-source-out, and what a reflection buys",
-        real_replay_loso,
-        real_replay_loso_row,
-    ),
-    Entry(
-        "real_replay-loso-early",
-        "the same leave-one-source-out, with a call's results judged before the next call",
         real_replay_loso,
         real_replay_loso_row,
     ),
