@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pyguard.base.events import IterationEvent, Observation, RunRecord, ToolCall
-from pyguard.engine import Policy
+from pyguard.engine import Policy, PolicyConfig
 
 
 class FakeClock:
@@ -62,3 +62,31 @@ def run_until_stop(run: RunRecord, policy: Policy | None = None):
         if decisions[-1].stops:
             break
     return session, decisions
+
+
+def drive(events: list[IterationEvent], config: PolicyConfig | None = None, *, paired: bool = True):
+    """Feed ``events`` as the guard does: each call's response, then (``paired``) its results before the next call,
+    up to the first stop. Returns the session and its decisions."""
+    session = Policy(config or PolicyConfig()).new_run(events[0].run_id)
+    decisions = []
+    for k, e in enumerate(events):
+        decisions.append(session.observe(e))
+        if paired and not decisions[-1].stops and not e.is_final and k + 1 < len(events):
+            decisions.append(session.observe_results(e.index, events[k + 1].observations))
+        if decisions[-1].stops:
+            break
+    return session, decisions
+
+
+def walk_rooms(calls: int, new_every: int | None = None) -> list[IterationEvent]:
+    """An environment-step agent: one act tool, four moves, three rooms visited over and over, and (``new_every``) a
+    room never seen before every so many calls."""
+    sc = Script(task="Cook the meal.")
+    moves = ["north", "south", "east", "west"]
+    rooms = ["a hall", "a corridor", "a kitchen"]
+    events = []
+    for k in range(calls):
+        room = f"room {k}" if new_every and k % new_every == 0 else rooms[k % 3]
+        events.append(sc.step(("act", {"command": moves[k % 4]}, f"You are in {room}. Exits lead everywhere.")))
+    events.append(sc.answer("Done."))
+    return events

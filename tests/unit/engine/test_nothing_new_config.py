@@ -4,7 +4,7 @@ change when the rule reflects and stops, round-trip through TOML and refuse a ba
 from __future__ import annotations
 
 import pytest
-from engine_support import Script
+from engine_support import drive, walk_rooms
 
 from pyguard.base.decisions import Action
 from pyguard.base.errors import ConfigError
@@ -12,33 +12,11 @@ from pyguard.base.events import IterationEvent
 from pyguard.engine import Policy, PolicyConfig, StallConfig
 
 
-def _walk(calls: int, new_every: int | None = None) -> list[IterationEvent]:
-    """An environment-step agent: one act tool, four moves, three rooms over and over, and (``new_every``) a room
-    never seen before every so many calls."""
-    sc = Script(task="Cook the meal.")
-    moves = ["north", "south", "east", "west"]
-    rooms = ["a hall", "a corridor", "a kitchen"]
-    events = []
-    for k in range(calls):
-        room = f"room {k}" if new_every and k % new_every == 0 else rooms[k % 3]
-        events.append(sc.step(("act", {"command": moves[k % 4]}, f"You are in {room}. Exits lead everywhere.")))
-    events.append(sc.answer("Done."))
-    return events
-
-
 def _nothing_new(events: list[IterationEvent], config: PolicyConfig) -> list[tuple[int, str]]:
     """(call, action) of every ``nothing_new`` decision, driven as the guard does (each call's results judged before
     the next call), up to the stop."""
-    session = Policy(config).new_run(events[0].run_id)
-    out = []
-    for k, e in enumerate(events):
-        ds = [session.observe(e)]
-        if not ds[-1].stops and not e.is_final and k + 1 < len(events):
-            ds.append(session.observe_results(e.index, events[k + 1].observations))
-        out += [(d.iteration, d.action.value) for d in ds if d.rule == "nothing_new"]
-        if ds[-1].stops:
-            break
-    return out
+    _, decisions = drive(events, config)
+    return [(d.iteration, d.action.value) for d in decisions if d.rule == "nothing_new"]
 
 
 def _stall(**stall: int) -> PolicyConfig:
@@ -46,7 +24,7 @@ def _stall(**stall: int) -> PolicyConfig:
 
 
 def test_a_shorter_window_reflects_and_stops_earlier():
-    events = _walk(80)
+    events = walk_rooms(80)
     default = _nothing_new(events, PolicyConfig())
     short = _nothing_new(events, _stall(nothing_new_window=12))
     assert [a for _, a in default] == [a for _, a in short] == ["reflect", "stop"], (default, short)
@@ -56,7 +34,7 @@ def test_a_shorter_window_reflects_and_stops_earlier():
 
 
 def test_more_new_results_allowed_in_the_window_catches_a_run_that_finds_a_little():
-    events = _walk(80, new_every=11)  # a new room every 11 calls: 3 or 4 in any window of 35
+    events = walk_rooms(80, new_every=11)  # a new room every 11 calls: 3 or 4 in any window of 35
     assert _nothing_new(events, PolicyConfig()) == []
     caught = _nothing_new(events, _stall(nothing_new_max_new=4))
     assert [a for _, a in caught] == ["reflect", "stop"], caught
@@ -101,7 +79,7 @@ def test_a_bad_value_is_refused_by_name_with_what_to_do(stall, said):
 def test_the_rule_reads_the_turn_s_stall_config():
     # a task type's own [stall] table sets the window for its runs only
     config = PolicyConfig.model_validate({"task_types": {"game": {"stall": {"nothing_new_window": 12}}}})
-    events = _walk(30)
+    events = walk_rooms(30)
     session = Policy(config).new_run(events[0].run_id, task_type="game")
     stopped = None
     for k, e in enumerate(events):

@@ -5,24 +5,11 @@ from __future__ import annotations
 
 import json
 
-from engine_support import Script
+from engine_support import Script, drive, walk_rooms
 
 from pyguard.base.decisions import Action
 from pyguard.base.events import IterationEvent
-from pyguard.engine import Policy, PolicyConfig, StallConfig
-
-
-def _drive(events: list[IterationEvent], config: PolicyConfig | None = None, paired: bool = True):
-    """Feed events as the guard does: each call's response, then (paired) its results before the next call."""
-    session = Policy(config or PolicyConfig()).new_run(events[0].run_id)
-    decisions = []
-    for k, e in enumerate(events):
-        decisions.append(session.observe(e))
-        if paired and not decisions[-1].stops and not e.is_final and k + 1 < len(events):
-            decisions.append(session.observe_results(e.index, events[k + 1].observations))
-        if decisions[-1].stops:
-            break
-    return session, decisions
+from pyguard.engine import PolicyConfig, StallConfig
 
 
 def _flags(decisions):
@@ -42,8 +29,8 @@ def _same_status(n: int, then: list | None = None) -> list[IterationEvent]:
 
 def test_a_repeat_is_judged_on_the_call_that_returned_it_not_one_call_later():
     events = _same_status(8)
-    _, late = _drive(events, paired=False)
-    _, early = _drive(events)
+    _, late = drive(events, paired=False)
+    _, early = drive(events)
     assert _flags(late)[0][:2] == (3, "reflect")  # call 2's result judged with call 3
     assert _flags(early)[0][:2] == (2, "reflect")  # call 2's result judged before call 3 is sent
     # the model reads the reflection in call 3 and asks for the same again: its result, the same, stops the run
@@ -58,7 +45,7 @@ def test_a_stall_long_after_its_reflection_is_a_new_first_signal_not_a_stop():
         events.append(sc.step(("get_invoice", {"id": str(k)}, f"Invoice {k}: {k * 37} EUR, paid on day {k + 3}.")))
     events += [sc.step(("get_status", {"id": "1"}, "Order 1: in transit.")) for _ in range(2)]  # the same stall, late
     events.append(sc.answer())
-    _, ds = _drive(events)
+    _, ds = drive(events)
     flags = _flags(ds)
     assert [f[1] for f in flags] == ["reflect", "reflect"], flags  # two reflections, no stop
     assert not any(d.stops for d in ds)
@@ -68,7 +55,7 @@ def test_a_low_information_streak_never_stops_a_run():
     sc = Script()
     events = [sc.step(("grep", {"pattern": f"p{k}"}, "no matches")) for k in range(14)]
     events.append(sc.answer())
-    _, ds = _drive(events)
+    _, ds = drive(events)
     assert not any(d.stops for d in ds), _flags(ds)
     assert any(d.rule == "low_gain_streak" for d in ds)
 
@@ -83,7 +70,7 @@ def test_futility_that_persists_right_after_its_reflection_stops():
     sc = Script()
     events = [e for k in range(12) for e in _edit_then_check(sc, k)]
     events.append(sc.answer())
-    _, ds = _drive(events)
+    _, ds = drive(events)
     flags = _flags(ds)
     assert flags[0][1:] == ("reflect", "fruitless_attempts"), flags
     assert ds[-1].stops and ds[-1].rule == "fruitless_attempts"
@@ -105,30 +92,16 @@ def _grid_run(steps: int) -> list[IterationEvent]:
 
 def test_an_agent_that_revisits_states_as_it_goes_is_reflected_on_not_stopped():
     events = _grid_run(30)  # shorter than the nothing_new window (a longer stretch of nothing new: the test below)
-    _, ds = _drive(events)
+    _, ds = drive(events)
     assert not any(d.stops for d in ds), _flags(ds)
     # the same run judged like any other (the shape not read) is stopped
     cfg = PolicyConfig.model_validate({"stall": {"read_run_shape": False}})
-    _, ds = _drive(events, cfg)
+    _, ds = drive(events, cfg)
     assert any(d.stops for d in ds)
 
 
-def _walk_back_and_forth(calls: int, new_every: int | None) -> list[IterationEvent]:
-    """An environment-step agent: one act tool, four moves, three rooms visited over and over, and (``new_every``) a
-    room never seen before every so many calls."""
-    sc = Script(task="Cook the meal.")
-    moves = ["north", "south", "east", "west"]
-    rooms = ["a hall", "a corridor", "a kitchen"]
-    events = []
-    for k in range(calls):
-        room = f"room {k}" if new_every and k % new_every == 0 else rooms[k % 3]
-        events.append(sc.step(("act", {"command": moves[k % 4]}, f"You are in {room}. Exits lead everywhere.")))
-    events.append(sc.answer("Done."))
-    return events
-
-
 def test_nothing_new_over_a_long_window_stops_an_agent_whose_revisits_are_expected():
-    _, ds = _drive(_walk_back_and_forth(80, None))
+    _, ds = drive(walk_rooms(80, None))
     flags = _flags(ds)
     assert ds[-1].stops and ds[-1].rule == "nothing_new", flags
     # the late signal: a reflection first, then the stop one call later (nothing new came after it)
@@ -138,7 +111,7 @@ def test_nothing_new_over_a_long_window_stops_an_agent_whose_revisits_are_expect
 
 
 def test_an_agent_that_finds_something_new_now_and_then_is_not_stopped_by_nothing_new():
-    _, ds = _drive(_walk_back_and_forth(80, 11))  # a new room every 11 calls: 3 or more in any window of 35
+    _, ds = drive(walk_rooms(80, 11))  # a new room every 11 calls: 3 or more in any window of 35
     assert not any(d.stops for d in ds), _flags(ds)
     assert not any(d.rule == "nothing_new" for d in ds)
 
@@ -151,7 +124,7 @@ def test_an_a_b_oscillation_is_caught_within_two_cycles():
         events.append(sc.step(("get_ticket", {"id": "T-1"}, '{"ticket": "T-1", "state": "open"}')))
         events.append(sc.step(("get_assignee", {"id": "T-1"}, '{"ticket": "T-1", "assignee": null}')))
     events.append(sc.answer())
-    _, ds = _drive(events)
+    _, ds = drive(events)
     first = _flags(ds)[0]
     assert first[0] < start + 4, _flags(ds)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_support import Script
+from engine_support import Script, drive
 
 from pyguard.base.decisions import Action
 from pyguard.base.events import IterationEvent
-from pyguard.engine import Policy, PolicyConfig
+from pyguard.engine import PolicyConfig
 from pyguard.engine.fingerprint import fingerprint
 from pyguard.engine.waits import takes_turns
 
@@ -23,16 +23,8 @@ def _stamped(text: str, k: int) -> str:
 
 
 def _drive(events: list[IterationEvent], *, early: bool):
-    """Feed events as the guard does: each call's response, then (early) its results before the next call."""
-    session = Policy(PolicyConfig(judge_results_early=early)).new_run(events[0].run_id)
-    decisions = []
-    for k, e in enumerate(events):
-        decisions.append(session.observe(e))
-        if early and not decisions[-1].stops and not e.is_final and k + 1 < len(events):
-            decisions.append(session.observe_results(e.index, events[k + 1].observations))
-        if decisions[-1].stops:
-            break
-    return decisions
+    """The decisions of the default policy with the switch set to ``early``, fed as the guard feeds them."""
+    return drive(events, PolicyConfig(judge_results_early=early), paired=early)[1]
 
 
 def _flags(decisions):
